@@ -1,0 +1,1 @@
+//! Code generation for MCP clients. Filled by the codegen work.

@@ -1,0 +1,114 @@
+//! A server run as a child process: spawning, stderr capture, and telling why it went away.
+
+use crate::error::Error;
+use std::collections::VecDeque;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::AsyncReadExt;
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+/// What happens to a child server's stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StderrMode {
+    /// Passed through to our stderr.
+    Inherit,
+    /// Passed through, and its last 8 KiB kept to explain a crash.
+    Capture,
+    /// Discarded.
+    Null,
+}
+
+const TAIL: usize = 8 * 1024;
+
+pub(crate) struct ChildGuard {
+    child: Arc<tokio::sync::Mutex<Child>>,
+    tail: Arc<Mutex<VecDeque<u8>>>,
+}
+
+/// Explains the end of the connection from the child's exit status and stderr tail.
+pub(crate) struct ReasonSource {
+    child: Arc<tokio::sync::Mutex<Child>>,
+    tail: Arc<Mutex<VecDeque<u8>>>,
+}
+
+pub(crate) fn spawn(cmd: &mut Command, stderr: StderrMode) -> Result<(ChildGuard, ChildStdout, ChildStdin), Error> {
+    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).kill_on_drop(true);
+    cmd.stderr(match stderr {
+        StderrMode::Inherit => Stdio::inherit(),
+        StderrMode::Capture => Stdio::piped(),
+        StderrMode::Null => Stdio::null(),
+    });
+    let program = cmd.as_std().get_program().to_string_lossy().into_owned();
+    let mut child = cmd.spawn().map_err(|e| Error::Io(format!("could not start `{program}`: {e}")))?;
+    let stdout = child.stdout.take().ok_or_else(|| Error::Io("child has no stdout".into()))?;
+    let stdin = child.stdin.take().ok_or_else(|| Error::Io("child has no stdin".into()))?;
+    let tail = Arc::new(Mutex::new(VecDeque::with_capacity(TAIL)));
+    if let Some(mut err) = child.stderr.take() {
+        let tail = tail.clone();
+        tokio::spawn(async move {
+            let mut buf = vec![0u8; 4096];
+            let mut out = tokio::io::stderr();
+            while let Ok(n) = err.read(&mut buf).await {
+                if n == 0 {
+                    break;
+                }
+                let _ = tokio::io::AsyncWriteExt::write_all(&mut out, &buf[..n]).await;
+                let mut t = tail.lock().unwrap_or_else(|e| e.into_inner());
+                t.extend(&buf[..n]);
+                let excess = t.len().saturating_sub(TAIL);
+                t.drain(..excess);
+            }
+        });
+    }
+    Ok((ChildGuard { child: Arc::new(tokio::sync::Mutex::new(child)), tail }, stdout, stdin))
+}
+
+impl ChildGuard {
+    pub(crate) fn reason_source(&self) -> ReasonSource {
+        ReasonSource { child: self.child.clone(), tail: self.tail.clone() }
+    }
+
+    pub(crate) fn kill(&mut self) {
+        if let Ok(mut c) = self.child.try_lock() {
+            let _ = c.start_kill();
+        }
+    }
+
+    /// Closes stdin (already done by dropping the writer), waits up to `grace`, then kills.
+    pub(crate) async fn shutdown(&mut self, grace: Duration) {
+        let mut c = self.child.lock().await;
+        if tokio::time::timeout(grace, c.wait()).await.is_err() {
+            let _ = c.start_kill();
+            let _ = c.wait().await;
+        }
+    }
+}
+
+impl ReasonSource {
+    pub(crate) async fn describe(&self, why: &str) -> String {
+        // The pipe usually closes a moment before the exit status is ready.
+        let status = {
+            let mut c = self.child.lock().await;
+            match tokio::time::timeout(Duration::from_millis(50), c.wait()).await {
+                Ok(Ok(s)) => Some(s),
+                _ => None,
+            }
+        };
+        let mut msg = match status {
+            Some(s) => format!("the server process exited ({s})"),
+            None => format!("the server closed its output ({why})"),
+        };
+        let tail = {
+            let t = self.tail.lock().unwrap_or_else(|e| e.into_inner());
+            String::from_utf8_lossy(&t.iter().copied().collect::<Vec<u8>>()).trim().to_string()
+        };
+        if !tail.is_empty() {
+            let lines: Vec<&str> = tail.lines().collect();
+            let start = lines.len().saturating_sub(10);
+            msg.push_str("; stderr ends with:\n");
+            msg.push_str(&lines[start..].join("\n"));
+        }
+        msg
+    }
+}

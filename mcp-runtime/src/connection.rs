@@ -1,0 +1,656 @@
+//! The message pump shared by servers and clients: one reader that frames and dispatches, notifications
+//! handled inline, every request in its own task with a registered cancellation token, one writer that
+//! batches whatever is ready into one write.
+//!
+//! Invariants:
+//! - only the writer task touches the output;
+//! - a response is never written for a request that was cancelled (checked again by the writer);
+//! - a request holds a concurrency permit from dispatch until its response is written, so a peer that sends
+//!   fast and reads slowly stops the reader instead of growing memory.
+
+use crate::cancel::CancelRegistry;
+use crate::error::Error;
+use crate::framing::{self, frame, Incoming, Line, LineBuffer};
+use crate::protocol::{methods, CancelledParams, ErrorObject, ProgressParams, ProgressToken, RequestId};
+use futures_util::future::BoxFuture;
+use futures_util::FutureExt;
+use serde_json::value::RawValue;
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
+use tokio_util::sync::CancellationToken;
+
+/// Tuning of one connection.
+#[derive(Debug, Clone)]
+pub struct ConnectionConfig {
+    /// Requests handled at once; at the limit the reader stops reading.
+    pub max_concurrent_requests: usize,
+    /// How long a cancelled handler may keep running before it is aborted.
+    pub cancel_grace: Duration,
+    /// Longest accepted message; a longer line is answered with a parse error and skipped.
+    pub max_message_bytes: usize,
+    /// Default time limit of requests we send; `None` waits forever.
+    pub request_timeout: Option<Duration>,
+    /// After the input ends, how long in-flight requests may still finish and be written.
+    pub drain_timeout: Duration,
+}
+
+impl Default for ConnectionConfig {
+    fn default() -> Self {
+        ConnectionConfig {
+            max_concurrent_requests: 1024,
+            cancel_grace: Duration::from_secs(2),
+            max_message_bytes: 64 * 1024 * 1024,
+            request_timeout: Some(Duration::from_secs(60)),
+            drain_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+/// What a frame is, for transports that route frames (Streamable HTTP).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OutKind {
+    Response(RequestId),
+    Request(RequestId),
+    Notification,
+}
+
+/// A frame on its way to the writer.
+pub struct Outgoing {
+    /// One complete message, ending in `\n`.
+    pub frame: Vec<u8>,
+    pub kind: OutKind,
+    /// The incoming request this frame belongs to (progress, logs and requests sent from its handler).
+    pub related: Option<RequestId>,
+    token: Option<CancellationToken>,
+    _permit: Option<OwnedSemaphorePermit>,
+    /// Signalled once this frame (and everything queued before it) is written.
+    written: Option<oneshot::Sender<()>>,
+}
+
+impl Outgoing {
+    pub fn new(frame: Vec<u8>, kind: OutKind, related: Option<RequestId>) -> Self {
+        Outgoing { frame, kind, related, token: None, _permit: None, written: None }
+    }
+    /// A response whose request was cancelled after it was queued: drop it.
+    pub fn is_cancelled(&self) -> bool {
+        self.token.as_ref().is_some_and(CancellationToken::is_cancelled)
+    }
+}
+
+/// How a request is answered.
+pub enum Reply {
+    /// Answer now, without a task (errors, `ping`, cheap lookups).
+    Now(Result<Box<RawValue>, ErrorObject>),
+    /// Run in its own task. `cancellable: false` for `initialize`.
+    Spawn { fut: BoxFuture<'static, Result<Box<RawValue>, ErrorObject>>, cancellable: bool },
+}
+
+/// An incoming request, as the dispatcher sees it.
+pub struct RequestIn<'a> {
+    pub id: &'a RequestId,
+    pub method: &'a str,
+    pub params: Option<&'a RawValue>,
+    /// Cancelled by `notifications/cancelled`, or when the peer goes away.
+    pub token: &'a CancellationToken,
+}
+
+/// The service side of a connection: what to do with requests and notifications from the peer.
+pub trait Handler: Send + Sync + 'static {
+    fn request(&self, req: RequestIn<'_>) -> Reply;
+    /// Called inline by the reader; must not block.
+    fn notification(&self, method: &str, params: Option<&RawValue>);
+    /// Whether a JSON array of messages is acceptable now (2025-03-26 only).
+    fn allows_batch(&self) -> bool {
+        false
+    }
+    /// The connection has closed.
+    fn closed(&self) {}
+}
+
+type PendingSender = oneshot::Sender<Result<Box<RawValue>, Error>>;
+type ProgressCallback = Arc<dyn Fn(ProgressParams) + Send + Sync>;
+
+struct Pending {
+    calls: HashMap<RequestId, PendingSender>,
+    progress: HashMap<ProgressToken, ProgressCallback>,
+    closed: Option<String>,
+}
+
+pub(crate) struct Shared {
+    out: mpsc::Sender<Outgoing>,
+    pending: Mutex<Pending>,
+    next_id: AtomicI64,
+    pub(crate) cancels: Arc<CancelRegistry>,
+    limit: Arc<Semaphore>,
+    pub(crate) config: ConnectionConfig,
+    /// Cancelled when the connection closes.
+    pub(crate) closed: CancellationToken,
+}
+
+/// A handle on a connection: send requests and notifications to the peer. Cheap to clone.
+#[derive(Clone)]
+pub struct Peer {
+    pub(crate) shared: Arc<Shared>,
+}
+
+/// Options of one outgoing request.
+#[derive(Default, Clone)]
+pub struct RequestOptions {
+    /// Overrides the connection's default timeout.
+    pub timeout: Option<Duration>,
+    /// The incoming request on whose behalf this one is sent (for routing on HTTP).
+    pub related: Option<RequestId>,
+    /// Called for each `notifications/progress` that carries this request's progress token.
+    pub on_progress: Option<ProgressCallback>,
+}
+
+impl std::fmt::Debug for RequestOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestOptions").field("timeout", &self.timeout).field("related", &self.related).finish()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Peer {
+    /// A new connection whose outgoing frames arrive on the returned receiver.
+    pub fn new(config: ConnectionConfig) -> (Peer, mpsc::Receiver<Outgoing>) {
+        let (tx, rx) = mpsc::channel(4096);
+        let shared = Shared {
+            out: tx,
+            pending: Mutex::new(Pending { calls: HashMap::new(), progress: HashMap::new(), closed: None }),
+            next_id: AtomicI64::new(0),
+            cancels: Arc::new(CancelRegistry::default()),
+            limit: Arc::new(Semaphore::new(config.max_concurrent_requests.max(1))),
+            config,
+            closed: CancellationToken::new(),
+        };
+        (Peer { shared: Arc::new(shared) }, rx)
+    }
+
+    pub fn config(&self) -> &ConnectionConfig {
+        &self.shared.config
+    }
+
+    /// Whether the connection has closed.
+    pub fn is_closed(&self) -> bool {
+        self.shared.closed.is_cancelled()
+    }
+
+    /// Resolves when the connection closes.
+    pub async fn closed(&self) {
+        self.shared.closed.cancelled().await
+    }
+
+    /// Queues a frame for the writer.
+    pub async fn send(&self, out: Outgoing) -> Result<(), Error> {
+        self.shared.out.send(out).await.map_err(|_| Error::Closed(self.close_reason()))
+    }
+
+    fn close_reason(&self) -> String {
+        lock(&self.shared.pending).closed.clone().unwrap_or_else(|| "the connection is closed".into())
+    }
+
+    /// Sends a notification.
+    pub async fn notify(&self, method: &str, params: Option<&RawValue>, related: Option<RequestId>) -> Result<(), Error> {
+        self.send(Outgoing::new(frame::notification(method, params), OutKind::Notification, related)).await
+    }
+
+    /// Sends a notification without waiting; dropped (with a debug log) if the writer's queue is full.
+    pub fn try_notify(&self, method: &str, params: Option<&RawValue>, related: Option<RequestId>) {
+        let out = Outgoing::new(frame::notification(method, params), OutKind::Notification, related);
+        if self.shared.out.try_send(out).is_err() {
+            tracing::debug!(method, "notification dropped: output queue full or closed");
+        }
+    }
+
+    /// A fresh request id, unique on this connection.
+    pub fn next_id(&self) -> RequestId {
+        RequestId::Number(self.shared.next_id.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// Sends a request and waits for its result. Dropping the future cancels the request
+    /// (`notifications/cancelled`); so does the timeout.
+    pub async fn request(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+        opts: RequestOptions,
+    ) -> Result<Box<RawValue>, Error> {
+        let id = self.next_id();
+        self.request_with_id(id, method, params, opts).await
+    }
+
+    /// Like [`Peer::request`] with a chosen id (the progress token, when there is one, must be the caller's).
+    pub async fn request_with_id(
+        &self,
+        id: RequestId,
+        method: &str,
+        params: Option<&RawValue>,
+        opts: RequestOptions,
+    ) -> Result<Box<RawValue>, Error> {
+        let (tx, rx) = oneshot::channel();
+        {
+            let mut p = lock(&self.shared.pending);
+            if let Some(reason) = &p.closed {
+                return Err(Error::Closed(reason.clone()));
+            }
+            p.calls.insert(id.clone(), tx);
+            if let Some(cb) = opts.on_progress.clone() {
+                p.progress.insert(id.clone(), cb);
+            }
+        }
+        let mut guard = InFlight { peer: self, id: id.clone(), done: false, method };
+        let out = Outgoing::new(frame::request(&id, method, params), OutKind::Request(id.clone()), opts.related.clone());
+        self.send(out).await?;
+        let timeout = opts.timeout.or(self.shared.config.request_timeout);
+        let result = match timeout {
+            Some(t) => match tokio::time::timeout(t, rx).await {
+                Ok(r) => r,
+                Err(_) => {
+                    // The guard sends notifications/cancelled.
+                    return Err(Error::Timeout { method: method.to_string(), after: t });
+                }
+            },
+            None => rx.await,
+        };
+        guard.done = true;
+        match result {
+            Ok(r) => r,
+            Err(_) => Err(Error::Closed(self.close_reason())),
+        }
+    }
+
+    fn finish_pending(&self, id: &RequestId) -> Option<PendingSender> {
+        let mut p = lock(&self.shared.pending);
+        p.progress.remove(id);
+        p.calls.remove(id)
+    }
+
+    /// Fails every pending call and cancels every in-flight handler.
+    pub(crate) fn close(&self, reason: String) {
+        let calls = {
+            let mut p = lock(&self.shared.pending);
+            if p.closed.is_some() {
+                return;
+            }
+            p.closed = Some(reason.clone());
+            p.progress.clear();
+            std::mem::take(&mut p.calls)
+        };
+        for (_, tx) in calls {
+            let _ = tx.send(Err(Error::Closed(reason.clone())));
+        }
+        self.shared.cancels.cancel_all();
+        self.shared.closed.cancel();
+    }
+
+    /// Dispatches one line from the transport. Waits for a concurrency permit when at the limit.
+    pub async fn dispatch_line(&self, line: &[u8], handler: &Arc<dyn Handler>) {
+        let msg = framing::decode(line);
+        self.dispatch(msg, handler).await
+    }
+
+    /// Dispatches one decoded message.
+    pub async fn dispatch(&self, msg: Incoming<'_>, handler: &Arc<dyn Handler>) {
+        match msg {
+            Incoming::Request { id, method, params } => {
+                self.dispatch_request(id, &method, params, handler, Sink::Writer).await
+            }
+            Incoming::Notification { method, params } => self.dispatch_notification(&method, params, handler),
+            Incoming::Response { id, result } => self.dispatch_response(id, result),
+            Incoming::Batch(items) => self.dispatch_batch(items, handler).await,
+            Incoming::Invalid { id, error } => {
+                tracing::debug!(?id, %error, "invalid message");
+                let _ = self.send(Outgoing::new(frame::error(id.as_ref(), &error), OutKind::Notification, None)).await;
+            }
+            Incoming::Ignored => tracing::debug!("ignored an error response without a readable id"),
+        }
+    }
+
+    fn dispatch_notification(&self, method: &str, params: Option<&RawValue>, handler: &Arc<dyn Handler>) {
+        match method {
+            methods::CANCELLED => match framing::parse_params::<CancelledParams>(params) {
+                Ok(p) => {
+                    if self.shared.cancels.cancel(&p.request_id) {
+                        tracing::debug!(id = %p.request_id, reason = ?p.reason, "request cancelled by peer");
+                    }
+                }
+                Err(e) => tracing::debug!(%e, "malformed notifications/cancelled"),
+            },
+            methods::PROGRESS => {
+                if let Ok(p) = framing::parse_params::<ProgressParams>(params) {
+                    let cb = lock(&self.shared.pending).progress.get(&p.progress_token).cloned();
+                    match cb {
+                        Some(cb) => cb(p),
+                        None => handler.notification(method, params),
+                    }
+                }
+            }
+            _ => handler.notification(method, params),
+        }
+    }
+
+    fn dispatch_response(&self, id: RequestId, result: Result<&RawValue, ErrorObject>) {
+        match self.finish_pending(&id) {
+            Some(tx) => {
+                let _ = tx.send(result.map(RawValue::to_owned).map_err(Error::Rpc));
+            }
+            None => tracing::debug!(%id, "response to no pending request (late or unknown); ignored"),
+        }
+    }
+
+    async fn dispatch_request(
+        &self,
+        id: RequestId,
+        method: &str,
+        params: Option<&RawValue>,
+        handler: &Arc<dyn Handler>,
+        sink: Sink,
+    ) {
+        let token = self.shared.closed.child_token();
+        let reply = handler.request(RequestIn { id: &id, method, params, token: &token });
+        match reply {
+            Reply::Now(r) => sink.deliver(self, Outgoing::new(frame::reply(&id, &r), OutKind::Response(id.clone()), Some(id))).await,
+            Reply::Spawn { fut, cancellable } => {
+                let permit = match self.shared.limit.clone().acquire_owned().await {
+                    Ok(p) => p,
+                    Err(_) => return,
+                };
+                let guard = if cancellable {
+                    match self.shared.cancels.register(id.clone(), token.clone()) {
+                        Some(g) => Some(g),
+                        None => {
+                            let e = ErrorObject::invalid_request(format!("Invalid Request: id {id} is already in flight"));
+                            let out = Outgoing::new(frame::error(Some(&id), &e), OutKind::Response(id.clone()), Some(id));
+                            sink.deliver(self, out).await;
+                            return;
+                        }
+                    }
+                } else {
+                    None
+                };
+                let peer = self.clone();
+                let grace = self.shared.config.cancel_grace;
+                tokio::spawn(async move {
+                    let result = supervise(fut, &token, grace).await;
+                    drop(guard);
+                    let Some(result) = result else { return };
+                    if token.is_cancelled() {
+                        return;
+                    }
+                    let mut out = Outgoing::new(frame::reply(&id, &result), OutKind::Response(id.clone()), Some(id));
+                    out.token = Some(token);
+                    out._permit = Some(permit);
+                    sink.deliver(&peer, out).await;
+                });
+            }
+        }
+    }
+
+    async fn dispatch_batch(&self, items: Vec<&RawValue>, handler: &Arc<dyn Handler>) {
+        if !handler.allows_batch() {
+            let e = ErrorObject::invalid_request("Invalid Request: batches are only allowed in protocol 2025-03-26");
+            let _ = self.send(Outgoing::new(frame::error(None, &e), OutKind::Notification, None)).await;
+            return;
+        }
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let mut expected = 0usize;
+        for item in items {
+            match framing::decode_str(item.get()) {
+                Incoming::Request { method, .. } if method == methods::INITIALIZE => {
+                    let e = ErrorObject::invalid_request("Invalid Request: initialize must not be part of a batch");
+                    let _ = tx.send(frame::error(None, &e));
+                    expected += 1;
+                }
+                Incoming::Request { id, method, params } => {
+                    expected += 1;
+                    self.dispatch_request(id, &method, params, handler, Sink::Collect(tx.clone())).await;
+                }
+                Incoming::Batch(_) => {
+                    let e = ErrorObject::invalid_request("Invalid Request: nested batch");
+                    let _ = tx.send(frame::error(None, &e));
+                    expected += 1;
+                }
+                Incoming::Invalid { id, error } => {
+                    let _ = tx.send(frame::error(id.as_ref(), &error));
+                    expected += 1;
+                }
+                other => Box::pin(self.dispatch(other, handler)).await,
+            }
+        }
+        drop(tx);
+        if expected == 0 {
+            return;
+        }
+        let peer = self.clone();
+        tokio::spawn(async move {
+            let mut parts = Vec::new();
+            while let Some(f) = rx.recv().await {
+                parts.push(f);
+            }
+            if parts.is_empty() {
+                return;
+            }
+            let mut out = Vec::with_capacity(parts.iter().map(Vec::len).sum::<usize>() + 2);
+            out.push(b'[');
+            for (i, p) in parts.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(&p[..p.len() - 1]);
+            }
+            out.extend_from_slice(b"]\n");
+            let _ = peer.send(Outgoing::new(out, OutKind::Notification, None)).await;
+        });
+    }
+}
+
+/// Where a request's reply goes.
+enum Sink {
+    Writer,
+    Collect(mpsc::UnboundedSender<Vec<u8>>),
+}
+
+impl Sink {
+    async fn deliver(&self, peer: &Peer, out: Outgoing) {
+        match self {
+            Sink::Writer => {
+                let _ = peer.send(out).await;
+            }
+            Sink::Collect(tx) => {
+                if !out.is_cancelled() {
+                    let _ = tx.send(out.frame);
+                }
+            }
+        }
+    }
+}
+
+/// Sends `notifications/cancelled` if the request future is dropped before its answer came.
+struct InFlight<'a> {
+    peer: &'a Peer,
+    id: RequestId,
+    done: bool,
+    method: &'a str,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        if self.done {
+            return;
+        }
+        if self.peer.finish_pending(&self.id).is_none() || self.method == methods::INITIALIZE {
+            return;
+        }
+        if self.peer.is_closed() {
+            return;
+        }
+        let params = CancelledParams { request_id: self.id.clone(), reason: Some("request cancelled by the caller".into()) };
+        if let Ok(raw) = framing::to_raw(&params) {
+            let out = Outgoing::new(frame::notification(methods::CANCELLED, Some(&raw)), OutKind::Notification, None);
+            if let Err(mpsc::error::TrySendError::Full(out)) = self.peer.shared.out.try_send(out) {
+                let tx = self.peer.shared.out.clone();
+                tokio::spawn(async move {
+                    let _ = tx.send(out).await;
+                });
+            }
+        }
+    }
+}
+
+/// Runs a handler: a panic becomes `-32603` for this request alone; after cancellation the handler gets
+/// `grace` to stop by itself, then it is dropped (aborted).
+async fn supervise(
+    fut: BoxFuture<'static, Result<Box<RawValue>, ErrorObject>>,
+    token: &CancellationToken,
+    grace: Duration,
+) -> Option<Result<Box<RawValue>, ErrorObject>> {
+    let fut = AssertUnwindSafe(fut).catch_unwind();
+    tokio::select! {
+        biased;
+        r = fut => Some(r.unwrap_or_else(|panic| {
+            let msg = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            tracing::error!(%msg, "request handler panicked");
+            Err(ErrorObject::internal(format!("Internal error: the handler panicked: {msg}")))
+        })),
+        _ = async { token.cancelled().await; tokio::time::sleep(grace).await } => {
+            tracing::debug!("cancelled handler did not stop within the grace period; aborted");
+            None
+        }
+    }
+}
+
+/// The writer: drains whatever is queued into one buffer, one write, one flush.
+pub async fn write_loop<W: AsyncWrite + Unpin>(mut rx: mpsc::Receiver<Outgoing>, mut w: W, peer: Peer) {
+    let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
+    let mut written: Vec<Outgoing> = Vec::with_capacity(64);
+    while let Some(first) = rx.recv().await {
+        buf.clear();
+        let push = |o: Outgoing, buf: &mut Vec<u8>, written: &mut Vec<Outgoing>| {
+            if !o.is_cancelled() {
+                buf.extend_from_slice(&o.frame);
+            }
+            written.push(o);
+        };
+        push(first, &mut buf, &mut written);
+        while buf.len() < 1024 * 1024 {
+            match rx.try_recv() {
+                Ok(o) => push(o, &mut buf, &mut written),
+                Err(_) => break,
+            }
+        }
+        if !buf.is_empty() {
+            let res = async {
+                w.write_all(&buf).await?;
+                w.flush().await
+            }
+            .await;
+            if let Err(e) = res {
+                tracing::debug!(%e, "output closed");
+                peer.close(format!("output closed: {e}"));
+                return;
+            }
+        }
+        // Permits are released only now that the responses are written.
+        for o in written.drain(..) {
+            if let Some(tx) = o.written {
+                let _ = tx.send(());
+            }
+        }
+        if buf.capacity() > 4 * 1024 * 1024 {
+            buf = Vec::with_capacity(64 * 1024);
+        }
+    }
+}
+
+/// The reader: frames lines and dispatches them until EOF or an error. Returns the reason it stopped.
+pub async fn read_loop<R: AsyncRead + Unpin>(mut r: R, peer: &Peer, handler: &Arc<dyn Handler>) -> String {
+    let mut lines = LineBuffer::new(peer.shared.config.max_message_bytes);
+    loop {
+        while let Some(line) = lines.next_line() {
+            handle_line(line, peer, handler).await;
+        }
+        let spare = lines.spare();
+        let spare_len = spare.len();
+        let n = tokio::select! {
+            r = r.read(spare) => r,
+            _ = peer.shared.closed.cancelled() => { lines.filled(spare_len, 0); return "connection closed".into() }
+        };
+        match n {
+            Ok(0) => {
+                lines.filled(spare_len, 0);
+                if let Some(line) = lines.take_rest() {
+                    handle_line(line, peer, handler).await;
+                }
+                return "end of input".into();
+            }
+            Ok(n) => lines.filled(spare_len, n),
+            Err(e) => {
+                lines.filled(spare_len, 0);
+                return format!("read error: {e}");
+            }
+        }
+    }
+}
+
+async fn handle_line(line: Line<'_>, peer: &Peer, handler: &Arc<dyn Handler>) {
+    match line {
+        Line::Complete(bytes) => peer.dispatch_line(bytes, handler).await,
+        Line::TooLong => {
+            let e = ErrorObject::parse_error(format!(
+                "message exceeds the limit of {} bytes",
+                peer.shared.config.max_message_bytes
+            ));
+            let _ = peer.send(Outgoing::new(frame::error(None, &e), OutKind::Notification, None)).await;
+        }
+    }
+}
+
+impl Peer {
+    /// Waits until every in-flight request has finished and its response is written, or `timeout`.
+    pub async fn drain(&self, timeout: Duration) {
+        let n = self.shared.config.max_concurrent_requests.max(1) as u32;
+        let limit = self.shared.limit.clone();
+        let _ = tokio::time::timeout(timeout, async move {
+            let _all = limit.acquire_many(n).await;
+        })
+        .await;
+    }
+}
+
+/// Runs a connection over a byte stream until the input ends: reads, dispatches, writes. In-flight
+/// requests get `drain_timeout` to finish after EOF; then everything left is cancelled.
+pub async fn run<R, W>(reader: R, writer: W, peer: Peer, rx: mpsc::Receiver<Outgoing>, handler: Arc<dyn Handler>) -> String
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let writer = tokio::spawn(write_loop(rx, writer, peer.clone()));
+    let reason = read_loop(reader, &peer, &handler).await;
+    if !peer.is_closed() {
+        peer.drain(peer.shared.config.drain_timeout).await;
+    }
+    peer.close(reason.clone());
+    handler.closed();
+    // Let the writer flush what is queued, then stop it.
+    let (tx, rx) = oneshot::channel();
+    let mut marker = Outgoing::new(Vec::new(), OutKind::Notification, None);
+    marker.written = Some(tx);
+    if peer.shared.out.try_send(marker).is_ok() {
+        let _ = tokio::time::timeout(Duration::from_millis(500), rx).await;
+    }
+    writer.abort();
+    reason
+}

@@ -1,0 +1,44 @@
+//! The error type of calls made through a [`crate::Peer`] or [`crate::Client`].
+
+use crate::protocol::ErrorObject;
+use std::time::Duration;
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum Error {
+    /// The peer answered with a JSON-RPC error.
+    #[error("the peer answered with an error: {0}")]
+    Rpc(ErrorObject),
+    /// The connection is gone; the text says why (for a child process: its exit status and stderr tail).
+    #[error("connection closed: {0}")]
+    Closed(String),
+    /// No answer in time; `notifications/cancelled` was sent.
+    #[error("{method} timed out after {after:?}")]
+    Timeout { method: String, after: Duration },
+    /// The result could not be decoded into the expected type.
+    #[error("could not decode the result of {method}: {reason}")]
+    Decode { method: String, reason: String },
+    /// The peer did not declare the capability this request needs.
+    #[error("the peer did not declare the `{0}` capability")]
+    CapabilityMissing(&'static str),
+    /// A tool answered with `isError: true`.
+    #[error("the tool reported an error: {0}")]
+    Tool(String),
+    #[error("{0}")]
+    Io(String),
+    #[error("protocol error: {0}")]
+    Protocol(String),
+}
+
+impl From<std::io::Error> for Error {
+    fn from(e: std::io::Error) -> Self {
+        Error::Io(e.to_string())
+    }
+}
+
+impl From<ErrorObject> for Error {
+    fn from(e: ErrorObject) -> Self {
+        Error::Rpc(e)
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,355 @@
+//! Newline-delimited JSON framing: splitting bytes into lines, classifying a line as a JSON-RPC message
+//! without building a JSON tree, and writing frames by hand around already-serialized payloads.
+
+use crate::protocol::{ErrorObject, RequestId};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+
+/// One decoded message. Payloads stay raw JSON until a handler asks for a type.
+#[derive(Debug)]
+pub enum Incoming<'a> {
+    Request { id: RequestId, method: Cow<'a, str>, params: Option<&'a RawValue> },
+    Notification { method: Cow<'a, str>, params: Option<&'a RawValue> },
+    Response { id: RequestId, result: Result<&'a RawValue, ErrorObject> },
+    /// A JSON array: a batch (only valid when 2025-03-26 was negotiated).
+    Batch(Vec<&'a RawValue>),
+    /// The line was not a valid message; answer with this error (with the id when it could be read).
+    Invalid { id: Option<RequestId>, error: ErrorObject },
+    /// An error response whose id could not be read: nothing to answer, nothing to match.
+    Ignored,
+}
+
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(borrow, default)]
+    jsonrpc: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    method: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    params: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    result: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    error: Option<&'a RawValue>,
+}
+
+/// Decodes one line (without its newline).
+pub fn decode(line: &[u8]) -> Incoming<'_> {
+    let text = match std::str::from_utf8(line) {
+        Ok(t) => t,
+        Err(e) => return invalid(None, ErrorObject::parse_error(format!("invalid UTF-8: {e}"))),
+    };
+    decode_str(text)
+}
+
+/// Decodes one message from text.
+pub fn decode_str(text: &str) -> Incoming<'_> {
+    let trimmed = text.trim_start();
+    match trimmed.as_bytes().first() {
+        Some(b'{') => {}
+        Some(b'[') => {
+            return match serde_json::from_str::<Vec<&RawValue>>(text) {
+                Ok(items) if items.is_empty() => {
+                    invalid(None, ErrorObject::invalid_request("Invalid Request: empty batch"))
+                }
+                Ok(items) => Incoming::Batch(items),
+                Err(e) => invalid(None, ErrorObject::parse_error(e)),
+            }
+        }
+        _ => {
+            // Valid JSON that is not an object is an invalid request; anything else a parse error.
+            return match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+                Ok(_) => invalid(None, ErrorObject::invalid_request("Invalid Request: a message must be a JSON object")),
+                Err(e) => invalid(None, ErrorObject::parse_error(e)),
+            };
+        }
+    }
+    let env: Envelope<'_> = match serde_json::from_str(text) {
+        Ok(env) => env,
+        Err(e) if e.is_data() => {
+            return invalid(None, ErrorObject::invalid_request(format!("Invalid Request: {e}")))
+        }
+        Err(e) => return invalid(None, ErrorObject::parse_error(e)),
+    };
+    classify(env)
+}
+
+fn invalid(id: Option<RequestId>, error: ErrorObject) -> Incoming<'static> {
+    Incoming::Invalid { id, error }
+}
+
+enum IdField {
+    Absent,
+    Valid(RequestId),
+    Bad(&'static str),
+}
+
+fn read_id(raw: Option<&RawValue>) -> IdField {
+    let Some(raw) = raw else { return IdField::Absent };
+    if raw.get() == "null" {
+        return IdField::Bad("id must not be null");
+    }
+    match serde_json::from_str::<RequestId>(raw.get()) {
+        Ok(id) => IdField::Valid(id),
+        Err(_) => IdField::Bad("id must be a string or an integer"),
+    }
+}
+
+fn classify(env: Envelope<'_>) -> Incoming<'_> {
+    let id = read_id(env.id);
+    let valid_id = match &id {
+        IdField::Valid(id) => Some(id.clone()),
+        _ => None,
+    };
+    if env.jsonrpc.map(RawValue::get) != Some("\"2.0\"") {
+        return invalid(valid_id, ErrorObject::invalid_request("Invalid Request: jsonrpc must be \"2.0\""));
+    }
+    if let Some(method) = env.method {
+        let method: Cow<'_, str> = match serde_json::from_str::<&str>(method.get()) {
+            Ok(m) => Cow::Borrowed(m),
+            Err(_) => match serde_json::from_str::<String>(method.get()) {
+                Ok(m) => Cow::Owned(m),
+                Err(_) => {
+                    return invalid(valid_id, ErrorObject::invalid_request("Invalid Request: method must be a string"))
+                }
+            },
+        };
+        let params = env.params.filter(|p| p.get() != "null");
+        if let Some(p) = params {
+            if !matches!(p.get().as_bytes().first(), Some(b'{') | Some(b'[')) {
+                if let IdField::Valid(id) = id {
+                    return invalid(Some(id), ErrorObject::invalid_request("Invalid Request: params must be an object"));
+                }
+            }
+        }
+        return match id {
+            IdField::Absent => Incoming::Notification { method, params },
+            IdField::Valid(id) => Incoming::Request { id, method, params },
+            IdField::Bad(why) => invalid(None, ErrorObject::invalid_request(format!("Invalid Request: {why}"))),
+        };
+    }
+    // No method: a response.
+    match (id, env.result, env.error) {
+        (IdField::Valid(id), Some(result), None) => Incoming::Response { id, result: Ok(result) },
+        (IdField::Valid(id), None, Some(error)) => match serde_json::from_str::<ErrorObject>(error.get()) {
+            Ok(e) => Incoming::Response { id, result: Err(e) },
+            Err(_) => Incoming::Response {
+                id,
+                result: Err(ErrorObject::internal("peer sent a malformed error object")),
+            },
+        },
+        (IdField::Absent | IdField::Bad(_), None, Some(_)) => Incoming::Ignored,
+        (id, _, _) => {
+            let id = match id {
+                IdField::Valid(id) => Some(id),
+                _ => None,
+            };
+            invalid(id, ErrorObject::invalid_request("Invalid Request: missing method"))
+        }
+    }
+}
+
+/// Splits a byte stream into lines, keeping at most `max_line` bytes of one line in memory.
+pub struct LineBuffer {
+    buf: Vec<u8>,
+    start: usize,
+    /// Where the search for the next newline resumes.
+    scanned: usize,
+    max_line: usize,
+    /// Set while discarding the rest of an oversized line.
+    discarding: bool,
+}
+
+/// One item taken from a [`LineBuffer`].
+pub enum Line<'a> {
+    Complete(&'a [u8]),
+    /// A line longer than the limit was dropped.
+    TooLong,
+}
+
+impl LineBuffer {
+    pub fn new(max_line: usize) -> Self {
+        LineBuffer { buf: Vec::with_capacity(64 * 1024), start: 0, scanned: 0, max_line, discarding: false }
+    }
+
+    /// Room to read into; call [`LineBuffer::filled`] with the count read.
+    pub fn spare(&mut self) -> &mut [u8] {
+        if self.start > 0 && (self.start == self.buf.len() || self.start > self.buf.capacity() / 2) {
+            self.buf.drain(..self.start);
+            self.scanned -= self.start;
+            self.start = 0;
+        }
+        let len = self.buf.len();
+        if self.buf.capacity() - len < 16 * 1024 {
+            self.buf.reserve(len.max(64 * 1024));
+        }
+        let cap = self.buf.capacity();
+        self.buf.resize(cap, 0);
+        &mut self.buf[len..]
+    }
+
+    /// Marks `n` bytes of [`LineBuffer::spare`] as read. Must follow `spare`.
+    pub fn filled(&mut self, spare_len: usize, n: usize) {
+        let new_len = self.buf.len() - spare_len + n;
+        self.buf.truncate(new_len);
+    }
+
+    /// The next complete line, if any.
+    pub fn next_line(&mut self) -> Option<Line<'_>> {
+        loop {
+            let hay = &self.buf[self.scanned..];
+            match memchr::memchr(b'\n', hay) {
+                Some(pos) => {
+                    let end = self.scanned + pos;
+                    let begin = self.start;
+                    self.start = end + 1;
+                    self.scanned = self.start;
+                    if self.discarding {
+                        self.discarding = false;
+                        return Some(Line::TooLong);
+                    }
+                    let mut line = &self.buf[begin..end];
+                    if line.last() == Some(&b'\r') {
+                        line = &line[..line.len() - 1];
+                    }
+                    if line.iter().all(u8::is_ascii_whitespace) {
+                        continue;
+                    }
+                    return Some(Line::Complete(line));
+                }
+                None => {
+                    self.scanned = self.buf.len();
+                    if self.buf.len() - self.start > self.max_line {
+                        // Drop what we have of this line and skip to its end.
+                        self.discarding = true;
+                        self.start = self.buf.len();
+                        self.scanned = self.start;
+                    }
+                    return None;
+                }
+            }
+        }
+    }
+
+    /// What is left at EOF: a final line without a newline.
+    pub fn take_rest(&mut self) -> Option<Line<'_>> {
+        if self.start >= self.buf.len() {
+            return None;
+        }
+        let begin = self.start;
+        self.start = self.buf.len();
+        self.scanned = self.start;
+        if self.discarding {
+            return Some(Line::TooLong);
+        }
+        let line = &self.buf[begin..];
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return None;
+        }
+        Some(Line::Complete(line))
+    }
+}
+
+/// Writers of complete frames, each ending in `\n`.
+pub mod frame {
+    use super::*;
+    use std::io::Write;
+
+    fn push_id(out: &mut Vec<u8>, id: &RequestId) {
+        match id {
+            RequestId::Number(n) => {
+                let _ = write!(out, "{n}");
+            }
+            RequestId::String(s) => {
+                let _ = serde_json::to_writer(&mut *out, &**s);
+            }
+        }
+    }
+
+    pub fn response(id: &RequestId, result: &RawValue) -> Vec<u8> {
+        let mut out = Vec::with_capacity(result.get().len() + 48);
+        out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+        push_id(&mut out, id);
+        out.extend_from_slice(b",\"result\":");
+        out.extend_from_slice(result.get().as_bytes());
+        out.extend_from_slice(b"}\n");
+        out
+    }
+
+    pub fn error(id: Option<&RequestId>, error: &ErrorObject) -> Vec<u8> {
+        let mut out = Vec::with_capacity(128);
+        out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",");
+        if let Some(id) = id {
+            out.extend_from_slice(b"\"id\":");
+            push_id(&mut out, id);
+            out.push(b',');
+        }
+        out.extend_from_slice(b"\"error\":");
+        let _ = serde_json::to_writer(&mut out, error);
+        out.extend_from_slice(b"}\n");
+        out
+    }
+
+    pub fn reply(id: &RequestId, reply: &Result<Box<RawValue>, ErrorObject>) -> Vec<u8> {
+        match reply {
+            Ok(r) => response(id, r),
+            Err(e) => error(Some(id), e),
+        }
+    }
+
+    pub fn request(id: &RequestId, method: &str, params: Option<&RawValue>) -> Vec<u8> {
+        let mut out = Vec::with_capacity(64 + method.len() + params.map_or(0, |p| p.get().len()));
+        out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+        push_id(&mut out, id);
+        out.extend_from_slice(b",\"method\":");
+        let _ = serde_json::to_writer(&mut out, method);
+        if let Some(p) = params {
+            out.extend_from_slice(b",\"params\":");
+            out.extend_from_slice(p.get().as_bytes());
+        }
+        out.extend_from_slice(b"}\n");
+        out
+    }
+
+    pub fn notification(method: &str, params: Option<&RawValue>) -> Vec<u8> {
+        let mut out = Vec::with_capacity(48 + method.len() + params.map_or(0, |p| p.get().len()));
+        out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":");
+        let _ = serde_json::to_writer(&mut out, method);
+        if let Some(p) = params {
+            out.extend_from_slice(b",\"params\":");
+            out.extend_from_slice(p.get().as_bytes());
+        }
+        out.extend_from_slice(b"}\n");
+        out
+    }
+}
+
+/// Serializes a value to raw JSON. Serialization of our own types cannot fail in practice; if a user's
+/// type fails, the error becomes an internal error for that request alone.
+pub fn to_raw<T: serde::Serialize + ?Sized>(value: &T) -> Result<Box<RawValue>, ErrorObject> {
+    serde_json::value::to_raw_value(value).map_err(|e| ErrorObject::internal(format!("failed to serialize result: {e}")))
+}
+
+/// Parses params into a type; a failure is `-32602` with `data` naming the field at fault.
+pub fn parse_params<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>) -> Result<T, ErrorObject> {
+    let text = params.map_or("{}", RawValue::get);
+    let mut de = serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let field = if path == "." { None } else { Some(path) };
+        let msg = match &field {
+            Some(f) => format!("Invalid params: {f}: {inner}"),
+            None => format!("Invalid params: {inner}"),
+        };
+        let mut data = serde_json::Map::new();
+        if let Some(f) = field {
+            data.insert("field".into(), f.into());
+        }
+        data.insert("reason".into(), inner.to_string().into());
+        ErrorObject::invalid_params(msg).with_data(serde_json::Value::Object(data))
+    })
+}

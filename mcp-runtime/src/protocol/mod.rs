@@ -1,0 +1,76 @@
+//! The typed protocol model: every message of MCP 2025-11-25, with the fields of 2024-11-05, 2025-03-26 and
+//! 2025-06-18. Field names follow the spec's `schema.ts`; optional fields are omitted when absent so that a
+//! value round-trips to the same JSON.
+
+pub mod completion;
+pub mod content;
+pub mod elicitation;
+pub mod jsonrpc;
+pub mod lifecycle;
+pub mod logging;
+pub mod notifications;
+pub mod prompts;
+pub mod resources;
+pub mod roots;
+pub mod sampling;
+pub mod tasks;
+pub mod tools;
+pub mod version;
+
+pub use completion::*;
+pub use content::*;
+pub use elicitation::*;
+pub use jsonrpc::*;
+pub use lifecycle::*;
+pub use logging::*;
+pub use notifications::*;
+pub use prompts::*;
+pub use resources::*;
+pub use roots::*;
+pub use sampling::*;
+pub use tasks::*;
+pub use tools::*;
+pub use version::*;
+
+/// A JSON object, as used for `_meta`, `arguments`, `structuredContent` and schemas.
+pub type JsonObject = serde_json::Map<String, serde_json::Value>;
+
+/// An opaque pagination cursor.
+pub type Cursor = String;
+
+/// Params of the list requests: `tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct PaginatedParams {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<Cursor>,
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+/// A result with nothing in it but an optional `_meta` (`ping`, `logging/setLevel`, subscribe...).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct EmptyResult {
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+/// An icon for a tool, prompt, resource or implementation (2025-11-25).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Icon {
+    pub src: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sizes: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub theme: Option<String>,
+}
+
+/// Who a piece of content is meant for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    User,
+    Assistant,
+}

@@ -1,0 +1,67 @@
+//! Params of the utility notifications: cancellation and progress.
+
+use super::{JsonObject, ProgressToken, RequestId};
+use serde::{Deserialize, Serialize};
+
+/// `notifications/cancelled`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CancelledParams {
+    pub request_id: RequestId,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// `notifications/progress`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProgressParams {
+    pub progress_token: ProgressToken,
+    pub progress: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+}
+
+/// The `_meta` every request may carry; only `progressToken` matters to the runtime.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RequestMeta {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress_token: Option<ProgressToken>,
+    #[serde(flatten)]
+    pub other: JsonObject,
+}
+
+/// Method names, in one place.
+pub mod methods {
+    pub const INITIALIZE: &str = "initialize";
+    pub const PING: &str = "ping";
+    pub const TOOLS_LIST: &str = "tools/list";
+    pub const TOOLS_CALL: &str = "tools/call";
+    pub const RESOURCES_LIST: &str = "resources/list";
+    pub const RESOURCES_TEMPLATES_LIST: &str = "resources/templates/list";
+    pub const RESOURCES_READ: &str = "resources/read";
+    pub const RESOURCES_SUBSCRIBE: &str = "resources/subscribe";
+    pub const RESOURCES_UNSUBSCRIBE: &str = "resources/unsubscribe";
+    pub const PROMPTS_LIST: &str = "prompts/list";
+    pub const PROMPTS_GET: &str = "prompts/get";
+    pub const COMPLETION_COMPLETE: &str = "completion/complete";
+    pub const LOGGING_SET_LEVEL: &str = "logging/setLevel";
+    pub const SAMPLING_CREATE_MESSAGE: &str = "sampling/createMessage";
+    pub const ELICITATION_CREATE: &str = "elicitation/create";
+    pub const ROOTS_LIST: &str = "roots/list";
+    pub const SERVER_DISCOVER: &str = "server/discover";
+
+    pub const INITIALIZED: &str = "notifications/initialized";
+    pub const CANCELLED: &str = "notifications/cancelled";
+    pub const PROGRESS: &str = "notifications/progress";
+    pub const MESSAGE: &str = "notifications/message";
+    pub const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
+    pub const RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";
+    pub const RESOURCES_UPDATED: &str = "notifications/resources/updated";
+    pub const PROMPTS_LIST_CHANGED: &str = "notifications/prompts/list_changed";
+    pub const ROOTS_LIST_CHANGED: &str = "notifications/roots/list_changed";
+    pub const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
+}

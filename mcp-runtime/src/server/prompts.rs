@@ -1,0 +1,59 @@
+//! Prompts: definitions and their handlers.
+
+use super::registry::Keyed;
+use super::Context;
+use crate::protocol::{ErrorObject, GetPromptResult, Prompt};
+use futures_util::future::BoxFuture;
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::sync::Arc;
+
+/// Prompt arguments: strings by name.
+pub type PromptArgs = BTreeMap<String, String>;
+
+/// Renders a prompt. Implemented for `Fn(PromptArgs, Context) -> impl Future` closures.
+pub trait PromptHandler: Send + Sync + 'static {
+    fn get(&self, args: PromptArgs, ctx: Context) -> BoxFuture<'static, Result<GetPromptResult, ErrorObject>>;
+}
+
+impl<F, Fut> PromptHandler for F
+where
+    F: Fn(PromptArgs, Context) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<GetPromptResult, ErrorObject>> + Send + 'static,
+{
+    fn get(&self, args: PromptArgs, ctx: Context) -> BoxFuture<'static, Result<GetPromptResult, ErrorObject>> {
+        Box::pin(self(args, ctx))
+    }
+}
+
+#[derive(Clone)]
+pub struct PromptRoute {
+    pub prompt: Prompt,
+    pub handler: Arc<dyn PromptHandler>,
+}
+
+impl PromptRoute {
+    pub fn new(prompt: Prompt, handler: impl PromptHandler) -> Self {
+        PromptRoute { prompt, handler: Arc::new(handler) }
+    }
+
+    /// `-32602` naming the first required argument that is missing.
+    pub(crate) fn check_required(&self, args: &PromptArgs) -> Result<(), ErrorObject> {
+        for a in self.prompt.arguments.iter().flatten() {
+            if a.required == Some(true) && !args.contains_key(&a.name) {
+                return Err(ErrorObject::invalid_params(format!(
+                    "Invalid params: prompt `{}` requires argument `{}`",
+                    self.prompt.name, a.name
+                ))
+                .with_data(serde_json::json!({"field": format!("arguments.{}", a.name)})));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Keyed for PromptRoute {
+    fn key(&self) -> &str {
+        &self.prompt.name
+    }
+}

@@ -1,0 +1,116 @@
+//! Tools: the handler interface, argument decoding, and the registry behind `tools/list` and `tools/call`.
+
+use super::Context;
+use crate::protocol::{CallToolResult, ErrorObject, Tool};
+use futures_util::future::BoxFuture;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+use std::future::Future;
+use std::sync::Arc;
+
+/// The arguments of one `tools/call`, still raw JSON.
+#[derive(Debug, Clone, Default)]
+pub struct Arguments {
+    raw: Option<Box<RawValue>>,
+}
+
+/// Why arguments could not be decoded: the argument at fault (its JSON path) and what was expected.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{}", self.message())]
+pub struct ArgumentError {
+    /// The path of the argument at fault, e.g. `max_results` or `filter.labels[2]`; empty for the whole object.
+    pub path: String,
+    pub reason: String,
+}
+
+impl ArgumentError {
+    pub fn message(&self) -> String {
+        if self.path.is_empty() {
+            format!("Invalid arguments: {}", self.reason)
+        } else {
+            format!("Invalid argument `{}`: {}", self.path, self.reason)
+        }
+    }
+}
+
+impl Arguments {
+    pub fn from_raw(raw: Option<Box<RawValue>>) -> Self {
+        Arguments { raw }
+    }
+
+    /// Arguments from a JSON value (tests, in-process calls).
+    pub fn from_value(v: serde_json::Value) -> Self {
+        Arguments { raw: serde_json::value::to_raw_value(&v).ok() }
+    }
+
+    /// The raw JSON text (`{}` when the call had no arguments).
+    pub fn as_str(&self) -> &str {
+        self.raw.as_deref().map_or("{}", RawValue::get)
+    }
+
+    /// Decodes the arguments into `T`, naming the argument at fault on failure.
+    pub fn parse<T: DeserializeOwned>(&self) -> Result<T, ArgumentError> {
+        let text = self.as_str();
+        if !text.trim_start().starts_with('{') {
+            return Err(ArgumentError { path: String::new(), reason: "arguments must be a JSON object".into() });
+        }
+        let mut de = serde_json::Deserializer::from_str(text);
+        serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            let mut reason = inner.to_string();
+            // serde_json appends " at line 1 column N", which means nothing to a model.
+            if let Some(i) = reason.find(" at line ") {
+                reason.truncate(i);
+            }
+            ArgumentError { path: if path == "." { String::new() } else { path }, reason }
+        })
+    }
+}
+
+/// What a tool does when called. Implemented for `Fn(Arguments, Context) -> impl Future` closures; the
+/// `#[tool]` macro implements it for annotated functions.
+pub trait ToolHandler: Send + Sync + 'static {
+    /// A tool's own failure is `Ok` with `isError: true`; `Err` is a JSON-RPC error (rare: protocol-level).
+    fn call(&self, args: Arguments, ctx: Context) -> BoxFuture<'static, Result<CallToolResult, ErrorObject>>;
+}
+
+impl<F, Fut> ToolHandler for F
+where
+    F: Fn(Arguments, Context) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<CallToolResult, ErrorObject>> + Send + 'static,
+{
+    fn call(&self, args: Arguments, ctx: Context) -> BoxFuture<'static, Result<CallToolResult, ErrorObject>> {
+        Box::pin(self(args, ctx))
+    }
+}
+
+/// A tool's definition with its handler: what a server registers.
+#[derive(Clone)]
+pub struct ToolRoute {
+    pub tool: Tool,
+    pub handler: Arc<dyn ToolHandler>,
+}
+
+impl ToolRoute {
+    pub fn new(tool: Tool, handler: impl ToolHandler) -> Self {
+        ToolRoute { tool, handler: Arc::new(handler) }
+    }
+}
+
+impl std::fmt::Debug for ToolRoute {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolRoute").field("name", &self.tool.name).finish()
+    }
+}
+
+/// Checks a tool name against the spec's rule: 1 to 128 characters of `[A-Za-z0-9_.-]`.
+pub fn validate_tool_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > 128 {
+        return Err(format!("tool name `{name}` must be 1 to 128 characters long"));
+    }
+    if let Some(c) = name.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))) {
+        return Err(format!("tool name `{name}` contains `{c}`; only A-Z, a-z, 0-9, `_`, `.` and `-` are allowed"));
+    }
+    Ok(())
+}

@@ -1,0 +1,158 @@
+//! stdin and stdout as async byte streams, without the thread hand-offs of `tokio::io::stdin()`: pipes,
+//! sockets and terminals are put in non-blocking mode and driven by the reactor; a regular file (input
+//! redirected from disk) falls back to a blocking thread.
+//!
+//! stdout belongs to the protocol: [`take_stdout`] keeps a private duplicate of the real stdout and points
+//! file descriptor 1 at stderr, so a stray `println!` in a tool lands in the log instead of the stream.
+
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::pin::Pin;
+use std::task::{ready, Context, Poll};
+use tokio::io::unix::AsyncFd;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+/// Takes the process's real stdout for the protocol and points fd 1 at stderr.
+pub fn take_stdout() -> io::Result<OwnedFd> {
+    // SAFETY: dup/dup2 on the process's standard descriptors; the result is checked.
+    unsafe {
+        let fd = libc::fcntl(1, libc::F_DUPFD_CLOEXEC, 3);
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if libc::dup2(2, 1) < 0 {
+            let e = io::Error::last_os_error();
+            libc::close(fd);
+            return Err(e);
+        }
+        Ok(OwnedFd::from_raw_fd(fd))
+    }
+}
+
+/// A duplicate of stdin that we own.
+pub fn dup_stdin() -> io::Result<OwnedFd> {
+    // SAFETY: duplicating fd 0; the result is checked.
+    unsafe {
+        let fd = libc::fcntl(0, libc::F_DUPFD_CLOEXEC, 3);
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(OwnedFd::from_raw_fd(fd))
+    }
+}
+
+fn pollable(fd: RawFd) -> bool {
+    // SAFETY: fstat into a zeroed struct.
+    unsafe {
+        let mut st: libc::stat = std::mem::zeroed();
+        if libc::fstat(fd, &mut st) != 0 {
+            return false;
+        }
+        let kind = st.st_mode & libc::S_IFMT;
+        kind == libc::S_IFIFO || kind == libc::S_IFSOCK || kind == libc::S_IFCHR
+    }
+}
+
+fn set_nonblocking(fd: RawFd) -> io::Result<()> {
+    // SAFETY: fcntl flag manipulation on a valid descriptor.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0 || libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) < 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// An fd driven by the reactor.
+pub struct FdStream {
+    fd: AsyncFd<OwnedFd>,
+}
+
+impl FdStream {
+    /// Wraps a pipe, socket or terminal; `Err` for anything epoll can't watch.
+    pub fn new(fd: OwnedFd) -> io::Result<Self> {
+        if !pollable(fd.as_raw_fd()) {
+            return Err(io::Error::new(io::ErrorKind::Unsupported, "not a pipe, socket or terminal"));
+        }
+        set_nonblocking(fd.as_raw_fd())?;
+        // SAFETY: we own `fd` and nothing else reads or writes it while it is registered.
+        let fd = unsafe { AsyncFd::register(fd) }.map_err(io::Error::from)?;
+        Ok(FdStream { fd })
+    }
+}
+
+impl AsyncRead for FdStream {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+        loop {
+            let mut guard = ready!(self.fd.poll_read_ready(cx))?;
+            let unfilled = buf.initialize_unfilled();
+            let res = guard.try_io(|inner| {
+                // SAFETY: reading into an initialized buffer of the given length.
+                let n = unsafe { libc::read(inner.as_raw_fd(), unfilled.as_mut_ptr().cast(), unfilled.len()) };
+                if n < 0 {
+                    Err(io::Error::last_os_error())
+                } else {
+                    Ok(n as usize)
+                }
+            });
+            match res {
+                Ok(Ok(n)) => {
+                    buf.advance(n);
+                    return Poll::Ready(Ok(()));
+                }
+                Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Ok(Err(e)) => return Poll::Ready(Err(e)),
+                Err(_would_block) => continue,
+            }
+        }
+    }
+}
+
+impl AsyncWrite for FdStream {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
+        loop {
+            let mut guard = ready!(self.fd.poll_write_ready(cx))?;
+            let res = guard.try_io(|inner| {
+                // SAFETY: writing from a valid slice.
+                let n = unsafe { libc::write(inner.as_raw_fd(), data.as_ptr().cast(), data.len()) };
+                if n < 0 {
+                    Err(io::Error::last_os_error())
+                } else {
+                    Ok(n as usize)
+                }
+            });
+            match res {
+                Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Ok(r) => return Poll::Ready(r),
+                Err(_would_block) => continue,
+            }
+        }
+    }
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+    fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}
+
+/// The input side: the reactor when it can, a blocking thread otherwise.
+pub type BoxRead = Pin<Box<dyn AsyncRead + Send>>;
+/// The output side.
+pub type BoxWrite = Pin<Box<dyn AsyncWrite + Send>>;
+
+/// The process's stdin and (real) stdout as async streams; fd 1 is pointed at stderr.
+pub fn stdio_streams() -> io::Result<(BoxRead, BoxWrite)> {
+    let out = take_stdout()?;
+    let input = dup_stdin()?;
+    let reader: BoxRead = match FdStream::new(input.try_clone()?) {
+        Ok(s) => Box::pin(s),
+        Err(_) => Box::pin(tokio::fs::File::from_std(std::fs::File::from(input))),
+    };
+    let writer: BoxWrite = match FdStream::new(out.try_clone()?) {
+        Ok(s) => Box::pin(s),
+        Err(_) => Box::pin(tokio::fs::File::from_std(std::fs::File::from(out))),
+    };
+    Ok((reader, writer))
+}

@@ -1,0 +1,1 @@
+//! Compile tests live in tests/.
