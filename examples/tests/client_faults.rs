@@ -1,0 +1,83 @@
+//! The client against a real server process: death, timeouts and dropped calls.
+
+mod common;
+use common::bench_server;
+use mcp_runtime::{CallOptions, Client, Error, StderrMode};
+use serde_json::json;
+use std::time::{Duration, Instant};
+use tokio::process::Command;
+
+async fn connect(stderr: StderrMode) -> Client {
+    Client::builder().stderr(stderr).spawn(Command::new(bench_server())).await.expect("connect")
+}
+
+#[tokio::test]
+async fn a_killed_server_fails_every_pending_call_at_once_saying_why() {
+    let client = std::sync::Arc::new(connect(StderrMode::Capture).await);
+    let mut calls = Vec::new();
+    for _ in 0..20 {
+        let c = client.clone();
+        calls.push(tokio::spawn(async move { c.call_tool("sleep", json!({"ms": 60_000})).await }));
+    }
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Kill the server process from outside.
+    let pid = find_child_pid();
+    let killed_at = Instant::now();
+    unsafe { libc::kill(pid, libc::SIGKILL) };
+    for c in calls {
+        let r = c.await.unwrap();
+        match r {
+            Err(Error::Closed(reason)) => assert!(reason.contains("exited"), "{reason}"),
+            other => panic!("expected Closed, got {other:?}"),
+        }
+    }
+    let elapsed = killed_at.elapsed();
+    assert!(elapsed < Duration::from_millis(100), "pending calls failed after {elapsed:?}");
+    // New calls fail at once too.
+    assert!(matches!(client.call_tool("echo", json!({"text": "x"})).await, Err(Error::Closed(_))));
+}
+
+fn find_child_pid() -> i32 {
+    let me = std::process::id();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect();
+        let cmd = std::fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+        if fields.get(1).and_then(|p| p.parse::<u32>().ok()) == Some(me) && cmd.contains("bench-server") {
+            return pid;
+        }
+    }
+    panic!("no bench-server child found");
+}
+
+#[tokio::test]
+async fn a_timeout_cancels_the_call_on_the_server() {
+    let client = connect(StderrMode::Capture).await;
+    let opts = CallOptions { timeout: Some(Duration::from_millis(200)), ..Default::default() };
+    let r = client.call_tool_with("sleep", json!({"ms": 30_000}), opts).await;
+    assert!(matches!(r, Err(Error::Timeout { .. })), "{r:?}");
+    // The server saw notifications/cancelled: its handler stops and it keeps serving.
+    let r = client.call_tool("add", json!({"a": 1, "b": 1})).await.unwrap();
+    assert_eq!(r.text_content(), "2");
+}
+
+#[tokio::test]
+async fn dropping_a_call_future_cancels_it() {
+    let client = connect(StderrMode::Capture).await;
+    let call = client.call_tool("sleep", json!({"ms": 30_000}));
+    let r = tokio::time::timeout(Duration::from_millis(200), call).await;
+    assert!(r.is_err(), "the call was still running");
+    let r = client.call_tool("echo", json!({"text": "after"})).await.unwrap();
+    assert_eq!(r.text_content(), "after");
+}
+
+#[tokio::test]
+async fn progress_and_paging_through_the_client() {
+    let client = connect(StderrMode::Null).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["echo", "add", "sleep"]);
+    assert_eq!(client.server().server_info.name, "bench-server");
+    client.ping().await.unwrap();
+}
