@@ -578,29 +578,27 @@ pub async fn write_loop<W: AsyncWrite + Unpin>(mut rx: mpsc::Receiver<Outgoing>,
 /// The reader: frames lines and dispatches them until EOF or an error. Returns the reason it stopped.
 pub async fn read_loop<R: AsyncRead + Unpin>(mut r: R, peer: &Peer, handler: &Arc<dyn Handler>) -> String {
     let mut lines = LineBuffer::new(peer.shared.config.max_message_bytes);
+    let closed = peer.shared.closed.clone();
+    let closed = closed.cancelled();
+    tokio::pin!(closed);
     loop {
         while let Some(line) = lines.next_line() {
             handle_line(line, peer, handler).await;
         }
-        let spare = lines.spare();
-        let spare_len = spare.len();
         let n = tokio::select! {
-            r = r.read(spare) => r,
-            _ = peer.shared.closed.cancelled() => { lines.filled(spare_len, 0); return "connection closed".into() }
+            biased;
+            r = r.read(lines.spare()) => r,
+            _ = &mut closed => return "connection closed".into(),
         };
         match n {
             Ok(0) => {
-                lines.filled(spare_len, 0);
                 if let Some(line) = lines.take_rest() {
                     handle_line(line, peer, handler).await;
                 }
                 return "end of input".into();
             }
-            Ok(n) => lines.filled(spare_len, n),
-            Err(e) => {
-                lines.filled(spare_len, 0);
-                return format!("read error: {e}");
-            }
+            Ok(n) => lines.filled(n),
+            Err(e) => return format!("read error: {e}"),
         }
     }
 }

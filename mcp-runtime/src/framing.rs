@@ -158,9 +158,13 @@ fn classify(env: Envelope<'_>) -> Incoming<'_> {
 }
 
 /// Splits a byte stream into lines, keeping at most `max_line` bytes of one line in memory.
+///
+/// The buffer is zero-initialized only when it grows; `end` marks how much of it holds data, so a read
+/// never pays for clearing memory it is about to overwrite.
 pub struct LineBuffer {
     buf: Vec<u8>,
     start: usize,
+    end: usize,
     /// Where the search for the next newline resumes.
     scanned: usize,
     max_line: usize,
@@ -175,37 +179,49 @@ pub enum Line<'a> {
     TooLong,
 }
 
+const MIN_READ: usize = 16 * 1024;
+
 impl LineBuffer {
     pub fn new(max_line: usize) -> Self {
-        LineBuffer { buf: Vec::with_capacity(64 * 1024), start: 0, scanned: 0, max_line, discarding: false }
+        LineBuffer { buf: vec![0; 64 * 1024], start: 0, end: 0, scanned: 0, max_line, discarding: false }
     }
 
     /// Room to read into; call [`LineBuffer::filled`] with the count read.
     pub fn spare(&mut self) -> &mut [u8] {
-        if self.start > 0 && (self.start == self.buf.len() || self.start > self.buf.capacity() / 2) {
-            self.buf.drain(..self.start);
+        self.shrink();
+        if self.start > 0 && (self.start == self.end || self.buf.len() - self.end < MIN_READ) {
+            // Move the unfinished line to the front.
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
             self.scanned -= self.start;
             self.start = 0;
         }
-        let len = self.buf.len();
-        if self.buf.capacity() - len < 16 * 1024 {
-            self.buf.reserve(len.max(64 * 1024));
+        if self.buf.len() - self.end < MIN_READ {
+            let grow = self.buf.len().max(64 * 1024);
+            self.buf.resize(self.buf.len() + grow, 0);
         }
-        let cap = self.buf.capacity();
-        self.buf.resize(cap, 0);
-        &mut self.buf[len..]
+        &mut self.buf[self.end..]
     }
 
-    /// Marks `n` bytes of [`LineBuffer::spare`] as read. Must follow `spare`.
-    pub fn filled(&mut self, spare_len: usize, n: usize) {
-        let new_len = self.buf.len() - spare_len + n;
-        self.buf.truncate(new_len);
+    /// Marks `n` bytes of [`LineBuffer::spare`] as read.
+    pub fn filled(&mut self, n: usize) {
+        self.end = (self.end + n).min(self.buf.len());
+    }
+
+    /// Gives back memory after a very large message.
+    fn shrink(&mut self) {
+        if self.start == self.end && self.buf.len() > 4 * 1024 * 1024 {
+            self.buf = vec![0; 64 * 1024];
+            self.start = 0;
+            self.end = 0;
+            self.scanned = 0;
+        }
     }
 
     /// The next complete line, if any.
     pub fn next_line(&mut self) -> Option<Line<'_>> {
         loop {
-            let hay = &self.buf[self.scanned..];
+            let hay = &self.buf[self.scanned..self.end];
             match memchr::memchr(b'\n', hay) {
                 Some(pos) => {
                     let end = self.scanned + pos;
@@ -226,12 +242,11 @@ impl LineBuffer {
                     return Some(Line::Complete(line));
                 }
                 None => {
-                    self.scanned = self.buf.len();
-                    if self.buf.len() - self.start > self.max_line {
+                    self.scanned = self.end;
+                    if self.end - self.start > self.max_line {
                         // Drop what we have of this line and skip to its end.
                         self.discarding = true;
-                        self.start = self.buf.len();
-                        self.scanned = self.start;
+                        self.start = self.end;
                     }
                     return None;
                 }
@@ -241,16 +256,16 @@ impl LineBuffer {
 
     /// What is left at EOF: a final line without a newline.
     pub fn take_rest(&mut self) -> Option<Line<'_>> {
-        if self.start >= self.buf.len() {
+        if self.start >= self.end {
             return None;
         }
         let begin = self.start;
-        self.start = self.buf.len();
-        self.scanned = self.start;
+        self.start = self.end;
+        self.scanned = self.end;
         if self.discarding {
             return Some(Line::TooLong);
         }
-        let line = &self.buf[begin..];
+        let line = &self.buf[begin..self.end];
         if line.iter().all(u8::is_ascii_whitespace) {
             return None;
         }
@@ -357,4 +372,74 @@ pub fn parse_params<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>) -> Res
         data.insert("reason".into(), inner.to_string().into());
         ErrorObject::invalid_params(msg).with_data(serde_json::Value::Object(data))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn feed(lb: &mut LineBuffer, data: &[u8]) {
+        let spare = lb.spare();
+        spare[..data.len()].copy_from_slice(data);
+        lb.filled(data.len());
+    }
+
+    fn collect(lb: &mut LineBuffer) -> Vec<String> {
+        let mut out = Vec::new();
+        while let Some(l) = lb.next_line() {
+            out.push(match l {
+                Line::Complete(b) => String::from_utf8_lossy(b).into_owned(),
+                Line::TooLong => "<too long>".into(),
+            });
+        }
+        out
+    }
+
+    #[test]
+    fn lines_split_across_reads_are_joined() {
+        let mut lb = LineBuffer::new(1024);
+        feed(&mut lb, b"{\"a\":1}\n{\"b\"");
+        assert_eq!(collect(&mut lb), ["{\"a\":1}"]);
+        feed(&mut lb, b":2}\r\n\n  \n{\"c\":3}\n");
+        assert_eq!(collect(&mut lb), ["{\"b\":2}", "{\"c\":3}"]);
+        feed(&mut lb, b"tail");
+        assert!(collect(&mut lb).is_empty());
+        assert!(matches!(lb.take_rest(), Some(Line::Complete(b"tail"))));
+    }
+
+    #[test]
+    fn an_oversized_line_is_skipped_and_the_next_one_read() {
+        let mut lb = LineBuffer::new(100);
+        for _ in 0..10 {
+            feed(&mut lb, &[b'x'; 50]);
+            let _ = collect(&mut lb);
+        }
+        feed(&mut lb, b"xx\nok\n");
+        assert_eq!(collect(&mut lb), ["<too long>", "ok"]);
+    }
+
+    #[test]
+    fn classification() {
+        assert!(matches!(decode(br#"{"jsonrpc":"2.0","id":"a","method":"m"}"#), Incoming::Request { id: RequestId::String(_), .. }));
+        assert!(matches!(decode(br#"{"jsonrpc":"2.0","method":"m"}"#), Incoming::Notification { .. }));
+        assert!(matches!(decode(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#), Incoming::Response { result: Ok(_), .. }));
+        assert!(matches!(decode(br#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"x"}}"#), Incoming::Response { result: Err(_), .. }));
+        assert!(matches!(decode(br#"{"jsonrpc":"2.0","id":null,"method":"m"}"#), Incoming::Invalid { id: None, .. }));
+        assert!(matches!(decode(br#"{"jsonrpc":"2.0","id":1}"#), Incoming::Invalid { id: Some(_), .. }));
+        assert!(matches!(decode(b"[1,2]"), Incoming::Batch(v) if v.len() == 2));
+        assert!(matches!(decode(b"[]"), Incoming::Invalid { .. }));
+        match decode(b"{not json") {
+            Incoming::Invalid { error, .. } => assert_eq!(error.code, crate::protocol::codes::PARSE_ERROR),
+            _ => panic!(),
+        }
+    }
+
+    #[test]
+    fn frames_are_single_lines_with_exact_ids() {
+        let raw = to_raw(&serde_json::json!({"a": "b\nc"})).unwrap();
+        let f = frame::response(&RequestId::String("7".into()), &raw);
+        assert_eq!(f, b"{\"jsonrpc\":\"2.0\",\"id\":\"7\",\"result\":{\"a\":\"b\\nc\"}}\n");
+        let e = frame::error(None, &ErrorObject::parse_error("x"));
+        assert_eq!(e, b"{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32700,\"message\":\"Parse error: x\"}}\n");
+    }
 }

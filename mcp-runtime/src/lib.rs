@@ -27,10 +27,12 @@
 
 pub mod cancel;
 pub mod client;
+pub mod codegen_support;
 pub mod connection;
 pub mod error;
 pub mod framing;
 pub mod protocol;
+pub mod schema;
 pub mod server;
 pub mod stdio;
 
@@ -38,6 +40,10 @@ pub use client::{CallOptions, Client, ClientBuilder, ServerNotification, StderrM
 pub use connection::{ConnectionConfig, Peer};
 pub use error::Error;
 pub use server::{Context, Server, ServerBuilder};
+
+/// `#[tool]`, `#[tools]`, `#[prompt]` and `#[resource]`: see [`mcp_macros`].
+#[cfg(feature = "macros")]
+pub use mcp_macros::{prompt, resource, tool, tools};
 
 /// Re-exported so that user code and generated code use the same versions as the runtime.
 pub use schemars;

@@ -41,16 +41,39 @@ pub fn dup_stdin() -> io::Result<OwnedFd> {
     }
 }
 
-fn pollable(fd: RawFd) -> bool {
+fn file_kind(fd: RawFd) -> Option<libc::mode_t> {
     // SAFETY: fstat into a zeroed struct.
     unsafe {
         let mut st: libc::stat = std::mem::zeroed();
         if libc::fstat(fd, &mut st) != 0 {
-            return false;
+            return None;
         }
-        let kind = st.st_mode & libc::S_IFMT;
-        kind == libc::S_IFIFO || kind == libc::S_IFSOCK || kind == libc::S_IFCHR
+        Some(st.st_mode & libc::S_IFMT)
     }
+}
+
+fn pollable(fd: RawFd) -> bool {
+    matches!(file_kind(fd), Some(k) if k == libc::S_IFIFO || k == libc::S_IFSOCK || k == libc::S_IFCHR)
+}
+
+/// Reopens a pipe or terminal through `/proc/self/fd`, which yields a new open file description: the
+/// `O_NONBLOCK` we set then stays ours instead of leaking into the parent's (or a sibling's) view of the
+/// same pipe or terminal. Sockets can't be reopened this way; they are duplicated instead.
+fn private_nonblocking(fd: &OwnedFd, write: bool) -> io::Result<OwnedFd> {
+    let kind = file_kind(fd.as_raw_fd());
+    if matches!(kind, Some(k) if k == libc::S_IFIFO || k == libc::S_IFCHR) {
+        let path = std::ffi::CString::new(format!("/proc/self/fd/{}", fd.as_raw_fd())).expect("no NUL in a path we format");
+        let mode = if write { libc::O_WRONLY } else { libc::O_RDONLY };
+        // SAFETY: open with a valid C string; the result is checked.
+        let n = unsafe { libc::open(path.as_ptr(), mode | libc::O_NONBLOCK | libc::O_CLOEXEC) };
+        if n >= 0 {
+            // SAFETY: `n` is a fresh descriptor we own.
+            return Ok(unsafe { OwnedFd::from_raw_fd(n) });
+        }
+    }
+    let dup = fd.try_clone()?;
+    set_nonblocking(dup.as_raw_fd())?;
+    Ok(dup)
 }
 
 fn set_nonblocking(fd: RawFd) -> io::Result<()> {
@@ -70,12 +93,13 @@ pub struct FdStream {
 }
 
 impl FdStream {
-    /// Wraps a pipe, socket or terminal; `Err` for anything epoll can't watch.
-    pub fn new(fd: OwnedFd) -> io::Result<Self> {
+    /// Wraps a pipe, socket or terminal (on a private non-blocking description); `Err` for anything epoll
+    /// can't watch, such as a regular file.
+    pub fn new(fd: &OwnedFd, write: bool) -> io::Result<Self> {
         if !pollable(fd.as_raw_fd()) {
             return Err(io::Error::new(io::ErrorKind::Unsupported, "not a pipe, socket or terminal"));
         }
-        set_nonblocking(fd.as_raw_fd())?;
+        let fd = private_nonblocking(fd, write)?;
         // SAFETY: we own `fd` and nothing else reads or writes it while it is registered.
         let fd = unsafe { AsyncFd::register(fd) }.map_err(io::Error::from)?;
         Ok(FdStream { fd })
@@ -146,11 +170,11 @@ pub type BoxWrite = Pin<Box<dyn AsyncWrite + Send>>;
 pub fn stdio_streams() -> io::Result<(BoxRead, BoxWrite)> {
     let out = take_stdout()?;
     let input = dup_stdin()?;
-    let reader: BoxRead = match FdStream::new(input.try_clone()?) {
+    let reader: BoxRead = match FdStream::new(&input, false) {
         Ok(s) => Box::pin(s),
         Err(_) => Box::pin(tokio::fs::File::from_std(std::fs::File::from(input))),
     };
-    let writer: BoxWrite = match FdStream::new(out.try_clone()?) {
+    let writer: BoxWrite = match FdStream::new(&out, true) {
         Ok(s) => Box::pin(s),
         Err(_) => Box::pin(tokio::fs::File::from_std(std::fs::File::from(out))),
     };

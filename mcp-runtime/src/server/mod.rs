@@ -6,11 +6,13 @@ pub mod prompts;
 mod registry;
 pub mod resources;
 pub mod session;
+pub mod tool_result;
 pub mod tools;
 
 pub use context::Context;
 pub use prompts::{PromptArgs, PromptHandler, PromptRoute};
 pub use resources::{ResourceHandler, ResourceRoute, ResourceTemplateRoute, UriTemplate, UriVars};
+pub use tool_result::{IntoContent, IntoPromptResult, IntoResourceResult};
 pub use tools::{ArgumentError, Arguments, ToolHandler, ToolRoute};
 
 use crate::connection::{self, ConnectionConfig, Handler, Peer};
