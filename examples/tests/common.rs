@@ -13,6 +13,8 @@ pub struct Raw {
     pub child: Child,
     pub stdin: Option<ChildStdin>,
     lines: mpsc::Receiver<String>,
+    /// The server's stderr, line by line.
+    pub stderr: mpsc::Receiver<String>,
 }
 
 impl Raw {
@@ -20,9 +22,19 @@ impl Raw {
         let mut child = Command::new(bin)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .expect("spawn server");
+        let stderr = child.stderr.take().unwrap();
+        let (etx, erx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if etx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
@@ -34,7 +46,7 @@ impl Raw {
             }
         });
         let stdin = child.stdin.take();
-        Raw { child, stdin, lines: rx }
+        Raw { child, stdin, lines: rx, stderr: erx }
     }
 
     pub fn send_bytes(&mut self, bytes: &[u8]) {
@@ -69,6 +81,19 @@ impl Raw {
         let r = self.recv();
         self.send(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
         r
+    }
+
+    /// Waits for a stderr line containing `needle`.
+    pub fn stderr_has(&self, needle: &str, t: Duration) -> bool {
+        let deadline = std::time::Instant::now() + t;
+        while let Some(left) = deadline.checked_duration_since(std::time::Instant::now()) {
+            match self.stderr.recv_timeout(left) {
+                Ok(line) if line.contains(needle) => return true,
+                Ok(_) => continue,
+                Err(_) => return false,
+            }
+        }
+        false
     }
 
     /// A request that must still succeed after each bad input.
