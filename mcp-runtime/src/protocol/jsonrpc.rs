@@ -126,7 +126,7 @@ pub struct JsonRpcRequest<P = serde_json::Value> {
     pub jsonrpc: JsonRpcVersion,
     pub id: RequestId,
     pub method: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default = "Option::default", skip_serializing_if = "Option::is_none")]
     pub params: Option<P>,
 }
 
@@ -135,7 +135,7 @@ pub struct JsonRpcRequest<P = serde_json::Value> {
 pub struct JsonRpcNotification<P = serde_json::Value> {
     pub jsonrpc: JsonRpcVersion,
     pub method: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default = "Option::default", skip_serializing_if = "Option::is_none")]
     pub params: Option<P>,
 }
 
