@@ -20,6 +20,13 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::broadcast;
 
+/// The roots a client answers `roots/list` with, shared with its handler.
+pub type SharedRoots = Arc<Mutex<Vec<Root>>>;
+
+/// What a transport needs to drive a client: the handler for incoming messages, the notification
+/// channel, and the roots (see [`ClientBuilder::handler`]).
+pub type ClientParts = (Arc<dyn Handler>, broadcast::Sender<ServerNotification>, Option<SharedRoots>);
+
 /// A notification from the server.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerNotification {
@@ -182,10 +189,7 @@ impl ClientBuilder {
 
     /// For transports: the client's handler on a peer whose frames the transport carries. Call
     /// [`ClientBuilder::finish`] once the transport runs.
-    pub fn handler(
-        &self,
-        peer: Peer,
-    ) -> (Arc<dyn Handler>, broadcast::Sender<ServerNotification>, Option<Arc<Mutex<Vec<Root>>>>) {
+    pub fn handler(&self, peer: Peer) -> ClientParts {
         let (tx, _) = broadcast::channel(1024);
         let h = ClientHandler {
             peer,
