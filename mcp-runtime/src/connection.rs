@@ -27,7 +27,8 @@ use tokio_util::sync::CancellationToken;
 /// Tuning of one connection.
 #[derive(Debug, Clone)]
 pub struct ConnectionConfig {
-    /// Requests handled at once; at the limit the reader stops reading.
+    /// Requests handled at once. Up to as many again wait for a slot (cancellations still reach them);
+    /// beyond that the reader stops reading.
     pub max_concurrent_requests: usize,
     /// How long a cancelled handler may keep running before it is aborted.
     pub cancel_grace: Duration,
@@ -67,14 +68,15 @@ pub struct Outgoing {
     /// The incoming request this frame belongs to (progress, logs and requests sent from its handler).
     pub related: Option<RequestId>,
     token: Option<CancellationToken>,
-    _permit: Option<OwnedSemaphorePermit>,
+    /// The request's queue slot and run permit, released once the response is written.
+    _permits: Option<(OwnedSemaphorePermit, OwnedSemaphorePermit)>,
     /// Signalled once this frame (and everything queued before it) is written.
     written: Option<oneshot::Sender<()>>,
 }
 
 impl Outgoing {
     pub fn new(frame: Vec<u8>, kind: OutKind, related: Option<RequestId>) -> Self {
-        Outgoing { frame, kind, related, token: None, _permit: None, written: None }
+        Outgoing { frame, kind, related, token: None, _permits: None, written: None }
     }
     /// A response whose request was cancelled after it was queued: drop it.
     pub fn is_cancelled(&self) -> bool {
@@ -126,7 +128,11 @@ pub(crate) struct Shared {
     pending: Mutex<Pending>,
     next_id: AtomicI64,
     pub(crate) cancels: Arc<CancelRegistry>,
+    /// Requests running at once.
     limit: Arc<Semaphore>,
+    /// Requests accepted but not yet answered (running or waiting to run): twice `limit`, so that the
+    /// reader keeps reading (and cancellations keep arriving) while handlers are at the limit.
+    queue: Arc<Semaphore>,
     pub(crate) config: ConnectionConfig,
     /// Cancelled when the connection closes.
     pub(crate) closed: CancellationToken,
@@ -169,6 +175,7 @@ impl Peer {
             next_id: AtomicI64::new(0),
             cancels: Arc::new(CancelRegistry::default()),
             limit: Arc::new(Semaphore::new(config.max_concurrent_requests.max(1))),
+            queue: Arc::new(Semaphore::new(config.max_concurrent_requests.max(1) * 2)),
             config,
             closed: CancellationToken::new(),
         };
@@ -360,10 +367,8 @@ impl Peer {
         match reply {
             Reply::Now(r) => sink.deliver(self, Outgoing::new(frame::reply(&id, &r), OutKind::Response(id.clone()), Some(id))).await,
             Reply::Spawn { fut, cancellable } => {
-                let permit = match self.shared.limit.clone().acquire_owned().await {
-                    Ok(p) => p,
-                    Err(_) => return,
-                };
+                // Backpressure: when the queue is full the reader waits here and stops reading.
+                let Ok(slot) = self.shared.queue.clone().acquire_owned().await else { return };
                 let guard = if cancellable {
                     match self.shared.cancels.register(id.clone(), token.clone()) {
                         Some(g) => Some(g),
@@ -378,8 +383,17 @@ impl Peer {
                     None
                 };
                 let peer = self.clone();
+                let limit = self.shared.limit.clone();
                 let grace = self.shared.config.cancel_grace;
                 tokio::spawn(async move {
+                    // Wait for a run permit; a request cancelled while it waits never runs.
+                    let run = match limit.clone().try_acquire_owned() {
+                        Ok(p) => p,
+                        Err(_) => tokio::select! {
+                            p = limit.acquire_owned() => match p { Ok(p) => p, Err(_) => return },
+                            _ = token.cancelled() => return,
+                        },
+                    };
                     let result = supervise(fut, &token, grace).await;
                     drop(guard);
                     let Some(result) = result else { return };
@@ -388,7 +402,7 @@ impl Peer {
                     }
                     let mut out = Outgoing::new(frame::reply(&id, &result), OutKind::Response(id.clone()), Some(id));
                     out.token = Some(token);
-                    out._permit = Some(permit);
+                    out._permits = Some((slot, run));
                     sink.deliver(&peer, out).await;
                 });
             }
@@ -619,8 +633,8 @@ async fn handle_line(line: Line<'_>, peer: &Peer, handler: &Arc<dyn Handler>) {
 impl Peer {
     /// Waits until every in-flight request has finished and its response is written, or `timeout`.
     pub async fn drain(&self, timeout: Duration) {
-        let n = self.shared.config.max_concurrent_requests.max(1) as u32;
-        let limit = self.shared.limit.clone();
+        let n = self.shared.config.max_concurrent_requests.max(1) as u32 * 2;
+        let limit = self.shared.queue.clone();
         let _ = tokio::time::timeout(timeout, async move {
             let _all = limit.acquire_many(n).await;
         })

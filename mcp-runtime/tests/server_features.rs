@@ -303,3 +303,60 @@ async fn an_old_protocol_version_is_negotiated() {
     let c = pair(features().build().unwrap(), Client::builder().protocol_version(ProtocolVersion::V2024_11_05)).await;
     assert_eq!(c.protocol_version(), ProtocolVersion::V2024_11_05);
 }
+
+#[tokio::test]
+async fn cancellation_reaches_handlers_while_at_the_concurrency_limit() {
+    let stopped = Arc::new(AtomicBool::new(false));
+    let s2 = stopped.clone();
+    let server = Server::builder()
+        .connection_config(ConnectionConfig { max_concurrent_requests: 1, ..Default::default() })
+        .tool(tool("waits", move |_a: Arguments, c: Context| {
+            let s = s2.clone();
+            async move {
+                c.cancelled().await;
+                s.store(true, Ordering::SeqCst);
+                Ok(CallToolResult::text("stopped"))
+            }
+        }))
+        .tool(tool("quick", |_a: Arguments, _c: Context| async move { Ok(CallToolResult::text("quick")) }))
+        .build()
+        .unwrap();
+    let c = Arc::new(pair(server, Client::builder()).await);
+    let c2 = c.clone();
+    let blocked = tokio::spawn(async move {
+        c2.call_tool_with("waits", json!({}), CallOptions { timeout: Some(Duration::from_millis(300)), ..Default::default() }).await
+    });
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    // The only slot is taken: this call waits in the queue until the first one is cancelled.
+    let quick = c.call_tool("quick", json!({})).await.unwrap();
+    assert_eq!(quick.text_content(), "quick");
+    assert!(matches!(blocked.await.unwrap(), Err(Error::Timeout { .. })));
+    assert!(stopped.load(Ordering::SeqCst), "the running handler saw its cancellation");
+}
+
+#[tokio::test]
+async fn tracing_events_reach_clients_as_log_messages() {
+    use tracing_subscriber::layer::SubscriberExt;
+    let server = Server::builder()
+        .tool(tool("traced", |_a: Arguments, _c: Context| async move {
+            tracing::warn!(target: "app::db", rows = 3, "slow query");
+            tracing::debug!(target: "app::db", "filtered out");
+            Ok(CallToolResult::text("ok"))
+        }))
+        .build()
+        .unwrap();
+    let subscriber = tracing_subscriber::registry().with(server.logging_layer());
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let c = pair(server, Client::builder()).await;
+    c.set_logging_level(LoggingLevel::Info).await.unwrap();
+    let mut n = c.notifications();
+    c.call_tool("traced", json!({})).await.unwrap();
+    let m = tokio::time::timeout(Duration::from_secs(1), n.recv()).await.unwrap().unwrap();
+    let p = m.params.unwrap();
+    assert_eq!(m.method, "notifications/message");
+    assert_eq!(p["level"], "warning");
+    assert_eq!(p["logger"], "app::db");
+    assert_eq!(p["data"]["message"], "slow query");
+    assert_eq!(p["data"]["rows"], "3");
+    assert!(tokio::time::timeout(Duration::from_millis(100), n.recv()).await.is_err(), "debug is below the level");
+}
