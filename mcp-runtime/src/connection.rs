@@ -642,6 +642,9 @@ impl Peer {
     }
 }
 
+/// Tells whether the output's reader has gone away (a closed pipe), without writing.
+pub type OutputProbe = Box<dyn Fn() -> bool + Send + Sync>;
+
 /// Runs a connection over a byte stream until the input ends: reads, dispatches, writes. In-flight
 /// requests get `drain_timeout` to finish after EOF; then everything left is cancelled.
 pub async fn run<R, W>(reader: R, writer: W, peer: Peer, rx: mpsc::Receiver<Outgoing>, handler: Arc<dyn Handler>) -> String
@@ -649,10 +652,44 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    run_with_probe(reader, writer, peer, rx, handler, None).await
+}
+
+/// [`run`], with a probe of the output: when the input ends and the output's reader is gone too (the
+/// client vanished), in-flight handlers are cancelled at once instead of being given time to finish.
+pub async fn run_with_probe<R, W>(
+    reader: R,
+    writer: W,
+    peer: Peer,
+    rx: mpsc::Receiver<Outgoing>,
+    handler: Arc<dyn Handler>,
+    output_gone: Option<OutputProbe>,
+) -> String
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
     let writer = tokio::spawn(write_loop(rx, writer, peer.clone()));
-    let reason = read_loop(reader, &peer, &handler).await;
+    let mut reason = read_loop(reader, &peer, &handler).await;
     if !peer.is_closed() {
-        peer.drain(peer.shared.config.drain_timeout).await;
+        let drain = peer.drain(peer.shared.config.drain_timeout);
+        match &output_gone {
+            Some(gone) => {
+                let watch = async {
+                    loop {
+                        if gone() {
+                            return;
+                        }
+                        tokio::time::sleep(Duration::from_millis(20)).await;
+                    }
+                };
+                tokio::select! {
+                    _ = drain => {}
+                    _ = watch => reason = "the client went away (input and output closed)".into(),
+                }
+            }
+            None => drain.await,
+        }
     }
     peer.close(reason.clone());
     handler.closed();

@@ -166,17 +166,28 @@ pub type BoxRead = Pin<Box<dyn AsyncRead + Send>>;
 /// The output side.
 pub type BoxWrite = Pin<Box<dyn AsyncWrite + Send>>;
 
-/// The process's stdin and (real) stdout as async streams; fd 1 is pointed at stderr.
-pub fn stdio_streams() -> io::Result<(BoxRead, BoxWrite)> {
+/// Whether the reader of this pipe or socket has gone (the descriptor reports an error or hang-up).
+pub fn peer_gone(fd: RawFd) -> bool {
+    let mut p = libc::pollfd { fd, events: libc::POLLOUT, revents: 0 };
+    // SAFETY: poll on one valid descriptor with a zero timeout.
+    let n = unsafe { libc::poll(&mut p, 1, 0) };
+    n > 0 && (p.revents & (libc::POLLERR | libc::POLLHUP)) != 0
+}
+
+/// The process's stdin and (real) stdout as async streams, plus a probe telling whether stdout's reader
+/// has gone; fd 1 is pointed at stderr.
+pub fn stdio_streams() -> io::Result<(BoxRead, BoxWrite, crate::connection::OutputProbe)> {
     let out = take_stdout()?;
     let input = dup_stdin()?;
     let reader: BoxRead = match FdStream::new(&input, false) {
         Ok(s) => Box::pin(s),
         Err(_) => Box::pin(tokio::fs::File::from_std(std::fs::File::from(input))),
     };
+    let probe_fd = out.try_clone()?;
+    let probe: crate::connection::OutputProbe = Box::new(move || peer_gone(probe_fd.as_raw_fd()));
     let writer: BoxWrite = match FdStream::new(&out, true) {
         Ok(s) => Box::pin(s),
         Err(_) => Box::pin(tokio::fs::File::from_std(std::fs::File::from(out))),
     };
-    Ok((reader, writer))
+    Ok((reader, writer, probe))
 }

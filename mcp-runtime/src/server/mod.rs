@@ -288,8 +288,10 @@ impl Server {
     /// Serves the process's stdin and stdout. stdout is taken for the protocol and fd 1 is pointed at
     /// stderr, so that `println!` cannot corrupt the stream. Returns when stdin ends.
     pub async fn serve_stdio(&self) -> std::io::Result<()> {
-        let (r, w) = crate::stdio::stdio_streams()?;
-        let reason = self.serve(r, w).await;
+        let (r, w, gone) = crate::stdio::stdio_streams()?;
+        let (peer, rx) = Peer::new(self.inner.config.clone());
+        let handler = self.session_handler(peer.clone());
+        let reason = connection::run_with_probe(r, w, peer, rx, handler, Some(gone)).await;
         tracing::debug!(%reason, "stdio session ended");
         Ok(())
     }
