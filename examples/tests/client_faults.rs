@@ -21,7 +21,7 @@ async fn a_killed_server_fails_every_pending_call_at_once_saying_why() {
     }
     tokio::time::sleep(Duration::from_millis(200)).await;
     // Kill the server process from outside.
-    let pid = find_child_pid();
+    let pid = client.server_pid().unwrap() as i32;
     let killed_at = Instant::now();
     unsafe { libc::kill(pid, libc::SIGKILL) };
     for c in calls {
@@ -35,20 +35,6 @@ async fn a_killed_server_fails_every_pending_call_at_once_saying_why() {
     assert!(elapsed < Duration::from_millis(100), "pending calls failed after {elapsed:?}");
     // New calls fail at once too.
     assert!(matches!(client.call_tool("echo", json!({"text": "x"})).await, Err(Error::Closed(_))));
-}
-
-fn find_child_pid() -> i32 {
-    let me = std::process::id();
-    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else { continue };
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect();
-        let cmd = std::fs::read_to_string(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-        if fields.get(1).and_then(|p| p.parse::<u32>().ok()) == Some(me) && cmd.contains("bench-server") {
-            return pid;
-        }
-    }
-    panic!("no bench-server child found");
 }
 
 #[tokio::test]
@@ -80,4 +66,39 @@ async fn progress_and_paging_through_the_client() {
     assert_eq!(names, ["echo", "add", "sleep"]);
     assert_eq!(client.server().server_info.name, "bench-server");
     client.ping().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_supervised_server_is_restarted_after_a_crash() {
+    use mcp_runtime::{RestartPolicy, Supervisor};
+    let policy = RestartPolicy { initial_backoff: Duration::from_millis(20), ..Default::default() };
+    let sup = Supervisor::start(policy, || (Client::builder().stderr(StderrMode::Null), Command::new(bench_server()))).await.unwrap();
+    assert_eq!(sup.call_tool("add", json!({"a": 1, "b": 2})).await.unwrap().text_content(), "3");
+    let c = sup.client().await.unwrap();
+    unsafe { libc::kill(c.server_pid().unwrap() as i32, libc::SIGKILL) };
+    // The call in flight when it died fails, saying so.
+    assert!(matches!(c.call_tool("sleep", json!({"ms": 10_000})).await, Err(Error::Closed(_))));
+    drop(c);
+    let r = sup.call_tool("add", json!({"a": 2, "b": 2})).await.unwrap();
+    assert_eq!(r.text_content(), "4");
+    assert_eq!(sup.restarts(), 1);
+}
+
+#[tokio::test]
+async fn restarts_back_off_exponentially_and_give_up() {
+    use mcp_runtime::{RestartPolicy, Supervisor};
+    let policy = RestartPolicy { initial_backoff: Duration::from_millis(40), max_attempts: 4, ..Default::default() };
+    let t0 = Instant::now();
+    let r = Supervisor::start(policy, || {
+        let mut c = Command::new("sh");
+        c.args(["-c", "echo broken >&2; exit 3"]);
+        (Client::builder().stderr(StderrMode::Capture), c)
+    })
+    .await;
+    let elapsed = t0.elapsed();
+    let Err(Error::Closed(msg)) = r else { panic!("expected a failure") };
+    assert!(msg.contains("after 4 attempts"), "{msg}");
+    assert!(msg.contains("exited") && msg.contains("broken"), "the last error explains the crash: {msg}");
+    // Waits of 40 + 80 + 160 ms between the four attempts.
+    assert!(elapsed >= Duration::from_millis(280), "{elapsed:?}");
 }

@@ -31,12 +31,14 @@ pub mod codegen_support;
 pub mod connection;
 pub mod error;
 pub mod framing;
+#[cfg(feature = "http")]
+pub mod http;
 pub mod protocol;
 pub mod schema;
 pub mod server;
 pub mod stdio;
 
-pub use client::{CallOptions, Client, ClientBuilder, ServerNotification, StderrMode};
+pub use client::{CallOptions, Client, ClientBuilder, RestartPolicy, ServerNotification, StderrMode, Supervisor};
 pub use connection::{ConnectionConfig, Peer};
 pub use error::Error;
 pub use server::{Context, Server, ServerBuilder};

@@ -22,6 +22,7 @@ pub enum StderrMode {
 const TAIL: usize = 8 * 1024;
 
 pub(crate) struct ChildGuard {
+    pub(crate) pid: Option<u32>,
     child: Arc<tokio::sync::Mutex<Child>>,
     tail: Arc<Mutex<VecDeque<u8>>>,
 }
@@ -61,7 +62,8 @@ pub(crate) fn spawn(cmd: &mut Command, stderr: StderrMode) -> Result<(ChildGuard
             }
         });
     }
-    Ok((ChildGuard { child: Arc::new(tokio::sync::Mutex::new(child)), tail }, stdout, stdin))
+    let pid = child.id();
+    Ok((ChildGuard { pid, child: Arc::new(tokio::sync::Mutex::new(child)), tail }, stdout, stdin))
 }
 
 impl ChildGuard {

@@ -4,9 +4,11 @@
 
 mod child;
 mod handler;
+mod supervisor;
 
 pub use child::StderrMode;
 pub use handler::{ElicitationHandler, SamplingHandler};
+pub use supervisor::{RestartPolicy, Supervisor};
 
 use crate::connection::{self, ConnectionConfig, Handler, Peer, RequestOptions};
 use crate::error::Error;
@@ -256,6 +258,11 @@ impl Client {
 
     pub fn protocol_version(&self) -> ProtocolVersion {
         self.version
+    }
+
+    /// The process id of a server started with [`ClientBuilder::spawn`].
+    pub fn server_pid(&self) -> Option<u32> {
+        self.child.as_ref().and_then(|c| c.pid)
     }
 
     /// Notifications from the server (list changes, resource updates, log messages...).
