@@ -129,6 +129,10 @@ impl ClientBuilder {
         self.config.request_timeout = t;
         self
     }
+    /// The connection settings a transport should give its [`Peer`].
+    pub(crate) fn config_ref(&self) -> &ConnectionConfig {
+        &self.config
+    }
     /// What to do with a child server's stderr (default: pass it through).
     pub fn stderr(mut self, mode: StderrMode) -> Self {
         self.stderr = mode;

@@ -15,7 +15,9 @@ pub struct ToolDef {
 impl ToolDef {
     #[doc(hidden)]
     pub fn new(build: impl FnOnce(SchemaProfile) -> ToolRoute + Send + 'static) -> Self {
-        ToolDef { build: Box::new(build) }
+        ToolDef {
+            build: Box::new(build),
+        }
     }
 
     /// The route with its schemas in the given profile.
@@ -45,7 +47,10 @@ pub struct SchemaCache {
 
 impl SchemaCache {
     pub const fn new() -> Self {
-        SchemaCache { portable: OnceLock::new(), full: OnceLock::new() }
+        SchemaCache {
+            portable: OnceLock::new(),
+            full: OnceLock::new(),
+        }
     }
 
     pub fn get(

@@ -58,14 +58,22 @@ impl SchemaProfile {
 
     /// The `inputSchema` of a tool whose arguments deserialize into `T` (an object type).
     pub fn input_schema<T: JsonSchema + ?Sized>(self) -> JsonObject {
-        let mut v = self.settings(Contract::Deserialize).into_generator().into_root_schema_for::<T>().to_value();
+        let mut v = self
+            .settings(Contract::Deserialize)
+            .into_generator()
+            .into_root_schema_for::<T>()
+            .to_value();
         match self {
             SchemaProfile::Portable => make_portable(&mut v, true),
             // The root title is the name of a generated arguments struct: noise in either profile.
             SchemaProfile::Full => drop(v.as_object_mut().and_then(|o| o.remove("title"))),
         }
         let mut obj = into_object(v);
-        if obj.get("properties").and_then(Value::as_object).is_some_and(|p| p.is_empty()) {
+        if obj
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|p| p.is_empty())
+        {
             obj.remove("properties");
         }
         if !obj.contains_key("properties") && obj.get("type") == Some(&json!("object")) {
@@ -77,14 +85,21 @@ impl SchemaProfile {
     /// The `outputSchema` of a tool returning `T`: an object type as is, anything else wrapped in
     /// `{"type":"object","properties":{"result":...},"required":["result"]}`.
     pub fn output_schema<T: JsonSchema + ?Sized>(self) -> OutputSchema {
-        let mut v = self.settings(Contract::Serialize).into_generator().into_root_schema_for::<T>().to_value();
+        let mut v = self
+            .settings(Contract::Serialize)
+            .into_generator()
+            .into_root_schema_for::<T>()
+            .to_value();
         match self {
             SchemaProfile::Portable => make_portable(&mut v, false),
             SchemaProfile::Full => drop(v.as_object_mut().and_then(|o| o.remove("title"))),
         }
         let mut obj = into_object(v);
         if obj.get("type") == Some(&json!("object")) {
-            return OutputSchema { schema: obj, wrapped: false };
+            return OutputSchema {
+                schema: obj,
+                wrapped: false,
+            };
         }
         let meta = obj.remove("$schema");
         let defs = obj.remove("$defs");
@@ -98,7 +113,10 @@ impl SchemaProfile {
         if let Some(d) = defs {
             wrapper.insert("$defs".into(), d);
         }
-        OutputSchema { schema: wrapper, wrapped: true }
+        OutputSchema {
+            schema: wrapper,
+            wrapped: true,
+        }
     }
 }
 
@@ -120,8 +138,8 @@ fn into_object(v: Value) -> JsonObject {
 pub mod __private {
     pub use super::def::SchemaCache;
     pub use crate::server::tool_result::{
-        error_result, ContentReturn, Returned, SchemaProbe, StructuredReturn, ToolError,
-        ContentProbe, StructuredProbe,
+        error_result, ContentProbe, ContentReturn, Returned, SchemaProbe, StructuredProbe,
+        StructuredReturn, ToolError,
     };
 
     /// Checks an argument type has a schema; the message is what the user sees instead of E0277.
@@ -148,12 +166,20 @@ pub mod __private {
         label = "`{Self}` does not implement `FromStr`",
         note = "prompt arguments and URI template variables are strings: use `String`, `Option<String>` or a type implementing `FromStr`"
     )]
-    pub trait StringArgument {}
-    impl<T: std::str::FromStr> StringArgument for T {}
+    pub trait StringArgument: Sized {
+        fn parse_argument(s: &str) -> Result<Self, String>;
+    }
+    impl<T: std::str::FromStr> StringArgument for T
+    where
+        T::Err: std::fmt::Display,
+    {
+        fn parse_argument(s: &str) -> Result<Self, String> {
+            s.parse().map_err(|e: T::Err| e.to_string())
+        }
+    }
 
     pub fn assert_argument_schema<T: ArgumentSchema + ?Sized>() {}
     pub fn assert_argument_deserialize<T: ArgumentDeserialize>() {}
-    pub fn assert_string_argument<T: StringArgument>() {}
 
     pub use crate::server::tool_result::{IntoPromptResult, IntoResourceResult, StringArg};
 }

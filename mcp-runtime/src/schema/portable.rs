@@ -43,7 +43,13 @@ const ONE_SCHEMA: &[&str] = &[
 /// Keywords whose value is an array of schemas.
 const SCHEMA_ARRAYS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems", "items"];
 /// Keywords whose value is a map of names to schemas.
-const SCHEMA_MAPS: &[&str] = &["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+const SCHEMA_MAPS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
 
 /// Rewrites a root schema in place into the portable profile (see the [module docs](super)).
 /// `strip_null` makes `Option<T>` plain `T`, which is right for inputs, where an absent optional
@@ -53,11 +59,70 @@ pub fn make_portable(root: &mut Value, strip_null: bool) {
         o.remove("$schema");
     }
     rewrite(root, strip_null);
+    refer_to_recursive_defs(root);
     drop_unused_defs(root);
 }
 
+/// schemars inlines the first use of a recursive type and keeps its definition for the recursion; the
+/// inlined copy becomes a `$ref` to that definition, so the schema says it once.
+fn refer_to_recursive_defs(root: &mut Value) {
+    let Some(Value::Object(defs)) = root.as_object_mut().and_then(|o| o.remove("$defs")) else {
+        return;
+    };
+    fn without_description(v: &Value) -> Value {
+        let mut v = v.clone();
+        if let Some(o) = v.as_object_mut() {
+            o.remove("description");
+        }
+        v
+    }
+    let bare: Vec<(String, Value, Option<Value>)> = defs
+        .iter()
+        .map(|(k, v)| {
+            (
+                k.clone(),
+                without_description(v),
+                v.get("description").cloned(),
+            )
+        })
+        .collect();
+    fn visit(v: &mut Value, defs: &[(String, Value, Option<Value>)]) {
+        if v.is_object() {
+            let plain = without_description(v);
+            if let Some((name, _, def_desc)) = defs.iter().find(|(_, d, _)| *d == plain) {
+                let desc = v
+                    .get("description")
+                    .cloned()
+                    .filter(|d| Some(d) != def_desc.as_ref());
+                let mut r = Map::new();
+                r.insert("$ref".into(), Value::from(format!("#/$defs/{name}")));
+                if let Some(d) = desc {
+                    r.insert("description".into(), d);
+                }
+                *v = Value::Object(r);
+                return;
+            }
+            v.as_object_mut()
+                .into_iter()
+                .flat_map(|o| o.values_mut())
+                .for_each(|c| visit(c, defs));
+        } else if let Some(a) = v.as_array_mut() {
+            a.iter_mut().for_each(|c| visit(c, defs));
+        }
+    }
+    // The root itself stays: an output schema's root must say `"type": "object"`.
+    root.as_object_mut()
+        .into_iter()
+        .flat_map(|o| o.values_mut())
+        .for_each(|c| visit(c, &bare));
+    root.as_object_mut()
+        .map(|o| o.insert("$defs".into(), Value::Object(defs)));
+}
+
 fn rewrite(schema: &mut Value, strip_null: bool) {
-    let Some(obj) = schema.as_object_mut() else { return };
+    let Some(obj) = schema.as_object_mut() else {
+        return;
+    };
     for (k, v) in obj.iter_mut() {
         let k = k.as_str();
         if SCHEMA_MAPS.contains(&k) {
@@ -65,19 +130,49 @@ fn rewrite(schema: &mut Value, strip_null: bool) {
                 m.values_mut().for_each(|s| rewrite(s, strip_null));
             }
         } else if SCHEMA_ARRAYS.contains(&k) && v.is_array() {
-            v.as_array_mut().into_iter().flatten().for_each(|s| rewrite(s, strip_null));
+            v.as_array_mut()
+                .into_iter()
+                .flatten()
+                .for_each(|s| rewrite(s, strip_null));
         } else if ONE_SCHEMA.contains(&k) {
             rewrite(v, strip_null);
         }
     }
+    if !strip_null {
+        strip_null_from_optional_properties(obj);
+    }
     obj.remove("title");
-    if obj.get("format").and_then(Value::as_str).is_some_and(|f| !STANDARD_FORMATS.contains(&f)) {
+    if obj
+        .get("format")
+        .and_then(Value::as_str)
+        .is_some_and(|f| !STANDARD_FORMATS.contains(&f))
+    {
         obj.remove("format");
     }
     if strip_null {
         strip_null_type(obj);
     }
     collapse_string_enum(obj);
+}
+
+/// In an output schema, a property that is not `required` is one serde skips when it is `None`
+/// (`skip_serializing_if`): it is never `null`, so its schema need not allow it.
+fn strip_null_from_optional_properties(obj: &mut Map<String, Value>) {
+    let required: Vec<Value> = obj
+        .get("required")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let Some(Value::Object(props)) = obj.get_mut("properties") else {
+        return;
+    };
+    for (name, schema) in props.iter_mut() {
+        if !required.iter().any(|r| r == name.as_str()) {
+            if let Some(o) = schema.as_object_mut() {
+                strip_null_type(o);
+            }
+        }
+    }
 }
 
 /// `type: [T, "null"]` → `type: T`; `anyOf: [S, {type: null}]` → S; `null` out of `enum`.
@@ -93,13 +188,31 @@ fn strip_null_type(obj: &mut Map<String, Value>) {
         values.retain(|v| !v.is_null());
     }
     for key in ["anyOf", "oneOf"] {
-        let Some(Value::Array(branches)) = obj.get_mut(key) else { continue };
-        let is_null = |b: &Value| b.get("type").is_some_and(|t| t == "null") && b.as_object().is_some_and(|o| o.len() == 1);
+        let Some(Value::Array(branches)) = obj.get_mut(key) else {
+            continue;
+        };
+        let is_null = |b: &Value| {
+            b.get("type").is_some_and(|t| t == "null")
+                && b.as_object().is_some_and(|o| o.len() == 1)
+        };
         if branches.len() == 2 && branches.iter().any(is_null) {
-            let Some(Value::Array(branches)) = obj.remove(key) else { continue };
+            let Some(Value::Array(branches)) = obj.remove(key) else {
+                continue;
+            };
             if let Some(Value::Object(inner)) = branches.into_iter().find(|b| !is_null(b)) {
                 for (k, v) in inner {
-                    // The property's own description wins over the type's.
+                    // The property's own description wins over the type's, but the docs of an enum's
+                    // variants (`- variant: text` lines) are kept.
+                    if k == "description" {
+                        if let (Some(Value::String(own)), Value::String(theirs)) =
+                            (obj.get_mut("description"), &v)
+                        {
+                            for line in theirs.lines().filter(|l| l.starts_with("- ")) {
+                                own.push('\n');
+                                own.push_str(line);
+                            }
+                        }
+                    }
                     obj.entry(k).or_insert(v);
                 }
             }
@@ -110,13 +223,16 @@ fn strip_null_type(obj: &mut Map<String, Value>) {
 /// `oneOf` of string constants (what schemars emits when some variants have doc comments) → `enum`.
 fn collapse_string_enum(obj: &mut Map<String, Value>) {
     for key in ["oneOf", "anyOf"] {
-        let Some(Value::Array(branches)) = obj.get(key) else { continue };
+        let Some(Value::Array(branches)) = obj.get(key) else {
+            continue;
+        };
         let mut values = Vec::new();
         let mut docs = Vec::new();
         for b in branches {
             let Some(b) = b.as_object() else { return };
             if b.get("type").and_then(Value::as_str) != Some("string")
-                || b.keys().any(|k| !matches!(k.as_str(), "type" | "const" | "enum" | "description"))
+                || b.keys()
+                    .any(|k| !matches!(k.as_str(), "type" | "const" | "enum" | "description"))
             {
                 return;
             }
@@ -136,7 +252,11 @@ fn collapse_string_enum(obj: &mut Map<String, Value>) {
         obj.insert("type".into(), Value::from("string"));
         obj.insert("enum".into(), Value::Array(values));
         if !docs.is_empty() {
-            let mut text = obj.get("description").and_then(Value::as_str).map(str::to_string).unwrap_or_default();
+            let mut text = obj
+                .get("description")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .unwrap_or_default();
             for d in docs {
                 if !text.is_empty() {
                     text.push('\n');
@@ -152,11 +272,20 @@ fn collapse_string_enum(obj: &mut Map<String, Value>) {
 /// Keeps only the `$defs` that something still references (after inlining, only recursive types).
 fn drop_unused_defs(root: &mut Value) {
     loop {
-        let Some(defs) = root.get("$defs").and_then(Value::as_object) else { return };
+        let Some(defs) = root.get("$defs").and_then(Value::as_object) else {
+            return;
+        };
         let mut used = BTreeSet::new();
         collect_refs(root, &mut used);
-        let unused: Vec<String> = defs.keys().filter(|k| !used.contains(*k)).cloned().collect();
-        let defs = root.get_mut("$defs").and_then(Value::as_object_mut).expect("checked above");
+        let unused: Vec<String> = defs
+            .keys()
+            .filter(|k| !used.contains(*k))
+            .cloned()
+            .collect();
+        let defs = root
+            .get_mut("$defs")
+            .and_then(Value::as_object_mut)
+            .expect("checked above");
         if unused.is_empty() {
             if defs.is_empty() {
                 root.as_object_mut().map(|o| o.remove("$defs"));
@@ -172,7 +301,11 @@ fn drop_unused_defs(root: &mut Value) {
 fn collect_refs(v: &Value, used: &mut BTreeSet<String>) {
     match v {
         Value::Object(o) => {
-            if let Some(name) = o.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix("#/$defs/")) {
+            if let Some(name) = o
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix("#/$defs/"))
+            {
                 used.insert(name.to_string());
             }
             o.values().for_each(|v| collect_refs(v, used));
@@ -199,11 +332,14 @@ mod tests {
             }
         });
         make_portable(&mut s, true);
-        assert_eq!(s, json!({"type": "object", "properties": {
-            "title": {"type": "string"},
-            "n": {"type": "integer", "minimum": 0},
-            "at": {"type": "string", "format": "date-time"}
-        }}));
+        assert_eq!(
+            s,
+            json!({"type": "object", "properties": {
+                "title": {"type": "string"},
+                "n": {"type": "integer", "minimum": 0},
+                "at": {"type": "string", "format": "date-time"}
+            }})
+        );
     }
 
     #[test]
@@ -215,7 +351,10 @@ mod tests {
         let mut input = s.clone();
         make_portable(&mut input, true);
         assert_eq!(input["properties"]["a"], json!({"type": "boolean"}));
-        assert_eq!(input["properties"]["b"], json!({"type": "object", "properties": {}, "description": "B"}));
+        assert_eq!(
+            input["properties"]["b"],
+            json!({"type": "object", "properties": {}, "description": "B"})
+        );
         let mut output = s.clone();
         make_portable(&mut output, false);
         assert_eq!(output, s);
@@ -228,7 +367,10 @@ mod tests {
             {"type": "string", "enum": ["low", "medium"]}
         ]});
         make_portable(&mut s, true);
-        assert_eq!(s, json!({"type": "string", "enum": ["high", "low", "medium"], "description": "Priority\n- high: Today"}));
+        assert_eq!(
+            s,
+            json!({"type": "string", "enum": ["high", "low", "medium"], "description": "Priority\n- high: Today"})
+        );
     }
 
     #[test]
@@ -236,6 +378,9 @@ mod tests {
         let mut s = json!({"type": "object", "properties": {"n": {"$ref": "#/$defs/Node"}},
             "$defs": {"Node": {"type": "object", "properties": {"c": {"type": "array", "items": {"$ref": "#/$defs/Node"}}}}, "Unused": {"type": "string"}}});
         make_portable(&mut s, true);
-        assert_eq!(s["$defs"].as_object().unwrap().keys().collect::<Vec<_>>(), ["Node"]);
+        assert_eq!(
+            s["$defs"].as_object().unwrap().keys().collect::<Vec<_>>(),
+            ["Node"]
+        );
     }
 }

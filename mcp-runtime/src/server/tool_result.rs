@@ -13,8 +13,10 @@
 //! first, then `Serialize + JsonSchema`), so a type that is both, like `String`, is content.
 
 use crate::protocol::{
-    CallToolResult, ContentBlock, ErrorObject, GetPromptResult, PromptMessage, ReadResourceResult, ResourceContents,
+    CallToolResult, ContentBlock, ErrorObject, GetPromptResult, PromptMessage, ReadResourceResult,
+    ResourceContents,
 };
+use crate::schema::__private::StringArgument;
 use crate::schema::{OutputSchema, SchemaProfile};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -81,13 +83,13 @@ impl<T> Returned<T> {
     }
 }
 
-/// First choice of the dispatch: content types (`(&Returned(v)).into_result(..)` finds it by value).
+/// First choice of the dispatch: content types (`(&Returned(v)).to_call_tool_result(..)` finds it by value).
 #[doc(hidden)]
 pub trait ContentReturn {
-    fn into_result(&self, wrapped: bool) -> CallToolResult;
+    fn to_call_tool_result(&self, wrapped: bool) -> CallToolResult;
 }
 impl<T: IntoContent> ContentReturn for Returned<T> {
-    fn into_result(&self, _wrapped: bool) -> CallToolResult {
+    fn to_call_tool_result(&self, _wrapped: bool) -> CallToolResult {
         self.take().into_call_tool_result()
     }
 }
@@ -95,10 +97,10 @@ impl<T: IntoContent> ContentReturn for Returned<T> {
 /// Second choice (one more autoref): structured output.
 #[doc(hidden)]
 pub trait StructuredReturn {
-    fn into_result(&self, wrapped: bool) -> CallToolResult;
+    fn to_call_tool_result(&self, wrapped: bool) -> CallToolResult;
 }
 impl<T: Serialize + JsonSchema> StructuredReturn for &Returned<T> {
-    fn into_result(&self, wrapped: bool) -> CallToolResult {
+    fn to_call_tool_result(&self, wrapped: bool) -> CallToolResult {
         structured(&self.take(), wrapped)
     }
 }
@@ -166,7 +168,11 @@ impl IntoPromptResult for GetPromptResult {
 }
 impl IntoPromptResult for Vec<PromptMessage> {
     fn into_prompt_result(self) -> Result<GetPromptResult, ErrorObject> {
-        Ok(GetPromptResult { description: None, messages: self, meta: None })
+        Ok(GetPromptResult {
+            description: None,
+            messages: self,
+            meta: None,
+        })
     }
 }
 impl IntoPromptResult for PromptMessage {
@@ -181,7 +187,8 @@ impl IntoPromptResult for String {
 }
 impl<T: IntoPromptResult, E: Display> IntoPromptResult for Result<T, E> {
     fn into_prompt_result(self) -> Result<GetPromptResult, ErrorObject> {
-        self.map_err(|e| ErrorObject::internal(e.to_string()))?.into_prompt_result()
+        self.map_err(|e| ErrorObject::internal(e.to_string()))?
+            .into_prompt_result()
     }
 }
 
@@ -189,31 +196,59 @@ impl<T: IntoPromptResult, E: Display> IntoPromptResult for Result<T, E> {
 /// `mime_type`), `ResourceContents`, `Vec<ResourceContents>`, `ReadResourceResult`, or a `Result` of
 /// these whose `Err` becomes an internal error.
 pub trait IntoResourceResult {
-    fn into_resource_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult, ErrorObject>;
+    fn into_resource_result(
+        self,
+        uri: &str,
+        mime_type: Option<&str>,
+    ) -> Result<ReadResourceResult, ErrorObject>;
 }
 impl IntoResourceResult for ReadResourceResult {
-    fn into_resource_result(self, _: &str, _: Option<&str>) -> Result<ReadResourceResult, ErrorObject> {
+    fn into_resource_result(
+        self,
+        _: &str,
+        _: Option<&str>,
+    ) -> Result<ReadResourceResult, ErrorObject> {
         Ok(self)
     }
 }
 impl IntoResourceResult for Vec<ResourceContents> {
-    fn into_resource_result(self, _: &str, _: Option<&str>) -> Result<ReadResourceResult, ErrorObject> {
-        Ok(ReadResourceResult { contents: self, meta: None })
+    fn into_resource_result(
+        self,
+        _: &str,
+        _: Option<&str>,
+    ) -> Result<ReadResourceResult, ErrorObject> {
+        Ok(ReadResourceResult {
+            contents: self,
+            meta: None,
+        })
     }
 }
 impl IntoResourceResult for ResourceContents {
-    fn into_resource_result(self, uri: &str, mime: Option<&str>) -> Result<ReadResourceResult, ErrorObject> {
+    fn into_resource_result(
+        self,
+        uri: &str,
+        mime: Option<&str>,
+    ) -> Result<ReadResourceResult, ErrorObject> {
         vec![self].into_resource_result(uri, mime)
     }
 }
 impl IntoResourceResult for String {
-    fn into_resource_result(self, uri: &str, mime: Option<&str>) -> Result<ReadResourceResult, ErrorObject> {
+    fn into_resource_result(
+        self,
+        uri: &str,
+        mime: Option<&str>,
+    ) -> Result<ReadResourceResult, ErrorObject> {
         ResourceContents::text(uri, mime, self).into_resource_result(uri, mime)
     }
 }
 impl<T: IntoResourceResult, E: Display> IntoResourceResult for Result<T, E> {
-    fn into_resource_result(self, uri: &str, mime: Option<&str>) -> Result<ReadResourceResult, ErrorObject> {
-        self.map_err(|e| ErrorObject::internal(e.to_string()))?.into_resource_result(uri, mime)
+    fn into_resource_result(
+        self,
+        uri: &str,
+        mime: Option<&str>,
+    ) -> Result<ReadResourceResult, ErrorObject> {
+        self.map_err(|e| ErrorObject::internal(e.to_string()))?
+            .into_resource_result(uri, mime)
     }
 }
 
@@ -222,18 +257,21 @@ impl<T: IntoResourceResult, E: Display> IntoResourceResult for Result<T, E> {
 pub struct StringArg;
 
 impl StringArg {
-    pub fn required<T: std::str::FromStr>(name: &str, value: Option<&String>) -> Result<T, ErrorObject>
-    where
-        T::Err: Display,
-    {
-        let value = value.ok_or_else(|| ErrorObject::invalid_params(format!("Invalid params: missing argument `{name}`")))?;
-        value.parse().map_err(|e| ErrorObject::invalid_params(format!("Invalid argument `{name}`: {e}")))
+    pub fn required<T: StringArgument>(
+        name: &str,
+        value: Option<&String>,
+    ) -> Result<T, ErrorObject> {
+        let value = value.ok_or_else(|| {
+            ErrorObject::invalid_params(format!("Invalid params: missing argument `{name}`"))
+        })?;
+        T::parse_argument(value)
+            .map_err(|e| ErrorObject::invalid_params(format!("Invalid argument `{name}`: {e}")))
     }
 
-    pub fn optional<T: std::str::FromStr>(name: &str, value: Option<&String>) -> Result<Option<T>, ErrorObject>
-    where
-        T::Err: Display,
-    {
+    pub fn optional<T: StringArgument>(
+        name: &str,
+        value: Option<&String>,
+    ) -> Result<Option<T>, ErrorObject> {
         value.map(|_| Self::required(name, value)).transpose()
     }
 }
@@ -250,19 +288,23 @@ mod tests {
 
     #[test]
     fn content_types_win_over_structured() {
-        let r = (&Returned::new(String::from("hi"))).into_result(false);
+        let r = (&Returned::new(String::from("hi"))).to_call_tool_result(false);
         assert_eq!(r, CallToolResult::text("hi"));
-        assert!((&SchemaProbe::<String>::new()).output_schema(SchemaProfile::Portable).is_none());
+        assert!((&SchemaProbe::<String>::new())
+            .output_schema(SchemaProfile::Portable)
+            .is_none());
     }
 
     #[test]
     fn structured_values_carry_a_text_copy_and_are_wrapped_when_not_objects() {
-        let r = (&Returned::new(Point { x: 1 })).into_result(false);
+        let r = (&Returned::new(Point { x: 1 })).to_call_tool_result(false);
         assert_eq!(r.structured_content, Some(json!({"x": 1})));
         assert_eq!(r.text_content(), r#"{"x":1}"#);
-        let out = (&SchemaProbe::<Vec<u8>>::new()).output_schema(SchemaProfile::Portable).unwrap();
+        let out = (&SchemaProbe::<Vec<u8>>::new())
+            .output_schema(SchemaProfile::Portable)
+            .unwrap();
         assert!(out.wrapped);
-        let r = (&Returned::new(vec![1u8, 2])).into_result(out.wrapped);
+        let r = (&Returned::new(vec![1u8, 2])).to_call_tool_result(out.wrapped);
         assert_eq!(r.structured_content, Some(json!({"result": [1, 2]})));
     }
 

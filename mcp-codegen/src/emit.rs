@@ -1,0 +1,319 @@
+//! Emits the bindings: one module per tool (its `Params`, its `Output`, the types of its definitions), a client
+//! with one async method per tool, all formatted with prettyplease.
+
+use crate::names::{snake_ident, Namer};
+use crate::normalize::{takes_no_arguments, Normalizer};
+use crate::typegen::generate_types;
+use crate::{Options, Warning};
+use mcp_runtime::protocol::Tool;
+use proc_macro2::{Delimiter, Group, Ident, Punct, Spacing, Span, TokenStream, TokenTree};
+use quote::{format_ident, quote};
+
+/// Crates the generated code reaches through `::mcp_runtime`, since it may depend on nothing else.
+const REEXPORTED: &[&str] = &["serde", "serde_json", "schemars"];
+
+pub struct ToolModule {
+    pub ident: String,
+    pub tokens: TokenStream,
+    pub method: TokenStream,
+}
+
+pub fn tool_module(tool: &Tool, ident: String, warnings: &mut Vec<Warning>) -> ToolModule {
+    let no_arguments = takes_no_arguments(&tool.input_schema);
+    let mut normalizer = Normalizer::new(&tool.name, &["Params", "Output", "NAME"]);
+    if !no_arguments {
+        normalizer.add_root("Params", "/inputSchema", &tool.input_schema);
+    }
+    if let Some(output) = &tool.output_schema {
+        normalizer.add_root("Output", "/outputSchema", output);
+    }
+    let (defs, mut found) = normalizer.finish();
+    warnings.append(&mut found);
+    let types = if defs.is_empty() {
+        TokenStream::new()
+    } else {
+        let (types, mut found) = generate_types(&tool.name, defs);
+        warnings.append(&mut found);
+        without_error_module(reexported_paths(types))
+    };
+    let params = if no_arguments {
+        quote! {
+            /// This tool takes no arguments.
+            #[derive(::mcp_runtime::serde::Serialize, ::mcp_runtime::serde::Deserialize, Debug, Clone, Copy, Default, PartialEq, Eq)]
+            pub struct Params {}
+        }
+    } else {
+        TokenStream::new()
+    };
+    let name = &tool.name;
+    let docs = doc_attrs(tool.description.as_deref().or(tool.title.as_deref()));
+    let module = format_ident!("{}", ident);
+    let tokens = quote! {
+        #(#docs)*
+        #[allow(clippy::all, clippy::pedantic, dead_code, unused_imports, non_camel_case_types, irrefutable_let_patterns)]
+        pub mod #module {
+            /// The tool's name on the wire.
+            pub const NAME: &str = #name;
+            #params
+            #types
+        }
+    };
+    let method = method(tool, &module, no_arguments);
+    ToolModule { ident, tokens: add_serde_crate_attrs(tokens), method }
+}
+
+fn method(tool: &Tool, module: &Ident, no_arguments: bool) -> TokenStream {
+    let mut docs = doc_attrs(tool.description.as_deref().or(tool.title.as_deref()));
+    let returns = if tool.output_schema.is_some() {
+        "Returns the tool's `structuredContent` as [`Output`]"
+    } else {
+        "Returns the tool's content blocks"
+    };
+    if !docs.is_empty() {
+        docs.extend(doc_attrs(Some("")));
+    }
+    docs.extend(doc_attrs(Some(&format!(
+        "Calls `{}`. {returns}; a result with `isError` is [`ToolCallError::Tool`].",
+        tool.name.replace('`', "'")
+    ))));
+    let (output, call) = if tool.output_schema.is_some() {
+        (quote!(#module::Output), quote!(call_structured))
+    } else {
+        (quote!(::std::vec::Vec<::mcp_runtime::protocol::ContentBlock>), quote!(call_content))
+    };
+    // The doc link above names `Output` unqualified; point it at the tool's module.
+    let docs: Vec<TokenStream> = docs
+        .into_iter()
+        .map(|d| {
+            let text = d.to_string().replace("[`Output`]", &format!("[`{module}::Output`]"));
+            text.parse().unwrap_or(d)
+        })
+        .collect();
+    if no_arguments {
+        quote! {
+            #(#docs)*
+            pub async fn #module(&self) -> ::std::result::Result<#output, ToolCallError> {
+                ::mcp_runtime::codegen_support::#call(&self.inner, #module::NAME, &#module::Params {}).await
+            }
+        }
+    } else {
+        quote! {
+            #(#docs)*
+            pub async fn #module(&self, params: &#module::Params) -> ::std::result::Result<#output, ToolCallError> {
+                ::mcp_runtime::codegen_support::#call(&self.inner, #module::NAME, params).await
+            }
+        }
+    }
+}
+
+/// `#[doc = "..."]` lines; prettyplease prints them as `///` comments.
+fn doc_attrs(text: Option<&str>) -> Vec<TokenStream> {
+    let Some(text) = text else { return Vec::new() };
+    let text = text.trim_end();
+    if text.is_empty() {
+        return vec![quote!(#[doc = ""])];
+    }
+    text.lines().map(|line| {
+        let line = format!(" {}", line.trim_end());
+        quote!(#[doc = #line])
+    }).collect()
+}
+
+/// The whole file.
+pub fn bindings(tools: &[Tool], options: &Options, warnings: &mut Vec<Warning>) -> String {
+    let mut sorted: Vec<&Tool> = tools.iter().collect();
+    sorted.sort_by(|a, b| a.name.cmp(&b.name));
+    // A tool whose name is already its identifier keeps it; the others are numbered around it (`ping` stays
+    // `ping` and `Ping` becomes `ping_2`, whatever their order).
+    let mut namer = Namer::default();
+    let mut idents = vec![String::new(); sorted.len()];
+    for exact in [true, false] {
+        for (i, tool) in sorted.iter().enumerate() {
+            if (snake_ident(&tool.name) == tool.name) == exact {
+                idents[i] = namer.unique(snake_ident(&tool.name));
+            }
+        }
+    }
+    let mut modules = Vec::new();
+    let mut methods = Vec::new();
+    for (tool, ident) in sorted.into_iter().zip(idents) {
+        let module = tool_module(tool, ident, warnings);
+        modules.push(module.tokens);
+        methods.push(module.method);
+    }
+    let error_module = error_module();
+    let client = format_ident!("{}", crate::names::camel_ident(&options.client_name));
+    let client_doc = format!(" A typed client for the tools of `{}`.", options.server_label.replace('`', "'"));
+    let file = quote! {
+        pub use ::mcp_runtime::codegen_support::ToolCallError;
+
+        #[doc = #client_doc]
+        pub struct #client {
+            inner: ::mcp_runtime::Client,
+        }
+
+        #[allow(clippy::all, clippy::pedantic, dead_code)]
+        impl #client {
+            /// Wraps a connected client.
+            pub fn new(inner: ::mcp_runtime::Client) -> Self {
+                Self { inner }
+            }
+            /// The underlying client, for everything that is not a tool call.
+            pub fn inner(&self) -> &::mcp_runtime::Client {
+                &self.inner
+            }
+            pub fn into_inner(self) -> ::mcp_runtime::Client {
+                self.inner
+            }
+            #(#methods)*
+        }
+
+        #error_module
+
+        #(#modules)*
+    };
+    let header = format!(
+        "// Generated by mcp-codegen from {}. Do not edit: regenerate instead.\n\n",
+        options.server_label.replace('\n', " ")
+    );
+    match syn::parse2::<syn::File>(file.clone()) {
+        Ok(parsed) => format!("{header}{}", prettyplease::unparse(&parsed)),
+        // Unreachable with the tokens above, but a generator never panics: emit them unformatted.
+        Err(e) => format!("{header}// mcp-codegen could not format this file: {e}\n{file}\n"),
+    }
+}
+
+/// typify emits the same `mod error` with every type space; the file carries one, shared by all tools.
+fn without_error_module(types: TokenStream) -> TokenStream {
+    let Ok(mut file) = syn::parse2::<syn::File>(types.clone()) else { return types };
+    file.items.retain(|item| !matches!(item, syn::Item::Mod(m) if m.ident == "error"));
+    let items = file.items;
+    quote! {
+        use super::error;
+        #(#items)*
+    }
+}
+
+/// The error type of typify's `TryFrom` and `FromStr` implementations.
+fn error_module() -> TokenStream {
+    quote! {
+        /// Error from a `TryFrom` or `FromStr` implementation of a generated type.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::result::Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::result::Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl ::std::convert::From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl ::std::convert::From<::std::string::String> for ConversionError {
+                fn from(value: ::std::string::String) -> Self {
+                    Self(value.into())
+                }
+            }
+        }
+    }
+}
+
+/// `::serde::X` → `::mcp_runtime::serde::X`, everywhere, including inside attributes and macro calls.
+fn reexported_paths(tokens: TokenStream) -> TokenStream {
+    let mut out = Vec::new();
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut i = 0;
+    while i < trees.len() {
+        let tree = &trees[i];
+        let leading = |j: usize| {
+            j == 0 || !matches!(&trees[j - 1], TokenTree::Ident(_)) && !matches!(&trees[j - 1], TokenTree::Punct(p) if p.as_char() == '>')
+        };
+        if let (TokenTree::Punct(a), Some(TokenTree::Punct(b)), Some(TokenTree::Ident(id))) = (tree, trees.get(i + 1), trees.get(i + 2)) {
+            if a.as_char() == ':' && a.spacing() == Spacing::Joint && b.as_char() == ':' && leading(i) && REEXPORTED.contains(&id.to_string().as_str()) {
+                out.push(TokenTree::Punct(a.clone()));
+                out.push(TokenTree::Punct(b.clone()));
+                out.push(TokenTree::Ident(Ident::new("mcp_runtime", Span::call_site())));
+                let mut colon = Punct::new(':', Spacing::Joint);
+                colon.set_span(b.span());
+                out.push(TokenTree::Punct(colon));
+                out.push(TokenTree::Punct(Punct::new(':', Spacing::Alone)));
+                i += 2;
+                continue;
+            }
+        }
+        match tree {
+            TokenTree::Group(g) => {
+                let mut group = Group::new(g.delimiter(), reexported_paths(g.stream()));
+                group.set_span(g.span());
+                out.push(TokenTree::Group(group));
+            }
+            other => out.push(other.clone()),
+        }
+        i += 1;
+    }
+    out.into_iter().collect()
+}
+
+/// Adds `#[serde(crate = "::mcp_runtime::serde")]` after every derive of serde's traits, so the derived code
+/// names the runtime's serde.
+fn add_serde_crate_attrs(tokens: TokenStream) -> TokenStream {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = Vec::with_capacity(trees.len());
+    let mut i = 0;
+    while i < trees.len() {
+        match &trees[i] {
+            TokenTree::Punct(p) if p.as_char() == '#' => {
+                if let Some(TokenTree::Group(g)) = trees.get(i + 1) {
+                    if g.delimiter() == Delimiter::Bracket {
+                        let text = g.stream().to_string();
+                        out.push(trees[i].clone());
+                        out.push(trees[i + 1].clone());
+                        if text.starts_with("derive") && (text.contains("Serialize") || text.contains("Deserialize")) {
+                            out.extend(quote!(#[serde(crate = "::mcp_runtime::serde")]));
+                        }
+                        i += 2;
+                        continue;
+                    }
+                }
+                out.push(trees[i].clone());
+            }
+            TokenTree::Group(g) => {
+                let mut group = Group::new(g.delimiter(), add_serde_crate_attrs(g.stream()));
+                group.set_span(g.span());
+                out.push(TokenTree::Group(group));
+            }
+            other => out.push(other.clone()),
+        }
+        i += 1;
+    }
+    out.into_iter().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serde_paths_go_through_the_runtime() {
+        let t = reexported_paths(quote!(#[derive(::serde::Serialize)] struct A(::serde_json::Value, my::serde::X);));
+        let s = t.to_string();
+        assert!(s.contains(":: mcp_runtime :: serde :: Serialize"), "{s}");
+        assert!(s.contains(":: mcp_runtime :: serde_json :: Value"), "{s}");
+        assert!(s.contains("my :: serde :: X"), "{s}");
+    }
+
+    #[test]
+    fn derives_get_the_crate_attribute() {
+        let t = add_serde_crate_attrs(quote!(mod m { #[derive(Debug, ::mcp_runtime::serde::Deserialize)] struct A; #[derive(Debug)] struct B; }));
+        let s = t.to_string();
+        assert_eq!(s.matches("crate = \"::mcp_runtime::serde\"").count(), 1, "{s}");
+    }
+}

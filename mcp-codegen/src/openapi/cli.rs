@@ -1,0 +1,167 @@
+//! The `openapi` and `serve-openapi` subcommands; `main.rs` only routes to them.
+
+use super::bridge::{self, BridgeConfig};
+use super::{convert, Conversion, ConvertOptions, Document, Filter};
+use anyhow::{bail, Context as _, Result};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// Which operations become tools. Each flag repeats; an operation is kept when it matches every kind given.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct Select {
+    /// Keep operations with this tag.
+    #[arg(long = "tag", value_name = "TAG")]
+    pub tags: Vec<String>,
+    /// Keep operations whose operationId or tool name matches this glob (`repos/*`, `get*`).
+    #[arg(long = "operation", value_name = "GLOB")]
+    pub operations: Vec<String>,
+    /// Keep operations whose path matches this glob (`/pets/*`; `**` crosses `/`).
+    #[arg(long = "path", value_name = "GLOB")]
+    pub paths: Vec<String>,
+    /// Keep operations with this HTTP method.
+    #[arg(long = "method", value_name = "METHOD")]
+    pub methods: Vec<String>,
+}
+
+impl Select {
+    fn filter(&self) -> Filter {
+        Filter { tags: self.tags.clone(), operations: self.operations.clone(), paths: self.paths.clone(), methods: self.methods.clone() }
+    }
+}
+
+/// `mcp-codegen openapi SPEC [--emit-tools tools.json] -o bindings.rs`
+#[derive(clap::Args, Debug, Clone)]
+pub struct OpenapiArgs {
+    /// The spec: OpenAPI 3.0 or 3.1, JSON or YAML.
+    pub spec: PathBuf,
+    /// Where to write the bindings (`-` for stdout).
+    #[arg(short, long, default_value = "-")]
+    pub output: PathBuf,
+    /// Also write the tools as a snapshot, as `mcp-codegen snapshot` records a live server's.
+    #[arg(long, value_name = "tools.json")]
+    pub emit_tools: Option<PathBuf>,
+    /// The name of the generated client type.
+    #[arg(long, default_value = "Client")]
+    pub client_name: String,
+    #[command(flatten)]
+    pub select: Select,
+}
+
+/// `mcp-codegen serve-openapi SPEC --base-url URL [--header K:V]... [--http ADDR]`
+#[derive(clap::Args, Debug, Clone)]
+pub struct ServeArgs {
+    /// The spec: OpenAPI 3.0 or 3.1, JSON or YAML.
+    pub spec: PathBuf,
+    /// The API's base URL; default: the spec's first server, when it is absolute.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// A header sent with every request, `Name: value` (repeatable). Its value never reaches the model.
+    #[arg(long = "header", value_name = "K:V")]
+    pub headers: Vec<String>,
+    /// Seconds a whole API request may take.
+    #[arg(long, default_value_t = 30.0)]
+    pub timeout: f64,
+    /// Seconds to wait for a connection to the API.
+    #[arg(long, default_value_t = 10.0)]
+    pub connect_timeout: f64,
+    /// Serve Streamable HTTP on this address (`127.0.0.1:8080`, endpoint `/mcp`) instead of stdio.
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<SocketAddr>,
+    #[command(flatten)]
+    pub select: Select,
+}
+
+fn load(spec: &Path, options: &ConvertOptions) -> Result<Conversion> {
+    let doc = Document::load(spec)?;
+    let conversion = convert(&doc, options);
+    for w in &conversion.warnings {
+        eprintln!("warning: {w}");
+    }
+    if conversion.operations.is_empty() {
+        if conversion.filtered_out > 0 {
+            bail!("the filters left none of the {} operations of {}", conversion.filtered_out, spec.display());
+        }
+        bail!("{} has no operation that could be mapped to a tool", spec.display());
+    }
+    Ok(conversion)
+}
+
+fn write(path: &Path, text: &str) -> Result<()> {
+    if path.as_os_str() == "-" {
+        use std::io::Write;
+        return std::io::stdout().lock().write_all(text.as_bytes()).context("writing to stdout");
+    }
+    std::fs::write(path, text).with_context(|| format!("could not write {}", path.display()))
+}
+
+fn seconds(flag: &str, s: f64) -> Result<Duration> {
+    if !(s.is_finite() && s > 0.0 && s < 1e9) {
+        bail!("{flag} must be a positive number of seconds");
+    }
+    Ok(Duration::from_secs_f64(s))
+}
+
+pub fn openapi(args: OpenapiArgs) -> Result<ExitCode> {
+    let conversion = load(&args.spec, &ConvertOptions { filter: args.select.filter(), hidden_headers: Vec::new() })?;
+    if let Some(path) = &args.emit_tools {
+        write(path, &conversion.snapshot().to_json())?;
+    }
+    let options = crate::Options {
+        client_name: args.client_name,
+        server_label: format!("the OpenAPI spec {} {}", conversion.title, conversion.version),
+    };
+    let generated = crate::generate(&conversion.tools(), &options);
+    for w in &generated.warnings {
+        eprintln!("warning: {w}");
+    }
+    write(&args.output, &generated.code)?;
+    eprintln!(
+        "{} tools from {} {}{}",
+        conversion.operations.len(),
+        conversion.title,
+        conversion.version,
+        if conversion.filtered_out > 0 { format!(" ({} operations left out by the filters)", conversion.filtered_out) } else { String::new() }
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+pub async fn serve_openapi(args: ServeArgs) -> Result<ExitCode> {
+    let headers: Vec<(String, String)> = args
+        .headers
+        .iter()
+        .map(|h| match h.split_once(':') {
+            Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
+            _ => bail!("--header {h:?} is not `Name: value`"),
+        })
+        .collect::<Result<_>>()?;
+    let options = ConvertOptions { filter: args.select.filter(), hidden_headers: headers.iter().map(|(k, _)| k.clone()).collect() };
+    let conversion = load(&args.spec, &options)?;
+    let base_url = match args.base_url {
+        Some(url) => url,
+        None => Document::load(&args.spec)?
+            .server_url()
+            .context("the spec names no absolute server URL; pass --base-url")?,
+    };
+    let config = BridgeConfig {
+        headers,
+        timeout: seconds("--timeout", args.timeout)?,
+        connect_timeout: seconds("--connect-timeout", args.connect_timeout)?,
+        ..BridgeConfig::new(base_url)
+    };
+    let server = bridge::server(&conversion, &config)?;
+    match args.http {
+        Some(addr) => {
+            let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("could not listen on {addr}"))?;
+            let local = listener.local_addr()?;
+            eprintln!("serving {} tools of {} on http://{local}/mcp", conversion.operations.len(), conversion.title);
+            let stop = async {
+                let _ = tokio::signal::ctrl_c().await;
+            };
+            mcp_runtime::http::serve_http_on(server, listener, mcp_runtime::http::HttpConfig::default(), stop).await?;
+        }
+        None => server.serve_stdio().await?,
+    }
+    Ok(ExitCode::SUCCESS)
+}

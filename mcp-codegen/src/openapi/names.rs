@@ -1,0 +1,117 @@
+//! Tool names from operations: `[A-Za-z0-9_.-]`, at most 64 characters, unique across the spec.
+
+use std::collections::HashSet;
+
+/// Longer names are cut, with a hash of the whole name so that two long names sharing a prefix stay apart.
+pub const MAX_LEN: usize = 64;
+
+/// The name an operation asks for: its `operationId`, or its method and path.
+pub fn wanted(operation_id: Option<&str>, method: &str, path: &str) -> String {
+    match operation_id.map(str::trim) {
+        Some(id) if !id.is_empty() => id.to_string(),
+        _ => format!("{method}_{path}"),
+    }
+}
+
+/// `repos/get-content` → `repos_get-content`; `GET /pets/{id}` → `GET_pets_id`. Runs of replaced characters
+/// become one `_`; the result is never empty.
+pub fn sanitize(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
+            out.push(c);
+        } else if !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    let trimmed = out.trim_matches('_');
+    if trimmed.is_empty() {
+        "operation".into()
+    } else {
+        trimmed.to_string()
+    }
+}
+
+/// FNV-1a: small, stable across platforms and releases (unlike `DefaultHasher`).
+pub fn fnv1a(text: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// Cuts a sanitized name to `max` characters, ending it with `_` and 8 hex digits of the original's hash.
+fn fit(name: &str, original: &str, max: usize) -> String {
+    if name.len() <= max {
+        return name.to_string();
+    }
+    let hash = format!("{:08x}", fnv1a(original) as u32);
+    let keep = max - hash.len() - 1;
+    format!("{}_{hash}", name[..keep].trim_end_matches('_'))
+}
+
+/// Hands out tool names in a fixed order, so the same spec always gives the same names.
+#[derive(Default)]
+pub struct ToolNamer {
+    taken: HashSet<String>,
+}
+
+impl ToolNamer {
+    pub fn name(&mut self, wanted: &str) -> String {
+        let base = fit(&sanitize(wanted), wanted, MAX_LEN);
+        if self.taken.insert(base.clone()) {
+            return base;
+        }
+        let mut n = 2u64;
+        loop {
+            let suffix = format!("_{n}");
+            let candidate = format!("{}{suffix}", fit(&base, wanted, MAX_LEN - suffix.len()));
+            if self.taken.insert(candidate.clone()) {
+                return candidate;
+            }
+            n += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_sanitized() {
+        assert_eq!(sanitize("repos/get-content"), "repos_get-content");
+        assert_eq!(sanitize("get_/pets/{petId}"), "get_pets_petId");
+        assert_eq!(sanitize("名前"), "operation");
+        assert_eq!(sanitize("a b\tc"), "a_b_c");
+    }
+
+    #[test]
+    fn long_names_are_cut_with_a_hash_and_stay_distinct() {
+        let mut namer = ToolNamer::default();
+        let a = "actions/get-a-very-long-operation-identifier-for-the-self-hosted-runner-group-a";
+        let b = "actions/get-a-very-long-operation-identifier-for-the-self-hosted-runner-group-b";
+        let (na, nb) = (namer.name(a), namer.name(b));
+        assert_eq!(na.len(), 64);
+        assert_eq!(nb.len(), 64);
+        assert_ne!(na, nb);
+        assert!(na.starts_with("actions_get-a-very-long-operation-identifier-for-the-self"), "{na}");
+        // Deterministic: the same input gives the same name in a fresh namer.
+        assert_eq!(ToolNamer::default().name(a), na);
+    }
+
+    #[test]
+    fn duplicates_are_numbered_within_the_limit() {
+        let mut namer = ToolNamer::default();
+        assert_eq!(namer.name("getPet"), "getPet");
+        assert_eq!(namer.name("getPet"), "getPet_2");
+        assert_eq!(namer.name("get/Pet"), "get_Pet");
+        let long = "x".repeat(70);
+        let first = namer.name(&long);
+        let second = namer.name(&long);
+        assert_ne!(first, second);
+        assert!(second.len() <= 64 && second.ends_with("_2"), "{second}");
+    }
+}

@@ -1,0 +1,49 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::Command;
+
+pub fn crate_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The CLI under test.
+pub fn cli() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_mcp-codegen"))
+}
+
+/// The `bench-server` example binary (a `#[tool]` server), built or brought up to date by cargo.
+pub fn bench_server() -> PathBuf {
+    static BUILT: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let out = Command::new(env!("CARGO"))
+                .args(["build", "-p", "examples", "--bin", "bench-server", "--message-format=json", "--quiet"])
+                .current_dir(crate_dir())
+                .output()
+                .expect("cargo runs");
+            assert!(out.status.success(), "could not build the bench-server example:\n{}", String::from_utf8_lossy(&out.stderr));
+            String::from_utf8_lossy(&out.stdout)
+                .lines()
+                .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+                .find_map(|m| {
+                    let is_it = m["reason"] == "compiler-artifact" && m["target"]["name"] == "bench-server";
+                    is_it.then(|| m["executable"].as_str().map(PathBuf::from)).flatten()
+                })
+                .expect("cargo names the bench-server executable")
+        })
+        .clone()
+}
+
+/// The command that starts `@modelcontextprotocol/server-everything` over stdio, when Node is installed.
+pub fn server_everything_command() -> Option<String> {
+    let node = Command::new("node").arg("--version").output().ok()?;
+    if !node.status.success() {
+        return None;
+    }
+    Some(format!("npx -y @modelcontextprotocol/server-everything@{SERVER_EVERYTHING_VERSION} stdio"))
+}
+
+/// The version the checked-in snapshots were recorded from.
+pub const SERVER_EVERYTHING_VERSION: &str = "2026.8.31";

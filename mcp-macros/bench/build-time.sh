@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Build time of a crate of 50 tools: `#[tool]` (mcp-runtime) against rmcp 3.x `#[tool_router]`.
+#
+# Generates two crates under $OUT (default /tmp/mcp-build-bench) with the same 50 tools (three
+# documented arguments each), builds their dependencies once, then times a rebuild of each crate
+# alone (`touch src/lib.rs && cargo build`), in the same run, alternating, $RUNS times each.
+# Usage: mcp-macros/bench/build-time.sh [runs]
+set -euo pipefail
+RUNS=${1:-3}
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=${OUT:-/tmp/mcp-build-bench}
+export CARGO_TARGET_DIR=$OUT/target
+mkdir -p "$OUT/ours/src" "$OUT/rmcp/src"
+
+cat > "$OUT/ours/Cargo.toml" <<TOML
+[package]
+name = "fifty-ours"
+version = "0.0.0"
+edition = "2021"
+publish = false
+[dependencies]
+mcp-runtime = { path = "$ROOT/mcp-runtime" }
+[workspace]
+TOML
+cat > "$OUT/rmcp/Cargo.toml" <<TOML
+[package]
+name = "fifty-rmcp"
+version = "0.0.0"
+edition = "2021"
+publish = false
+[dependencies]
+rmcp = { version = "3.11", default-features = false, features = ["server", "macros"] }
+serde = { version = "1", features = ["derive"] }
+[workspace]
+TOML
+
+python3 - "$OUT" <<'PY'
+import sys
+out = sys.argv[1]
+ours = ["use mcp_runtime::{tool, Server};\n"]
+rmcp = ["use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};",
+        "use rmcp::{schemars, tool, tool_router};\n"]
+for i in range(50):
+    ours.append(f'''/// Tool number {i}: looks something up.
+#[tool(read_only)]
+async fn tool_{i}(
+    /// What to look for
+    query: String,
+    /// Maximum number of results
+    #[tool(default = 10)]
+    limit: u32,
+    /// Whether to include archived items
+    archived: Option<bool>,
+) -> String {{
+    format!("{{query}} {{limit}} {{archived:?}}")
+}}
+''')
+    rmcp.append(f'''#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct Args{i} {{
+    /// What to look for
+    query: String,
+    /// Maximum number of results
+    #[serde(default = "ten")]
+    limit: u32,
+    /// Whether to include archived items
+    archived: Option<bool>,
+}}
+''')
+ours.append("pub fn server() -> Server {\n    Server::builder()")
+for i in range(50):
+    ours.append(f"        .tool(tool_{i}_tool())")
+ours.append("        .build()\n        .expect(\"valid\")\n}\n")
+rmcp.append("fn ten() -> u32 {\n    10\n}\n\npub struct Fifty {\n    pub router: ToolRouter<Self>,\n}\n\n#[tool_router]\nimpl Fifty {")
+for i in range(50):
+    rmcp.append(f'''    /// Tool number {i}: looks something up.
+    #[tool(annotations(read_only_hint = true))]
+    async fn tool_{i}(&self, Parameters(a): Parameters<Args{i}>) -> String {{
+        format!("{{}} {{}} {{:?}}", a.query, a.limit, a.archived)
+    }}''')
+rmcp.append("}\n\npub fn server() -> Fifty {\n    Fifty { router: Fifty::tool_router() }\n}\n")
+open(f"{out}/ours/src/lib.rs", "w").write("\n".join(ours))
+open(f"{out}/rmcp/src/lib.rs", "w").write("\n".join(rmcp))
+PY
+
+echo "building dependencies (not timed)..." >&2
+(cd "$OUT/ours" && cargo build --offline -q)
+(cd "$OUT/rmcp" && cargo build --offline -q)
+
+secs() { local s e; s=$(date +%s.%N); (cd "$1" && touch src/lib.rs && cargo build --offline -q); e=$(date +%s.%N); echo "$e - $s" | bc; }
+ours=(); theirs=()
+for _ in $(seq "$RUNS"); do
+    ours+=("$(secs "$OUT/ours")")
+    theirs+=("$(secs "$OUT/rmcp")")
+done
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+echo "crate of 50 tools, rebuild of the crate alone (debug, median of $RUNS):"
+echo "  #[tool] (mcp-runtime): $(median "${ours[@]}") s   [${ours[*]}]"
+echo "  rmcp 3.x #[tool_router]: $(median "${theirs[@]}") s   [${theirs[*]}]"

@@ -1,0 +1,347 @@
+//! `#[tool]` and `#[tools]`: the model in, the generated tool definition out.
+
+use crate::ast::{Function, Kind};
+use crate::attr::{self, DefaultValue, Errors, ToolAttr};
+use crate::valid;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::ext::IdentExt;
+use syn::spanned::Spanned;
+use syn::{ImplItem, Meta};
+
+pub fn tool(args: TokenStream, input: TokenStream) -> syn::Result<TokenStream> {
+    let attr = attr::parse::<ToolAttr>(args);
+    if attr.as_ref().is_ok_and(|a| a.method_marker) {
+        // A method `#[tools]` has already read; it stays as it is.
+        return Ok(input);
+    }
+    let mut item: syn::ItemFn = syn::parse2(input.clone()).map_err(|_| {
+        syn::Error::new(
+            Span::call_site(),
+            "`#[tool]` goes on a function (or, inside a `#[tools]` impl block, on a method)",
+        )
+    })?;
+    let mut errors = Errors::default();
+    let attr = attr.unwrap_or_else(|e| {
+        errors.push(e);
+        ToolAttr::default()
+    });
+    let f = match Function::read(&mut item.sig, &item.attrs, Kind::Tool, false) {
+        Ok(f) => Some(f),
+        Err(e) => {
+            errors.push(e);
+            None
+        }
+    };
+    if let Some(f) = &f {
+        valid::tool(&attr, f, &mut errors);
+    }
+    if let Err(e) = errors.finish() {
+        let e = e.into_compile_error();
+        return Ok(quote!(#item #e));
+    }
+    let f = f.expect("no errors");
+    let def = tool_def(&attr, &f, false);
+    let vis = &item.vis;
+    let route_fn = format_ident!("{}_tool", f.ident.unraw(), span = f.ident.span());
+    let doc = format!(
+        "The MCP tool made by `#[tool]` from [`{0}`]: register it with `Server::builder().tool({1}())`.",
+        f.ident.unraw(),
+        route_fn
+    );
+    Ok(quote! {
+        #item
+        #[doc = #doc]
+        #[allow(clippy::all)]
+        #vis fn #route_fn() -> ::mcp_runtime::schema::ToolDef {
+            #def
+        }
+    })
+}
+
+pub fn tools(args: TokenStream, input: TokenStream) -> syn::Result<TokenStream> {
+    let mut imp: syn::ItemImpl = syn::parse2(input).map_err(|_| {
+        syn::Error::new(
+            Span::call_site(),
+            "`#[tools]` goes on an impl block whose methods are marked `#[tool]`",
+        )
+    })?;
+    let mut errors = Errors::default();
+    if !args.is_empty() {
+        errors.push_spanned(
+            &args,
+            "`#[tools]` takes no arguments; put tool options on each method's `#[tool(...)]`",
+        );
+    }
+    if let Some((_, path, _)) = &imp.trait_ {
+        errors.push_spanned(
+            path,
+            "`#[tools]` goes on an inherent impl block (`impl Type { ... }`), not on a trait impl",
+        );
+    }
+    if !imp.generics.params.is_empty() {
+        errors.push_spanned(&imp.generics, "`#[tools]` cannot be used on a generic impl block: the tools' schemas are made from concrete types");
+    }
+    let mut defs = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    for item in imp.items.iter_mut() {
+        let ImplItem::Fn(m) = item else { continue };
+        let Some(pos) = m
+            .attrs
+            .iter()
+            .position(|a| a.path().segments.last().is_some_and(|s| s.ident == "tool"))
+        else {
+            continue;
+        };
+        let tokens = match &m.attrs[pos].meta {
+            Meta::Path(_) => TokenStream::new(),
+            Meta::List(l) => l.tokens.clone(),
+            Meta::NameValue(nv) => {
+                errors.push_spanned(nv, "write `#[tool]` or `#[tool(...)]`");
+                continue;
+            }
+        };
+        let path = m.attrs[pos].path().clone();
+        m.attrs[pos] = syn::parse_quote!(#[#path(__method)]);
+        let attr = match attr::parse::<ToolAttr>(tokens) {
+            Ok(a) => a,
+            Err(e) => {
+                errors.push(e);
+                ToolAttr::default()
+            }
+        };
+        let f = match Function::read(&mut m.sig, &m.attrs, Kind::Tool, true) {
+            Ok(f) => f,
+            Err(e) => {
+                errors.push(e);
+                continue;
+            }
+        };
+        valid::tool(&attr, &f, &mut errors);
+        let name = attr
+            .name
+            .as_ref()
+            .map_or_else(|| f.name(), |n| n.to_string());
+        let span = attr.name.as_ref().map_or(f.ident.span(), |n| n.span());
+        if names.contains(&name) {
+            errors.push(syn::Error::new(span, format!("duplicate tool name `{name}`: another `#[tool]` in this impl block already has it")));
+        }
+        names.push(name);
+        defs.push(tool_def(&attr, &f, true));
+    }
+    if defs.is_empty() && errors.is_empty() {
+        errors.push_spanned(
+            &imp.self_ty,
+            "this `#[tools]` impl block has no `#[tool]` method",
+        );
+    }
+    if let Err(e) = errors.finish() {
+        let e = e.into_compile_error();
+        return Ok(quote!(#imp #e));
+    }
+    let self_ty = &imp.self_ty;
+    Ok(quote! {
+        #imp
+        #[allow(clippy::all)]
+        impl #self_ty {
+            /// The `#[tool]` methods of this type as tools, sharing this value; register them with
+            /// `Server::builder().tools(value.tool_routes())`. Schemas are in the portable profile.
+            pub fn tool_routes(self: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::mcp_runtime::server::ToolRoute> {
+                Self::tool_routes_with(self, ::mcp_runtime::schema::SchemaProfile::Portable)
+            }
+            /// [`Self::tool_routes`] with the schemas in the given profile.
+            pub fn tool_routes_with(
+                self: ::std::sync::Arc<Self>,
+                profile: ::mcp_runtime::schema::SchemaProfile,
+            ) -> ::std::vec::Vec<::mcp_runtime::server::ToolRoute> {
+                Self::tool_defs(self).into_iter().map(|d| d.profile(profile)).collect()
+            }
+            /// The `#[tool]` methods of this type as tool definitions.
+            pub fn tool_defs(self: ::std::sync::Arc<Self>) -> ::std::vec::Vec<::mcp_runtime::schema::ToolDef> {
+                ::std::vec![#({
+                    let __this = ::std::sync::Arc::clone(&self);
+                    #defs
+                }),*]
+            }
+        }
+    })
+}
+
+/// The expression building the `ToolDef` of one function. With `method`, `__this: Arc<Self>` is in scope.
+fn tool_def(attr: &ToolAttr, f: &Function, method: bool) -> TokenStream {
+    let name = attr
+        .name
+        .as_ref()
+        .map_or_else(|| f.name(), |n| n.to_string());
+    let description = match attr.description.clone().or_else(|| f.doc.text.clone()) {
+        Some(d) => quote!(::core::option::Option::Some(::std::string::String::from(#d))),
+        None => quote!(::core::option::Option::None),
+    };
+    let annotations = annotations(attr);
+    let values: Vec<_> = f.values().collect();
+
+    let mut fields = Vec::new();
+    let mut default_fns = Vec::new();
+    let mut checks = Vec::new();
+    for a in &values {
+        let ident = &a.ident;
+        let ty = &a.ty;
+        let mut attrs = Vec::new();
+        if a.has_rename {
+            let key = &a.key;
+            attrs.push(quote!(#[serde(rename = #key)]));
+        }
+        if let Some(d) = &a.default {
+            let fname = format_ident!("__default_{}", ident.unraw());
+            let path = fname.to_string();
+            attrs.push(quote!(#[serde(default = #path)]));
+            let body = match &**d {
+                DefaultValue::Trait => quote!(::core::default::Default::default()),
+                DefaultValue::Expr(e) if d.is_string_literal() => {
+                    quote_spanned!(e.span()=> ::core::convert::Into::into(#e))
+                }
+                DefaultValue::Expr(e) => quote_spanned!(e.span()=> #e),
+            };
+            default_fns.push(quote!(fn #fname() -> #ty { #body }));
+        }
+        if let Some(d) = &a.description {
+            attrs.push(quote!(#[schemars(description = #d)]));
+        }
+        let fwd = &a.forwarded;
+        fields.push(quote!(#(#attrs)* #(#fwd)* #ident: #ty));
+        checks.push(quote_spanned! {ty.span()=>
+            ::mcp_runtime::schema::__private::assert_argument_schema::<#ty>();
+            ::mcp_runtime::schema::__private::assert_argument_deserialize::<#ty>();
+        });
+    }
+
+    let (args_struct, input_schema, parse) = if values.is_empty() {
+        (
+            quote!(),
+            quote!(::mcp_runtime::schema::no_arguments()),
+            quote!(),
+        )
+    } else {
+        (
+            quote! {
+                #[derive(::mcp_runtime::serde::Deserialize, ::mcp_runtime::schemars::JsonSchema)]
+                #[serde(crate = "::mcp_runtime::serde")]
+                #[schemars(crate = "::mcp_runtime::schemars")]
+                #[allow(non_camel_case_types, dead_code)]
+                struct __Arguments { #(#fields),* }
+                #(#[allow(non_snake_case)] #default_fns)*
+                #[allow(dead_code)]
+                fn __check_argument_types() { #(#checks)* }
+            },
+            quote!(__profile.input_schema::<__Arguments>()),
+            quote! {
+                let __a: __Arguments = match __args.parse::<__Arguments>() {
+                    ::core::result::Result::Ok(a) => a,
+                    ::core::result::Result::Err(e) => {
+                        return ::core::result::Result::Ok(::mcp_runtime::protocol::CallToolResult::error(e.message()));
+                    }
+                };
+            },
+        )
+    };
+
+    let call_args = f.args.iter().map(|a| {
+        if a.context {
+            quote!(::core::clone::Clone::clone(&__ctx))
+        } else {
+            let ident = &a.ident;
+            quote!(__a.#ident)
+        }
+    });
+    let ident = &f.ident;
+    let callee = match (&f.receiver, method) {
+        (Some(_), _) => quote!(__this.#ident),
+        (None, true) => quote!(Self::#ident),
+        (None, false) => quote!(#ident),
+    };
+    let call = if f.is_async {
+        quote!(#callee(#(#call_args),*).await)
+    } else {
+        quote!(#callee(#(#call_args),*))
+    };
+    let ok = &f.output.ok;
+    let out_span = f.output.span;
+    let convert_ok = |v: TokenStream| {
+        quote_spanned! {out_span=> {
+            #[allow(unused_imports)]
+            use ::mcp_runtime::schema::__private::{ContentReturn as _, StructuredReturn as _};
+            (&::mcp_runtime::schema::__private::Returned::new(#v)).to_call_tool_result(__wrapped)
+        }}
+    };
+    let convert = if f.output.fallible {
+        let v = convert_ok(quote!(__v));
+        let err = quote_spanned!(out_span=> ::mcp_runtime::schema::__private::error_result(__e));
+        quote! {
+            match __ret {
+                ::core::result::Result::Ok(__v) => #v,
+                ::core::result::Result::Err(__e) => #err,
+            }
+        }
+    } else {
+        convert_ok(quote!(__ret))
+    };
+    let output_schema = quote_spanned! {out_span=> {
+        #[allow(unused_imports)]
+        use ::mcp_runtime::schema::__private::{ContentProbe as _, StructuredProbe as _};
+        (&::mcp_runtime::schema::__private::SchemaProbe::<#ok>::new()).output_schema(__profile)
+    }};
+    let this_inner = method.then(|| quote!(let __this = ::std::sync::Arc::clone(&__this);));
+
+    quote! {{
+        #args_struct
+        static __SCHEMAS: ::mcp_runtime::schema::__private::SchemaCache = ::mcp_runtime::schema::__private::SchemaCache::new();
+        ::mcp_runtime::schema::ToolDef::new(move |__profile: ::mcp_runtime::schema::SchemaProfile| {
+            let (__input, __output) = ::core::clone::Clone::clone(__SCHEMAS.get(__profile, |__profile| (#input_schema, #output_schema)));
+            let __wrapped = __output.as_ref().is_some_and(|o| o.wrapped);
+            let mut __tool = ::mcp_runtime::protocol::Tool::new(#name, "", __input);
+            __tool.description = #description;
+            __tool.output_schema = __output.map(|o| o.schema);
+            __tool.annotations = #annotations;
+            ::mcp_runtime::server::ToolRoute::new(__tool, move |__args: ::mcp_runtime::server::Arguments, __ctx: ::mcp_runtime::Context| {
+                #this_inner
+                async move {
+                    #parse
+                    let __ret = #call;
+                    ::core::result::Result::Ok(#convert)
+                }
+            })
+        })
+    }}
+}
+
+fn annotations(attr: &ToolAttr) -> TokenStream {
+    let opt_bool = |b: Option<bool>| match b {
+        Some(b) => quote!(::core::option::Option::Some(#b)),
+        None => quote!(::core::option::Option::None),
+    };
+    if attr.title.is_none()
+        && attr.read_only.is_none()
+        && attr.destructive.is_none()
+        && attr.idempotent.is_none()
+        && attr.open_world.is_none()
+    {
+        return quote!(::core::option::Option::None);
+    }
+    let title = match &attr.title {
+        Some(t) => quote!(::core::option::Option::Some(::std::string::String::from(#t))),
+        None => quote!(::core::option::Option::None),
+    };
+    let read_only = opt_bool(attr.read_only.as_ref().map(|v| **v));
+    let destructive = opt_bool(attr.destructive.as_ref().map(|v| **v));
+    let idempotent = opt_bool(attr.idempotent.as_ref().map(|v| **v));
+    let open_world = opt_bool(attr.open_world);
+    quote! {{
+        let mut a = ::mcp_runtime::protocol::ToolAnnotations::default();
+        a.title = #title;
+        a.read_only_hint = #read_only;
+        a.destructive_hint = #destructive;
+        a.idempotent_hint = #idempotent;
+        a.open_world_hint = #open_world;
+        ::core::option::Option::Some(a)
+    }}
+}

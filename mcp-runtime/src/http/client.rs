@@ -1,0 +1,589 @@
+//! The Streamable HTTP client transport, with the spec's fallback to the legacy HTTP+SSE transport.
+//!
+//! Every frame the pump emits is POSTed; a JSON answer is dispatched whole, an SSE answer event by event.
+//! A POST stream that ends before its response is resumed with GET and `Last-Event-ID` after the
+//! server's `retry`. After `initialized`, a standalone GET stream carries server-initiated messages and
+//! reconnects the same way. A 404 on a known session re-initializes once and retries.
+
+use super::server::{SESSION_HEADER, VERSION_HEADER};
+use super::sse::SseParser;
+use crate::client::{Client, ClientBuilder};
+use crate::connection::{Handler, OutKind, Outgoing, Peer};
+use crate::error::Error;
+use crate::framing::{self, frame, Incoming};
+use crate::protocol::{methods, ErrorObject, RequestId};
+use futures_util::StreamExt;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
+use reqwest::{StatusCode, Url};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+/// Which transport to speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HttpTransportKind {
+    /// Streamable HTTP; if the server answers the `initialize` POST with 400, 404 or 405, the legacy
+    /// HTTP+SSE transport (GET the URL, expect an `endpoint` event).
+    #[default]
+    Auto,
+    StreamableHttp,
+    LegacySse,
+}
+
+/// Settings of the HTTP client transport.
+#[derive(Debug, Clone)]
+pub struct HttpClientConfig {
+    pub transport: HttpTransportKind,
+    /// Sent with every request (for example `Authorization: Bearer ...`).
+    pub headers: Vec<(String, String)>,
+    /// Open the standalone GET stream for server-initiated messages after initialization.
+    pub open_get_stream: bool,
+    /// The reconnection delay when the server sent no `retry`.
+    pub default_retry: Duration,
+    /// Consecutive failed reconnections before a stream is given up.
+    pub max_reconnects: u32,
+    /// A reqwest client to reuse (TLS settings, proxies, pools); one is built otherwise.
+    pub http: Option<reqwest::Client>,
+}
+
+impl Default for HttpClientConfig {
+    fn default() -> Self {
+        HttpClientConfig {
+            transport: HttpTransportKind::Auto,
+            headers: Vec::new(),
+            open_get_stream: true,
+            default_retry: Duration::from_secs(1),
+            max_reconnects: 5,
+            http: None,
+        }
+    }
+}
+
+impl HttpClientConfig {
+    /// Adds `Authorization: Bearer <token>` to every request.
+    pub fn bearer(mut self, token: impl AsRef<str>) -> Self {
+        self.headers.push(("authorization".into(), format!("Bearer {}", token.as_ref())));
+        self
+    }
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+}
+
+impl ClientBuilder {
+    /// Connects to an MCP server over HTTP (Streamable HTTP, or the legacy transport per
+    /// [`HttpClientConfig::transport`]) and initializes.
+    pub async fn connect_http(self, url: &str, config: HttpClientConfig) -> Result<Client, Error> {
+        let url = Url::parse(url).map_err(|e| Error::Io(format!("invalid URL {url}: {e}")))?;
+        let mut headers = HeaderMap::new();
+        for (k, v) in &config.headers {
+            let name = HeaderName::from_bytes(k.as_bytes()).map_err(|e| Error::Io(format!("bad header name {k}: {e}")))?;
+            let value = HeaderValue::from_str(v).map_err(|e| Error::Io(format!("bad header value for {k}: {e}")))?;
+            headers.insert(name, value);
+        }
+        let http = match &config.http {
+            Some(c) => c.clone(),
+            None => reqwest::Client::builder()
+                .pool_max_idle_per_host(64)
+                .build()
+                .map_err(|e| Error::Io(format!("cannot build the HTTP client: {e}")))?,
+        };
+        let (peer, rx) = Peer::new(self.config_ref().clone());
+        let (handler, notifications, roots) = self.handler(peer.clone());
+        let legacy = config.transport == HttpTransportKind::LegacySse;
+        let t = Arc::new(Transport {
+            http,
+            url,
+            headers,
+            config,
+            peer: peer.clone(),
+            handler,
+            state: Mutex::new(State { session: None, version: None, init_frame: None, legacy_endpoint: None }),
+            get_started: AtomicBool::new(false),
+        });
+        if legacy {
+            t.open_legacy().await?;
+        }
+        let io = tokio::spawn(t.clone().run(rx));
+        self.finish(peer, notifications, roots, Some(io)).await
+    }
+}
+
+struct State {
+    session: Option<String>,
+    /// The negotiated version, sent as `MCP-Protocol-Version` after initialization.
+    version: Option<String>,
+    /// The `initialize` request, replayed when the server forgets the session (404).
+    init_frame: Option<Vec<u8>>,
+    /// Set in legacy mode: where messages are POSTed.
+    legacy_endpoint: Option<Url>,
+}
+
+struct Transport {
+    http: reqwest::Client,
+    url: Url,
+    headers: HeaderMap,
+    config: HttpClientConfig,
+    peer: Peer,
+    handler: Arc<dyn Handler>,
+    state: Mutex<State>,
+    get_started: AtomicBool,
+}
+
+/// What a POST came back with.
+enum Posted {
+    Done,
+    /// The server does not know the session (404).
+    SessionGone,
+    /// Not Streamable HTTP (400/404/405 to `initialize`): try the legacy transport.
+    NotStreamable,
+    Failed(String),
+}
+
+impl Transport {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    async fn run(self: Arc<Self>, mut rx: mpsc::Receiver<Outgoing>) {
+        loop {
+            let out = tokio::select! {
+                o = rx.recv() => o,
+                _ = self.peer.closed() => None,
+            };
+            let Some(out) = out else { break };
+            if out.is_cancelled() || out.frame.is_empty() {
+                continue;
+            }
+            let is_init = matches!(&out.kind, OutKind::Request(_))
+                && matches!(framing::decode(&out.frame), Incoming::Request { ref method, .. } if method == methods::INITIALIZE);
+            if is_init {
+                self.lock().init_frame = Some(out.frame.clone());
+                // Inline: the transport (and the legacy fallback) is decided by this answer.
+                self.clone().send(out, true).await;
+            } else if matches!(out.kind, OutKind::Request(_)) {
+                tokio::spawn(self.clone().send(out, false));
+            } else {
+                // Notifications and responses go in order.
+                self.clone().send(out, false).await;
+            }
+        }
+        self.peer.close("the client closed the connection".into());
+        self.handler.closed();
+        let (session, legacy) = {
+            let s = self.lock();
+            (s.session.clone(), s.legacy_endpoint.is_some())
+        };
+        if let (Some(id), false) = (session, legacy) {
+            let mut req = self.http.delete(self.url.clone()).headers(self.headers.clone()).header(SESSION_HEADER, id);
+            if let Some(v) = self.lock().version.clone() {
+                req = req.header(VERSION_HEADER, v);
+            }
+            let _ = tokio::time::timeout(Duration::from_secs(2), req.send()).await;
+        }
+    }
+
+    async fn send(self: Arc<Self>, out: Outgoing, is_init: bool) {
+        let request_id = match &out.kind {
+            OutKind::Request(id) => Some(id.clone()),
+            _ => None,
+        };
+        let mut result = self.post(&out.frame, request_id.as_ref(), is_init).await;
+        if matches!(result, Posted::NotStreamable) && is_init && self.config.transport == HttpTransportKind::Auto {
+            tracing::debug!("the server does not speak Streamable HTTP; trying the legacy HTTP+SSE transport");
+            result = match self.open_legacy().await {
+                Ok(()) => self.post(&out.frame, request_id.as_ref(), true).await,
+                Err(e) => Posted::Failed(format!("neither Streamable HTTP nor HTTP+SSE: {e}")),
+            };
+        }
+        if matches!(result, Posted::SessionGone) && !is_init {
+            result = match self.reinitialize().await {
+                Ok(()) => self.post(&out.frame, request_id.as_ref(), false).await,
+                Err(e) => Posted::Failed(e),
+            };
+        }
+        let failure = match result {
+            Posted::Done => return,
+            Posted::SessionGone => "the server ended the session (404)".to_string(),
+            Posted::NotStreamable => "the server refused the request".to_string(),
+            Posted::Failed(e) => e,
+        };
+        tracing::debug!(%failure, "HTTP request failed");
+        if let Some(id) = request_id {
+            // The caller is waiting: answer it with the transport error.
+            let e = ErrorObject::new(-32000, format!("HTTP transport error: {failure}"));
+            self.peer.dispatch_line(&frame::error(Some(&id), &e), &self.handler).await;
+        }
+    }
+
+    fn post_headers(&self, is_init: bool) -> HeaderMap {
+        let mut h = self.headers.clone();
+        h.insert(ACCEPT, HeaderValue::from_static("application/json, text/event-stream"));
+        h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        let s = self.lock();
+        if let Some(id) = s.session.as_deref().and_then(|v| HeaderValue::from_str(v).ok()) {
+            h.insert(SESSION_HEADER, id);
+        }
+        if !is_init {
+            if let Some(v) = s.version.as_deref().and_then(|v| HeaderValue::from_str(v).ok()) {
+                h.insert(VERSION_HEADER, v);
+            }
+        }
+        h
+    }
+
+    async fn post(self: &Arc<Self>, body: &[u8], request_id: Option<&RequestId>, is_init: bool) -> Posted {
+        let legacy = self.lock().legacy_endpoint.clone();
+        if let Some(endpoint) = legacy {
+            let mut h = self.headers.clone();
+            h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            return match self.http.post(endpoint).headers(h).body(body.to_vec()).send().await {
+                Ok(r) if r.status().is_success() => Posted::Done,
+                Ok(r) => Posted::Failed(format!("HTTP {}", r.status())),
+                Err(e) => Posted::Failed(e.to_string()),
+            };
+        }
+        let had_session = self.lock().session.is_some();
+        let resp = match self.http.post(self.url.clone()).headers(self.post_headers(is_init)).body(body.to_vec()).send().await {
+            Ok(r) => r,
+            Err(e) => return Posted::Failed(e.to_string()),
+        };
+        let status = resp.status();
+        if is_init {
+            if let Some(id) = resp.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()) {
+                self.lock().session = Some(id.to_string());
+            }
+        }
+        if status == StatusCode::NOT_FOUND && had_session && !is_init {
+            self.lock().session = None;
+            return Posted::SessionGone;
+        }
+        if is_init && matches!(status, StatusCode::BAD_REQUEST | StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED) {
+            return Posted::NotStreamable;
+        }
+        if status == StatusCode::ACCEPTED {
+            return Posted::Done;
+        }
+        if !status.is_success() {
+            let text = resp.text().await.unwrap_or_default();
+            return Posted::Failed(format!("HTTP {status}: {}", text.chars().take(300).collect::<String>()));
+        }
+        let ct = resp.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
+        if ct.starts_with("text/event-stream") {
+            return self.read_post_stream(resp, request_id, is_init).await;
+        }
+        let bytes = match resp.bytes().await {
+            Ok(b) => b,
+            Err(e) => return Posted::Failed(e.to_string()),
+        };
+        if request_id.is_none() {
+            // Some servers answer a notification with a body: nothing in it is for us.
+            return Posted::Done;
+        }
+        if !bytes.iter().all(u8::is_ascii_whitespace) {
+            self.deliver(&bytes, is_init.then_some(request_id).flatten()).await;
+        }
+        if is_init {
+            self.after_init_answer();
+        }
+        Posted::Done
+    }
+
+    /// Reads a POST's SSE answer; when it ends before the response, resumes it with GET + Last-Event-ID.
+    async fn read_post_stream(self: &Arc<Self>, resp: reqwest::Response, request_id: Option<&RequestId>, is_init: bool) -> Posted {
+        let init_id = if is_init { request_id } else { None };
+        let mut parser = SseParser::new();
+        let mut answered = self.pump_stream(resp, &mut parser, request_id, init_id).await;
+        let mut failures = 0;
+        while !answered && request_id.is_some() && !self.peer.is_closed() {
+            let Some(last) = parser.last_id.clone() else {
+                return Posted::Failed("the SSE stream ended before the response (no event id to resume from)".into());
+            };
+            let wait = parser.last_retry.map(Duration::from_millis).unwrap_or(self.config.default_retry);
+            tokio::time::sleep(wait).await;
+            match self.open_get(Some(&last)).await {
+                Ok(Some(r)) => {
+                    failures = 0;
+                    answered = self.pump_stream(r, &mut parser, request_id, init_id).await;
+                }
+                Ok(None) => return Posted::Failed("the server does not allow resuming the stream (GET refused)".into()),
+                Err(e) => {
+                    failures += 1;
+                    if failures > self.config.max_reconnects {
+                        return Posted::Failed(format!("resuming the SSE stream failed: {e}"));
+                    }
+                }
+            }
+        }
+        if is_init {
+            self.after_init_answer();
+        }
+        Posted::Done
+    }
+
+    /// Dispatches a stream's events until it ends; `true` once the response to `request_id` was seen
+    /// (the stream is then left as soon as the server closes it).
+    async fn pump_stream(
+        self: &Arc<Self>,
+        resp: reqwest::Response,
+        parser: &mut SseParser,
+        request_id: Option<&RequestId>,
+        init_id: Option<&RequestId>,
+    ) -> bool {
+        let mut answered = false;
+        let mut body = resp.bytes_stream();
+        loop {
+            let chunk = tokio::select! {
+                c = body.next() => c,
+                _ = self.peer.closed() => None,
+            };
+            let Some(Ok(chunk)) = chunk else { break };
+            for ev in parser.feed(&chunk) {
+                if ev.event.as_deref().is_some_and(|e| e != "message") {
+                    continue;
+                }
+                if let Some(id) = self.deliver(ev.data.as_bytes(), init_id).await {
+                    if Some(&id) == request_id {
+                        answered = true;
+                    }
+                }
+            }
+            if answered && request_id.is_some() {
+                // The response came: the stream has nothing more for us.
+                break;
+            }
+        }
+        answered
+    }
+
+    /// Dispatches one JSON body (a message or an array of them). Returns the id of a response in it.
+    async fn deliver(&self, bytes: &[u8], init_id: Option<&RequestId>) -> Option<RequestId> {
+        let msg = framing::decode(bytes);
+        let mut seen = None;
+        let items: Vec<Vec<u8>> = match &msg {
+            Incoming::Batch(items) => items.iter().map(|i| i.get().as_bytes().to_vec()).collect(),
+            _ => vec![bytes.to_vec()],
+        };
+        for item in items {
+            let m = framing::decode(&item);
+            match &m {
+                Incoming::Response { id, result } => {
+                    if Some(id) == init_id {
+                        if let Ok(raw) = result {
+                            self.note_version(raw.get());
+                        }
+                    }
+                    seen = Some(id.clone());
+                }
+                Incoming::Invalid { error, .. } => {
+                    tracing::debug!(%error, "invalid message from the server; ignored");
+                    continue;
+                }
+                Incoming::Ignored => continue,
+                _ => {}
+            }
+            self.peer.dispatch(m, &self.handler).await;
+        }
+        seen
+    }
+
+    fn note_version(&self, result: &str) {
+        #[derive(serde::Deserialize)]
+        struct R {
+            #[serde(rename = "protocolVersion")]
+            protocol_version: String,
+        }
+        if let Ok(r) = serde_json::from_str::<R>(result) {
+            self.lock().version = Some(r.protocol_version);
+        }
+    }
+
+    /// After the `initialize` answer: open the standalone GET stream (once, Streamable HTTP only).
+    fn after_init_answer(self: &Arc<Self>) {
+        if !self.config.open_get_stream || self.lock().legacy_endpoint.is_some() {
+            return;
+        }
+        if self.get_started.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let me = self.clone();
+        tokio::spawn(async move {
+            // Let `notifications/initialized` go first.
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            me.get_loop().await
+        });
+    }
+
+    /// GET with `Accept: text/event-stream`: `Ok(None)` when the server has no such stream (405 and the like).
+    async fn open_get(&self, last_event_id: Option<&str>) -> Result<Option<reqwest::Response>, String> {
+        let mut h = self.headers.clone();
+        h.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+        {
+            let s = self.lock();
+            if let Some(v) = s.session.as_deref().and_then(|v| HeaderValue::from_str(v).ok()) {
+                h.insert(SESSION_HEADER, v);
+            }
+            if let Some(v) = s.version.as_deref().and_then(|v| HeaderValue::from_str(v).ok()) {
+                h.insert(VERSION_HEADER, v);
+            }
+        }
+        if let Some(id) = last_event_id.and_then(|v| HeaderValue::from_str(v).ok()) {
+            h.insert("last-event-id", id);
+        }
+        let r = self.http.get(self.url.clone()).headers(h).send().await.map_err(|e| e.to_string())?;
+        let ct = r.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
+        if r.status().is_success() && ct.starts_with("text/event-stream") {
+            Ok(Some(r))
+        } else if r.status().is_server_error() {
+            Err(format!("HTTP {}", r.status()))
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// The standalone GET stream, reconnected after the server's `retry` with `Last-Event-ID`.
+    async fn get_loop(self: Arc<Self>) {
+        let mut parser = SseParser::new();
+        let mut failures = 0u32;
+        let mut first = true;
+        while !self.peer.is_closed() {
+            if !first {
+                let base = parser.last_retry.map(Duration::from_millis).unwrap_or(self.config.default_retry);
+                tokio::time::sleep(base * 2u32.pow(failures.min(5))).await;
+            }
+            first = false;
+            let last = parser.last_id.clone();
+            match self.open_get(last.as_deref()).await {
+                Ok(Some(r)) => {
+                    failures = 0;
+                    self.pump_stream(r, &mut parser, None, None).await;
+                }
+                Ok(None) => return,
+                Err(e) => {
+                    failures += 1;
+                    if failures > self.config.max_reconnects {
+                        tracing::debug!(%e, "giving up the GET stream");
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The server forgot the session: initialize again (without the session header), then `initialized`.
+    async fn reinitialize(self: &Arc<Self>) -> Result<(), String> {
+        let Some(init) = self.lock().init_frame.clone() else { return Err("no initialize to replay".into()) };
+        let id = match framing::decode(&init) {
+            Incoming::Request { id, .. } => id,
+            _ => return Err("the saved initialize is not a request".into()),
+        };
+        self.lock().session = None;
+        // The answer is a response to an id the pump no longer waits for: read it here, do not dispatch.
+        let resp = self
+            .http
+            .post(self.url.clone())
+            .headers(self.post_headers(true))
+            .body(init)
+            .send()
+            .await
+            .map_err(|e| e.to_string())?;
+        if !resp.status().is_success() {
+            return Err(format!("re-initialize failed: HTTP {}", resp.status()));
+        }
+        if let Some(s) = resp.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()) {
+            self.lock().session = Some(s.to_string());
+        }
+        let text = resp.text().await.map_err(|e| e.to_string())?;
+        let mut parser = SseParser::new();
+        let bodies: Vec<String> = if text.trim_start().starts_with('{') {
+            vec![text]
+        } else {
+            parser.feed(text.as_bytes()).into_iter().map(|e| e.data).collect()
+        };
+        for b in bodies {
+            if let Incoming::Response { id: rid, result: Ok(raw) } = framing::decode(b.as_bytes()) {
+                if rid == id {
+                    self.note_version(raw.get());
+                }
+            }
+        }
+        let note = frame::notification(methods::INITIALIZED, None);
+        let r = self
+            .http
+            .post(self.url.clone())
+            .headers(self.post_headers(false))
+            .body(note)
+            .send()
+            .await
+            .map_err(|e| e.to_string())?;
+        if !r.status().is_success() {
+            return Err(format!("initialized after re-initialize failed: HTTP {}", r.status()));
+        }
+        tracing::debug!("re-initialized after the server forgot the session");
+        Ok(())
+    }
+
+    /// The legacy transport: GET the URL, wait for the `endpoint` event, then read messages in the background.
+    async fn open_legacy(self: &Arc<Self>) -> Result<(), Error> {
+        let mut h = self.headers.clone();
+        h.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
+        let resp = self.http.get(self.url.clone()).headers(h).send().await.map_err(|e| Error::Io(e.to_string()))?;
+        if !resp.status().is_success() {
+            return Err(Error::Io(format!("GET {} for the SSE stream: HTTP {}", self.url, resp.status())));
+        }
+        let mut body = resp.bytes_stream();
+        let mut parser = SseParser::new();
+        let mut pending = Vec::new();
+        let endpoint = 'found: loop {
+            let chunk = tokio::time::timeout(Duration::from_secs(30), body.next())
+                .await
+                .map_err(|_| Error::Io("no endpoint event within 30 s".into()))?;
+            let Some(Ok(chunk)) = chunk else { return Err(Error::Io("the SSE stream ended before the endpoint event".into())) };
+            let mut events = parser.feed(&chunk).into_iter();
+            while let Some(ev) = events.next() {
+                if ev.event.as_deref() == Some("endpoint") {
+                    pending.extend(events);
+                    break 'found ev.data;
+                }
+            }
+        };
+        let endpoint = self.url.join(endpoint.trim()).map_err(|e| Error::Io(format!("bad endpoint {endpoint}: {e}")))?;
+        if endpoint.origin() != self.url.origin() {
+            return Err(Error::Io(format!("the endpoint {endpoint} is not on the server's origin")));
+        }
+        self.lock().legacy_endpoint = Some(endpoint);
+        let me = self.clone();
+        tokio::spawn(async move {
+            for ev in pending {
+                me.deliver(ev.data.as_bytes(), None).await;
+            }
+            loop {
+                let chunk = tokio::select! {
+                    c = body.next() => c,
+                    _ = me.peer.closed() => return,
+                };
+                let Some(Ok(chunk)) = chunk else { break };
+                for ev in parser.feed(&chunk) {
+                    if ev.event.as_deref().unwrap_or("message") == "message" {
+                        let init_id = me.init_id();
+                        me.deliver(ev.data.as_bytes(), init_id.as_ref()).await;
+                    }
+                }
+            }
+            me.peer.close("the server closed the SSE stream".into());
+            me.handler.closed();
+        });
+        Ok(())
+    }
+
+    fn init_id(&self) -> Option<RequestId> {
+        let s = self.lock();
+        let f = s.init_frame.as_ref()?;
+        match framing::decode(f) {
+            Incoming::Request { id, .. } => Some(id),
+            _ => None,
+        }
+    }
+}

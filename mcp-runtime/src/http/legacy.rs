@@ -1,0 +1,131 @@
+//! The deprecated HTTP+SSE transport of 2024-11-05: `GET /sse` opens a stream whose first event
+//! (`endpoint`) names the URL to POST messages to; every server message arrives as `event: message`.
+
+use super::server::{accepts, plain, rpc_error, StreamableHttpService};
+use crate::connection::{Handler, Peer};
+use crate::framing::{self, Incoming};
+use crate::protocol::ErrorObject;
+use axum::extract::Request;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::sync::mpsc;
+
+pub(crate) struct LegacySession {
+    peer: Peer,
+    handler: Arc<dyn Handler>,
+}
+
+#[derive(Default)]
+pub(crate) struct LegacySessions {
+    map: Mutex<HashMap<String, Arc<LegacySession>>>,
+}
+
+impl LegacySessions {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<LegacySession>>> {
+        self.map.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn close_all(&self) {
+        for (_, s) in self.lock().drain() {
+            s.peer.close("the server is shutting down".into());
+            s.handler.closed();
+        }
+    }
+}
+
+/// Removes and closes the session when its stream ends (the client went away).
+struct StreamGuard {
+    svc: StreamableHttpService,
+    id: String,
+}
+
+impl Drop for StreamGuard {
+    fn drop(&mut self) {
+        if let Some(s) = self.svc.inner.legacy.lock().remove(&self.id) {
+            s.peer.close("the SSE stream closed".into());
+            s.handler.closed();
+        }
+    }
+}
+
+pub(crate) async fn get_sse(svc: StreamableHttpService, req: Request) -> Response {
+    if let Err(r) = svc.check_host(req.headers()) {
+        return r;
+    }
+    if !accepts(req.headers(), "text/event-stream") {
+        return plain(StatusCode::NOT_ACCEPTABLE, "Not Acceptable: Client must accept text/event-stream");
+    }
+    if svc.inner.shutdown.is_cancelled() {
+        return plain(StatusCode::SERVICE_UNAVAILABLE, "the server is shutting down");
+    }
+    let id = uuid::Uuid::new_v4().simple().to_string();
+    let (peer, mut rx) = Peer::new(svc.inner.server.connection_config().clone());
+    let handler = svc.inner.server.session_handler(peer.clone());
+    svc.inner.legacy.lock().insert(id.clone(), Arc::new(LegacySession { peer: peer.clone(), handler }));
+
+    // The endpoint is relative to where this router is mounted: the path as the client asked for it,
+    // with the SSE path replaced by the messages path.
+    let c = &svc.inner.config;
+    let path = req.uri().path();
+    let base = path.strip_suffix(c.legacy_sse_path.as_str()).unwrap_or("");
+    let endpoint = format!("{base}{}?sessionId={id}", c.legacy_messages_path);
+
+    let (tx, out) = mpsc::unbounded_channel::<Bytes>();
+    let _ = tx.send(Bytes::from(format!("event: endpoint\ndata: {endpoint}\n\n")));
+    tokio::spawn(async move {
+        while let Some(o) = rx.recv().await {
+            if o.is_cancelled() || o.frame.is_empty() {
+                continue;
+            }
+            if tx.send(super::sse::message_event(None, &o.frame)).is_err() {
+                return;
+            }
+        }
+    });
+    let guard = StreamGuard { svc: svc.clone(), id };
+    let mut r = svc.sse_response(Vec::new(), Some(out), None);
+    // Keep the guard alive as long as the body: it ends the session when the client disconnects.
+    let body = std::mem::take(r.body_mut());
+    let stream = futures_util::StreamExt::map(body.into_data_stream(), move |chunk| {
+        let _ = &guard;
+        chunk
+    });
+    *r.body_mut() = axum::body::Body::from_stream(stream);
+    r
+}
+
+pub(crate) async fn post_message(svc: StreamableHttpService, req: Request) -> Response {
+    if let Err(r) = svc.check_host(req.headers()) {
+        return r;
+    }
+    let id = req
+        .uri()
+        .query()
+        .and_then(|q| q.split('&').find_map(|kv| kv.strip_prefix("sessionId=")))
+        .map(str::to_string);
+    let Some(id) = id else {
+        return plain(StatusCode::BAD_REQUEST, "Missing sessionId parameter");
+    };
+    let Some(session) = svc.inner.legacy.lock().get(&id).cloned() else {
+        return plain(StatusCode::NOT_FOUND, "Session not found");
+    };
+    let ct = req.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    if !ct.to_ascii_lowercase().starts_with("application/json") {
+        return plain(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Unsupported Media Type: Content-Type must be application/json");
+    }
+    let body = match axum::body::to_bytes(req.into_body(), svc.inner.config.max_body_bytes).await {
+        Ok(b) => b,
+        Err(_) => return plain(StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large"),
+    };
+    if let Incoming::Invalid { id, error } = framing::decode(&body) {
+        return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), error);
+    }
+    if session.peer.is_closed() {
+        return rpc_error(StatusCode::NOT_FOUND, None, ErrorObject::new(-32001, "Session not found"));
+    }
+    session.peer.dispatch_line(&body, &session.handler).await;
+    (StatusCode::ACCEPTED, "Accepted").into_response()
+}

@@ -1,0 +1,53 @@
+//! HTTP transports (feature `http`): the Streamable HTTP server and client of 2025-03-26 to 2025-11-25,
+//! and the deprecated HTTP+SSE transport of 2024-11-05 on both sides.
+//!
+//! Serving:
+//!
+//! ```no_run
+//! # async fn demo(server: mcp_runtime::Server) -> std::io::Result<()> {
+//! use mcp_runtime::http::{serve_http, HttpConfig};
+//! let addr = "127.0.0.1:3000".parse().unwrap();
+//! serve_http(server, addr, HttpConfig::default(), async { let _ = tokio::signal::ctrl_c().await; }).await
+//! # }
+//! ```
+//!
+//! Connecting:
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), mcp_runtime::Error> {
+//! use mcp_runtime::{http::HttpClientConfig, Client};
+//! let client = Client::builder().connect_http("http://127.0.0.1:3000/mcp", HttpClientConfig::default()).await?;
+//! let tools = client.list_all_tools().await?;
+//! # Ok(()) }
+//! ```
+//!
+//! The transport drives the same message pump as stdio ([`crate::connection`]): frames the pump emits are
+//! routed onto HTTP answers and SSE streams (server), or POSTed (client).
+
+mod client;
+mod legacy;
+mod server;
+mod session;
+pub mod sse;
+
+pub use client::{HttpClientConfig, HttpTransportKind};
+pub use server::{serve_http, serve_http_on, HttpConfig, ResponseMode, StreamableHttpService};
+
+use crate::connection::{OutKind, Outgoing};
+use crate::server::Context;
+
+/// HTTP-only abilities of a handler's [`Context`].
+pub trait ContextHttpExt {
+    /// Ends the HTTP connection of the SSE stream answering this request, without cancelling it: the
+    /// client reconnects (after the priming event's `retry`) with `Last-Event-ID` and gets the rest,
+    /// including the response (SSE polling, 2025-11-25). Does nothing on other transports.
+    fn close_sse_stream(&self) -> impl std::future::Future<Output = ()> + Send;
+}
+
+impl ContextHttpExt for Context {
+    async fn close_sse_stream(&self) {
+        // An empty frame is a marker the HTTP router understands and byte-stream writers skip.
+        let marker = Outgoing::new(Vec::new(), OutKind::Notification, Some(self.request_id().clone()));
+        let _ = self.session.peer.send(marker).await;
+    }
+}

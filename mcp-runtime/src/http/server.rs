@@ -1,0 +1,719 @@
+//! The Streamable HTTP server (2025-03-26 to 2025-11-25) on one endpoint, beside the legacy HTTP+SSE
+//! endpoints of 2024-11-05, as an axum [`Router`] or a handler to mount anywhere.
+
+use super::legacy;
+use super::session::{Attached, HttpSession};
+use super::sse;
+use crate::connection::Handler;
+use crate::framing::{self, frame, Incoming};
+use crate::protocol::{methods, ErrorObject, ProtocolVersion, RequestId};
+use crate::server::Server;
+use axum::body::Body;
+use axum::extract::Request;
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, get, post};
+use axum::Router;
+use bytes::Bytes;
+use futures_util::StreamExt;
+use serde_json::value::RawValue;
+use std::collections::HashMap;
+use std::future::Future;
+use std::net::SocketAddr;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
+pub(crate) const VERSION_HEADER: &str = "mcp-protocol-version";
+const LAST_EVENT_ID: &str = "last-event-id";
+
+/// How requests are answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResponseMode {
+    /// An SSE stream per request: progress, logs and requests to the client travel with the answer.
+    Sse,
+    /// One `application/json` body per request; server messages go to the GET stream.
+    Json,
+}
+
+/// Settings of the Streamable HTTP server.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    /// The endpoint path of [`StreamableHttpService::router`] (default `/mcp`).
+    pub path: String,
+    pub response_mode: ResponseMode,
+    /// `false` for stateless mode: no sessions, every POST stands alone (GET and DELETE answer 405).
+    pub stateful: bool,
+    /// A session without requests for this long is ended (404 afterwards). `None` keeps sessions forever.
+    pub session_idle_timeout: Option<Duration>,
+    /// Host names (without port) accepted in `Host` and `Origin`. Empty accepts any host: only do that
+    /// behind a proxy that checks them. Default: localhost names only (DNS rebinding protection).
+    pub allowed_hosts: Vec<String>,
+    /// Extra accepted origins, exactly as sent (`https://app.example.com`).
+    pub allowed_origins: Vec<String>,
+    /// The longest accepted request body.
+    pub max_body_bytes: usize,
+    /// Comment lines sent on idle SSE streams.
+    pub keep_alive: Option<Duration>,
+    /// The `retry` of the priming event: how long a client waits before it reconnects.
+    pub sse_retry: Option<Duration>,
+    /// Events each SSE stream keeps for `Last-Event-ID` resumption.
+    pub replay_buffer: usize,
+    /// Serve the 2024-11-05 transport too (`GET /sse`, `POST /messages`) from [`StreamableHttpService::router`].
+    pub legacy_sse: bool,
+    /// The legacy endpoints' paths.
+    pub legacy_sse_path: String,
+    pub legacy_messages_path: String,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            path: "/mcp".into(),
+            response_mode: ResponseMode::Sse,
+            stateful: true,
+            session_idle_timeout: Some(Duration::from_secs(30 * 60)),
+            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()],
+            allowed_origins: Vec::new(),
+            max_body_bytes: 4 * 1024 * 1024,
+            keep_alive: Some(Duration::from_secs(15)),
+            sse_retry: Some(Duration::from_secs(1)),
+            replay_buffer: 256,
+            legacy_sse: true,
+            legacy_sse_path: "/sse".into(),
+            legacy_messages_path: "/messages".into(),
+        }
+    }
+}
+
+impl HttpConfig {
+    pub fn json_responses(mut self) -> Self {
+        self.response_mode = ResponseMode::Json;
+        self
+    }
+    pub fn stateless(mut self) -> Self {
+        self.stateful = false;
+        self
+    }
+}
+
+pub(crate) struct Inner {
+    pub(crate) server: Server,
+    pub(crate) config: HttpConfig,
+    sessions: RwLock<HashMap<String, Arc<HttpSession>>>,
+    pub(crate) legacy: legacy::LegacySessions,
+    /// Cancelled at shutdown: open SSE streams end, new sessions are refused.
+    pub(crate) shutdown: CancellationToken,
+    reaper: std::sync::Once,
+}
+
+/// Serves one [`Server`] over Streamable HTTP (and the legacy HTTP+SSE transport). Cheap to clone.
+///
+/// ```no_run
+/// # async fn demo(server: mcp_runtime::Server) -> std::io::Result<()> {
+/// use mcp_runtime::http::{HttpConfig, StreamableHttpService};
+/// let mcp = StreamableHttpService::new(server, HttpConfig::default());
+/// // Mount beside the application's own routes; `router()` serves `/mcp`, `/sse` and `/messages`.
+/// let app = axum::Router::new().route("/health", axum::routing::get(|| async { "ok" })).merge(mcp.router());
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:3000").await?;
+/// axum::serve(listener, app).await
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct StreamableHttpService {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl StreamableHttpService {
+    pub fn new(server: Server, config: HttpConfig) -> Self {
+        StreamableHttpService {
+            inner: Arc::new(Inner {
+                server,
+                config,
+                sessions: RwLock::new(HashMap::new()),
+                legacy: Default::default(),
+                shutdown: CancellationToken::new(),
+                reaper: std::sync::Once::new(),
+            }),
+        }
+    }
+
+    /// A router serving the endpoint at `config.path` and, unless disabled, the legacy endpoints.
+    pub fn router(&self) -> Router {
+        let c = &self.inner.config;
+        let me = self.clone();
+        let mut r = Router::new().route(&c.path, any(move |req: Request| async move { me.handle(req).await }));
+        if c.legacy_sse {
+            let a = self.clone();
+            let b = self.clone();
+            r = r
+                .route(&c.legacy_sse_path, get(move |req: Request| async move { legacy::get_sse(a, req).await }))
+                .route(&c.legacy_messages_path, post(move |req: Request| async move { legacy::post_message(b, req).await }));
+        }
+        r
+    }
+
+    /// Handles one request to the Streamable HTTP endpoint, wherever it is mounted.
+    pub async fn handle(&self, req: Request) -> Response {
+        if let Err(resp) = self.check_host(req.headers()) {
+            return resp;
+        }
+        match *req.method() {
+            Method::POST => self.post(req).await,
+            Method::GET => self.get(req).await,
+            Method::DELETE => self.delete(req).await,
+            _ => {
+                let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "Method not allowed");
+                r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+                r
+            }
+        }
+    }
+
+    /// Stops: open SSE streams end, every session closes after in-flight calls had `grace` to finish.
+    pub async fn shutdown(&self, grace: Duration) {
+        self.inner.shutdown.cancel();
+        let sessions: Vec<_> = self.inner.sessions.write().unwrap_or_else(|e| e.into_inner()).drain().map(|(_, s)| s).collect();
+        let drains = sessions.iter().map(|s| s.peer.drain(grace));
+        futures_util::future::join_all(drains).await;
+        for s in sessions {
+            s.close("the server is shutting down");
+        }
+        self.inner.legacy.close_all();
+    }
+
+    /// How many sessions are open.
+    pub fn session_count(&self) -> usize {
+        self.inner.sessions.read().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    /// DNS rebinding protection: `Host` and `Origin` must name an allowed host (403 otherwise).
+    pub(crate) fn check_host(&self, headers: &HeaderMap) -> Result<(), Response> {
+        let c = &self.inner.config;
+        if c.allowed_hosts.is_empty() {
+            return Ok(());
+        }
+        if let Some(host) = headers.get(header::HOST) {
+            let ok = host.to_str().ok().map(host_name).is_some_and(|h| c.allowed_hosts.iter().any(|a| a.eq_ignore_ascii_case(h)));
+            if !ok {
+                return Err(rpc_error(StatusCode::FORBIDDEN, None, ErrorObject::new(-32000, "Forbidden: invalid Host header")));
+            }
+        }
+        if let Some(origin) = headers.get(header::ORIGIN) {
+            let o = origin.to_str().unwrap_or("");
+            let ok = c.allowed_origins.iter().any(|a| a == o)
+                || origin_host(o).is_some_and(|h| c.allowed_hosts.iter().any(|a| a.eq_ignore_ascii_case(h)));
+            if !ok {
+                return Err(rpc_error(StatusCode::FORBIDDEN, None, ErrorObject::new(-32000, "Forbidden: invalid Origin header")));
+            }
+        }
+        Ok(())
+    }
+
+    fn session(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
+        let Some(id) = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
+            return Err(rpc_error(
+                StatusCode::BAD_REQUEST,
+                None,
+                ErrorObject::new(-32000, "Bad Request: Mcp-Session-Id header is required"),
+            ));
+        };
+        match self.inner.sessions.read().unwrap_or_else(|e| e.into_inner()).get(id) {
+            Some(s) if !s.peer.is_closed() => Ok(s.clone()),
+            _ => Err(rpc_error(StatusCode::NOT_FOUND, None, ErrorObject::new(-32001, "Session not found"))),
+        }
+    }
+
+    fn new_session(&self) -> Arc<HttpSession> {
+        let id = if self.inner.config.stateful { uuid::Uuid::new_v4().simple().to_string() } else { String::new() };
+        let (peer, rx) = crate::connection::Peer::new(self.inner.server.connection_config().clone());
+        let handler = self.inner.server.session_handler(peer.clone());
+        let s = HttpSession::new(id, peer, handler, self.inner.config.replay_buffer);
+        s.spawn_router(rx);
+        s.touch();
+        if self.inner.config.stateful {
+            self.start_reaper();
+        }
+        s
+    }
+
+    fn start_reaper(&self) {
+        let Some(limit) = self.inner.config.session_idle_timeout else { return };
+        self.inner.reaper.call_once(|| {
+            let weak = Arc::downgrade(&self.inner);
+            let every = (limit / 4).clamp(Duration::from_millis(10), Duration::from_secs(30));
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(every).await;
+                    let Some(inner) = weak.upgrade() else { return };
+                    if inner.shutdown.is_cancelled() {
+                        return;
+                    }
+                    let expired: Vec<Arc<HttpSession>> = {
+                        let mut map = inner.sessions.write().unwrap_or_else(|e| e.into_inner());
+                        let ids: Vec<String> = map
+                            .iter()
+                            .filter(|(_, s)| {
+                                s.peer.is_closed()
+                                    || (s.busy.load(std::sync::atomic::Ordering::Relaxed) == 0
+                                        && !s.has_live_get()
+                                        && s.idle_for() > limit)
+                            })
+                            .map(|(k, _)| k.clone())
+                            .collect();
+                        ids.iter().filter_map(|k| map.remove(k)).collect()
+                    };
+                    for s in expired {
+                        tracing::debug!(session = %s.id, "session expired");
+                        s.close("the session expired");
+                    }
+                }
+            });
+        });
+    }
+
+    async fn post(&self, req: Request) -> Response {
+        let headers = req.headers().clone();
+        if !accepts(&headers, "application/json") || !accepts(&headers, "text/event-stream") {
+            return rpc_error(
+                StatusCode::NOT_ACCEPTABLE,
+                None,
+                ErrorObject::new(-32000, "Not Acceptable: Client must accept both application/json and text/event-stream"),
+            );
+        }
+        let ct = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+        if !ct.trim_start().to_ascii_lowercase().starts_with("application/json") {
+            return rpc_error(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                None,
+                ErrorObject::new(-32000, "Unsupported Media Type: Content-Type must be application/json"),
+            );
+        }
+        let body = match axum::body::to_bytes(req.into_body(), self.inner.config.max_body_bytes).await {
+            Ok(b) => b,
+            Err(_) => {
+                return rpc_error(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    None,
+                    ErrorObject::new(-32000, format!("Payload Too Large: the limit is {} bytes", self.inner.config.max_body_bytes)),
+                )
+            }
+        };
+        let msg = framing::decode(&body);
+        let is_init = matches!(&msg, Incoming::Request { method, .. } if method == methods::INITIALIZE);
+        match &msg {
+            Incoming::Invalid { id, error } => return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), error.clone()),
+            Incoming::Ignored => return StatusCode::ACCEPTED.into_response(),
+            _ => {}
+        }
+        if !self.inner.config.stateful {
+            return self.post_stateless(&headers, msg, is_init).await;
+        }
+        let session = if is_init && headers.get(SESSION_HEADER).is_none() {
+            if self.inner.shutdown.is_cancelled() {
+                return plain(StatusCode::SERVICE_UNAVAILABLE, "the server is shutting down");
+            }
+            let s = self.new_session();
+            if let Incoming::Request { params, .. } = &msg {
+                s.set_version(requested_version(*params));
+            }
+            self.inner.sessions.write().unwrap_or_else(|e| e.into_inner()).insert(s.id.clone(), s.clone());
+            s
+        } else {
+            let s = match self.session(&headers) {
+                Ok(s) => s,
+                Err(r) => return r,
+            };
+            if let Err(r) = check_version_header(&headers) {
+                return r;
+            }
+            s
+        };
+        session.touch();
+        let mut resp = self.answer(&session, msg).await;
+        if is_init && resp.status().is_success() {
+            if let Ok(v) = HeaderValue::from_str(&session.id) {
+                resp.headers_mut().insert(SESSION_HEADER, v);
+            }
+        }
+        resp
+    }
+
+    async fn post_stateless(&self, headers: &HeaderMap, msg: Incoming<'_>, is_init: bool) -> Response {
+        if !is_init {
+            if let Err(r) = check_version_header(headers) {
+                return r;
+            }
+        }
+        let session = self.new_session();
+        if !is_init {
+            // A stateless request stands alone: initialize a fresh session with the version the client sent.
+            let version = headers
+                .get(VERSION_HEADER)
+                .and_then(|v| v.to_str().ok())
+                .and_then(ProtocolVersion::parse)
+                .unwrap_or(ProtocolVersion::V2025_03_26);
+            session.set_version(version);
+            let init = format!(
+                r#"{{"jsonrpc":"2.0","id":"mcp-runtime/stateless-init","method":"initialize","params":{{"protocolVersion":"{}","capabilities":{{}},"clientInfo":{{"name":"stateless","version":"0"}}}}}}"#,
+                version.as_str()
+            );
+            session.peer.dispatch_line(init.as_bytes(), &session.handler).await;
+            session.peer.dispatch_line(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, &session.handler).await;
+        }
+        let resp = self.answer(&session, msg).await;
+        // The answer may still be streaming: close the session once its stream ends.
+        let s = session.clone();
+        let grace = self.inner.server.connection_config().drain_timeout;
+        tokio::spawn(async move {
+            s.peer.drain(grace).await;
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            s.close("stateless request done");
+        });
+        resp
+    }
+
+    /// Dispatches a POSTed message (or batch) into the session and builds the HTTP answer.
+    async fn answer(&self, session: &Arc<HttpSession>, msg: Incoming<'_>) -> Response {
+        let handler: &Arc<dyn Handler> = &session.handler;
+        match msg {
+            Incoming::Request { id, method, params } => {
+                let one = Incoming::Request { id: id.clone(), method, params };
+                self.answer_requests(session, vec![id], vec![one], Vec::new()).await
+            }
+            Incoming::Batch(items) => {
+                if !handler.allows_batch() {
+                    let e = ErrorObject::invalid_request("Invalid Request: batches are only allowed in protocol 2025-03-26");
+                    return rpc_error(StatusCode::BAD_REQUEST, None, e);
+                }
+                let mut ids = Vec::new();
+                let mut requests = Vec::new();
+                let mut immediate = Vec::new();
+                for item in items {
+                    match framing::decode_str(item.get()) {
+                        Incoming::Request { id, method, .. } if method == methods::INITIALIZE => immediate.push(frame::error(
+                            Some(&id),
+                            &ErrorObject::invalid_request("Invalid Request: initialize must not be part of a batch"),
+                        )),
+                        Incoming::Request { id, method, params } => {
+                            ids.push(id.clone());
+                            requests.push(Incoming::Request { id, method, params });
+                        }
+                        Incoming::Invalid { id, error } => immediate.push(frame::error(id.as_ref(), &error)),
+                        Incoming::Batch(_) => {
+                            immediate.push(frame::error(None, &ErrorObject::invalid_request("Invalid Request: nested batch")))
+                        }
+                        other => session.peer.dispatch(other, handler).await,
+                    }
+                }
+                if ids.is_empty() && immediate.is_empty() {
+                    return StatusCode::ACCEPTED.into_response();
+                }
+                self.answer_requests(session, ids, requests, immediate).await
+            }
+            other => {
+                session.peer.dispatch(other, handler).await;
+                StatusCode::ACCEPTED.into_response()
+            }
+        }
+    }
+
+    async fn answer_requests(
+        &self,
+        session: &Arc<HttpSession>,
+        ids: Vec<RequestId>,
+        requests: Vec<Incoming<'_>>,
+        immediate: Vec<Vec<u8>>,
+    ) -> Response {
+        let batch = requests.len() != 1 || !immediate.is_empty();
+        let duplicate = || {
+            rpc_error(
+                StatusCode::BAD_REQUEST,
+                None,
+                ErrorObject::invalid_request("Invalid Request: a request with this id is already in flight"),
+            )
+        };
+        let _busy = Busy::new(session);
+        match self.inner.config.response_mode {
+            ResponseMode::Json => {
+                let mut rxs = Vec::with_capacity(ids.len());
+                for id in &ids {
+                    match session.wait_json(id.clone()) {
+                        Some(rx) => rxs.push(rx),
+                        None => {
+                            for id in &ids[..rxs.len()] {
+                                session.forget(id);
+                            }
+                            return duplicate();
+                        }
+                    }
+                }
+                for r in requests {
+                    session.peer.dispatch(r, &session.handler).await;
+                }
+                let mut frames = immediate;
+                for rx in rxs {
+                    match rx.await {
+                        Ok(f) => frames.push(f),
+                        Err(_) => return plain(StatusCode::NOT_FOUND, "the session ended"),
+                    }
+                }
+                let body = if batch { join_batch(&frames) } else { frames.pop().unwrap_or_default() };
+                json_response(body)
+            }
+            ResponseMode::Sse => {
+                let Some((key, rx)) = session.open_post_stream(&ids) else { return duplicate() };
+                let mut first = Vec::new();
+                if session.wants_priming() {
+                    let retry = self.inner.config.sse_retry.map(|d| d.as_millis() as u64);
+                    first.push(sse::priming_event(&HttpSession::priming_id(key), retry));
+                }
+                for f in &immediate {
+                    first.push(sse::message_event(None, f));
+                }
+                for r in requests {
+                    session.peer.dispatch(r, &session.handler).await;
+                }
+                self.sse_response(first, Some(rx), Some(Busy::new(session)))
+            }
+        }
+    }
+
+    async fn get(&self, req: Request) -> Response {
+        let headers = req.headers();
+        if !self.inner.config.stateful {
+            return plain(StatusCode::METHOD_NOT_ALLOWED, "Method not allowed: this server is stateless");
+        }
+        if !accepts(headers, "text/event-stream") {
+            return rpc_error(
+                StatusCode::NOT_ACCEPTABLE,
+                None,
+                ErrorObject::new(-32000, "Not Acceptable: Client must accept text/event-stream"),
+            );
+        }
+        let session = match self.session(headers) {
+            Ok(s) => s,
+            Err(r) => return r,
+        };
+        if let Err(r) = check_version_header(headers) {
+            return r;
+        }
+        session.touch();
+        let retry = self.inner.config.sse_retry.map(|d| d.as_millis() as u64);
+        if let Some(last) = headers.get(LAST_EVENT_ID).and_then(|v| v.to_str().ok()) {
+            if let Some(Attached { key: _, replay, live }) = session.resume(last) {
+                return self.sse_response(replay, live, None);
+            }
+        }
+        match session.open_get_stream() {
+            Some((key, rx)) => {
+                let mut first = Vec::new();
+                if session.wants_priming() {
+                    first.push(sse::priming_event(&HttpSession::priming_id(key), retry));
+                }
+                self.sse_response(first, Some(rx), None)
+            }
+            None => rpc_error(
+                StatusCode::CONFLICT,
+                None,
+                ErrorObject::new(-32000, "Conflict: only one SSE stream is allowed per session"),
+            ),
+        }
+    }
+
+    async fn delete(&self, req: Request) -> Response {
+        if !self.inner.config.stateful {
+            return plain(StatusCode::METHOD_NOT_ALLOWED, "Method not allowed: this server is stateless");
+        }
+        let session = match self.session(req.headers()) {
+            Ok(s) => s,
+            Err(r) => return r,
+        };
+        if let Err(r) = check_version_header(req.headers()) {
+            return r;
+        }
+        self.inner.sessions.write().unwrap_or_else(|e| e.into_inner()).remove(&session.id);
+        session.close("the client ended the session");
+        StatusCode::OK.into_response()
+    }
+
+    /// An SSE answer: `first` events, then whatever arrives on `live`, with keep-alive comments, until the
+    /// stream is finished, the client goes away, or the server shuts down.
+    pub(crate) fn sse_response(
+        &self,
+        first: Vec<Bytes>,
+        live: Option<mpsc::UnboundedReceiver<Bytes>>,
+        busy: Option<Busy>,
+    ) -> Response {
+        let keep_alive = self.inner.config.keep_alive;
+        // A POST stream runs until its answer, even during shutdown; other streams end at shutdown.
+        let shutdown = if busy.is_some() { CancellationToken::new() } else { self.inner.shutdown.clone() };
+        let head = futures_util::stream::iter(first.into_iter().map(Ok::<Bytes, std::convert::Infallible>));
+        let tail = futures_util::stream::unfold((live, shutdown, busy), move |(mut live, shutdown, busy)| async move {
+            let rx = live.as_mut()?;
+            let next = tokio::select! {
+                biased;
+                m = rx.recv() => m,
+                _ = shutdown.cancelled() => None,
+                _ = sleep_opt(keep_alive) => Some(sse::keep_alive()),
+            };
+            next.map(|b| (Ok(b), (live, shutdown, busy)))
+        });
+        let body = Body::from_stream(head.chain(tail));
+        let mut r = Response::new(body);
+        let h = r.headers_mut();
+        h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+        h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+        h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+        r
+    }
+}
+
+/// Counts a request as being answered, so that an idle reaper never ends a session mid-answer.
+pub(crate) struct Busy(Arc<HttpSession>);
+
+impl Busy {
+    fn new(s: &Arc<HttpSession>) -> Self {
+        s.busy.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Busy(s.clone())
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.0.touch();
+        self.0.busy.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+async fn sleep_opt(d: Option<Duration>) {
+    match d {
+        Some(d) => tokio::time::sleep(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+fn requested_version(params: Option<&RawValue>) -> ProtocolVersion {
+    #[derive(serde::Deserialize)]
+    struct P<'a> {
+        #[serde(rename = "protocolVersion", borrow)]
+        protocol_version: std::borrow::Cow<'a, str>,
+    }
+    params
+        .and_then(|p| serde_json::from_str::<P>(p.get()).ok())
+        .map(|p| ProtocolVersion::negotiate(&p.protocol_version))
+        .unwrap_or(ProtocolVersion::LATEST)
+}
+
+/// `MCP-Protocol-Version`: absent means 2025-03-26; an unknown value is a 400.
+fn check_version_header(headers: &HeaderMap) -> Result<(), Response> {
+    match headers.get(VERSION_HEADER) {
+        None => Ok(()),
+        Some(v) => match v.to_str().ok().and_then(ProtocolVersion::parse) {
+            Some(_) => Ok(()),
+            None => {
+                let supported: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
+                Err(rpc_error(
+                    StatusCode::BAD_REQUEST,
+                    None,
+                    ErrorObject::new(
+                        -32000,
+                        format!(
+                            "Bad Request: Unsupported protocol version {} (supported versions: {})",
+                            v.to_str().unwrap_or("?"),
+                            supported.join(", ")
+                        ),
+                    ),
+                ))
+            }
+        },
+    }
+}
+
+pub(crate) fn accepts(headers: &HeaderMap, mime: &str) -> bool {
+    headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).any(|v| {
+        v.split(',').any(|part| {
+            let t = part.split(';').next().unwrap_or("").trim();
+            t.eq_ignore_ascii_case(mime) || t == "*/*" || (t.ends_with("/*") && mime.starts_with(&t[..t.len() - 1]))
+        })
+    })
+}
+
+/// `localhost:3000` → `localhost`; `[::1]:3000` → `[::1]`.
+fn host_name(host: &str) -> &str {
+    if host.starts_with('[') {
+        return match host.find(']') {
+            Some(i) => &host[..=i],
+            None => host,
+        };
+    }
+    host.rsplit_once(':').map_or(host, |(h, _)| h)
+}
+
+fn origin_host(origin: &str) -> Option<&str> {
+    let rest = origin.split_once("://")?.1;
+    let authority = rest.split('/').next()?;
+    Some(host_name(authority))
+}
+
+fn join_batch(frames: &[Vec<u8>]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(frames.iter().map(Vec::len).sum::<usize>() + 2);
+    out.push(b'[');
+    for (i, f) in frames.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(f.strip_suffix(b"\n").unwrap_or(f));
+    }
+    out.push(b']');
+    out
+}
+
+fn json_response(body: Vec<u8>) -> Response {
+    let mut r = Response::new(Body::from(body));
+    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    r
+}
+
+pub(crate) fn rpc_error(status: StatusCode, id: Option<&RequestId>, e: ErrorObject) -> Response {
+    let mut r = json_response(frame::error(id, &e));
+    *r.status_mut() = status;
+    r
+}
+
+pub(crate) fn plain(status: StatusCode, text: &'static str) -> Response {
+    (status, text).into_response()
+}
+
+/// Serves `server` over Streamable HTTP (plus legacy HTTP+SSE) on `addr` until `shutdown` resolves; then
+/// stops accepting, ends SSE streams, and gives in-flight calls the connection's drain timeout.
+pub async fn serve_http(
+    server: Server,
+    addr: SocketAddr,
+    config: HttpConfig,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    serve_http_on(server, listener, config, shutdown).await
+}
+
+/// Like [`serve_http`] on a listener bound already (port 0 in tests).
+pub async fn serve_http_on(
+    server: Server,
+    listener: tokio::net::TcpListener,
+    config: HttpConfig,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let grace = server.connection_config().drain_timeout;
+    let svc = StreamableHttpService::new(server, config);
+    let app = svc.router();
+    let stop = svc.clone();
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async move {
+            shutdown.await;
+            stop.shutdown(grace).await;
+        })
+        .await
+}

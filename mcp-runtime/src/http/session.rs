@@ -1,0 +1,301 @@
+//! One Streamable HTTP session: the pump's frames routed onto HTTP answers and SSE streams.
+//!
+//! Invariants:
+//! - a frame goes to exactly one place: the POST that is waiting for it, the SSE stream of the request it
+//!   relates to, or the standalone GET stream (and is dropped when there is none);
+//! - every event of a stream is kept in a bounded replay buffer, so a client that lost the connection can
+//!   resume with `Last-Event-ID` (a disconnect is not a cancellation);
+//! - a POST stream ends once every request it carried has its response.
+
+use super::sse;
+use crate::connection::{Handler, OutKind, Outgoing, Peer};
+use crate::protocol::{ProtocolVersion, RequestId};
+use bytes::Bytes;
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+use tokio::sync::{mpsc, oneshot};
+
+/// How many finished POST streams a session keeps for late resumption.
+const FINISHED_STREAMS_KEPT: usize = 32;
+
+pub(crate) type StreamKey = u64;
+
+/// Where the response to one request goes.
+pub(crate) enum Waiter {
+    /// A POST answering with JSON: the response frame.
+    Json(oneshot::Sender<Vec<u8>>),
+    /// A POST answering with an SSE stream.
+    Stream(StreamKey),
+}
+
+pub(crate) struct SseStream {
+    next_seq: u64,
+    buffer: VecDeque<(u64, Bytes)>,
+    live: Option<mpsc::UnboundedSender<Bytes>>,
+    /// Responses this (POST) stream still waits for; the GET stream never finishes.
+    pending: usize,
+    finished: bool,
+    is_get: bool,
+}
+
+#[derive(Default)]
+struct Routes {
+    waiters: HashMap<RequestId, Waiter>,
+    streams: HashMap<StreamKey, SseStream>,
+    finished: VecDeque<StreamKey>,
+    get_stream: Option<StreamKey>,
+    next_key: StreamKey,
+}
+
+pub(crate) struct HttpSession {
+    pub(crate) id: String,
+    pub(crate) peer: Peer,
+    pub(crate) handler: Arc<dyn Handler>,
+    routes: Mutex<Routes>,
+    replay_limit: usize,
+    /// The negotiated version (0 = not yet), for the priming event and the header check.
+    version: AtomicU8,
+    created: Instant,
+    /// Milliseconds since `created` of the last request, for idle expiry.
+    last_seen: AtomicU64,
+    /// Requests being answered right now; a busy session is never idle.
+    pub(crate) busy: AtomicU64,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// What a stream hands to the HTTP response: the replayed events, then the live ones.
+pub(crate) struct Attached {
+    pub(crate) key: StreamKey,
+    pub(crate) replay: Vec<Bytes>,
+    /// `None` when the stream already finished: send the replay and end.
+    pub(crate) live: Option<mpsc::UnboundedReceiver<Bytes>>,
+}
+
+impl HttpSession {
+    pub(crate) fn new(id: String, peer: Peer, handler: Arc<dyn Handler>, replay_limit: usize) -> Arc<Self> {
+        Arc::new(HttpSession {
+            id,
+            peer,
+            handler,
+            routes: Mutex::new(Routes::default()),
+            replay_limit: replay_limit.max(1),
+            version: AtomicU8::new(0),
+            created: Instant::now(),
+            last_seen: AtomicU64::new(0),
+            busy: AtomicU64::new(0),
+        })
+    }
+
+    /// Spawns the task that routes the pump's frames until the connection closes.
+    pub(crate) fn spawn_router(self: &Arc<Self>, mut rx: mpsc::Receiver<Outgoing>) {
+        let session = Arc::downgrade(self);
+        tokio::spawn(async move {
+            while let Some(out) = rx.recv().await {
+                let Some(s) = session.upgrade() else { return };
+                if !out.is_cancelled() {
+                    s.route(out);
+                }
+            }
+        });
+    }
+
+    pub(crate) fn set_version(&self, v: ProtocolVersion) {
+        let idx = ProtocolVersion::ALL.iter().position(|x| *x == v).unwrap_or(0) as u8 + 1;
+        self.version.store(idx, Ordering::Relaxed);
+    }
+
+    pub(crate) fn version(&self) -> Option<ProtocolVersion> {
+        match self.version.load(Ordering::Relaxed) {
+            0 => None,
+            i => ProtocolVersion::ALL.get(i as usize - 1).copied(),
+        }
+    }
+
+    /// Priming events only for clients of 2025-11-25 and later: older clients may choke on empty data.
+    pub(crate) fn wants_priming(&self) -> bool {
+        self.version().is_some_and(|v| v >= ProtocolVersion::V2025_11_25)
+    }
+
+    pub(crate) fn touch(&self) {
+        self.last_seen.store(self.created.elapsed().as_millis() as u64, Ordering::Relaxed);
+    }
+
+    pub(crate) fn idle_for(&self) -> std::time::Duration {
+        let last = self.last_seen.load(Ordering::Relaxed);
+        self.created.elapsed().saturating_sub(std::time::Duration::from_millis(last))
+    }
+
+    pub(crate) fn has_live_get(&self) -> bool {
+        let r = lock(&self.routes);
+        r.get_stream.and_then(|k| r.streams.get(&k)).is_some_and(|s| s.live.as_ref().is_some_and(|l| !l.is_closed()))
+    }
+
+    /// Registers a JSON waiter; `false` if that id is already waiting (a reused id).
+    pub(crate) fn wait_json(&self, id: RequestId) -> Option<oneshot::Receiver<Vec<u8>>> {
+        let (tx, rx) = oneshot::channel();
+        let mut r = lock(&self.routes);
+        if r.waiters.contains_key(&id) {
+            return None;
+        }
+        r.waiters.insert(id, Waiter::Json(tx));
+        Some(rx)
+    }
+
+    pub(crate) fn forget(&self, id: &RequestId) {
+        lock(&self.routes).waiters.remove(id);
+    }
+
+    /// Opens a POST stream for these requests; `None` if one of the ids is already waiting.
+    pub(crate) fn open_post_stream(&self, ids: &[RequestId]) -> Option<(StreamKey, mpsc::UnboundedReceiver<Bytes>)> {
+        let mut r = lock(&self.routes);
+        if ids.iter().any(|id| r.waiters.contains_key(id)) {
+            return None;
+        }
+        let key = r.next_key;
+        r.next_key += 1;
+        let (tx, rx) = mpsc::unbounded_channel();
+        r.streams.insert(
+            key,
+            SseStream { next_seq: 1, buffer: VecDeque::new(), live: Some(tx), pending: ids.len(), finished: false, is_get: false },
+        );
+        for id in ids {
+            r.waiters.insert(id.clone(), Waiter::Stream(key));
+        }
+        Some((key, rx))
+    }
+
+    /// Opens the standalone GET stream; `None` if one is connected already.
+    pub(crate) fn open_get_stream(&self) -> Option<(StreamKey, mpsc::UnboundedReceiver<Bytes>)> {
+        let mut r = lock(&self.routes);
+        if let Some(k) = r.get_stream {
+            if r.streams.get(&k).is_some_and(|s| s.live.as_ref().is_some_and(|l| !l.is_closed())) {
+                return None;
+            }
+            r.streams.remove(&k);
+        }
+        let key = r.next_key;
+        r.next_key += 1;
+        let (tx, rx) = mpsc::unbounded_channel();
+        r.streams.insert(
+            key,
+            SseStream { next_seq: 1, buffer: VecDeque::new(), live: Some(tx), pending: 0, finished: false, is_get: true },
+        );
+        r.get_stream = Some(key);
+        Some((key, rx))
+    }
+
+    /// Resumes a stream after `Last-Event-ID`: the events after it, then the live ones.
+    pub(crate) fn resume(&self, last_event_id: &str) -> Option<Attached> {
+        let (key, seq) = parse_event_id(last_event_id)?;
+        let mut r = lock(&self.routes);
+        let s = r.streams.get_mut(&key)?;
+        let replay: Vec<Bytes> = s.buffer.iter().filter(|(n, _)| *n > seq).map(|(_, b)| b.clone()).collect();
+        if s.finished {
+            return Some(Attached { key, replay, live: None });
+        }
+        if s.live.as_ref().is_some_and(|l| !l.is_closed()) {
+            // Someone is still connected to it: take it over (the old connection ends).
+        }
+        let (tx, rx) = mpsc::unbounded_channel();
+        s.live = Some(tx);
+        Some(Attached { key, replay, live: Some(rx) })
+    }
+
+    /// The id a priming event carries: a position before every event of the stream.
+    pub(crate) fn priming_id(key: StreamKey) -> String {
+        format!("{key}-0")
+    }
+
+    fn route(&self, mut out: Outgoing) {
+        let frame = std::mem::take(&mut out.frame);
+        let mut r = lock(&self.routes);
+        if frame.is_empty() {
+            // A marker: end the connection of the stream that carries `related`, keeping its buffer
+            // so that the client resumes with Last-Event-ID (SSE polling).
+            if let Some(Waiter::Stream(k)) = out.related.as_ref().and_then(|id| r.waiters.get(id)) {
+                let k = *k;
+                if let Some(s) = r.streams.get_mut(&k) {
+                    s.live = None;
+                }
+            }
+            return;
+        }
+        match &out.kind {
+            OutKind::Response(id) => match r.waiters.remove(id) {
+                Some(Waiter::Json(tx)) => {
+                    let _ = tx.send(frame);
+                }
+                Some(Waiter::Stream(k)) => {
+                    self.push(&mut r, k, &frame);
+                    if let Some(s) = r.streams.get_mut(&k) {
+                        s.pending = s.pending.saturating_sub(1);
+                        if s.pending == 0 {
+                            s.finished = true;
+                            s.live = None;
+                            r.finished.push_back(k);
+                            while r.finished.len() > FINISHED_STREAMS_KEPT {
+                                if let Some(old) = r.finished.pop_front() {
+                                    r.streams.remove(&old);
+                                }
+                            }
+                        }
+                    }
+                }
+                None => tracing::debug!(%id, "response with no waiting HTTP request; dropped"),
+            },
+            _ => {
+                let target = match out.related.as_ref().and_then(|id| r.waiters.get(id)) {
+                    Some(Waiter::Stream(k)) => Some(*k),
+                    _ => r.get_stream,
+                };
+                match target {
+                    Some(k) => self.push(&mut r, k, &frame),
+                    None => tracing::debug!("no stream for a server message (no GET stream open); dropped"),
+                }
+            }
+        }
+    }
+
+    fn push(&self, r: &mut Routes, key: StreamKey, frame: &[u8]) {
+        let Some(s) = r.streams.get_mut(&key) else { return };
+        let seq = s.next_seq;
+        s.next_seq += 1;
+        let ev = sse::message_event(Some(&format!("{key}-{seq}")), frame);
+        if s.buffer.len() >= self.replay_limit {
+            s.buffer.pop_front();
+        }
+        s.buffer.push_back((seq, ev.clone()));
+        if let Some(live) = &s.live {
+            if live.send(ev).is_err() {
+                s.live = None;
+            }
+        }
+        let _ = s.is_get;
+    }
+
+    /// Ends every stream's connection (shutdown, DELETE, expiry).
+    pub(crate) fn end_streams(&self) {
+        let mut r = lock(&self.routes);
+        for s in r.streams.values_mut() {
+            s.live = None;
+        }
+        r.waiters.clear();
+    }
+
+    /// Closes the session: in-flight handlers are cancelled, streams end.
+    pub(crate) fn close(&self, reason: &str) {
+        self.peer.close(reason.to_string());
+        self.handler.closed();
+        self.end_streams();
+    }
+}
+
+fn parse_event_id(id: &str) -> Option<(StreamKey, u64)> {
+    let (k, s) = id.split_once('-')?;
+    Some((k.parse().ok()?, s.parse().ok()?))
+}

@@ -1,0 +1,9 @@
+use mcp_runtime::resource;
+
+/// An issue.
+#[resource(uri = "jira://issue/{key}")]
+fn issue(key: String, project: String) -> String {
+    key + &project
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use mcp_runtime::tool;
+
+#[tool]
+struct Search {
+    query: String,
+}
+
+fn main() {}

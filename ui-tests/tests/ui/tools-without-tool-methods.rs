@@ -1,0 +1,10 @@
+use mcp_runtime::tools;
+
+struct Jira;
+
+#[tools]
+impl Jira {
+    fn helper(&self) {}
+}
+
+fn main() {}
