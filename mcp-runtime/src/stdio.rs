@@ -62,8 +62,13 @@ fn pollable(fd: RawFd) -> bool {
 fn private_nonblocking(fd: &OwnedFd, write: bool) -> io::Result<OwnedFd> {
     let kind = file_kind(fd.as_raw_fd());
     if matches!(kind, Some(k) if k == libc::S_IFIFO || k == libc::S_IFCHR) {
-        let path = std::ffi::CString::new(format!("/proc/self/fd/{}", fd.as_raw_fd())).expect("no NUL in a path we format");
-        let mode = if write { libc::O_WRONLY } else { libc::O_RDONLY };
+        let path = std::ffi::CString::new(format!("/proc/self/fd/{}", fd.as_raw_fd()))
+            .expect("no NUL in a path we format");
+        let mode = if write {
+            libc::O_WRONLY
+        } else {
+            libc::O_RDONLY
+        };
         // SAFETY: open with a valid C string; the result is checked.
         let n = unsafe { libc::open(path.as_ptr(), mode | libc::O_NONBLOCK | libc::O_CLOEXEC) };
         if n >= 0 {
@@ -97,7 +102,10 @@ impl FdStream {
     /// can't watch, such as a regular file.
     pub fn new(fd: &OwnedFd, write: bool) -> io::Result<Self> {
         if !pollable(fd.as_raw_fd()) {
-            return Err(io::Error::new(io::ErrorKind::Unsupported, "not a pipe, socket or terminal"));
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "not a pipe, socket or terminal",
+            ));
         }
         let fd = private_nonblocking(fd, write)?;
         // SAFETY: we own `fd` and nothing else reads or writes it while it is registered.
@@ -107,13 +115,24 @@ impl FdStream {
 }
 
 impl AsyncRead for FdStream {
-    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
         loop {
             let mut guard = ready!(self.fd.poll_read_ready(cx))?;
             let unfilled = buf.initialize_unfilled();
+            let unfilled_len = unfilled.len();
             let res = guard.try_io(|inner| {
                 // SAFETY: reading into an initialized buffer of the given length.
-                let n = unsafe { libc::read(inner.as_raw_fd(), unfilled.as_mut_ptr().cast(), unfilled.len()) };
+                let n = unsafe {
+                    libc::read(
+                        inner.as_raw_fd(),
+                        unfilled.as_mut_ptr().cast(),
+                        unfilled.len(),
+                    )
+                };
                 if n < 0 {
                     Err(io::Error::last_os_error())
                 } else {
@@ -122,6 +141,12 @@ impl AsyncRead for FdStream {
             });
             match res {
                 Ok(Ok(n)) => {
+                    // A short read drained the descriptor: clear readiness now rather than learn it from
+                    // one more read that fails with EAGAIN. New data raises a new edge (tokio compares
+                    // readiness ticks, so an event that raced this read is kept).
+                    if n > 0 && n < unfilled_len {
+                        guard.clear_ready();
+                    }
                     buf.advance(n);
                     return Poll::Ready(Ok(()));
                 }
@@ -134,7 +159,11 @@ impl AsyncRead for FdStream {
 }
 
 impl AsyncWrite for FdStream {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<io::Result<usize>> {
         loop {
             let mut guard = ready!(self.fd.poll_write_ready(cx))?;
             let res = guard.try_io(|inner| {
@@ -148,7 +177,14 @@ impl AsyncWrite for FdStream {
             });
             match res {
                 Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Ok(r) => return Poll::Ready(r),
+                Ok(Ok(n)) => {
+                    // A short write filled the pipe: the next write would only fail with EAGAIN.
+                    if n > 0 && n < data.len() {
+                        guard.clear_ready();
+                    }
+                    return Poll::Ready(Ok(n));
+                }
+                Ok(Err(e)) => return Poll::Ready(Err(e)),
                 Err(_would_block) => continue,
             }
         }
@@ -168,7 +204,11 @@ pub type BoxWrite = Pin<Box<dyn AsyncWrite + Send>>;
 
 /// Whether the reader of this pipe or socket has gone (the descriptor reports an error or hang-up).
 pub fn peer_gone(fd: RawFd) -> bool {
-    let mut p = libc::pollfd { fd, events: libc::POLLOUT, revents: 0 };
+    let mut p = libc::pollfd {
+        fd,
+        events: libc::POLLOUT,
+        revents: 0,
+    };
     // SAFETY: poll on one valid descriptor with a zero timeout.
     let n = unsafe { libc::poll(&mut p, 1, 0) };
     n > 0 && (p.revents & (libc::POLLERR | libc::POLLHUP)) != 0
