@@ -11,6 +11,12 @@ command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --version 0.13.2 --
 export RUSTC_BOOTSTRAP=1
 targets=("$@"); [ ${#targets[@]} -gt 0 ] || mapfile -t targets < <(cargo fuzz list)
 cargo fuzz build -O
+# The OpenAPI target also starts from the real specs the tests install (not vendored), when present.
+specs=../.peers/openapi/node_modules/@readme/oas-examples
+if [ -d "$specs" ]; then
+  mkdir -p corpus/openapi
+  for f in "$specs"/3.*/*/*.{json,yaml}; do [ -f "$f" ] && [ "$(stat -c %s "$f")" -lt 200000 ] && cp "$f" "corpus/openapi/$(echo "$f" | tr / _)"; done
+fi
 for t in "${targets[@]}"; do
   mkdir -p "corpus/$t" "seeds/$t"
   echo "fuzz: $t for ${secs}s" >&2
