@@ -117,7 +117,7 @@ mod tests {
         assert!(report.contains("- tool `gone` is gone"), "{report}");
         assert!(report.contains("+ tool `new` is new"), "{report}");
         assert!(report.contains("~ tool `a` changed"), "{report}");
-        assert!(report.contains("-        \"x\": {"), "{report}");
-        assert!(report.contains("+        \"renamed\": {"), "{report}");
+        assert!(report.contains("-      \"x\": {"), "{report}");
+        assert!(report.contains("+      \"renamed\": {"), "{report}");
     }
 }

@@ -340,10 +340,12 @@ mod tests {
             "$defs": {"label": {"type": "string", "title": "Label name"}, "Params": {"type": "integer"}}
         }));
         let names: Vec<&str> = defs.iter().map(|d| d.0.as_str()).collect();
-        assert_eq!(names, ["Params", "Label", "Params_2"]);
+        // The root first, then the `$defs` in their order; `Params` in `$defs` yields to the root.
+        assert_eq!(names, ["Params", "Params_2", "Label"]);
         assert_eq!(defs[0].1["properties"]["label"]["$ref"], "#/definitions/Label");
         assert_eq!(defs[0].1["properties"]["child"]["$ref"], "#/definitions/Params");
-        assert_eq!(defs[1].1, json!({"type": "string", "description": "Label name"}));
+        assert_eq!(defs[1].1, json!({"type": "integer"}));
+        assert_eq!(defs[2].1, json!({"type": "string", "description": "Label name"}));
     }
 
     #[test]

@@ -343,7 +343,7 @@ mod tests {
     }
 
     #[test]
-    fn null_is_stripped_from_inputs_only() {
+    fn null_is_stripped_from_inputs_and_from_skippable_outputs() {
         let s = json!({"type": "object", "properties": {
             "a": {"type": ["boolean", "null"]},
             "b": {"anyOf": [{"type": "object", "properties": {}}, {"type": "null"}], "description": "B"}
@@ -355,9 +355,16 @@ mod tests {
             input["properties"]["b"],
             json!({"type": "object", "properties": {}, "description": "B"})
         );
+        // In an output, a required property is always serialized, so its `null` stays; a property
+        // that is not required is one serde skips when it is `None`, so it is never `null`.
+        let mut required = s.clone();
+        required["required"] = json!(["a", "b"]);
+        let mut output = required.clone();
+        make_portable(&mut output, false);
+        assert_eq!(output, required);
         let mut output = s.clone();
         make_portable(&mut output, false);
-        assert_eq!(output, s);
+        assert_eq!(output, input);
     }
 
     #[test]
