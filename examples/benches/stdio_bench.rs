@@ -35,6 +35,8 @@ mod rmcp_server {
 
     #[derive(Clone)]
     pub struct Bench {
+        // rmcp's documented pattern keeps the router in the handler; its `#[tool_handler]` builds its own.
+        #[allow(dead_code)]
         tool_router: ToolRouter<Self>,
     }
 
@@ -48,8 +50,14 @@ mod rmcp_server {
         async fn add(&self, Parameters(Add { a, b }): Parameters<Add>) -> String {
             (a + b).to_string()
         }
-        #[tool(description = "Wait for the given number of milliseconds; stops early when cancelled.")]
-        async fn sleep(&self, Parameters(Sleep { ms }): Parameters<Sleep>, ct: CancellationToken) -> String {
+        #[tool(
+            description = "Wait for the given number of milliseconds; stops early when cancelled."
+        )]
+        async fn sleep(
+            &self,
+            Parameters(Sleep { ms }): Parameters<Sleep>,
+            ct: CancellationToken,
+        ) -> String {
             tokio::select! {
                 _ = tokio::time::sleep(std::time::Duration::from_millis(ms)) => format!("slept {ms} ms"),
                 _ = ct.cancelled() => {
@@ -68,9 +76,14 @@ mod rmcp_server {
     }
 
     pub fn run(mode: &str) {
-        let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().unwrap();
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .unwrap();
         rt.block_on(async {
-            let bench = Bench { tool_router: Bench::tool_router() };
+            let bench = Bench {
+                tool_router: Bench::tool_router(),
+            };
             let service = if mode == "pipes" {
                 bench.serve(rmcp::transport::stdio_pipes()).await.unwrap()
             } else {
@@ -109,7 +122,14 @@ impl Server {
             Server::Ours => Command::new(env!("CARGO_BIN_EXE_bench-server")),
             Server::RmcpStdio | Server::RmcpPipes => {
                 let mut c = Command::new(std::env::current_exe().unwrap());
-                c.env("RMCP_BENCH_SERVER", if matches!(self, Server::RmcpPipes) { "pipes" } else { "stdio" });
+                c.env(
+                    "RMCP_BENCH_SERVER",
+                    if matches!(self, Server::RmcpPipes) {
+                        "pipes"
+                    } else {
+                        "stdio"
+                    },
+                );
                 c
             }
         }
@@ -118,7 +138,13 @@ impl Server {
 
 fn start(server: Server) -> Proc {
     let t0 = Instant::now();
-    let mut child = server.command().stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child = server
+        .command()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let stderr = child.stderr.take().unwrap();
@@ -136,8 +162,16 @@ fn start(server: Server) -> Proc {
     stdout.read_line(&mut line).unwrap();
     let startup = t0.elapsed();
     assert!(line.contains("\"result\""), "initialize failed: {line}");
-    stdin.write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n").unwrap();
-    Proc { child, stdin, stdout, stderr_lines: rx, startup }
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")
+        .unwrap();
+    Proc {
+        child,
+        stdin,
+        stdout,
+        stderr_lines: rx,
+        startup,
+    }
 }
 
 fn add_request(id: u64) -> Vec<u8> {
@@ -243,7 +277,10 @@ fn cancel_latency(p: &mut Proc, rounds: u64) -> Duration {
         let t0 = Instant::now();
         p.stdin.write_all(cancel.as_bytes()).unwrap();
         loop {
-            let (at, line) = p.stderr_lines.recv_timeout(Duration::from_secs(5)).expect("handler saw its cancellation");
+            let (at, line) = p
+                .stderr_lines
+                .recv_timeout(Duration::from_secs(5))
+                .expect("handler saw its cancellation");
             if line.contains("sleep cancelled") {
                 total += at.saturating_duration_since(t0);
                 break;
@@ -255,7 +292,11 @@ fn cancel_latency(p: &mut Proc, rounds: u64) -> Duration {
 
 fn peak_rss_kib(p: &Proc) -> u64 {
     let s = std::fs::read_to_string(format!("/proc/{}/status", p.child.id())).unwrap_or_default();
-    s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)).and_then(|v| v.parse().ok()).unwrap_or(0)
+    s.lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
 }
 
 struct Row {
@@ -279,7 +320,14 @@ fn measure(server: Server, secs: f64) -> Row {
     let _ = p.child.kill();
     let _ = p.child.wait();
     let _ = p.stdout.read_to_end(&mut Vec::new());
-    Row { seq, par, echo, rss, startup, cancel }
+    Row {
+        seq,
+        par,
+        echo,
+        rss,
+        startup,
+        cancel,
+    }
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -295,7 +343,10 @@ fn main() {
     if std::env::args().any(|a| a == "--list") {
         return;
     }
-    let secs: f64 = std::env::var("BENCH_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(2.0);
+    let secs: f64 = std::env::var("BENCH_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2.0);
     let rounds = 3;
     let servers = [Server::Ours, Server::RmcpStdio, Server::RmcpPipes];
     let mut rows: Vec<Vec<Row>> = servers.iter().map(|_| Vec::new()).collect();
@@ -306,7 +357,10 @@ fn main() {
         }
     }
     println!("stdio benchmark, {} cores, median of {rounds} interleaved rounds, {secs} s per throughput run", std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
-    println!("{:<20} {:>12} {:>14} {:>12} {:>10} {:>10} {:>10}", "server", "seq calls/s", "64-deep calls/s", "1MiB echo", "peak RSS", "startup", "cancel");
+    println!(
+        "{:<20} {:>12} {:>14} {:>12} {:>10} {:>10} {:>10}",
+        "server", "seq calls/s", "64-deep calls/s", "1MiB echo", "peak RSS", "startup", "cancel"
+    );
     let mut med = Vec::new();
     for (i, s) in servers.iter().enumerate() {
         let r = &rows[i];
@@ -320,7 +374,13 @@ fn main() {
         );
         println!(
             "{:<20} {:>12.0} {:>14.0} {:>9.0} MiB/s {:>7.1} MiB {:>7.2} ms {:>7.0} µs",
-            s.name(), m.0, m.1, m.2, m.3 / 1024.0, m.4, m.5
+            s.name(),
+            m.0,
+            m.1,
+            m.2,
+            m.3 / 1024.0,
+            m.4,
+            m.5
         );
         med.push(m);
     }

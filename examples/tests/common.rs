@@ -46,7 +46,12 @@ impl Raw {
             }
         });
         let stdin = child.stdin.take();
-        Raw { child, stdin, lines: rx, stderr: erx }
+        Raw {
+            child,
+            stdin,
+            lines: rx,
+            stderr: erx,
+        }
     }
 
     pub fn send_bytes(&mut self, bytes: &[u8]) {
@@ -62,12 +67,16 @@ impl Raw {
     }
 
     pub fn recv(&self) -> Value {
-        self.recv_within(Duration::from_secs(10)).expect("a message from the server")
+        self.recv_within(Duration::from_secs(10))
+            .expect("a message from the server")
     }
 
     pub fn recv_within(&self, t: Duration) -> Option<Value> {
         let line = self.lines.recv_timeout(t).ok()?;
-        Some(serde_json::from_str(&line).unwrap_or_else(|e| panic!("server wrote a non-JSON line ({e}): {line}")))
+        Some(
+            serde_json::from_str(&line)
+                .unwrap_or_else(|e| panic!("server wrote a non-JSON line ({e}): {line}")),
+        )
     }
 
     /// Nothing arrives within `t`.

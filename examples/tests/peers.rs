@@ -7,7 +7,9 @@ use std::process::Command;
 
 fn peers() -> Option<PathBuf> {
     let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.peers"));
-    let ok = p.join("py/bin/python").exists() && p.join("node/node_modules/.bin/mcp-server-everything").exists();
+    let ok = p.join("py/bin/python").exists()
+        && p.join("node/node_modules/.bin/mcp-server-everything")
+            .exists();
     if ok {
         return Some(p);
     }
@@ -21,7 +23,12 @@ fn peers() -> Option<PathBuf> {
 fn run(cmd: &mut Command) -> String {
     let out = cmd.output().expect("run peer");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(out.status.success(), "{cmd:?} failed: {}\nstdout: {stdout}\nstderr: {}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}\nstdout: {stdout}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
     stdout
 }
 
@@ -29,7 +36,10 @@ fn run(cmd: &mut Command) -> String {
 fn python_sdk_client_lists_and_calls_bench_server() {
     let Some(p) = peers() else { return };
     let out = run(Command::new(p.join("py/bin/python"))
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/python_client.py"))
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../scripts/python_client.py"
+        ))
         .arg(env!("CARGO_BIN_EXE_bench-server")));
     let v: serde_json::Value = serde_json::from_str(out.trim()).expect(&out);
     assert_eq!(v["tools"], serde_json::json!(["echo", "add", "sleep"]));
@@ -44,13 +54,32 @@ fn inspector_cli_lists_and_calls_bench_server() {
     // inspector-cli 1.0.3 finds its package.json relative to the working directory.
     let cwd = p.join("node/node_modules");
     let bin = p.join("node/node_modules/.bin/mcp-inspector-cli");
-    let list = run(Command::new(&bin).current_dir(&cwd).args(["--cli", env!("CARGO_BIN_EXE_bench-server"), "--method", "tools/list"]));
+    let list = run(Command::new(&bin).current_dir(&cwd).args([
+        "--cli",
+        env!("CARGO_BIN_EXE_bench-server"),
+        "--method",
+        "tools/list",
+    ]));
     let start = list.find('{').expect(&list);
     let v: serde_json::Value = serde_json::from_str(&list[start..]).expect(&list);
-    let names: Vec<&str> = v["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = v["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["echo", "add", "sleep"]);
     let call = run(Command::new(&bin).current_dir(&cwd).args([
-        "--cli", env!("CARGO_BIN_EXE_bench-server"), "--method", "tools/call", "--tool-name", "add", "--tool-arg", "a=2", "--tool-arg", "b=3",
+        "--cli",
+        env!("CARGO_BIN_EXE_bench-server"),
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "add",
+        "--tool-arg",
+        "a=2",
+        "--tool-arg",
+        "b=3",
     ]));
     let start = call.find('{').expect(&call);
     let v: serde_json::Value = serde_json::from_str(&call[start..]).expect(&call);
@@ -66,5 +95,8 @@ fn our_client_drives_server_everything() {
     assert!(out.contains("get-sum: The sum of 2 and 40 is 42."), "{out}");
     assert!(out.contains("progress: 4/4"), "{out}");
     assert!(out.contains("cancelled: after"), "{out}");
-    assert!(out.contains("still serving after the cancel: ping ok"), "{out}");
+    assert!(
+        out.contains("still serving after the cancel: ping ok"),
+        "{out}"
+    );
 }

@@ -16,7 +16,9 @@ fn ready() -> Raw {
 }
 
 fn error_of(v: &Value) -> i64 {
-    v["error"]["code"].as_i64().unwrap_or_else(|| panic!("expected an error, got {v}"))
+    v["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("expected an error, got {v}"))
 }
 
 #[test]
@@ -59,14 +61,19 @@ fn batch_outside_2025_03_26_is_rejected() {
 #[test]
 fn batch_in_2025_03_26_gets_an_array() {
     let mut s = Raw::spawn(bench_server());
-    assert_eq!(s.initialize("2025-03-26")["result"]["protocolVersion"], "2025-03-26");
+    assert_eq!(
+        s.initialize("2025-03-26")["result"]["protocolVersion"],
+        "2025-03-26"
+    );
     s.send(&json!([
         {"jsonrpc":"2.0","id":5,"method":"ping"},
         {"jsonrpc":"2.0","method":"notifications/whatever"},
         {"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}
     ]));
     let r = s.recv();
-    let arr = r.as_array().unwrap_or_else(|| panic!("expected an array, got {r}"));
+    let arr = r
+        .as_array()
+        .unwrap_or_else(|| panic!("expected an array, got {r}"));
     assert_eq!(arr.len(), 2);
     let mut ids: Vec<i64> = arr.iter().map(|m| m["id"].as_i64().unwrap()).collect();
     ids.sort();
@@ -145,7 +152,10 @@ fn tools_call_without_a_name_is_invalid_params() {
     s.send(&json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"arguments":{}}}));
     let r = s.recv();
     assert_eq!(error_of(&r), -32602);
-    assert!(r["error"]["message"].as_str().unwrap().contains("name"), "{r}");
+    assert!(
+        r["error"]["message"].as_str().unwrap().contains("name"),
+        "{r}"
+    );
     s.still_serving(1);
 }
 
@@ -170,7 +180,13 @@ fn arguments_of_the_wrong_type_are_a_tool_error_naming_the_argument() {
     s.send(&json!({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"add","arguments":{"a":1}}}));
     let r = s.recv();
     assert_eq!(r["result"]["isError"], json!(true));
-    assert!(r["result"]["content"][0]["text"].as_str().unwrap().contains("`b`"), "{r}");
+    assert!(
+        r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("`b`"),
+        "{r}"
+    );
     s.still_serving(1);
 }
 
@@ -198,16 +214,24 @@ fn a_second_initialize_is_rejected() {
 #[test]
 fn unknown_version_gets_a_counter_offer() {
     let mut s = Raw::spawn(bench_server());
-    assert_eq!(s.initialize("2099-01-01")["result"]["protocolVersion"], "2025-11-25");
+    assert_eq!(
+        s.initialize("2099-01-01")["result"]["protocolVersion"],
+        "2025-11-25"
+    );
     let mut s = Raw::spawn(bench_server());
-    assert_eq!(s.initialize("2024-11-05")["result"]["protocolVersion"], "2024-11-05");
+    assert_eq!(
+        s.initialize("2024-11-05")["result"]["protocolVersion"],
+        "2024-11-05"
+    );
 }
 
 #[test]
 fn notifications_get_no_answer() {
     let mut s = ready();
     s.send(&json!({"jsonrpc":"2.0","method":"notifications/unheard_of","params":{"x":1}}));
-    s.send(&json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":12345}}));
+    s.send(
+        &json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":12345}}),
+    );
     s.send(&json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"nonsense":true}}));
     assert!(s.silent_for(QUIET), "notifications must not be answered");
     s.still_serving(1);
@@ -224,10 +248,7 @@ fn a_response_to_nothing_is_ignored() {
 }
 
 fn nested(depth: usize) -> String {
-    let mut v = String::with_capacity(depth * 2);
-    v.extend(std::iter::repeat('[').take(depth));
-    v.extend(std::iter::repeat(']').take(depth));
-    v
+    "[".repeat(depth) + &"]".repeat(depth)
 }
 
 #[test]
@@ -238,7 +259,12 @@ fn deeply_nested_json_is_answered_without_a_crash() {
     s.send_bytes(format!("{deep}\n").as_bytes());
     assert!(matches!(error_of(&s.recv()), -32700 | -32600));
     // In params a method ignores: skipped without recursion, so served.
-    s.send_bytes(format!("{{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\",\"params\":{{\"x\":{deep}}}}}\n").as_bytes());
+    s.send_bytes(
+        format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"ping\",\"params\":{{\"x\":{deep}}}}}\n"
+        )
+        .as_bytes(),
+    );
     let r = s.recv();
     assert_eq!(r["id"], json!(3), "{r}");
     // In tool arguments that are decoded: a tool error, not a crash.
@@ -256,7 +282,10 @@ fn a_20_mib_line_is_served() {
     s.send(&json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"text":text}}}));
     let r = s.recv_within(Duration::from_secs(60)).expect("answer");
     assert_eq!(r["id"], json!(3));
-    assert_eq!(r["result"]["content"][0]["text"].as_str().map(str::len), Some(text.len()));
+    assert_eq!(
+        r["result"]["content"][0]["text"].as_str().map(str::len),
+        Some(text.len())
+    );
     s.still_serving(1);
 }
 
@@ -280,7 +309,10 @@ fn eof_on_stdin_makes_the_server_exit() {
             assert!(status.success(), "{status}");
             break;
         }
-        assert!(start.elapsed() < Duration::from_secs(5), "server did not exit after EOF");
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "server did not exit after EOF"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
 }

@@ -13,12 +13,18 @@ fn a_cancelled_request_is_stopped_and_never_answered() {
     s.send(&json!({"jsonrpc":"2.0","id":"slow","method":"tools/call","params":{"name":"sleep","arguments":{"ms":300}}}));
     std::thread::sleep(Duration::from_millis(50));
     s.send(&json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow","reason":"user pressed stop"}}));
-    assert!(s.stderr_has("sleep cancelled", Duration::from_secs(2)), "the handler saw its cancellation");
+    assert!(
+        s.stderr_has("sleep cancelled", Duration::from_secs(2)),
+        "the handler saw its cancellation"
+    );
     // The handler returns a result anyway; it must not be written. Wait past its original 300 ms.
     s.send(&json!({"jsonrpc":"2.0","id":1,"method":"ping"}));
     let r = s.recv();
     assert_eq!(r["id"], json!(1), "only the ping is answered: {r}");
-    assert!(s.recv_within(Duration::from_millis(600)).is_none(), "no response for the cancelled request");
+    assert!(
+        s.recv_within(Duration::from_millis(600)).is_none(),
+        "no response for the cancelled request"
+    );
     s.still_serving(2);
 }
 
@@ -52,5 +58,8 @@ fn println_in_a_tool_goes_to_stderr_not_the_protocol_stream() {
     // Raw::recv panics on any non-JSON line, so this also proves stdout stayed clean.
     let r = s.recv();
     assert_eq!(r["result"]["content"][0]["text"], "HELLO");
-    assert!(s.stderr_has("debug output: hello", Duration::from_secs(2)), "println! landed on stderr");
+    assert!(
+        s.stderr_has("debug output: hello", Duration::from_secs(2)),
+        "println! landed on stderr"
+    );
 }

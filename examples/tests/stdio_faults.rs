@@ -12,7 +12,12 @@ use std::time::{Duration, Instant};
 fn a_vanished_client_gets_its_handlers_cancelled_and_the_server_exits() {
     use std::io::{BufRead, BufReader};
     use std::process::{Command, Stdio};
-    let mut child = Command::new(bench_server()).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child = Command::new(bench_server())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
     let stderr = BufReader::new(child.stderr.take().unwrap());
@@ -45,10 +50,16 @@ fn a_vanished_client_gets_its_handlers_cancelled_and_the_server_exits() {
         if child.try_wait().unwrap().is_some() {
             break;
         }
-        assert!(gone_at.elapsed() < Duration::from_secs(3), "the server did not exit after its client vanished");
+        assert!(
+            gone_at.elapsed() < Duration::from_secs(3),
+            "the server did not exit after its client vanished"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
-    eprintln!("vanished client: 20 handlers cancelled and server exited in {:?}", gone_at.elapsed());
+    eprintln!(
+        "vanished client: 20 handlers cancelled and server exited in {:?}",
+        gone_at.elapsed()
+    );
 }
 
 /// 100,000 notifications in a burst are handled inline and never answered; the request behind them is.
@@ -59,8 +70,12 @@ fn a_flood_of_notifications_is_absorbed() {
     let mut burst = Vec::with_capacity(100_000 * 80);
     for i in 0..100_000 {
         let n = match i % 3 {
-            0 => json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":i,"progress":1}}),
-            1 => json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":i}}),
+            0 => {
+                json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":i,"progress":1}})
+            }
+            1 => {
+                json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":i}})
+            }
             _ => json!({"jsonrpc":"2.0","method":"notifications/roots/list_changed"}),
         };
         serde_json::to_writer(&mut burst, &n).unwrap();
@@ -70,5 +85,8 @@ fn a_flood_of_notifications_is_absorbed() {
     s.stdin.as_mut().unwrap().write_all(&burst).unwrap();
     s.still_serving(1);
     eprintln!("100,000 notifications absorbed in {:?}", t0.elapsed());
-    assert!(s.silent_for(Duration::from_millis(200)), "no notification was answered");
+    assert!(
+        s.silent_for(Duration::from_millis(200)),
+        "no notification was answered"
+    );
 }

@@ -20,7 +20,10 @@ async fn ten_thousand_calls_in_flight_are_each_answered_once() {
     for i in 0..10_000u32 {
         let c = client.clone();
         tasks.push(tokio::spawn(async move {
-            let r = c.call_tool("echo", json!({"text": format!("msg-{i}")})).await.expect("call");
+            let r = c
+                .call_tool("echo", json!({"text": format!("msg-{i}")}))
+                .await
+                .expect("call");
             (i, r.text_content())
         }));
     }
@@ -78,15 +81,24 @@ fn a_slow_reader_keeps_server_memory_bounded() {
     let peak_while_stalled = rss_kib(pid, "VmHWM:");
     let sent_n = sent.load(std::sync::atomic::Ordering::Relaxed);
     // 16 KiB requests for 3 s would be gigabytes if the server kept reading.
-    assert!(sent_n < 20_000, "the server kept reading while nobody read its output: {sent_n} requests accepted");
-    assert!(peak_while_stalled < 64 * 1024, "server peak RSS {peak_while_stalled} KiB while the client did not read");
+    assert!(
+        sent_n < 20_000,
+        "the server kept reading while nobody read its output: {sent_n} requests accepted"
+    );
+    assert!(
+        peak_while_stalled < 64 * 1024,
+        "server peak RSS {peak_while_stalled} KiB while the client did not read"
+    );
     // Now read everything: every request accepted is answered.
     let stdin = writer.join().unwrap();
     drop(stdin);
     let total = sent.load(std::sync::atomic::Ordering::Relaxed);
     let mut answered = 0;
     while let Some(r) = s.recv_within(Duration::from_secs(10)) {
-        assert_eq!(r["result"]["content"][0]["text"].as_str().map(str::len), Some(text_len));
+        assert_eq!(
+            r["result"]["content"][0]["text"].as_str().map(str::len),
+            Some(text_len)
+        );
         answered += 1;
         if answered == total {
             break;

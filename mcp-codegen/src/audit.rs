@@ -7,9 +7,32 @@ use std::fmt::Write;
 
 /// Formats JSON Schema 2020-12 defines (plus the integer and number formats OpenAPI adds).
 const STANDARD_FORMATS: &[&str] = &[
-    "date-time", "date", "time", "duration", "email", "idn-email", "hostname", "idn-hostname", "ipv4", "ipv6", "uri",
-    "uri-reference", "iri", "iri-reference", "uuid", "uri-template", "json-pointer", "relative-json-pointer", "regex",
-    "int32", "int64", "float", "double", "byte", "binary", "password",
+    "date-time",
+    "date",
+    "time",
+    "duration",
+    "email",
+    "idn-email",
+    "hostname",
+    "idn-hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "iri",
+    "iri-reference",
+    "uuid",
+    "uri-template",
+    "json-pointer",
+    "relative-json-pointer",
+    "regex",
+    "int32",
+    "int64",
+    "float",
+    "double",
+    "byte",
+    "binary",
+    "password",
 ];
 
 /// Noise found in one tool.
@@ -57,7 +80,12 @@ pub fn estimate_tokens(bytes: usize) -> usize {
 pub fn audit(tools: &[Tool]) -> Audit {
     let mut descriptions: BTreeMap<&str, usize> = BTreeMap::new();
     for t in tools {
-        if let Some(d) = t.description.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
+        if let Some(d) = t
+            .description
+            .as_deref()
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
+        {
             *descriptions.entry(d).or_default() += 1;
         }
     }
@@ -68,17 +96,31 @@ pub fn audit(tools: &[Tool]) -> Audit {
         let description = t.description.as_deref().map(str::trim);
         match description {
             Some("") => noise.empty_descriptions += 1,
-            Some(d) if descriptions.get(d).copied().unwrap_or(0) > 1 => noise.duplicated_descriptions += 1,
+            Some(d) if descriptions.get(d).copied().unwrap_or(0) > 1 => {
+                noise.duplicated_descriptions += 1
+            }
             _ => {}
         }
-        for (root, schema) in std::iter::once(&t.input_schema).chain(t.output_schema.as_ref()).enumerate() {
+        for (root, schema) in std::iter::once(&t.input_schema)
+            .chain(t.output_schema.as_ref())
+            .enumerate()
+        {
             let doc = Value::Object(schema.clone());
             walk(&doc, &doc, root == 0, description, &mut noise);
         }
-        costs.push(ToolCost { name: t.name.clone(), bytes, tokens: estimate_tokens(bytes), noise });
+        costs.push(ToolCost {
+            name: t.name.clone(),
+            bytes,
+            tokens: estimate_tokens(bytes),
+            noise,
+        });
     }
     let bytes = costs.iter().map(|c| c.bytes).sum();
-    Audit { tools: costs, bytes, tokens: estimate_tokens(bytes) }
+    Audit {
+        tools: costs,
+        bytes,
+        tokens: estimate_tokens(bytes),
+    }
 }
 
 fn entry_bytes(key: &str, value: &Value) -> usize {
@@ -86,7 +128,13 @@ fn entry_bytes(key: &str, value: &Value) -> usize {
     key.len() + 4 + serde_json::to_string(value).map(|s| s.len()).unwrap_or(0)
 }
 
-fn walk(schema: &Value, doc: &Value, is_input: bool, tool_description: Option<&str>, noise: &mut Noise) {
+fn walk(
+    schema: &Value,
+    doc: &Value,
+    is_input: bool,
+    tool_description: Option<&str>,
+    noise: &mut Noise,
+) {
     let Value::Object(o) = schema else { return };
     if let Some(title) = o.get("title") {
         noise.titles += 1;
@@ -117,24 +165,35 @@ fn walk(schema: &Value, doc: &Value, is_input: bool, tool_description: Option<&s
         match key.as_str() {
             "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas" => {
                 if let Value::Object(m) = value {
-                    m.values().for_each(|v| walk(v, doc, is_input, tool_description, noise));
+                    m.values()
+                        .for_each(|v| walk(v, doc, is_input, tool_description, noise));
                 }
             }
             "items" | "prefixItems" | "anyOf" | "oneOf" | "allOf" => match value {
-                Value::Array(a) => a.iter().for_each(|v| walk(v, doc, is_input, tool_description, noise)),
+                Value::Array(a) => a
+                    .iter()
+                    .for_each(|v| walk(v, doc, is_input, tool_description, noise)),
                 v => walk(v, doc, is_input, tool_description, noise),
             },
-            "additionalProperties" | "additionalItems" | "contains" | "not" | "if" | "then" | "else"
-            | "propertyNames" | "unevaluatedProperties" | "unevaluatedItems" => {
-                walk(value, doc, is_input, tool_description, noise)
-            }
+            "additionalProperties"
+            | "additionalItems"
+            | "contains"
+            | "not"
+            | "if"
+            | "then"
+            | "else"
+            | "propertyNames"
+            | "unevaluatedProperties"
+            | "unevaluatedItems" => walk(value, doc, is_input, tool_description, noise),
             _ => {}
         }
     }
 }
 
 fn resolves(reference: &Value, doc: &Value) -> bool {
-    let Some(r) = reference.as_str() else { return false };
+    let Some(r) = reference.as_str() else {
+        return false;
+    };
     match r.strip_prefix('#') {
         Some("") => true,
         Some(pointer) => doc.pointer(pointer).is_some(),
@@ -149,15 +208,30 @@ impl Audit {
         rows.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.name.cmp(&b.name)));
         let width = rows.iter().map(|r| r.name.len()).max().unwrap_or(4).max(4);
         let mut out = String::new();
-        let _ = writeln!(out, "{:width$}  {:>8}  {:>7}  noise", "tool", "bytes", "~tokens");
+        let _ = writeln!(
+            out,
+            "{:width$}  {:>8}  {:>7}  noise",
+            "tool", "bytes", "~tokens"
+        );
         for r in &rows {
-            let _ = writeln!(out, "{:width$}  {:>8}  {:>7}  {}", r.name, r.bytes, r.tokens, describe(&r.noise));
+            let _ = writeln!(
+                out,
+                "{:width$}  {:>8}  {:>7}  {}",
+                r.name,
+                r.bytes,
+                r.tokens,
+                describe(&r.noise)
+            );
         }
         let noise_bytes: usize = rows.iter().map(|r| r.noise.noise_bytes).sum();
         let _ = writeln!(
             out,
             "{:width$}  {:>8}  {:>7}  {} tools; {} bytes of titles and $schema",
-            "total", self.bytes, self.tokens, rows.len(), noise_bytes
+            "total",
+            self.bytes,
+            self.tokens,
+            rows.len(),
+            noise_bytes
         );
         out
     }
@@ -185,7 +259,6 @@ fn describe(n: &Noise) -> String {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,17 +271,21 @@ mod tests {
     #[test]
     fn counts_bytes_tokens_and_noise() {
         let tools = vec![
-            tool("a", "Same words", json!({
-                "$schema": "http://json-schema.org/draft-07/schema#",
-                "type": "object",
-                "title": "AParams",
-                "properties": {
-                    "title": {"type": "string", "description": ""},
-                    "when": {"type": "string", "format": "timestamp"},
-                    "link": {"$ref": "#/$defs/missing"},
-                    "again": {"type": "string", "description": "Same words"}
-                }
-            })),
+            tool(
+                "a",
+                "Same words",
+                json!({
+                    "$schema": "http://json-schema.org/draft-07/schema#",
+                    "type": "object",
+                    "title": "AParams",
+                    "properties": {
+                        "title": {"type": "string", "description": ""},
+                        "when": {"type": "string", "format": "timestamp"},
+                        "link": {"$ref": "#/$defs/missing"},
+                        "again": {"type": "string", "description": "Same words"}
+                    }
+                }),
+            ),
             tool("b", "Same words", json!({"type": "object"})),
         ];
         let audit = audit(&tools);
@@ -219,10 +296,16 @@ mod tests {
         assert_eq!(a.nonstandard_formats, ["timestamp"]);
         assert_eq!(a.empty_descriptions, 1);
         assert_eq!(a.duplicated_descriptions, 2);
-        assert_eq!(audit.tools[0].bytes, serde_json::to_string(&tools[0]).unwrap().len());
+        assert_eq!(
+            audit.tools[0].bytes,
+            serde_json::to_string(&tools[0]).unwrap().len()
+        );
         assert_eq!(audit.bytes, audit.tools[0].bytes + audit.tools[1].bytes);
         assert_eq!(audit.tokens, audit.bytes.div_ceil(4));
         let report = audit.report();
-        assert!(report.lines().last().unwrap().starts_with("total"), "{report}");
+        assert!(
+            report.lines().last().unwrap().starts_with("total"),
+            "{report}"
+        );
     }
 }

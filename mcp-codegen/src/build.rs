@@ -2,9 +2,7 @@
 //!
 //! ```no_run
 //! // build.rs
-//! fn main() {
-//!     mcp_codegen::build::Bindings::from_snapshot("tools.json").write().unwrap();
-//! }
+//! mcp_codegen::build::Bindings::from_snapshot("tools.json").write().unwrap();
 //! // src/lib.rs:
 //! // mod tools { include!(concat!(env!("OUT_DIR"), "/tools.rs")); }
 //! ```
@@ -36,7 +34,10 @@ pub enum BuildError {
     #[error(transparent)]
     Snapshot(#[from] crate::snapshot::SnapshotError),
     #[error("could not write {path}: {source}")]
-    Write { path: String, source: std::io::Error },
+    Write {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("refreshing the snapshot failed: {0}")]
     Refresh(String),
 }
@@ -44,7 +45,12 @@ pub enum BuildError {
 impl Bindings {
     /// A snapshot file, relative to the package's root (`CARGO_MANIFEST_DIR`).
     pub fn from_snapshot(path: impl Into<PathBuf>) -> Self {
-        Bindings { snapshot: path.into(), file_name: None, client_name: None, refresh: None }
+        Bindings {
+            snapshot: path.into(),
+            file_name: None,
+            client_name: None,
+            refresh: None,
+        }
     }
 
     /// The name of the file in `OUT_DIR` (default: the snapshot's stem with `.rs`).
@@ -70,7 +76,9 @@ impl Bindings {
     /// schema that became `serde_json::Value`. Returns the path written.
     pub fn write(self) -> Result<PathBuf, BuildError> {
         let out_dir = std::env::var_os("OUT_DIR").ok_or(BuildError::Env("OUT_DIR"))?;
-        let root = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from).unwrap_or_default();
+        let root = std::env::var_os("CARGO_MANIFEST_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_default();
         let snapshot_path = root.join(&self.snapshot);
         println!("cargo:rerun-if-changed={}", snapshot_path.display());
         println!("cargo:rerun-if-env-changed={REFRESH_VAR}");
@@ -79,7 +87,11 @@ impl Bindings {
                 refresh(source, recording, &snapshot_path)?;
             }
         }
-        let out = Path::new(&out_dir).join(self.file_name.clone().unwrap_or_else(|| default_file_name(&self.snapshot)));
+        let out = Path::new(&out_dir).join(
+            self.file_name
+                .clone()
+                .unwrap_or_else(|| default_file_name(&self.snapshot)),
+        );
         let warnings = self.write_to(&snapshot_path, &out)?;
         for w in warnings {
             println!("cargo:warning={}", w.to_string().replace('\n', " "));
@@ -97,15 +109,20 @@ impl Bindings {
         let generated = generate(&snapshot.tools, &options);
         // Unchanged bytes are not rewritten, so that nothing downstream rebuilds for nothing.
         if std::fs::read_to_string(out).ok().as_deref() != Some(generated.code.as_str()) {
-            std::fs::write(out, &generated.code)
-                .map_err(|source| BuildError::Write { path: out.display().to_string(), source })?;
+            std::fs::write(out, &generated.code).map_err(|source| BuildError::Write {
+                path: out.display().to_string(),
+                source,
+            })?;
         }
         Ok(generated.warnings)
     }
 }
 
 fn default_file_name(snapshot: &Path) -> String {
-    let stem = snapshot.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| "tools".into());
+    let stem = snapshot
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "tools".into());
     format!("{stem}.rs")
 }
 
@@ -114,6 +131,11 @@ fn refresh(source: &Source, recording: &Recording, path: &Path) -> Result<(), Bu
         .enable_all()
         .build()
         .map_err(|e| BuildError::Refresh(e.to_string()))?;
-    let snapshot = runtime.block_on(record(source, recording, |_| {})).map_err(|e| BuildError::Refresh(e.to_string()))?;
-    std::fs::write(path, snapshot.to_json()).map_err(|source| BuildError::Write { path: path.display().to_string(), source })
+    let snapshot = runtime
+        .block_on(record(source, recording, |_| {}))
+        .map_err(|e| BuildError::Refresh(e.to_string()))?;
+    std::fs::write(path, snapshot.to_json()).map_err(|source| BuildError::Write {
+        path: path.display().to_string(),
+        source,
+    })
 }

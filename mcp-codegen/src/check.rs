@@ -59,7 +59,10 @@ fn pretty(tool: &Tool) -> String {
 pub fn compare(old: &Snapshot, new: &Snapshot) -> Drift {
     let mut drift = Drift::default();
     if old.protocol_version != new.protocol_version {
-        drift.server.push(format!("protocol version {} → {}", old.protocol_version, new.protocol_version));
+        drift.server.push(format!(
+            "protocol version {} → {}",
+            old.protocol_version, new.protocol_version
+        ));
     }
     if old.server.name != new.server.name || old.server.version != new.server.version {
         drift.server.push(format!(
@@ -97,21 +100,39 @@ mod tests {
     use serde_json::json;
 
     fn snap(tools: Vec<Tool>) -> Snapshot {
-        Snapshot { server: Implementation::new("s", "1"), protocol_version: "2025-06-18".into(), client_capabilities: Default::default(), tools }
+        Snapshot {
+            server: Implementation::new("s", "1"),
+            protocol_version: "2025-06-18".into(),
+            client_capabilities: Default::default(),
+            tools,
+        }
     }
     fn tool(name: &str, prop: &str) -> Tool {
-        Tool::new(name, "d", json!({"type": "object", "properties": {prop: {"type": "string"}}}).as_object().unwrap().clone())
+        Tool::new(
+            name,
+            "d",
+            json!({"type": "object", "properties": {prop: {"type": "string"}}})
+                .as_object()
+                .unwrap()
+                .clone(),
+        )
     }
 
     #[test]
     fn same_tools_in_another_order_is_no_drift() {
-        let d = compare(&snap(vec![tool("a", "x"), tool("b", "y")]), &snap(vec![tool("b", "y"), tool("a", "x")]));
+        let d = compare(
+            &snap(vec![tool("a", "x"), tool("b", "y")]),
+            &snap(vec![tool("b", "y"), tool("a", "x")]),
+        );
         assert!(d.is_empty(), "{}", d.report());
     }
 
     #[test]
     fn added_removed_and_changed_tools_are_reported() {
-        let d = compare(&snap(vec![tool("a", "x"), tool("gone", "y")]), &snap(vec![tool("a", "renamed"), tool("new", "z")]));
+        let d = compare(
+            &snap(vec![tool("a", "x"), tool("gone", "y")]),
+            &snap(vec![tool("a", "renamed"), tool("new", "z")]),
+        );
         assert_eq!(d.tools.len(), 3);
         let report = d.report();
         assert!(report.contains("- tool `gone` is gone"), "{report}");

@@ -44,7 +44,11 @@ pub struct Warning {
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "tool `{}` at {}: {}", self.tool, self.pointer, self.message)
+        write!(
+            f,
+            "tool `{}` at {}: {}",
+            self.tool, self.pointer, self.message
+        )
     }
 }
 
@@ -59,7 +63,10 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { client_name: "Client".into(), server_label: "a tool list".into() }
+        Options {
+            client_name: "Client".into(),
+            server_label: "a tool list".into(),
+        }
     }
 }
 
@@ -67,7 +74,10 @@ impl Options {
     /// Options naming the snapshot's server.
     pub fn for_snapshot(snapshot: &Snapshot) -> Self {
         Options {
-            server_label: format!("{} {} (protocol {})", snapshot.server.name, snapshot.server.version, snapshot.protocol_version),
+            server_label: format!(
+                "{} {} (protocol {})",
+                snapshot.server.name, snapshot.server.version, snapshot.protocol_version
+            ),
             ..Options::default()
         }
     }

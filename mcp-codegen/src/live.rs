@@ -13,7 +13,10 @@ pub enum Source {
     /// A command line, split like a shell would (quotes and backslashes), run with the server on its stdio.
     Stdio(String),
     /// A Streamable HTTP endpoint, with extra headers (`Authorization: Bearer ...`).
-    Url { url: String, headers: Vec<(String, String)> },
+    Url {
+        url: String,
+        headers: Vec<(String, String)>,
+    },
 }
 
 impl std::fmt::Display for Source {
@@ -33,11 +36,20 @@ pub enum LiveError {
     #[error("the command line has an unterminated quote: {0}")]
     UnterminatedQuote(String),
     #[error("could not connect to {source_label}: {error}")]
-    Connect { source_label: String, error: mcp_runtime::Error },
+    Connect {
+        source_label: String,
+        error: mcp_runtime::Error,
+    },
     #[error("{source_label} failed while listing its tools: {error}")]
-    List { source_label: String, error: mcp_runtime::Error },
+    List {
+        source_label: String,
+        error: mcp_runtime::Error,
+    },
     #[error("{source_label} answered page after page of tools/list with a cursor it had already sent ({cursor:?})")]
-    CursorLoop { source_label: String, cursor: String },
+    CursorLoop {
+        source_label: String,
+        cursor: String,
+    },
     #[error("{source_label} did not answer within {seconds} s")]
     Timeout { source_label: String, seconds: f64 },
     #[error("HTTP servers: {0}")]
@@ -119,16 +131,28 @@ pub struct Recording {
 
 impl Default for Recording {
     fn default() -> Self {
-        Recording { capabilities: DeclaredCapabilities::default(), timeout: Duration::from_secs(30), stderr: StderrMode::Capture }
+        Recording {
+            capabilities: DeclaredCapabilities::default(),
+            timeout: Duration::from_secs(30),
+            stderr: StderrMode::Capture,
+        }
     }
 }
 
 /// Connects, lists every tool and closes. `on_page` hears the number of tools so far after each page.
-pub async fn record(source: &Source, recording: &Recording, mut on_page: impl FnMut(usize)) -> Result<Snapshot, LiveError> {
+pub async fn record(
+    source: &Source,
+    recording: &Recording,
+    mut on_page: impl FnMut(usize),
+) -> Result<Snapshot, LiveError> {
     let label = source.to_string();
     let client = connect(source, recording).await?;
     let init = client.server().clone();
-    let listed = if init.capabilities.tools.is_some() { list_tools(&client, &label, &mut on_page).await } else { Ok(Vec::new()) };
+    let listed = if init.capabilities.tools.is_some() {
+        list_tools(&client, &label, &mut on_page).await
+    } else {
+        Ok(Vec::new())
+    };
     // A server that misbehaved is not owed a graceful goodbye: dropping the client kills it.
     if listed.is_ok() {
         client.close().await;
@@ -141,7 +165,11 @@ pub async fn record(source: &Source, recording: &Recording, mut on_page: impl Fn
     })
 }
 
-async fn list_tools(client: &Client, label: &str, on_page: &mut impl FnMut(usize)) -> Result<Vec<Tool>, LiveError> {
+async fn list_tools(
+    client: &Client,
+    label: &str,
+    on_page: &mut impl FnMut(usize),
+) -> Result<Vec<Tool>, LiveError> {
     let mut tools = Vec::new();
     let mut cursor: Option<String> = None;
     let mut seen = BTreeSet::new();
@@ -149,12 +177,18 @@ async fn list_tools(client: &Client, label: &str, on_page: &mut impl FnMut(usize
         let page = client
             .list_tools(cursor.clone())
             .await
-            .map_err(|error| LiveError::List { source_label: label.to_string(), error })?;
+            .map_err(|error| LiveError::List {
+                source_label: label.to_string(),
+                error,
+            })?;
         tools.extend(page.tools);
         on_page(tools.len());
         match page.next_cursor {
             Some(next) if !seen.insert(next.clone()) => {
-                return Err(LiveError::CursorLoop { source_label: label.to_string(), cursor: next })
+                return Err(LiveError::CursorLoop {
+                    source_label: label.to_string(),
+                    cursor: next,
+                })
             }
             Some(next) => cursor = Some(next),
             None => return Ok(tools),
@@ -177,12 +211,19 @@ pub async fn connect(source: &Source, recording: &Recording) -> Result<Client, L
     }
     if caps.sampling {
         builder = builder.sampling(|_params| async {
-            Err::<mcp_runtime::protocol::CreateMessageResult, _>(ErrorObject::new(-1, "mcp-codegen does not sample"))
+            Err::<mcp_runtime::protocol::CreateMessageResult, _>(ErrorObject::new(
+                -1,
+                "mcp-codegen does not sample",
+            ))
         });
     }
     if caps.elicitation {
         builder = builder.elicitation(|_params: ElicitParams| async {
-            Ok(ElicitResult { action: ElicitAction::Decline, content: None, meta: None })
+            Ok(ElicitResult {
+                action: ElicitAction::Decline,
+                content: None,
+                meta: None,
+            })
         });
     }
     // The request timeout covers each answer; this one covers a server that accepts the connection and then
@@ -194,26 +235,47 @@ pub async fn connect(source: &Source, recording: &Recording) -> Result<Client, L
                 let words = split_command(line)?;
                 let mut cmd = tokio::process::Command::new(&words[0]);
                 cmd.args(&words[1..]);
-                builder.spawn(cmd).await.map_err(|error| LiveError::Connect { source_label: label.clone(), error })
+                builder
+                    .spawn(cmd)
+                    .await
+                    .map_err(|error| LiveError::Connect {
+                        source_label: label.clone(),
+                        error,
+                    })
             }
             Source::Url { url, headers } => connect_http(builder, url, headers, &label).await,
         }
     };
     match tokio::time::timeout(limit, connecting).await {
         Ok(result) => result,
-        Err(_) => Err(LiveError::Timeout { source_label: label.clone(), seconds: recording.timeout.as_secs_f64() }),
+        Err(_) => Err(LiveError::Timeout {
+            source_label: label.clone(),
+            seconds: recording.timeout.as_secs_f64(),
+        }),
     }
 }
 
 async fn connect_http(
-    _builder: mcp_runtime::ClientBuilder,
+    builder: mcp_runtime::ClientBuilder,
     url: &str,
-    _headers: &[(String, String)],
-    _label: &str,
+    headers: &[(String, String)],
+    label: &str,
 ) -> Result<Client, LiveError> {
-    Err(LiveError::Http(format!(
-        "cannot reach {url}: this build of mcp-codegen has no HTTP client transport yet; use --stdio"
-    )))
+    let mut config = mcp_runtime::http::HttpClientConfig {
+        // Codegen lists tools and leaves; it has no use for server-initiated messages.
+        open_get_stream: false,
+        ..Default::default()
+    };
+    for (name, value) in headers {
+        config = config.header(name.clone(), value.clone());
+    }
+    builder
+        .connect_http(url, config)
+        .await
+        .map_err(|error| LiveError::Connect {
+            source_label: label.to_string(),
+            error,
+        })
 }
 
 #[cfg(test)]
@@ -223,9 +285,15 @@ mod tests {
     #[test]
     fn command_lines_split_like_a_shell() {
         assert_eq!(split_command("npx -y  pkg").unwrap(), ["npx", "-y", "pkg"]);
-        assert_eq!(split_command(r#"sh -c 'echo "a b"' "c d" e\ f"#).unwrap(), ["sh", "-c", "echo \"a b\"", "c d", "e f"]);
+        assert_eq!(
+            split_command(r#"sh -c 'echo "a b"' "c d" e\ f"#).unwrap(),
+            ["sh", "-c", "echo \"a b\"", "c d", "e f"]
+        );
         assert_eq!(split_command(r#""" x"#).unwrap(), ["", "x"]);
         assert!(matches!(split_command("  "), Err(LiveError::EmptyCommand)));
-        assert!(matches!(split_command("a 'b"), Err(LiveError::UnterminatedQuote(_))));
+        assert!(matches!(
+            split_command("a 'b"),
+            Err(LiveError::UnterminatedQuote(_))
+        ));
     }
 }

@@ -11,7 +11,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 #[derive(Parser)]
-#[command(name = "mcp-codegen", version, about = "Typed Rust client bindings from an MCP server's tools/list")]
+#[command(
+    name = "mcp-codegen",
+    version,
+    about = "Typed Rust client bindings from an MCP server's tools/list"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -61,7 +65,12 @@ enum Command {
 #[derive(Args, Clone)]
 struct Server {
     /// Start the server with this command line and talk over its stdio.
-    #[arg(long, value_name = "CMD ARGS", conflicts_with = "url", required_unless_present = "url")]
+    #[arg(
+        long,
+        value_name = "CMD ARGS",
+        conflicts_with = "url",
+        required_unless_present = "url"
+    )]
     stdio: Option<String>,
     /// Connect to a Streamable HTTP server.
     #[arg(long)]
@@ -102,7 +111,10 @@ impl Server {
     fn source(&self) -> Result<Source> {
         match (&self.stdio, &self.url) {
             (Some(cmd), _) => Ok(Source::Stdio(cmd.clone())),
-            (None, Some(url)) => Ok(Source::Url { url: url.clone(), headers: parse_headers(&self.headers)? }),
+            (None, Some(url)) => Ok(Source::Url {
+                url: url.clone(),
+                headers: parse_headers(&self.headers)?,
+            }),
             (None, None) => bail!("say which server: --stdio \"CMD ARGS\" or --url URL"),
         }
     }
@@ -111,7 +123,11 @@ impl Server {
         if !(self.timeout.is_finite() && self.timeout > 0.0 && self.timeout < 1e9) {
             bail!("--timeout must be a positive number of seconds");
         }
-        Ok(Recording { capabilities: self.capabilities, timeout: Duration::from_secs_f64(self.timeout), ..Recording::default() })
+        Ok(Recording {
+            capabilities: self.capabilities,
+            timeout: Duration::from_secs_f64(self.timeout),
+            ..Recording::default()
+        })
     }
 
     async fn snapshot(&self) -> Result<Snapshot> {
@@ -153,7 +169,9 @@ fn parse_headers(headers: &[String]) -> Result<Vec<(String, String)>> {
     headers
         .iter()
         .map(|h| match h.split_once(':') {
-            Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
+            Some((k, v)) if !k.trim().is_empty() => {
+                Ok((k.trim().to_string(), v.trim().to_string()))
+            }
             _ => bail!("--header {h:?} is not `Name: value`"),
         })
         .collect()
@@ -177,7 +195,8 @@ fn write_output(path: &PathBuf, text: &str) -> Result<()> {
     if path.as_os_str() == "-" {
         use std::io::Write;
         let mut out = std::io::stdout().lock();
-        out.write_all(text.as_bytes()).context("writing to stdout")?;
+        out.write_all(text.as_bytes())
+            .context("writing to stdout")?;
         return Ok(());
     }
     std::fs::write(path, text).with_context(|| format!("could not write {}", path.display()))
@@ -188,11 +207,23 @@ async fn run(cli: Cli) -> Result<ExitCode> {
         Command::Snapshot { server, output } => {
             let snapshot = server.snapshot().await?;
             write_output(&output, &snapshot.to_json())?;
-            eprintln!("{} tools from {} {}", snapshot.tools.len(), snapshot.server.name, snapshot.server.version);
+            eprintln!(
+                "{} tools from {} {}",
+                snapshot.tools.len(),
+                snapshot.server.name,
+                snapshot.server.version
+            );
         }
-        Command::Generate { input, output, client_name } => {
+        Command::Generate {
+            input,
+            output,
+            client_name,
+        } => {
             let snapshot = input.snapshot().await?;
-            let options = Options { client_name, ..Options::for_snapshot(&snapshot) };
+            let options = Options {
+                client_name,
+                ..Options::for_snapshot(&snapshot)
+            };
             let generated = generate(&snapshot.tools, &options);
             for w in &generated.warnings {
                 eprintln!("warning: {w}");
@@ -205,10 +236,18 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             let drift = mcp_codegen::check::compare(&recorded, &live);
             print!("{}", drift.report());
             if !drift.is_empty() {
-                eprintln!("{}: {} tools drifted from the server", snapshot.display(), drift.tools.len());
+                eprintln!(
+                    "{}: {} tools drifted from the server",
+                    snapshot.display(),
+                    drift.tools.len()
+                );
                 return Ok(ExitCode::from(1));
             }
-            println!("{}: up to date ({} tools)", snapshot.display(), live.tools.len());
+            println!(
+                "{}: up to date ({} tools)",
+                snapshot.display(),
+                live.tools.len()
+            );
         }
         Command::Audit { input } => {
             let snapshot = input.snapshot().await?;
@@ -222,7 +261,11 @@ async fn run(cli: Cli) -> Result<ExitCode> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: could not start the async runtime: {e}");

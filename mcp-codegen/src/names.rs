@@ -6,18 +6,79 @@ use std::collections::BTreeSet;
 /// Words that cannot be identifiers (strict and reserved keywords of every edition), plus names the generated
 /// module itself uses.
 const RESERVED: &[&str] = &[
-    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "false", "fn",
-    "for", "gen", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "self",
-    "Self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "abstract",
-    "become", "box", "do", "final", "macro", "override", "priv", "try", "typeof", "unsized", "virtual", "yield",
-    "union", "macro_rules", "raw", "safe",
+    "as",
+    "async",
+    "await",
+    "break",
+    "const",
+    "continue",
+    "crate",
+    "dyn",
+    "else",
+    "enum",
+    "extern",
+    "false",
+    "fn",
+    "for",
+    "gen",
+    "if",
+    "impl",
+    "in",
+    "let",
+    "loop",
+    "match",
+    "mod",
+    "move",
+    "mut",
+    "pub",
+    "ref",
+    "return",
+    "self",
+    "Self",
+    "static",
+    "struct",
+    "super",
+    "trait",
+    "true",
+    "type",
+    "unsafe",
+    "use",
+    "where",
+    "while",
+    "abstract",
+    "become",
+    "box",
+    "do",
+    "final",
+    "macro",
+    "override",
+    "priv",
+    "try",
+    "typeof",
+    "unsized",
+    "virtual",
+    "yield",
+    "union",
+    "macro_rules",
+    "raw",
+    "safe",
     // The client's own methods and the items beside the tool modules.
-    "new", "inner", "into_inner", "client", "tools", "std", "core", "alloc", "mcp_runtime",
+    "new",
+    "inner",
+    "into_inner",
+    "client",
+    "tools",
+    "std",
+    "core",
+    "alloc",
+    "mcp_runtime",
 ];
 
 /// Keeps ASCII letters and digits, turns everything else into a word break.
 fn ascii_words(name: &str) -> String {
-    name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { ' ' }).collect()
+    name.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { ' ' })
+        .collect()
 }
 
 /// A snake_case identifier for a tool name: `get-sum` → `get_sum`, `files.read` → `files_read`,
@@ -58,7 +119,10 @@ impl Namer {
         if self.taken.insert(base.clone()) {
             return base;
         }
-        (2..).map(|n| format!("{base}_{n}")).find(|c| self.taken.insert(c.clone())).expect("an unbounded range")
+        (2..)
+            .map(|n| format!("{base}_{n}"))
+            .find(|c| self.taken.insert(c.clone()))
+            .expect("an unbounded range")
     }
 }
 
@@ -81,7 +145,10 @@ mod tests {
             ("new", "new_"),
         ] {
             assert_eq!(snake_ident(name), ident, "for {name:?}");
-            assert!(syn::parse_str::<syn::Ident>(&snake_ident(name)).is_ok(), "{name:?}");
+            assert!(
+                syn::parse_str::<syn::Ident>(&snake_ident(name)).is_ok(),
+                "{name:?}"
+            );
         }
     }
 
@@ -96,7 +163,10 @@ mod tests {
 
     #[test]
     fn type_names() {
-        assert_eq!(camel_ident("mcp-servers/everything"), "McpServersEverything");
+        assert_eq!(
+            camel_ident("mcp-servers/everything"),
+            "McpServersEverything"
+        );
         assert_eq!(camel_ident("42"), "T42");
         assert_eq!(camel_ident(""), "T");
     }

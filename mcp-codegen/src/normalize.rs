@@ -25,20 +25,48 @@ pub struct Definition {
 pub type Definitions = Vec<Definition>;
 
 /// Numeric formats typify maps to sized Rust integers and floats; every other format is dropped.
-const NUMERIC_FORMATS: &[&str] =
-    &["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "uint", "int", "float", "double"];
+const NUMERIC_FORMATS: &[&str] = &[
+    "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "uint", "int",
+    "float", "double",
+];
 
 /// Keywords dropped outright: annotations typify has no use for and keywords that would need other crates.
 const DROPPED: &[&str] = &[
-    "$schema", "$id", "$anchor", "$comment", "$vocabulary", "$dynamicAnchor", "pattern", "minLength", "maxLength",
-    "contentEncoding", "contentMediaType", "contentSchema", "x-rust-type", "x-rust-type-extension", "deprecated",
-    "readOnly", "writeOnly", "discriminator", "xml", "externalDocs", "example",
+    "$schema",
+    "$id",
+    "$anchor",
+    "$comment",
+    "$vocabulary",
+    "$dynamicAnchor",
+    "pattern",
+    "minLength",
+    "maxLength",
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+    "x-rust-type",
+    "x-rust-type-extension",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "discriminator",
+    "xml",
+    "externalDocs",
+    "example",
 ];
 
 /// Keywords whose value is one subschema.
 const ONE: &[&str] = &[
-    "additionalProperties", "additionalItems", "contains", "not", "if", "then", "else", "propertyNames",
-    "unevaluatedProperties", "unevaluatedItems",
+    "additionalProperties",
+    "additionalItems",
+    "contains",
+    "not",
+    "if",
+    "then",
+    "else",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
 ];
 /// Keywords whose value is an array of subschemas.
 const MANY: &[&str] = &["anyOf", "oneOf", "allOf"];
@@ -47,9 +75,15 @@ const MAP: &[&str] = &["properties", "patternProperties", "dependentSchemas"];
 
 /// Whether an input schema takes no arguments at all (`{"type": "object"}`, `{"properties": {}}`...).
 pub fn takes_no_arguments(schema: &Map<String, Value>) -> bool {
-    let no_properties = schema.get("properties").is_none_or(|p| p.as_object().is_some_and(Map::is_empty));
-    let closed = schema.get("additionalProperties").is_none_or(|a| a == &Value::Bool(false));
-    let composed = ["anyOf", "oneOf", "allOf", "patternProperties", "$ref", "if"].iter().any(|k| schema.contains_key(*k));
+    let no_properties = schema
+        .get("properties")
+        .is_none_or(|p| p.as_object().is_some_and(Map::is_empty));
+    let closed = schema
+        .get("additionalProperties")
+        .is_none_or(|a| a == &Value::Bool(false));
+    let composed = ["anyOf", "oneOf", "allOf", "patternProperties", "$ref", "if"]
+        .iter()
+        .any(|k| schema.contains_key(*k));
     no_properties && closed && !composed
 }
 
@@ -69,7 +103,13 @@ impl<'a> Normalizer<'a> {
         for r in reserved {
             namer.unique(r.to_string());
         }
-        Normalizer { tool, namer, prefix: String::new(), defs: Vec::new(), warnings: Vec::new() }
+        Normalizer {
+            tool,
+            namer,
+            prefix: String::new(),
+            defs: Vec::new(),
+            warnings: Vec::new(),
+        }
     }
 
     /// Adds a root schema (the input or the output schema) under `name`; `prefix` is its pointer in the tool
@@ -85,13 +125,24 @@ impl<'a> Normalizer<'a> {
             if let Some(Value::Object(defs)) = schema.get(keyword) {
                 for (key, def) in defs {
                     let type_name = self.namer.unique(camel_ident(key));
-                    refs.insert(format!("#/{keyword}/{}", escape_pointer_token(key)), type_name.clone());
-                    queue.push((type_name, format!("{prefix}/{keyword}/{}", escape_pointer_token(key)), def.clone()));
+                    refs.insert(
+                        format!("#/{keyword}/{}", escape_pointer_token(key)),
+                        type_name.clone(),
+                    );
+                    queue.push((
+                        type_name,
+                        format!("{prefix}/{keyword}/{}", escape_pointer_token(key)),
+                        def.clone(),
+                    ));
                 }
             }
         }
         let root_index = self.defs.len();
-        self.defs.push(Definition { name: name.into(), pointer: prefix.into(), schema: Value::Null });
+        self.defs.push(Definition {
+            name: name.into(),
+            pointer: prefix.into(),
+            schema: Value::Null,
+        });
         let mut root = doc.clone();
         if let Value::Object(o) = &mut root {
             o.remove("$defs");
@@ -99,7 +150,11 @@ impl<'a> Normalizer<'a> {
         }
         let mut pending = vec![(root_index, prefix.to_string(), root)];
         for (name, pointer, def) in queue {
-            self.defs.push(Definition { name, pointer: pointer.clone(), schema: Value::Null });
+            self.defs.push(Definition {
+                name,
+                pointer: pointer.clone(),
+                schema: Value::Null,
+            });
             pending.push((self.defs.len() - 1, pointer, def));
         }
         // Cleaning a schema may find references to new places (`#/properties/x`), which become new definitions.
@@ -108,7 +163,11 @@ impl<'a> Normalizer<'a> {
             self.clean(&mut schema, &pointer, &doc, &mut refs, &mut found);
             self.defs[index].schema = schema;
             for (name, pointer, target) in found {
-                self.defs.push(Definition { name, pointer: pointer.clone(), schema: Value::Null });
+                self.defs.push(Definition {
+                    name,
+                    pointer: pointer.clone(),
+                    schema: Value::Null,
+                });
                 pending.push((self.defs.len() - 1, pointer, target));
             }
         }
@@ -119,7 +178,11 @@ impl<'a> Normalizer<'a> {
     }
 
     fn warn(&mut self, pointer: &str, message: String) {
-        self.warnings.push(Warning { tool: self.tool.to_string(), pointer: pointer.to_string(), message });
+        self.warnings.push(Warning {
+            tool: self.tool.to_string(),
+            pointer: pointer.to_string(),
+            message,
+        });
     }
 
     /// Rewrites one schema in place, recursing into its subschemas.
@@ -133,7 +196,10 @@ impl<'a> Normalizer<'a> {
     ) {
         let Value::Object(o) = schema else {
             if !schema.is_boolean() {
-                self.warn(pointer, format!("`{schema}` is not a schema; any JSON value is accepted here"));
+                self.warn(
+                    pointer,
+                    format!("`{schema}` is not a schema; any JSON value is accepted here"),
+                );
                 *schema = Value::Object(Map::new());
             }
             return;
@@ -153,7 +219,10 @@ impl<'a> Normalizer<'a> {
             o.remove("description");
         }
         if let Some(format) = o.get("format") {
-            if !format.as_str().is_some_and(|f| NUMERIC_FORMATS.contains(&f)) {
+            if !format
+                .as_str()
+                .is_some_and(|f| NUMERIC_FORMATS.contains(&f))
+            {
                 o.remove("format");
             }
         }
@@ -178,18 +247,30 @@ impl<'a> Normalizer<'a> {
             o.insert("items".into(), prefix_items);
         }
         if let Some(dynamic) = o.remove("$dynamicRef") {
-            self.warn(pointer, format!("`$dynamicRef: {dynamic}` is not supported; any JSON value is accepted here"));
+            self.warn(
+                pointer,
+                format!(
+                    "`$dynamicRef: {dynamic}` is not supported; any JSON value is accepted here"
+                ),
+            );
             o.clear();
             return;
         }
         if let Some(reference) = o.get("$ref").cloned() {
-            let target = reference.as_str().and_then(|r| self.resolve(r, doc, refs, found));
+            let target = reference
+                .as_str()
+                .and_then(|r| self.resolve(r, doc, refs, found));
             match target {
                 Some(name) => {
-                    o.insert("$ref".into(), Value::String(format!("#/definitions/{name}")));
+                    o.insert(
+                        "$ref".into(),
+                        Value::String(format!("#/definitions/{name}")),
+                    );
                     // typify reads a `$ref` with sibling keywords as the reference alone; keep the constraints
                     // by moving the reference into an `allOf`.
-                    let siblings = o.keys().any(|k| !matches!(k.as_str(), "$ref" | "description" | "default" | "examples"));
+                    let siblings = o.keys().any(|k| {
+                        !matches!(k.as_str(), "$ref" | "description" | "default" | "examples")
+                    });
                     if siblings {
                         let r = o.remove("$ref").unwrap_or(Value::Null);
                         let mut all_of = vec![serde_json::json!({ "$ref": r })];
@@ -200,7 +281,12 @@ impl<'a> Normalizer<'a> {
                     }
                 }
                 None => {
-                    self.warn(pointer, format!("`$ref: {reference}` does not resolve; any JSON value is accepted here"));
+                    self.warn(
+                        pointer,
+                        format!(
+                            "`$ref: {reference}` does not resolve; any JSON value is accepted here"
+                        ),
+                    );
                     o.remove("$ref");
                 }
             }
@@ -227,7 +313,10 @@ impl<'a> Normalizer<'a> {
                     }
                 }
                 Some(_) => {
-                    self.warn(&format!("{pointer}/{k}"), format!("`{k}` is not an array; ignored"));
+                    self.warn(
+                        &format!("{pointer}/{k}"),
+                        format!("`{k}` is not an array; ignored"),
+                    );
                     o.remove(*k);
                 }
                 None => {}
@@ -237,18 +326,32 @@ impl<'a> Normalizer<'a> {
             match o.get_mut(*k) {
                 Some(Value::Object(subs)) => {
                     for (name, sub) in subs.iter_mut() {
-                        self.clean(sub, &format!("{pointer}/{k}/{}", escape_pointer_token(name)), doc, refs, found);
+                        self.clean(
+                            sub,
+                            &format!("{pointer}/{k}/{}", escape_pointer_token(name)),
+                            doc,
+                            refs,
+                            found,
+                        );
                     }
                 }
                 Some(_) => {
-                    self.warn(&format!("{pointer}/{k}"), format!("`{k}` is not an object; ignored"));
+                    self.warn(
+                        &format!("{pointer}/{k}"),
+                        format!("`{k}` is not an object; ignored"),
+                    );
                     o.remove(*k);
                 }
                 None => {}
             }
         }
-        if o.get("required").is_some_and(|r| !r.as_array().is_some_and(|a| a.iter().all(Value::is_string))) {
-            self.warn(&format!("{pointer}/required"), "`required` is not a list of names; ignored".into());
+        if o.get("required")
+            .is_some_and(|r| !r.as_array().is_some_and(|a| a.iter().all(Value::is_string)))
+        {
+            self.warn(
+                &format!("{pointer}/required"),
+                "`required` is not a list of names; ignored".into(),
+            );
             o.remove("required");
         }
     }
@@ -270,10 +373,18 @@ impl<'a> Normalizer<'a> {
         if !target.is_object() && !target.is_boolean() {
             return None;
         }
-        let last = key.rsplit('/').next().map(unescape_pointer_token).unwrap_or_default();
+        let last = key
+            .rsplit('/')
+            .next()
+            .map(unescape_pointer_token)
+            .unwrap_or_default();
         let name = self.namer.unique(camel_ident(&last));
         refs.insert(key.clone(), name.clone());
-        found.push((name.clone(), format!("{}{}", self.prefix, &key[1..]), target.clone()));
+        found.push((
+            name.clone(),
+            format!("{}{}", self.prefix, &key[1..]),
+            target.clone(),
+        ));
         Some(name)
     }
 }
@@ -328,8 +439,17 @@ mod tests {
             }
         }));
         assert!(warnings.is_empty());
-        assert_eq!(defs[0].1["properties"]["b"], json!({"$ref": "#/definitions/A"}));
-        assert_eq!(defs[1], ("A".into(), json!({"type": "object", "properties": {"x": {"type": "string"}}})));
+        assert_eq!(
+            defs[0].1["properties"]["b"],
+            json!({"$ref": "#/definitions/A"})
+        );
+        assert_eq!(
+            defs[1],
+            (
+                "A".into(),
+                json!({"type": "object", "properties": {"x": {"type": "string"}}})
+            )
+        );
     }
 
     #[test]
@@ -342,10 +462,19 @@ mod tests {
         let names: Vec<&str> = defs.iter().map(|d| d.0.as_str()).collect();
         // The root first, then the `$defs` in their order; `Params` in `$defs` yields to the root.
         assert_eq!(names, ["Params", "Params_2", "Label"]);
-        assert_eq!(defs[0].1["properties"]["label"]["$ref"], "#/definitions/Label");
-        assert_eq!(defs[0].1["properties"]["child"]["$ref"], "#/definitions/Params");
+        assert_eq!(
+            defs[0].1["properties"]["label"]["$ref"],
+            "#/definitions/Label"
+        );
+        assert_eq!(
+            defs[0].1["properties"]["child"]["$ref"],
+            "#/definitions/Params"
+        );
         assert_eq!(defs[1].1, json!({"type": "integer"}));
-        assert_eq!(defs[2].1, json!({"type": "string", "description": "Label name"}));
+        assert_eq!(
+            defs[2].1,
+            json!({"type": "string", "description": "Label name"})
+        );
     }
 
     #[test]
@@ -371,7 +500,10 @@ mod tests {
             }
         }));
         let p = &defs[0].1["properties"];
-        assert_eq!(p["pair"], json!({"type": "array", "items": [{"type": "string"}, {"type": "number"}], "additionalItems": false}));
+        assert_eq!(
+            p["pair"],
+            json!({"type": "array", "items": [{"type": "string"}, {"type": "number"}], "additionalItems": false})
+        );
         assert_eq!(p["kind"], json!({"enum": ["fixed"]}));
         assert_eq!(p["when"], json!({"type": "string"}));
         assert_eq!(p["n"], json!({"type": "integer", "format": "int32"}));
@@ -379,10 +511,17 @@ mod tests {
 
     #[test]
     fn empty_argument_tools() {
-        for s in [json!({"type": "object"}), json!({"type": "object", "properties": {}}), json!({})] {
+        for s in [
+            json!({"type": "object"}),
+            json!({"type": "object", "properties": {}}),
+            json!({}),
+        ] {
             assert!(takes_no_arguments(s.as_object().unwrap()), "{s}");
         }
-        for s in [json!({"type": "object", "properties": {"a": {}}}), json!({"type": "object", "additionalProperties": {"type": "string"}})] {
+        for s in [
+            json!({"type": "object", "properties": {"a": {}}}),
+            json!({"type": "object", "additionalProperties": {"type": "string"}}),
+        ] {
             assert!(!takes_no_arguments(s.as_object().unwrap()), "{s}");
         }
     }

@@ -24,7 +24,11 @@ impl DeclaredCapabilities {
                 "roots" => caps.roots = true,
                 "sampling" => caps.sampling = true,
                 "elicitation" => caps.elicitation = true,
-                other => return Err(format!("unknown capability `{other}` (expected roots, sampling, elicitation)")),
+                other => {
+                    return Err(format!(
+                        "unknown capability `{other}` (expected roots, sampling, elicitation)"
+                    ))
+                }
             }
         }
         Ok(caps)
@@ -50,7 +54,10 @@ pub struct Snapshot {
 #[derive(Debug, thiserror::Error)]
 pub enum SnapshotError {
     #[error("could not read the snapshot {path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("{path} is not a snapshot: {reason}")]
     Invalid { path: String, reason: String },
 }
@@ -59,9 +66,14 @@ impl Snapshot {
     /// Reads a snapshot written by [`Snapshot::to_json`] (or by hand: only `server`, `protocolVersion` and `tools`
     /// are required).
     pub fn load(path: &Path) -> Result<Self, SnapshotError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|source| SnapshotError::Io { path: path.display().to_string(), source })?;
-        Self::from_json(&text).map_err(|reason| SnapshotError::Invalid { path: path.display().to_string(), reason })
+        let text = std::fs::read_to_string(path).map_err(|source| SnapshotError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Self::from_json(&text).map_err(|reason| SnapshotError::Invalid {
+            path: path.display().to_string(),
+            reason,
+        })
     }
 
     pub fn from_json(text: &str) -> Result<Self, String> {

@@ -35,8 +35,8 @@ fn install_quiet_hook() {
 fn run_typify(defs: &[(String, Value)]) -> Result<TokenStream, String> {
     let mut schemas = Vec::with_capacity(defs.len());
     for (name, value) in defs {
-        let schema: Schema =
-            serde_json::from_value(value.clone()).map_err(|e| format!("not a JSON schema typify can read: {e}"))?;
+        let schema: Schema = serde_json::from_value(value.clone())
+            .map_err(|e| format!("not a JSON schema typify can read: {e}"))?;
         schemas.push((name.clone(), schema));
     }
     install_quiet_hook();
@@ -45,9 +45,13 @@ fn run_typify(defs: &[(String, Value)]) -> Result<TokenStream, String> {
         let mut settings = TypeSpaceSettings::default();
         settings.with_map_type("::std::collections::BTreeMap");
         let mut space = TypeSpace::new(&settings);
-        space.add_ref_types(schemas).map_err(|e| first_line(&e.to_string()))?;
+        space
+            .add_ref_types(schemas)
+            .map_err(|e| first_line(&e.to_string()))?;
         if space.uses_chrono() || space.uses_uuid() || space.uses_regress() {
-            return Err("the types would need a crate the generated code cannot depend on".to_string());
+            return Err(
+                "the types would need a crate the generated code cannot depend on".to_string(),
+            );
         }
         Ok(space.to_stream())
     }));
@@ -67,21 +71,30 @@ fn run_typify(defs: &[(String, Value)]) -> Result<TokenStream, String> {
 
 /// typify's messages can run to a page of `Debug` output; the first line says what happened.
 fn first_line(message: &str) -> String {
-    let line = message.lines().next().unwrap_or_default().trim_end_matches(['{', '(', ' ']);
+    let line = message
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .trim_end_matches(['{', '(', ' ']);
     line.to_string()
 }
 
 /// The types of one tool. Whatever typify cannot take is replaced by `{}` (any JSON value) and reported.
 pub fn generate_types(tool: &str, mut defs: Definitions) -> (TokenStream, Vec<Warning>) {
     let mut warnings = Vec::new();
-    let pairs = |defs: &Definitions| defs.iter().map(|d| (d.name.clone(), d.schema.clone())).collect::<Vec<_>>();
+    let pairs = |defs: &Definitions| {
+        defs.iter()
+            .map(|d| (d.name.clone(), d.schema.clone()))
+            .collect::<Vec<_>>()
+    };
     if let Ok(tokens) = run_typify(&pairs(&defs)) {
         return (tokens, warnings);
     }
     let mut budget = SEARCH_BUDGET;
     for index in 0..defs.len() {
         // Each definition is tried alone, the others standing in as `{}` so that references still resolve.
-        let context: Vec<(String, Value)> = defs.iter().map(|d| (d.name.clone(), json!({}))).collect();
+        let context: Vec<(String, Value)> =
+            defs.iter().map(|d| (d.name.clone(), json!({}))).collect();
         let test = |probe: &Value| {
             let mut c = context.clone();
             c[index].1 = probe.clone();
@@ -89,7 +102,14 @@ pub fn generate_types(tool: &str, mut defs: Definitions) -> (TokenStream, Vec<Wa
         };
         let pointer = defs[index].pointer.clone();
         let mut schema = std::mem::take(&mut defs[index].schema);
-        isolate(&mut schema, &pointer, &test, tool, &mut warnings, &mut budget);
+        isolate(
+            &mut schema,
+            &pointer,
+            &test,
+            tool,
+            &mut warnings,
+            &mut budget,
+        );
         defs[index].schema = schema;
     }
     match run_typify(&pairs(&defs)) {
@@ -165,17 +185,34 @@ fn children(schema: &mut Value) -> Vec<(String, &mut Value)> {
     for (key, value) in o.iter_mut() {
         let k = key.replace('~', "~0").replace('/', "~1");
         match key.as_str() {
-            "additionalProperties" | "additionalItems" | "contains" | "not" | "if" | "then" | "else"
-            | "propertyNames" | "unevaluatedProperties" | "unevaluatedItems" => out.push((k, value)),
+            "additionalProperties"
+            | "additionalItems"
+            | "contains"
+            | "not"
+            | "if"
+            | "then"
+            | "else"
+            | "propertyNames"
+            | "unevaluatedProperties"
+            | "unevaluatedItems" => out.push((k, value)),
             "items" if value.is_object() => out.push((k, value)),
             "items" | "anyOf" | "oneOf" | "allOf" => {
                 if let Value::Array(a) = value {
-                    out.extend(a.iter_mut().enumerate().map(|(i, v)| (format!("{k}/{i}"), v)));
+                    out.extend(
+                        a.iter_mut()
+                            .enumerate()
+                            .map(|(i, v)| (format!("{k}/{i}"), v)),
+                    );
                 }
             }
             "properties" | "patternProperties" | "dependentSchemas" => {
                 if let Value::Object(m) = value {
-                    out.extend(m.iter_mut().map(|(n, v)| (format!("{k}/{}", n.replace('~', "~0").replace('/', "~1")), v)));
+                    out.extend(m.iter_mut().map(|(n, v)| {
+                        (
+                            format!("{k}/{}", n.replace('~', "~0").replace('/', "~1")),
+                            v,
+                        )
+                    }));
                 }
             }
             _ => {}
@@ -190,13 +227,21 @@ mod tests {
     use crate::normalize::Definition;
 
     fn defs(params: Value) -> Definitions {
-        vec![Definition { name: "Params".into(), pointer: "/inputSchema".into(), schema: params }]
+        vec![Definition {
+            name: "Params".into(),
+            pointer: "/inputSchema".into(),
+            schema: params,
+        }]
     }
 
     #[test]
     fn plain_schema_needs_no_search() {
-        let (tokens, warnings) =
-            generate_types("t", defs(json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]})));
+        let (tokens, warnings) = generate_types(
+            "t",
+            defs(
+                json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}),
+            ),
+        );
         assert!(warnings.is_empty());
         assert!(tokens.to_string().contains("pub struct Params"));
     }
@@ -214,10 +259,20 @@ mod tests {
         let (tokens, warnings) = generate_types("broken-tool", defs(schema));
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert_eq!(warnings[0].tool, "broken-tool");
-        assert_eq!(warnings[0].pointer, "/inputSchema/properties/bad/properties/inner");
-        assert!(warnings[0].message.contains("panicked"), "{}", warnings[0].message);
+        assert_eq!(
+            warnings[0].pointer,
+            "/inputSchema/properties/bad/properties/inner"
+        );
+        assert!(
+            warnings[0].message.contains("panicked"),
+            "{}",
+            warnings[0].message
+        );
         let code = tokens.to_string();
-        assert!(code.contains("pub good : :: std :: option :: Option < i64 >"), "{code}");
+        assert!(
+            code.contains("pub good : :: std :: option :: Option < i64 >"),
+            "{code}"
+        );
         assert!(code.contains("serde_json :: Value"), "{code}");
     }
 }

@@ -28,38 +28,73 @@ use serde_json::json;
 use std::time::Duration;
 
 fn text(blocks: &[ContentBlock]) -> String {
-    blocks.iter().filter_map(ContentBlock::as_text).collect::<Vec<_>>().join("\n")
+    blocks
+        .iter()
+        .filter_map(ContentBlock::as_text)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// A server with two of the edge-case tools, connected in-process.
 async fn edge_server() -> edge_cases::Client {
     let snapshot =
-        mcp_codegen::Snapshot::load(&support::crate_dir().join("tests/snapshots/edge-cases.json")).unwrap();
-    let listed = |name: &str| -> Tool { snapshot.tools.iter().find(|t| t.name == name).unwrap().clone() };
-    let weather = ToolRoute::new(listed("weather.get"), |args: Arguments, _ctx: Context| async move {
-        let city = args.parse::<serde_json::Value>().map(|v| v["city"].as_str().unwrap_or_default().to_string());
-        Ok(match city.as_deref() {
-            Ok("Nowhere") => CallToolResult::error("no such city: Nowhere"),
-            Ok("Plain") => CallToolResult::text(r#"{"temperature": 1.5}"#),
-            Ok("Wrong") => CallToolResult::structured(json!({"temperature": "warm"})),
-            Ok(city) => CallToolResult::structured(json!({"temperature": 21.5, "note": city, "tags": {"sky": "clear"}})),
-            Err(e) => CallToolResult::error(e.message()),
-        })
-    });
-    let ping = ToolRoute::new(listed("ping"), |_args: Arguments, _ctx: Context| async move { Ok(CallToolResult::text("pong")) });
-    let server = Server::builder().name("edge").tool(weather).tool(ping).build().unwrap();
+        mcp_codegen::Snapshot::load(&support::crate_dir().join("tests/snapshots/edge-cases.json"))
+            .unwrap();
+    let listed = |name: &str| -> Tool {
+        snapshot
+            .tools
+            .iter()
+            .find(|t| t.name == name)
+            .unwrap()
+            .clone()
+    };
+    let weather = ToolRoute::new(
+        listed("weather.get"),
+        |args: Arguments, _ctx: Context| async move {
+            let city = args
+                .parse::<serde_json::Value>()
+                .map(|v| v["city"].as_str().unwrap_or_default().to_string());
+            Ok(match city.as_deref() {
+                Ok("Nowhere") => CallToolResult::error("no such city: Nowhere"),
+                Ok("Plain") => CallToolResult::text(r#"{"temperature": 1.5}"#),
+                Ok("Wrong") => CallToolResult::structured(json!({"temperature": "warm"})),
+                Ok(city) => CallToolResult::structured(
+                    json!({"temperature": 21.5, "note": city, "tags": {"sky": "clear"}}),
+                ),
+                Err(e) => CallToolResult::error(e.message()),
+            })
+        },
+    );
+    let ping = ToolRoute::new(
+        listed("ping"),
+        |_args: Arguments, _ctx: Context| async move { Ok(CallToolResult::text("pong")) },
+    );
+    let server = Server::builder()
+        .name("edge")
+        .tool(weather)
+        .tool(ping)
+        .build()
+        .unwrap();
     let (client_io, server_io) = tokio::io::duplex(64 * 1024);
     let (server_read, server_write) = tokio::io::split(server_io);
     tokio::spawn(async move { server.serve(server_read, server_write).await });
     let (client_read, client_write) = tokio::io::split(client_io);
-    let inner = Client::builder().connect(client_read, client_write).await.unwrap();
+    let inner = Client::builder()
+        .connect(client_read, client_write)
+        .await
+        .unwrap();
     edge_cases::Client::new(inner)
 }
 
 #[tokio::test]
 async fn structured_output_comes_back_typed() {
     let client = edge_server().await;
-    let out = client.weather_get(&edge_cases::weather_get::Params { city: "Lyon".into() }).await.unwrap();
+    let out = client
+        .weather_get(&edge_cases::weather_get::Params {
+            city: "Lyon".into(),
+        })
+        .await
+        .unwrap();
     assert_eq!(out.temperature, 21.5);
     assert_eq!(out.note.as_deref(), Some("Lyon"));
     assert_eq!(out.tags.get("sky").map(String::as_str), Some("clear"));
@@ -68,14 +103,24 @@ async fn structured_output_comes_back_typed() {
 #[tokio::test]
 async fn output_from_the_text_block_when_there_is_no_structured_content() {
     let client = edge_server().await;
-    let out = client.weather_get(&edge_cases::weather_get::Params { city: "Plain".into() }).await.unwrap();
+    let out = client
+        .weather_get(&edge_cases::weather_get::Params {
+            city: "Plain".into(),
+        })
+        .await
+        .unwrap();
     assert_eq!(out.temperature, 1.5);
 }
 
 #[tokio::test]
 async fn is_error_becomes_an_error_value() {
     let client = edge_server().await;
-    let err = client.weather_get(&edge_cases::weather_get::Params { city: "Nowhere".into() }).await.unwrap_err();
+    let err = client
+        .weather_get(&edge_cases::weather_get::Params {
+            city: "Nowhere".into(),
+        })
+        .await
+        .unwrap_err();
     match &err {
         ToolCallError::Tool { tool, result } => {
             assert_eq!(*tool, "weather.get");
@@ -83,14 +128,31 @@ async fn is_error_becomes_an_error_value() {
         }
         other => panic!("expected a tool error, got {other:?}"),
     }
-    assert_eq!(err.to_string(), "the tool `weather.get` reported an error: no such city: Nowhere");
+    assert_eq!(
+        err.to_string(),
+        "the tool `weather.get` reported an error: no such city: Nowhere"
+    );
 }
 
 #[tokio::test]
 async fn output_that_does_not_match_its_schema_is_an_error_value() {
     let client = edge_server().await;
-    let err = client.weather_get(&edge_cases::weather_get::Params { city: "Wrong".into() }).await.unwrap_err();
-    assert!(matches!(err, ToolCallError::Output { tool: "weather.get", .. }), "{err:?}");
+    let err = client
+        .weather_get(&edge_cases::weather_get::Params {
+            city: "Wrong".into(),
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ToolCallError::Output {
+                tool: "weather.get",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
 }
 
 #[tokio::test]
@@ -98,23 +160,49 @@ async fn a_tool_without_arguments_takes_none() {
     let client = edge_server().await;
     assert_eq!(text(&client.ping().await.unwrap()), "pong");
     // An unknown tool is the server's JSON-RPC error, reported as a failed call.
-    let err = client.tree(&edge_cases::tree::Params { value: "x".into(), children: vec![] }).await.unwrap_err();
-    assert!(matches!(err, ToolCallError::Call { tool: "tree", .. }), "{err:?}");
+    let err = client
+        .tree(&edge_cases::tree::Params {
+            value: "x".into(),
+            children: vec![],
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(err, ToolCallError::Call { tool: "tree", .. }),
+        "{err:?}"
+    );
 }
 
 #[test]
 fn generated_types_serialize_as_the_schema_says() {
     let p = edge_cases::tree::Params {
         value: "root".into(),
-        children: vec![edge_cases::tree::Params { value: "leaf".into(), children: vec![] }],
+        children: vec![edge_cases::tree::Params {
+            value: "leaf".into(),
+            children: vec![],
+        }],
     };
-    assert_eq!(serde_json::to_value(&p).unwrap(), json!({"value": "root", "children": [{"value": "leaf"}]}));
-    let t = edge_cases::tool_3d_render::Params { at: (1.0, 2.0, 3.0), id: None, when: None };
-    assert_eq!(serde_json::to_value(&t).unwrap(), json!({"at": [1.0, 2.0, 3.0]}));
-    let k: edge_cases::type_::Params = serde_json::from_value(json!({"kind": "fixed", "self": true})).unwrap();
+    assert_eq!(
+        serde_json::to_value(&p).unwrap(),
+        json!({"value": "root", "children": [{"value": "leaf"}]})
+    );
+    let t = edge_cases::tool_3d_render::Params {
+        at: (1.0, 2.0, 3.0),
+        id: None,
+        when: None,
+    };
+    assert_eq!(
+        serde_json::to_value(&t).unwrap(),
+        json!({"at": [1.0, 2.0, 3.0]})
+    );
+    let k: edge_cases::type_::Params =
+        serde_json::from_value(json!({"kind": "fixed", "self": true})).unwrap();
     assert_eq!(k.self_, Some(true));
     assert!(serde_json::from_value::<edge_cases::type_::Params>(json!({"kind": "other"})).is_err());
-    assert_eq!(serde_json::to_value(edge_cases::ping::Params {}).unwrap(), json!({}));
+    assert_eq!(
+        serde_json::to_value(edge_cases::ping::Params {}).unwrap(),
+        json!({})
+    );
 }
 
 /// The full loop, second half: the bindings the CLI wrote for `bench-server` (checked against the CLI's output
@@ -123,11 +211,23 @@ fn generated_types_serialize_as_the_schema_says() {
 async fn typed_calls_to_the_bench_server() {
     let mut cmd = tokio::process::Command::new(support::bench_server());
     cmd.env("RUST_LOG", "off");
-    let inner = Client::builder().stderr(StderrMode::Capture).spawn(cmd).await.unwrap();
+    let inner = Client::builder()
+        .stderr(StderrMode::Capture)
+        .spawn(cmd)
+        .await
+        .unwrap();
     let client = bench_server::Client::new(inner);
-    let echoed = client.echo(&bench_server::echo::Params { text: "typed".into() }).await.unwrap();
+    let echoed = client
+        .echo(&bench_server::echo::Params {
+            text: "typed".into(),
+        })
+        .await
+        .unwrap();
     assert_eq!(text(&echoed), "typed");
-    let sum = client.add(&bench_server::add::Params { a: 2.0, b: 3.5 }).await.unwrap();
+    let sum = client
+        .add(&bench_server::add::Params { a: 2.0, b: 3.5 })
+        .await
+        .unwrap();
     assert_eq!(text(&sum).parse::<f64>().unwrap(), 5.5);
     client.into_inner().close().await;
 }
@@ -141,13 +241,26 @@ async fn typed_calls_to_server_everything() {
     let words = mcp_codegen::live::split_command(&command).unwrap();
     let mut cmd = tokio::process::Command::new(&words[0]);
     cmd.args(&words[1..]);
-    let inner = Client::builder().timeout(Some(Duration::from_secs(60))).stderr(StderrMode::Null).spawn(cmd).await.unwrap();
+    let inner = Client::builder()
+        .timeout(Some(Duration::from_secs(60)))
+        .stderr(StderrMode::Null)
+        .spawn(cmd)
+        .await
+        .unwrap();
     let client = everything::Client::new(inner);
 
-    let sum = client.get_sum(&everything::get_sum::Params { a: 2.0, b: 40.0 }).await.unwrap();
+    let sum = client
+        .get_sum(&everything::get_sum::Params { a: 2.0, b: 40.0 })
+        .await
+        .unwrap();
     assert!(text(&sum).contains("42"), "{}", text(&sum));
 
-    let echoed = client.echo(&everything::echo::Params { message: "hello".into() }).await.unwrap();
+    let echoed = client
+        .echo(&everything::echo::Params {
+            message: "hello".into(),
+        })
+        .await
+        .unwrap();
     assert!(text(&echoed).contains("hello"), "{}", text(&echoed));
 
     let weather = client
@@ -159,6 +272,11 @@ async fn typed_calls_to_server_everything() {
     assert!(!weather.conditions.is_empty());
 
     let image = client.get_tiny_image().await.unwrap();
-    assert!(image.iter().any(|b| matches!(b, ContentBlock::Image { .. })), "{image:?}");
+    assert!(
+        image
+            .iter()
+            .any(|b| matches!(b, ContentBlock::Image { .. })),
+        "{image:?}"
+    );
     client.into_inner().close().await;
 }

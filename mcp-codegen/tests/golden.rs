@@ -12,7 +12,12 @@ fn snapshots() -> Vec<(String, Snapshot)> {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .map(|p| (p.file_stem().unwrap().to_string_lossy().into_owned(), Snapshot::load(&p).unwrap()))
+        .map(|p| {
+            (
+                p.file_stem().unwrap().to_string_lossy().into_owned(),
+                Snapshot::load(&p).unwrap(),
+            )
+        })
         .collect();
     out.sort_by(|a, b| a.0.cmp(&b.0));
     out
@@ -33,11 +38,18 @@ fn generated_code_matches_the_golden_outputs() {
         }
         let expected = std::fs::read_to_string(&golden).unwrap_or_default();
         if expected != code {
-            let diff = similar::TextDiff::from_lines(&expected, &code).unified_diff().header("golden", "generated").to_string();
+            let diff = similar::TextDiff::from_lines(&expected, &code)
+                .unified_diff()
+                .header("golden", "generated")
+                .to_string();
             failures.push(format!("{}:\n{diff}", golden.display()));
         }
     }
-    assert!(failures.is_empty(), "generated code differs (MCP_CODEGEN_BLESS=1 to accept):\n{}", failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "generated code differs (MCP_CODEGEN_BLESS=1 to accept):\n{}",
+        failures.join("\n")
+    );
 }
 
 #[test]
@@ -47,8 +59,16 @@ fn output_is_byte_identical_whatever_the_order_of_the_tools() {
         let first = generate(&snapshot.tools, &options).code;
         let mut reversed = snapshot.tools.clone();
         reversed.reverse();
-        assert_eq!(first, generate(&snapshot.tools, &options).code, "{stem}: two runs differ");
-        assert_eq!(first, generate(&reversed, &options).code, "{stem}: tool order changes the output");
+        assert_eq!(
+            first,
+            generate(&snapshot.tools, &options).code,
+            "{stem}: two runs differ"
+        );
+        assert_eq!(
+            first,
+            generate(&reversed, &options).code,
+            "{stem}: tool order changes the output"
+        );
     }
 }
 
@@ -57,8 +77,17 @@ fn generated_code_names_no_crate_but_the_runtime() {
     for (stem, snapshot) in snapshots() {
         let code = generate(&snapshot.tools, &Options::for_snapshot(&snapshot)).code;
         for line in code.lines() {
-            for bad in ["::serde::", "::serde_json::", "::schemars::", "::regress::", "::chrono::", "::uuid::"] {
-                let stray = line.match_indices(bad).any(|(i, _)| !line[..i].ends_with("::mcp_runtime"));
+            for bad in [
+                "::serde::",
+                "::serde_json::",
+                "::schemars::",
+                "::regress::",
+                "::chrono::",
+                "::uuid::",
+            ] {
+                let stray = line
+                    .match_indices(bad)
+                    .any(|(i, _)| !line[..i].ends_with("::mcp_runtime"));
                 assert!(!stray, "{stem}: `{bad}` outside ::mcp_runtime in: {line}");
             }
         }
@@ -67,9 +96,16 @@ fn generated_code_names_no_crate_but_the_runtime() {
 
 #[test]
 fn what_typify_cannot_take_is_reported_by_tool_and_pointer() {
-    let snapshot = Snapshot::load(Path::new(&support::crate_dir().join("tests/snapshots/edge-cases.json"))).unwrap();
+    let snapshot = Snapshot::load(Path::new(
+        &support::crate_dir().join("tests/snapshots/edge-cases.json"),
+    ))
+    .unwrap();
     let generated = generate(&snapshot.tools, &Options::for_snapshot(&snapshot));
-    let mut spots: Vec<String> = generated.warnings.iter().map(|w| format!("{} {}", w.tool, w.pointer)).collect();
+    let mut spots: Vec<String> = generated
+        .warnings
+        .iter()
+        .map(|w| format!("{} {}", w.tool, w.pointer))
+        .collect();
     spots.sort();
     assert_eq!(
         spots,
@@ -86,21 +122,42 @@ fn what_typify_cannot_take_is_reported_by_tool_and_pointer() {
             "broken /inputSchema/properties/null_variants",
         ]
     );
-    assert!(generated.warnings.iter().any(|w| w.message.starts_with("typify panicked")));
+    assert!(generated
+        .warnings
+        .iter()
+        .any(|w| w.message.starts_with("typify panicked")));
     // The rest of the tool stays typed.
-    assert!(generated.code.contains("pub fine: ::std::option::Option<::std::string::String>"));
+    assert!(generated
+        .code
+        .contains("pub fine: ::std::option::Option<::std::string::String>"));
 }
 
 #[test]
 fn server_everything_snapshots_differ_by_capabilities() {
     let all = snapshots();
-    let get = |stem: &str| all.iter().find(|(s, _)| s == stem).map(|(_, s)| s.clone()).unwrap();
+    let get = |stem: &str| {
+        all.iter()
+            .find(|(s, _)| s == stem)
+            .map(|(_, s)| s.clone())
+            .unwrap()
+    };
     let none = get("server-everything");
     let every = get("server-everything-all-capabilities");
     assert_eq!(none.client_capabilities, Default::default());
-    assert!(every.client_capabilities.roots && every.client_capabilities.sampling && every.client_capabilities.elicitation);
+    assert!(
+        every.client_capabilities.roots
+            && every.client_capabilities.sampling
+            && every.client_capabilities.elicitation
+    );
     let names = |s: &Snapshot| s.tools.iter().map(|t| t.name.clone()).collect::<Vec<_>>();
-    for name in ["get-roots-list", "trigger-sampling-request", "trigger-elicitation-request"] {
-        assert!(!names(&none).contains(&name.to_string()) && names(&every).contains(&name.to_string()), "{name}");
+    for name in [
+        "get-roots-list",
+        "trigger-sampling-request",
+        "trigger-elicitation-request",
+    ] {
+        assert!(
+            !names(&none).contains(&name.to_string()) && names(&every).contains(&name.to_string()),
+            "{name}"
+        );
     }
 }

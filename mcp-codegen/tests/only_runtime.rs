@@ -27,12 +27,22 @@ fn bindings_compile_with_mcp_runtime_as_the_only_dependency() {
     std::fs::copy(workspace.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
     std::fs::create_dir(dir.join("src")).unwrap();
     let mut lib = String::from("#![deny(warnings)]\n//! Bindings, and code that uses them.\n\n");
-    let mut outputs: Vec<_> = std::fs::read_dir(root.join("tests/outputs")).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut outputs: Vec<_> = std::fs::read_dir(root.join("tests/outputs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     outputs.sort();
     assert!(outputs.len() >= 4);
     for path in &outputs {
-        let module = path.file_stem().unwrap().to_string_lossy().replace('-', "_");
-        lib.push_str(&format!("pub mod {module} {{\n    include!({:?});\n}}\n\n", path.display().to_string()));
+        let module = path
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .replace('-', "_");
+        lib.push_str(&format!(
+            "pub mod {module} {{\n    include!({:?});\n}}\n\n",
+            path.display().to_string()
+        ));
     }
     lib.push_str(
         "pub async fn sum(client: &server_everything::Client) -> Result<usize, server_everything::ToolCallError> {\n\

@@ -92,13 +92,10 @@ pub fn parse_arg(attrs: &[Attribute], name: &str) -> syn::Result<ArgAttr> {
     let mut errors = Errors::default();
     let mut out = ArgAttr::default();
     for a in attrs.iter().filter(|a| a.path().is_ident(name)) {
-        match a
-            .meta
-            .require_list()
-            .and_then(|l| {
-                let list = NestedMeta::parse_meta_list(l.tokens.clone())?;
-                ArgAttr::from_list(&list).map_err(syn::Error::from)
-            }) {
+        match a.meta.require_list().and_then(|l| {
+            let list = NestedMeta::parse_meta_list(l.tokens.clone())?;
+            ArgAttr::from_list(&list).map_err(syn::Error::from)
+        }) {
             Ok(parsed) => {
                 out.default = parsed.default.or(out.default);
                 out.rename = parsed.rename.or(out.rename);

@@ -19,13 +19,20 @@ pub struct CancelGuard {
 
 impl CancelRegistry {
     /// Registers a request; `None` when a request with the same id is still in flight.
-    pub fn register(self: &Arc<Self>, id: RequestId, token: CancellationToken) -> Option<CancelGuard> {
+    pub fn register(
+        self: &Arc<Self>,
+        id: RequestId,
+        token: CancellationToken,
+    ) -> Option<CancelGuard> {
         let mut map = self.inflight.lock().unwrap_or_else(|e| e.into_inner());
         if map.contains_key(&id) {
             return None;
         }
         map.insert(id.clone(), token);
-        Some(CancelGuard { registry: self.clone(), id })
+        Some(CancelGuard {
+            registry: self.clone(),
+            id,
+        })
     }
 
     /// Cancels the request with this id, if it is in flight. Unknown ids are ignored.
@@ -49,7 +56,10 @@ impl CancelRegistry {
     }
 
     pub fn len(&self) -> usize {
-        self.inflight.lock().unwrap_or_else(|e| e.into_inner()).len()
+        self.inflight
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -59,7 +69,11 @@ impl CancelRegistry {
 
 impl Drop for CancelGuard {
     fn drop(&mut self) {
-        let mut map = self.registry.inflight.lock().unwrap_or_else(|e| e.into_inner());
+        let mut map = self
+            .registry
+            .inflight
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         map.remove(&self.id);
     }
 }

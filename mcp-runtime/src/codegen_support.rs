@@ -18,25 +18,39 @@ pub enum ToolCallError {
     },
     /// The tool ran and reported a failure (`isError: true`); the result carries its explanation.
     #[error("the tool `{tool}` reported an error: {}", .result.text_content())]
-    Tool { tool: &'static str, result: CallToolResult },
+    Tool {
+        tool: &'static str,
+        result: CallToolResult,
+    },
     /// The tool declares an output schema but its result did not match the generated type.
     #[error("the output of `{tool}` does not match its output schema: {reason}")]
-    Output { tool: &'static str, reason: String, result: CallToolResult },
+    Output {
+        tool: &'static str,
+        reason: String,
+        result: CallToolResult,
+    },
 }
 
 impl ToolCallError {
     /// The name of the tool that was called.
     pub fn tool(&self) -> &'static str {
         match self {
-            ToolCallError::Call { tool, .. } | ToolCallError::Tool { tool, .. } | ToolCallError::Output { tool, .. } => {
-                tool
-            }
+            ToolCallError::Call { tool, .. }
+            | ToolCallError::Tool { tool, .. }
+            | ToolCallError::Output { tool, .. } => tool,
         }
     }
 }
 
-async fn call(client: &Client, tool: &'static str, params: impl Serialize) -> Result<CallToolResult, ToolCallError> {
-    let result = client.call_tool(tool, params).await.map_err(|source| ToolCallError::Call { tool, source })?;
+async fn call(
+    client: &Client,
+    tool: &'static str,
+    params: impl Serialize,
+) -> Result<CallToolResult, ToolCallError> {
+    let result = client
+        .call_tool(tool, params)
+        .await
+        .map_err(|source| ToolCallError::Call { tool, source })?;
     if result.is_error() {
         return Err(ToolCallError::Tool { tool, result });
     }
@@ -63,9 +77,14 @@ pub async fn call_structured<P: Serialize, O: DeserializeOwned>(
     let decoded = match &result.structured_content {
         Some(value) => O::deserialize(value).map_err(|e| e.to_string()),
         None => match result.content.as_slice() {
-            [ContentBlock::Text { text, .. }] => serde_json::from_str(text).map_err(|e| format!("no structuredContent, and the text is not the output: {e}")),
+            [ContentBlock::Text { text, .. }] => serde_json::from_str(text)
+                .map_err(|e| format!("no structuredContent, and the text is not the output: {e}")),
             _ => Err("the result has no structuredContent".to_string()),
         },
     };
-    decoded.map_err(|reason| ToolCallError::Output { tool, reason, result })
+    decoded.map_err(|reason| ToolCallError::Output {
+        tool,
+        reason,
+        result,
+    })
 }

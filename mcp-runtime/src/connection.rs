@@ -11,7 +11,9 @@
 use crate::cancel::CancelRegistry;
 use crate::error::Error;
 use crate::framing::{self, frame, Incoming, Line, LineBuffer};
-use crate::protocol::{methods, CancelledParams, ErrorObject, ProgressParams, ProgressToken, RequestId};
+use crate::protocol::{
+    methods, CancelledParams, ErrorObject, ProgressParams, ProgressToken, RequestId,
+};
 use futures_util::future::BoxFuture;
 use futures_util::FutureExt;
 use serde_json::value::RawValue;
@@ -76,11 +78,20 @@ pub struct Outgoing {
 
 impl Outgoing {
     pub fn new(frame: Vec<u8>, kind: OutKind, related: Option<RequestId>) -> Self {
-        Outgoing { frame, kind, related, token: None, _permits: None, written: None }
+        Outgoing {
+            frame,
+            kind,
+            related,
+            token: None,
+            _permits: None,
+            written: None,
+        }
     }
     /// A response whose request was cancelled after it was queued: drop it.
     pub fn is_cancelled(&self) -> bool {
-        self.token.as_ref().is_some_and(CancellationToken::is_cancelled)
+        self.token
+            .as_ref()
+            .is_some_and(CancellationToken::is_cancelled)
     }
 }
 
@@ -89,7 +100,10 @@ pub enum Reply {
     /// Answer now, without a task (errors, `ping`, cheap lookups).
     Now(Result<Box<RawValue>, ErrorObject>),
     /// Run in its own task. `cancellable: false` for `initialize`.
-    Spawn { fut: BoxFuture<'static, Result<Box<RawValue>, ErrorObject>>, cancellable: bool },
+    Spawn {
+        fut: BoxFuture<'static, Result<Box<RawValue>, ErrorObject>>,
+        cancellable: bool,
+    },
 }
 
 /// An incoming request, as the dispatcher sees it.
@@ -157,7 +171,10 @@ pub struct RequestOptions {
 
 impl std::fmt::Debug for RequestOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RequestOptions").field("timeout", &self.timeout).field("related", &self.related).finish()
+        f.debug_struct("RequestOptions")
+            .field("timeout", &self.timeout)
+            .field("related", &self.related)
+            .finish()
     }
 }
 
@@ -171,7 +188,11 @@ impl Peer {
         let (tx, rx) = mpsc::channel(4096);
         let shared = Shared {
             out: tx,
-            pending: Mutex::new(Pending { calls: HashMap::new(), progress: HashMap::new(), closed: None }),
+            pending: Mutex::new(Pending {
+                calls: HashMap::new(),
+                progress: HashMap::new(),
+                closed: None,
+            }),
             next_id: AtomicI64::new(0),
             cancels: Arc::new(CancelRegistry::default()),
             limit: Arc::new(Semaphore::new(config.max_concurrent_requests.max(1))),
@@ -179,7 +200,12 @@ impl Peer {
             config,
             closed: CancellationToken::new(),
         };
-        (Peer { shared: Arc::new(shared) }, rx)
+        (
+            Peer {
+                shared: Arc::new(shared),
+            },
+            rx,
+        )
     }
 
     pub fn config(&self) -> &ConnectionConfig {
@@ -198,21 +224,42 @@ impl Peer {
 
     /// Queues a frame for the writer.
     pub async fn send(&self, out: Outgoing) -> Result<(), Error> {
-        self.shared.out.send(out).await.map_err(|_| Error::Closed(self.close_reason()))
+        self.shared
+            .out
+            .send(out)
+            .await
+            .map_err(|_| Error::Closed(self.close_reason()))
     }
 
     fn close_reason(&self) -> String {
-        lock(&self.shared.pending).closed.clone().unwrap_or_else(|| "the connection is closed".into())
+        lock(&self.shared.pending)
+            .closed
+            .clone()
+            .unwrap_or_else(|| "the connection is closed".into())
     }
 
     /// Sends a notification.
-    pub async fn notify(&self, method: &str, params: Option<&RawValue>, related: Option<RequestId>) -> Result<(), Error> {
-        self.send(Outgoing::new(frame::notification(method, params), OutKind::Notification, related)).await
+    pub async fn notify(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+        related: Option<RequestId>,
+    ) -> Result<(), Error> {
+        self.send(Outgoing::new(
+            frame::notification(method, params),
+            OutKind::Notification,
+            related,
+        ))
+        .await
     }
 
     /// Sends a notification without waiting; dropped (with a debug log) if the writer's queue is full.
     pub fn try_notify(&self, method: &str, params: Option<&RawValue>, related: Option<RequestId>) {
-        let out = Outgoing::new(frame::notification(method, params), OutKind::Notification, related);
+        let out = Outgoing::new(
+            frame::notification(method, params),
+            OutKind::Notification,
+            related,
+        );
         if self.shared.out.try_send(out).is_err() {
             tracing::debug!(method, "notification dropped: output queue full or closed");
         }
@@ -254,8 +301,17 @@ impl Peer {
                 p.progress.insert(id.clone(), cb);
             }
         }
-        let mut guard = InFlight { peer: self, id: id.clone(), done: false, method };
-        let out = Outgoing::new(frame::request(&id, method, params), OutKind::Request(id.clone()), opts.related.clone());
+        let mut guard = InFlight {
+            peer: self,
+            id: id.clone(),
+            done: false,
+            method,
+        };
+        let out = Outgoing::new(
+            frame::request(&id, method, params),
+            OutKind::Request(id.clone()),
+            opts.related.clone(),
+        );
         self.send(out).await?;
         let timeout = opts.timeout.or(self.shared.config.request_timeout);
         let result = match timeout {
@@ -263,7 +319,10 @@ impl Peer {
                 Ok(r) => r,
                 Err(_) => {
                     // The guard sends notifications/cancelled.
-                    return Err(Error::Timeout { method: method.to_string(), after: t });
+                    return Err(Error::Timeout {
+                        method: method.to_string(),
+                        after: t,
+                    });
                 }
             },
             None => rx.await,
@@ -309,20 +368,34 @@ impl Peer {
     pub async fn dispatch(&self, msg: Incoming<'_>, handler: &Arc<dyn Handler>) {
         match msg {
             Incoming::Request { id, method, params } => {
-                self.dispatch_request(id, &method, params, handler, Sink::Writer).await
+                self.dispatch_request(id, &method, params, handler, Sink::Writer)
+                    .await
             }
-            Incoming::Notification { method, params } => self.dispatch_notification(&method, params, handler),
+            Incoming::Notification { method, params } => {
+                self.dispatch_notification(&method, params, handler)
+            }
             Incoming::Response { id, result } => self.dispatch_response(id, result),
             Incoming::Batch(items) => self.dispatch_batch(items, handler).await,
             Incoming::Invalid { id, error } => {
                 tracing::debug!(?id, %error, "invalid message");
-                let _ = self.send(Outgoing::new(frame::error(id.as_ref(), &error), OutKind::Notification, None)).await;
+                let _ = self
+                    .send(Outgoing::new(
+                        frame::error(id.as_ref(), &error),
+                        OutKind::Notification,
+                        None,
+                    ))
+                    .await;
             }
             Incoming::Ignored => tracing::debug!("ignored an error response without a readable id"),
         }
     }
 
-    fn dispatch_notification(&self, method: &str, params: Option<&RawValue>, handler: &Arc<dyn Handler>) {
+    fn dispatch_notification(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+        handler: &Arc<dyn Handler>,
+    ) {
         match method {
             methods::CANCELLED => match framing::parse_params::<CancelledParams>(params) {
                 Ok(p) => {
@@ -334,7 +407,10 @@ impl Peer {
             },
             methods::PROGRESS => {
                 if let Ok(p) = framing::parse_params::<ProgressParams>(params) {
-                    let cb = lock(&self.shared.pending).progress.get(&p.progress_token).cloned();
+                    let cb = lock(&self.shared.pending)
+                        .progress
+                        .get(&p.progress_token)
+                        .cloned();
                     match cb {
                         Some(cb) => cb(p),
                         None => handler.notification(method, params),
@@ -350,7 +426,9 @@ impl Peer {
             Some(tx) => {
                 let _ = tx.send(result.map(RawValue::to_owned).map_err(Error::Rpc));
             }
-            None => tracing::debug!(%id, "response to no pending request (late or unknown); ignored"),
+            None => {
+                tracing::debug!(%id, "response to no pending request (late or unknown); ignored")
+            }
         }
     }
 
@@ -363,18 +441,41 @@ impl Peer {
         sink: Sink,
     ) {
         let token = self.shared.closed.child_token();
-        let reply = handler.request(RequestIn { id: &id, method, params, token: &token });
+        let reply = handler.request(RequestIn {
+            id: &id,
+            method,
+            params,
+            token: &token,
+        });
         match reply {
-            Reply::Now(r) => sink.deliver(self, Outgoing::new(frame::reply(&id, &r), OutKind::Response(id.clone()), Some(id))).await,
+            Reply::Now(r) => {
+                sink.deliver(
+                    self,
+                    Outgoing::new(
+                        frame::reply(&id, &r),
+                        OutKind::Response(id.clone()),
+                        Some(id),
+                    ),
+                )
+                .await
+            }
             Reply::Spawn { fut, cancellable } => {
                 // Backpressure: when the queue is full the reader waits here and stops reading.
-                let Ok(slot) = self.shared.queue.clone().acquire_owned().await else { return };
+                let Ok(slot) = self.shared.queue.clone().acquire_owned().await else {
+                    return;
+                };
                 let guard = if cancellable {
                     match self.shared.cancels.register(id.clone(), token.clone()) {
                         Some(g) => Some(g),
                         None => {
-                            let e = ErrorObject::invalid_request(format!("Invalid Request: id {id} is already in flight"));
-                            let out = Outgoing::new(frame::error(Some(&id), &e), OutKind::Response(id.clone()), Some(id));
+                            let e = ErrorObject::invalid_request(format!(
+                                "Invalid Request: id {id} is already in flight"
+                            ));
+                            let out = Outgoing::new(
+                                frame::error(Some(&id), &e),
+                                OutKind::Response(id.clone()),
+                                Some(id),
+                            );
                             sink.deliver(self, out).await;
                             return;
                         }
@@ -400,7 +501,11 @@ impl Peer {
                     if token.is_cancelled() {
                         return;
                     }
-                    let mut out = Outgoing::new(frame::reply(&id, &result), OutKind::Response(id.clone()), Some(id));
+                    let mut out = Outgoing::new(
+                        frame::reply(&id, &result),
+                        OutKind::Response(id.clone()),
+                        Some(id),
+                    );
                     out.token = Some(token);
                     out._permits = Some((slot, run));
                     sink.deliver(&peer, out).await;
@@ -411,8 +516,16 @@ impl Peer {
 
     async fn dispatch_batch(&self, items: Vec<&RawValue>, handler: &Arc<dyn Handler>) {
         if !handler.allows_batch() {
-            let e = ErrorObject::invalid_request("Invalid Request: batches are only allowed in protocol 2025-03-26");
-            let _ = self.send(Outgoing::new(frame::error(None, &e), OutKind::Notification, None)).await;
+            let e = ErrorObject::invalid_request(
+                "Invalid Request: batches are only allowed in protocol 2025-03-26",
+            );
+            let _ = self
+                .send(Outgoing::new(
+                    frame::error(None, &e),
+                    OutKind::Notification,
+                    None,
+                ))
+                .await;
             return;
         }
         let (tx, mut rx) = mpsc::unbounded_channel();
@@ -420,13 +533,16 @@ impl Peer {
         for item in items {
             match framing::decode_str(item.get()) {
                 Incoming::Request { method, .. } if method == methods::INITIALIZE => {
-                    let e = ErrorObject::invalid_request("Invalid Request: initialize must not be part of a batch");
+                    let e = ErrorObject::invalid_request(
+                        "Invalid Request: initialize must not be part of a batch",
+                    );
                     let _ = tx.send(frame::error(None, &e));
                     expected += 1;
                 }
                 Incoming::Request { id, method, params } => {
                     expected += 1;
-                    self.dispatch_request(id, &method, params, handler, Sink::Collect(tx.clone())).await;
+                    self.dispatch_request(id, &method, params, handler, Sink::Collect(tx.clone()))
+                        .await;
                 }
                 Incoming::Batch(_) => {
                     let e = ErrorObject::invalid_request("Invalid Request: nested batch");
@@ -462,7 +578,9 @@ impl Peer {
                 out.extend_from_slice(&p[..p.len() - 1]);
             }
             out.extend_from_slice(b"]\n");
-            let _ = peer.send(Outgoing::new(out, OutKind::Notification, None)).await;
+            let _ = peer
+                .send(Outgoing::new(out, OutKind::Notification, None))
+                .await;
         });
     }
 }
@@ -507,9 +625,16 @@ impl Drop for InFlight<'_> {
         if self.peer.is_closed() {
             return;
         }
-        let params = CancelledParams { request_id: self.id.clone(), reason: Some("request cancelled by the caller".into()) };
+        let params = CancelledParams {
+            request_id: self.id.clone(),
+            reason: Some("request cancelled by the caller".into()),
+        };
         if let Ok(raw) = framing::to_raw(&params) {
-            let out = Outgoing::new(frame::notification(methods::CANCELLED, Some(&raw)), OutKind::Notification, None);
+            let out = Outgoing::new(
+                frame::notification(methods::CANCELLED, Some(&raw)),
+                OutKind::Notification,
+                None,
+            );
             if let Err(mpsc::error::TrySendError::Full(out)) = self.peer.shared.out.try_send(out) {
                 let tx = self.peer.shared.out.clone();
                 tokio::spawn(async move {
@@ -547,7 +672,11 @@ async fn supervise(
 }
 
 /// The writer: drains whatever is queued into one buffer, one write, one flush.
-pub async fn write_loop<W: AsyncWrite + Unpin>(mut rx: mpsc::Receiver<Outgoing>, mut w: W, peer: Peer) {
+pub async fn write_loop<W: AsyncWrite + Unpin>(
+    mut rx: mpsc::Receiver<Outgoing>,
+    mut w: W,
+    peer: Peer,
+) {
     let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
     let mut written: Vec<Outgoing> = Vec::with_capacity(64);
     while let Some(first) = rx.recv().await {
@@ -590,7 +719,11 @@ pub async fn write_loop<W: AsyncWrite + Unpin>(mut rx: mpsc::Receiver<Outgoing>,
 }
 
 /// The reader: frames lines and dispatches them until EOF or an error. Returns the reason it stopped.
-pub async fn read_loop<R: AsyncRead + Unpin>(mut r: R, peer: &Peer, handler: &Arc<dyn Handler>) -> String {
+pub async fn read_loop<R: AsyncRead + Unpin>(
+    mut r: R,
+    peer: &Peer,
+    handler: &Arc<dyn Handler>,
+) -> String {
     let mut lines = LineBuffer::new(peer.shared.config.max_message_bytes);
     let closed = peer.shared.closed.clone();
     let closed = closed.cancelled();
@@ -625,7 +758,13 @@ async fn handle_line(line: Line<'_>, peer: &Peer, handler: &Arc<dyn Handler>) {
                 "message exceeds the limit of {} bytes",
                 peer.shared.config.max_message_bytes
             ));
-            let _ = peer.send(Outgoing::new(frame::error(None, &e), OutKind::Notification, None)).await;
+            let _ = peer
+                .send(Outgoing::new(
+                    frame::error(None, &e),
+                    OutKind::Notification,
+                    None,
+                ))
+                .await;
         }
     }
 }
@@ -647,7 +786,13 @@ pub type OutputProbe = Box<dyn Fn() -> bool + Send + Sync>;
 
 /// Runs a connection over a byte stream until the input ends: reads, dispatches, writes. In-flight
 /// requests get `drain_timeout` to finish after EOF; then everything left is cancelled.
-pub async fn run<R, W>(reader: R, writer: W, peer: Peer, rx: mpsc::Receiver<Outgoing>, handler: Arc<dyn Handler>) -> String
+pub async fn run<R, W>(
+    reader: R,
+    writer: W,
+    peer: Peer,
+    rx: mpsc::Receiver<Outgoing>,
+    handler: Arc<dyn Handler>,
+) -> String
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,

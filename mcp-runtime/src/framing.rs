@@ -9,13 +9,26 @@ use std::borrow::Cow;
 /// One decoded message. Payloads stay raw JSON until a handler asks for a type.
 #[derive(Debug)]
 pub enum Incoming<'a> {
-    Request { id: RequestId, method: Cow<'a, str>, params: Option<&'a RawValue> },
-    Notification { method: Cow<'a, str>, params: Option<&'a RawValue> },
-    Response { id: RequestId, result: Result<&'a RawValue, ErrorObject> },
+    Request {
+        id: RequestId,
+        method: Cow<'a, str>,
+        params: Option<&'a RawValue>,
+    },
+    Notification {
+        method: Cow<'a, str>,
+        params: Option<&'a RawValue>,
+    },
+    Response {
+        id: RequestId,
+        result: Result<&'a RawValue, ErrorObject>,
+    },
     /// A JSON array: a batch (only valid when 2025-03-26 was negotiated).
     Batch(Vec<&'a RawValue>),
     /// The line was not a valid message; answer with this error (with the id when it could be read).
-    Invalid { id: Option<RequestId>, error: ErrorObject },
+    Invalid {
+        id: Option<RequestId>,
+        error: ErrorObject,
+    },
     /// An error response whose id could not be read: nothing to answer, nothing to match.
     Ignored,
 }
@@ -45,7 +58,12 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValu
 pub fn decode(line: &[u8]) -> Incoming<'_> {
     let text = match std::str::from_utf8(line) {
         Ok(t) => t,
-        Err(e) => return invalid(None, ErrorObject::parse_error(format!("invalid UTF-8: {e}"))),
+        Err(e) => {
+            return invalid(
+                None,
+                ErrorObject::parse_error(format!("invalid UTF-8: {e}")),
+            )
+        }
     };
     decode_str(text)
 }
@@ -57,9 +75,10 @@ pub fn decode_str(text: &str) -> Incoming<'_> {
         Some(b'{') => {}
         Some(b'[') => {
             return match serde_json::from_str::<Vec<&RawValue>>(text) {
-                Ok(items) if items.is_empty() => {
-                    invalid(None, ErrorObject::invalid_request("Invalid Request: empty batch"))
-                }
+                Ok(items) if items.is_empty() => invalid(
+                    None,
+                    ErrorObject::invalid_request("Invalid Request: empty batch"),
+                ),
                 Ok(items) => Incoming::Batch(items),
                 Err(e) => invalid(None, ErrorObject::parse_error(e)),
             }
@@ -67,7 +86,12 @@ pub fn decode_str(text: &str) -> Incoming<'_> {
         _ => {
             // Valid JSON that is not an object is an invalid request; anything else a parse error.
             return match serde_json::from_str::<serde::de::IgnoredAny>(text) {
-                Ok(_) => invalid(None, ErrorObject::invalid_request("Invalid Request: a message must be a JSON object")),
+                Ok(_) => invalid(
+                    None,
+                    ErrorObject::invalid_request(
+                        "Invalid Request: a message must be a JSON object",
+                    ),
+                ),
                 Err(e) => invalid(None, ErrorObject::parse_error(e)),
             };
         }
@@ -75,7 +99,10 @@ pub fn decode_str(text: &str) -> Incoming<'_> {
     let env: Envelope<'_> = match serde_json::from_str(text) {
         Ok(env) => env,
         Err(e) if e.is_data() => {
-            return invalid(None, ErrorObject::invalid_request(format!("Invalid Request: {e}")))
+            return invalid(
+                None,
+                ErrorObject::invalid_request(format!("Invalid Request: {e}")),
+            )
         }
         Err(e) => return invalid(None, ErrorObject::parse_error(e)),
     };
@@ -93,7 +120,9 @@ enum IdField {
 }
 
 fn read_id(raw: Option<&RawValue>) -> IdField {
-    let Some(raw) = raw else { return IdField::Absent };
+    let Some(raw) = raw else {
+        return IdField::Absent;
+    };
     if raw.get() == "null" {
         return IdField::Bad("id must not be null");
     }
@@ -110,7 +139,10 @@ fn classify(env: Envelope<'_>) -> Incoming<'_> {
         _ => None,
     };
     if env.jsonrpc.map(RawValue::get) != Some("\"2.0\"") {
-        return invalid(valid_id, ErrorObject::invalid_request("Invalid Request: jsonrpc must be \"2.0\""));
+        return invalid(
+            valid_id,
+            ErrorObject::invalid_request("Invalid Request: jsonrpc must be \"2.0\""),
+        );
     }
     if let Some(method) = env.method {
         let method: Cow<'_, str> = match serde_json::from_str::<&str>(method.get()) {
@@ -118,7 +150,10 @@ fn classify(env: Envelope<'_>) -> Incoming<'_> {
             Err(_) => match serde_json::from_str::<String>(method.get()) {
                 Ok(m) => Cow::Owned(m),
                 Err(_) => {
-                    return invalid(valid_id, ErrorObject::invalid_request("Invalid Request: method must be a string"))
+                    return invalid(
+                        valid_id,
+                        ErrorObject::invalid_request("Invalid Request: method must be a string"),
+                    )
                 }
             },
         };
@@ -126,33 +161,47 @@ fn classify(env: Envelope<'_>) -> Incoming<'_> {
         if let Some(p) = params {
             if !matches!(p.get().as_bytes().first(), Some(b'{') | Some(b'[')) {
                 if let IdField::Valid(id) = id {
-                    return invalid(Some(id), ErrorObject::invalid_request("Invalid Request: params must be an object"));
+                    return invalid(
+                        Some(id),
+                        ErrorObject::invalid_request("Invalid Request: params must be an object"),
+                    );
                 }
             }
         }
         return match id {
             IdField::Absent => Incoming::Notification { method, params },
             IdField::Valid(id) => Incoming::Request { id, method, params },
-            IdField::Bad(why) => invalid(None, ErrorObject::invalid_request(format!("Invalid Request: {why}"))),
+            IdField::Bad(why) => invalid(
+                None,
+                ErrorObject::invalid_request(format!("Invalid Request: {why}")),
+            ),
         };
     }
     // No method: a response.
     match (id, env.result, env.error) {
-        (IdField::Valid(id), Some(result), None) => Incoming::Response { id, result: Ok(result) },
-        (IdField::Valid(id), None, Some(error)) => match serde_json::from_str::<ErrorObject>(error.get()) {
-            Ok(e) => Incoming::Response { id, result: Err(e) },
-            Err(_) => Incoming::Response {
-                id,
-                result: Err(ErrorObject::internal("peer sent a malformed error object")),
-            },
+        (IdField::Valid(id), Some(result), None) => Incoming::Response {
+            id,
+            result: Ok(result),
         },
+        (IdField::Valid(id), None, Some(error)) => {
+            match serde_json::from_str::<ErrorObject>(error.get()) {
+                Ok(e) => Incoming::Response { id, result: Err(e) },
+                Err(_) => Incoming::Response {
+                    id,
+                    result: Err(ErrorObject::internal("peer sent a malformed error object")),
+                },
+            }
+        }
         (IdField::Absent | IdField::Bad(_), None, Some(_)) => Incoming::Ignored,
         (id, _, _) => {
             let id = match id {
                 IdField::Valid(id) => Some(id),
                 _ => None,
             };
-            invalid(id, ErrorObject::invalid_request("Invalid Request: missing method"))
+            invalid(
+                id,
+                ErrorObject::invalid_request("Invalid Request: missing method"),
+            )
         }
     }
 }
@@ -183,7 +232,14 @@ const MIN_READ: usize = 16 * 1024;
 
 impl LineBuffer {
     pub fn new(max_line: usize) -> Self {
-        LineBuffer { buf: vec![0; 64 * 1024], start: 0, end: 0, scanned: 0, max_line, discarding: false }
+        LineBuffer {
+            buf: vec![0; 64 * 1024],
+            start: 0,
+            end: 0,
+            scanned: 0,
+            max_line,
+            discarding: false,
+        }
     }
 
     /// Room to read into; call [`LineBuffer::filled`] with the count read.
@@ -350,11 +406,14 @@ pub mod frame {
 /// Serializes a value to raw JSON. Serialization of our own types cannot fail in practice; if a user's
 /// type fails, the error becomes an internal error for that request alone.
 pub fn to_raw<T: serde::Serialize + ?Sized>(value: &T) -> Result<Box<RawValue>, ErrorObject> {
-    serde_json::value::to_raw_value(value).map_err(|e| ErrorObject::internal(format!("failed to serialize result: {e}")))
+    serde_json::value::to_raw_value(value)
+        .map_err(|e| ErrorObject::internal(format!("failed to serialize result: {e}")))
 }
 
 /// Parses params into a type; a failure is `-32602` with `data` naming the field at fault.
-pub fn parse_params<'a, T: Deserialize<'a>>(params: Option<&'a RawValue>) -> Result<T, ErrorObject> {
+pub fn parse_params<'a, T: Deserialize<'a>>(
+    params: Option<&'a RawValue>,
+) -> Result<T, ErrorObject> {
     let text = params.map_or("{}", RawValue::get);
     let mut de = serde_json::Deserializer::from_str(text);
     serde_path_to_error::deserialize(&mut de).map_err(|e| {
@@ -420,16 +479,39 @@ mod tests {
 
     #[test]
     fn classification() {
-        assert!(matches!(decode(br#"{"jsonrpc":"2.0","id":"a","method":"m"}"#), Incoming::Request { id: RequestId::String(_), .. }));
-        assert!(matches!(decode(br#"{"jsonrpc":"2.0","method":"m"}"#), Incoming::Notification { .. }));
-        assert!(matches!(decode(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#), Incoming::Response { result: Ok(_), .. }));
-        assert!(matches!(decode(br#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"x"}}"#), Incoming::Response { result: Err(_), .. }));
-        assert!(matches!(decode(br#"{"jsonrpc":"2.0","id":null,"method":"m"}"#), Incoming::Invalid { id: None, .. }));
-        assert!(matches!(decode(br#"{"jsonrpc":"2.0","id":1}"#), Incoming::Invalid { id: Some(_), .. }));
+        assert!(matches!(
+            decode(br#"{"jsonrpc":"2.0","id":"a","method":"m"}"#),
+            Incoming::Request {
+                id: RequestId::String(_),
+                ..
+            }
+        ));
+        assert!(matches!(
+            decode(br#"{"jsonrpc":"2.0","method":"m"}"#),
+            Incoming::Notification { .. }
+        ));
+        assert!(matches!(
+            decode(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
+            Incoming::Response { result: Ok(_), .. }
+        ));
+        assert!(matches!(
+            decode(br#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"x"}}"#),
+            Incoming::Response { result: Err(_), .. }
+        ));
+        assert!(matches!(
+            decode(br#"{"jsonrpc":"2.0","id":null,"method":"m"}"#),
+            Incoming::Invalid { id: None, .. }
+        ));
+        assert!(matches!(
+            decode(br#"{"jsonrpc":"2.0","id":1}"#),
+            Incoming::Invalid { id: Some(_), .. }
+        ));
         assert!(matches!(decode(b"[1,2]"), Incoming::Batch(v) if v.len() == 2));
         assert!(matches!(decode(b"[]"), Incoming::Invalid { .. }));
         match decode(b"{not json") {
-            Incoming::Invalid { error, .. } => assert_eq!(error.code, crate::protocol::codes::PARSE_ERROR),
+            Incoming::Invalid { error, .. } => {
+                assert_eq!(error.code, crate::protocol::codes::PARSE_ERROR)
+            }
             _ => panic!(),
         }
     }
@@ -438,8 +520,14 @@ mod tests {
     fn frames_are_single_lines_with_exact_ids() {
         let raw = to_raw(&serde_json::json!({"a": "b\nc"})).unwrap();
         let f = frame::response(&RequestId::String("7".into()), &raw);
-        assert_eq!(f, b"{\"jsonrpc\":\"2.0\",\"id\":\"7\",\"result\":{\"a\":\"b\\nc\"}}\n");
+        assert_eq!(
+            f,
+            b"{\"jsonrpc\":\"2.0\",\"id\":\"7\",\"result\":{\"a\":\"b\\nc\"}}\n"
+        );
         let e = frame::error(None, &ErrorObject::parse_error("x"));
-        assert_eq!(e, b"{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32700,\"message\":\"Parse error: x\"}}\n");
+        assert_eq!(
+            e,
+            b"{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32700,\"message\":\"Parse error: x\"}}\n"
+        );
     }
 }

@@ -38,7 +38,9 @@ pub mod schema;
 pub mod server;
 pub mod stdio;
 
-pub use client::{CallOptions, Client, ClientBuilder, RestartPolicy, ServerNotification, StderrMode, Supervisor};
+pub use client::{
+    CallOptions, Client, ClientBuilder, RestartPolicy, ServerNotification, StderrMode, Supervisor,
+};
 pub use connection::{ConnectionConfig, Peer};
 pub use error::Error;
 pub use server::{Context, Server, ServerBuilder};

@@ -40,7 +40,9 @@ fn initialize_request_and_result() {
         }
     }));
     assert_eq!(res.result.server_info.name, "ExampleServer");
-    roundtrip::<JsonRpcNotification>(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    roundtrip::<JsonRpcNotification>(
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+    );
 }
 
 #[test]
@@ -55,8 +57,13 @@ fn tools_list_and_call() {
         }],
         "nextCursor": "next-page-cursor"
     }));
-    assert_eq!(list.tools[0].annotations.as_ref().unwrap().read_only_hint, Some(true));
-    roundtrip::<CallToolParams>(json!({"name": "get_weather", "arguments": {"location": "New York"}}));
+    assert_eq!(
+        list.tools[0].annotations.as_ref().unwrap().read_only_hint,
+        Some(true)
+    );
+    roundtrip::<CallToolParams>(
+        json!({"name": "get_weather", "arguments": {"location": "New York"}}),
+    );
     let r: CallToolResult = roundtrip(json!({
         "content": [{"type": "text", "text": "Current weather in New York:\nTemperature: 72°F\nConditions: Partly cloudy"}],
         "isError": false
@@ -118,7 +125,9 @@ fn prompts() {
             "arguments": [{"name": "code", "description": "The code to review", "required": true}]}],
         "nextCursor": "next-page-cursor"
     }));
-    roundtrip::<GetPromptParams>(json!({"name": "code_review", "arguments": {"code": "def hello():\n    print('world')"}}));
+    roundtrip::<GetPromptParams>(
+        json!({"name": "code_review", "arguments": {"code": "def hello():\n    print('world')"}}),
+    );
     roundtrip::<GetPromptResult>(json!({
         "description": "Code review prompt",
         "messages": [{"role": "user", "content": {"type": "text", "text": "Please review this Python code:\ndef hello():\n    print('world')"}}]
@@ -132,8 +141,15 @@ fn completion() {
         "argument": {"name": "framework", "value": "fla"},
         "context": {"arguments": {"language": "python"}}
     }));
-    assert_eq!(p.reference, CompletionRef::Prompt { name: "code_review".into() });
-    roundtrip::<CompleteResult>(json!({"completion": {"values": ["flask"], "total": 1, "hasMore": false}}));
+    assert_eq!(
+        p.reference,
+        CompletionRef::Prompt {
+            name: "code_review".into()
+        }
+    );
+    roundtrip::<CompleteResult>(
+        json!({"completion": {"values": ["flask"], "total": 1, "hasMore": false}}),
+    );
     roundtrip::<CompletionRef>(json!({"type": "ref/resource", "uri": "file:///{path}"}));
 }
 
@@ -144,7 +160,10 @@ fn logging() {
         "level": "error", "logger": "database", "data": {"error": "Connection failed", "details": {"host": "localhost", "port": 5432}}
     }));
     assert!(LoggingLevel::Warning > LoggingLevel::Notice);
-    assert!(serde_json::from_value::<SetLevelParams>(json!({"level": "warn"})).is_err(), "the level is `warning`");
+    assert!(
+        serde_json::from_value::<SetLevelParams>(json!({"level": "warn"})).is_err(),
+        "the level is `warning`"
+    );
 }
 
 #[test]
@@ -152,16 +171,25 @@ fn utilities() {
     let c: JsonRpcNotification<CancelledParams> = roundtrip(json!({
         "jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "123", "reason": "User requested cancellation"}
     }));
-    assert_eq!(c.params.unwrap().request_id, RequestId::String("123".into()));
-    roundtrip::<ProgressParams>(json!({"progressToken": "abc123", "progress": 50.0, "total": 100.0, "message": "Reticulating splines..."}));
+    assert_eq!(
+        c.params.unwrap().request_id,
+        RequestId::String("123".into())
+    );
+    roundtrip::<ProgressParams>(
+        json!({"progressToken": "abc123", "progress": 50.0, "total": 100.0, "message": "Reticulating splines..."}),
+    );
     roundtrip::<JsonRpcRequest>(json!({"jsonrpc": "2.0", "id": "123", "method": "ping"}));
     roundtrip::<JsonRpcResponse>(json!({"jsonrpc": "2.0", "id": "123", "result": {}}));
-    roundtrip::<JsonRpcRequest>(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"_meta": {"progressToken": "abc123"}}}));
+    roundtrip::<JsonRpcRequest>(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"_meta": {"progressToken": "abc123"}}}),
+    );
 }
 
 #[test]
 fn client_features() {
-    roundtrip::<ListRootsResult>(json!({"roots": [{"uri": "file:///home/user/projects/myproject", "name": "My Project"}]}));
+    roundtrip::<ListRootsResult>(
+        json!({"roots": [{"uri": "file:///home/user/projects/myproject", "name": "My Project"}]}),
+    );
     let p: CreateMessageParams = roundtrip(json!({
         "messages": [{"role": "user", "content": {"type": "text", "text": "What is the capital of France?"}}],
         "modelPreferences": {"hints": [{"name": "claude-3-sonnet"}], "intelligencePriority": 0.8, "speedPriority": 0.5},
@@ -195,17 +223,29 @@ fn tasks() {
 
 #[test]
 fn ids_keep_their_type_and_null_is_refused() {
-    assert_eq!(serde_json::to_string(&RequestId::String("1".into())).unwrap(), "\"1\"");
+    assert_eq!(
+        serde_json::to_string(&RequestId::String("1".into())).unwrap(),
+        "\"1\""
+    );
     assert_eq!(serde_json::to_string(&RequestId::Number(1)).unwrap(), "1");
     assert!(serde_json::from_value::<RequestId>(json!(null)).is_err());
     assert!(serde_json::from_value::<RequestId>(json!(1.5)).is_err());
-    assert!(serde_json::from_value::<JsonRpcRequest>(json!({"jsonrpc": "1.0", "id": 1, "method": "x"})).is_err());
+    assert!(serde_json::from_value::<JsonRpcRequest>(
+        json!({"jsonrpc": "1.0", "id": 1, "method": "x"})
+    )
+    .is_err());
 }
 
 #[test]
 fn version_negotiation() {
-    assert_eq!(ProtocolVersion::negotiate("2099-01-01"), ProtocolVersion::V2025_11_25);
-    assert_eq!(ProtocolVersion::negotiate("2025-03-26"), ProtocolVersion::V2025_03_26);
+    assert_eq!(
+        ProtocolVersion::negotiate("2099-01-01"),
+        ProtocolVersion::V2025_11_25
+    );
+    assert_eq!(
+        ProtocolVersion::negotiate("2025-03-26"),
+        ProtocolVersion::V2025_03_26
+    );
     assert!(ProtocolVersion::V2025_03_26.allows_batch());
     assert!(!ProtocolVersion::V2025_06_18.allows_batch());
 }

@@ -1,8 +1,12 @@
 //! Server features end to end, in process: a server and our client joined by a duplex pipe.
 
 use mcp_runtime::protocol::*;
-use mcp_runtime::server::{Arguments, PromptArgs, PromptRoute, ResourceRoute, ResourceTemplateRoute, ToolRoute, UriVars};
-use mcp_runtime::{CallOptions, Client, ClientBuilder, ConnectionConfig, Context, Error, Server, ServerBuilder};
+use mcp_runtime::server::{
+    Arguments, PromptArgs, PromptRoute, ResourceRoute, ResourceTemplateRoute, ToolRoute, UriVars,
+};
+use mcp_runtime::{
+    CallOptions, Client, ClientBuilder, ConnectionConfig, Context, Error, Server, ServerBuilder,
+};
 use serde_json::json;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -13,7 +17,14 @@ fn obj(v: serde_json::Value) -> JsonObject {
 }
 
 fn tool(name: &str, h: impl mcp_runtime::server::ToolHandler) -> ToolRoute {
-    ToolRoute::new(Tool::new(name, format!("The {name} tool."), obj(json!({"type":"object"}))), h)
+    ToolRoute::new(
+        Tool::new(
+            name,
+            format!("The {name} tool."),
+            obj(json!({"type":"object"})),
+        ),
+        h,
+    )
 }
 
 async fn pair(server: Server, client: ClientBuilder) -> Client {
@@ -36,7 +47,10 @@ fn features() -> ServerBuilder {
     Server::builder()
         .name("features")
         .page_size(2)
-        .connection_config(ConnectionConfig { cancel_grace: Duration::from_millis(100), ..Default::default() })
+        .connection_config(ConnectionConfig {
+            cancel_grace: Duration::from_millis(100),
+            ..Default::default()
+        })
         .tool(tool("panics", |_a: Arguments, _c: Context| async move {
             if true {
                 panic!("boom");
@@ -51,57 +65,120 @@ fn features() -> ServerBuilder {
         }))
         .tool(tool("progress", |_a: Arguments, c: Context| async move {
             for i in 1..=3 {
-                c.progress(i as f64, Some(3.0), Some(format!("step {i}"))).await;
+                c.progress(i as f64, Some(3.0), Some(format!("step {i}")))
+                    .await;
             }
             c.progress(1.0, Some(3.0), None).await; // not increasing: dropped
-            Ok(CallToolResult::text(format!("token: {}", c.progress_token().is_some())))
+            Ok(CallToolResult::text(format!(
+                "token: {}",
+                c.progress_token().is_some()
+            )))
         }))
         .tool(tool("logs", |_a: Arguments, c: Context| async move {
             c.log(LoggingLevel::Debug, None, "debug line").await;
-            c.log(LoggingLevel::Error, Some("db"), json!({"msg": "error line"})).await;
+            c.log(
+                LoggingLevel::Error,
+                Some("db"),
+                json!({"msg": "error line"}),
+            )
+            .await;
             Ok(CallToolResult::text("logged"))
         }))
         .tool(tool("asks", |_a: Arguments, c: Context| async move {
-            let sampled = c.create_message(CreateMessageParams {
-                messages: vec![SamplingMessage::user_text("hi")],
-                max_tokens: 10,
-                system_prompt: None, model_preferences: None, include_context: None, temperature: None,
-                stop_sequences: None, metadata: None, tools: None, tool_choice: None, meta: None,
-            }).await;
+            let sampled = c
+                .create_message(CreateMessageParams {
+                    messages: vec![SamplingMessage::user_text("hi")],
+                    max_tokens: 10,
+                    system_prompt: None,
+                    model_preferences: None,
+                    include_context: None,
+                    temperature: None,
+                    stop_sequences: None,
+                    metadata: None,
+                    tools: None,
+                    tool_choice: None,
+                    meta: None,
+                })
+                .await;
             let roots = c.list_roots().await;
-            let elicited = c.elicit(ElicitParams::form("name?", obj(json!({"type":"object","properties":{"name":{"type":"string"}}})))).await;
+            let elicited = c
+                .elicit(ElicitParams::form(
+                    "name?",
+                    obj(json!({"type":"object","properties":{"name":{"type":"string"}}})),
+                ))
+                .await;
             Ok(CallToolResult::text(format!(
                 "sampling={} roots={} elicit={}",
                 sampled.map(|r| r.model).unwrap_or_else(|e| e.to_string()),
-                roots.map(|r| r.roots.len().to_string()).unwrap_or_else(|e| e.to_string()),
-                elicited.map(|r| format!("{:?}", r.action)).unwrap_or_else(|e| e.to_string()),
+                roots
+                    .map(|r| r.roots.len().to_string())
+                    .unwrap_or_else(|e| e.to_string()),
+                elicited
+                    .map(|r| format!("{:?}", r.action))
+                    .unwrap_or_else(|e| e.to_string()),
             )))
         }))
         .resource(ResourceRoute::new(
-            Resource { uri: "mem://a".into(), name: "a".into(), mime_type: Some("text/plain".into()), ..Default::default() },
+            Resource {
+                uri: "mem://a".into(),
+                name: "a".into(),
+                mime_type: Some("text/plain".into()),
+                ..Default::default()
+            },
             |uri: String, _v: UriVars, _c: Context| async move {
-                Ok(ReadResourceResult { contents: vec![ResourceContents::text(uri, Some("text/plain"), "A")], meta: None })
+                Ok(ReadResourceResult {
+                    contents: vec![ResourceContents::text(uri, Some("text/plain"), "A")],
+                    meta: None,
+                })
             },
         ))
         .resource_template(ResourceTemplateRoute::new(
-            ResourceTemplate { uri_template: "mem://items/{id}".into(), name: "item".into(), ..Default::default() },
+            ResourceTemplate {
+                uri_template: "mem://items/{id}".into(),
+                name: "item".into(),
+                ..Default::default()
+            },
             |uri: String, v: UriVars, _c: Context| async move {
-                Ok(ReadResourceResult { contents: vec![ResourceContents::text(uri, None, format!("item {}", v["id"]))], meta: None })
+                Ok(ReadResourceResult {
+                    contents: vec![ResourceContents::text(
+                        uri,
+                        None,
+                        format!("item {}", v["id"]),
+                    )],
+                    meta: None,
+                })
             },
         ))
         .prompt(PromptRoute::new(
             Prompt {
                 name: "greet".into(),
-                arguments: Some(vec![PromptArgument { name: "who".into(), required: Some(true), ..Default::default() }]),
+                arguments: Some(vec![PromptArgument {
+                    name: "who".into(),
+                    required: Some(true),
+                    ..Default::default()
+                }]),
                 ..Default::default()
             },
             |a: PromptArgs, _c: Context| async move {
-                Ok(GetPromptResult { description: None, messages: vec![PromptMessage::user(format!("Hello {}", a["who"]))], meta: None })
+                Ok(GetPromptResult {
+                    description: None,
+                    messages: vec![PromptMessage::user(format!("Hello {}", a["who"]))],
+                    meta: None,
+                })
             },
         ))
         .completion(|p: CompleteParams, _c: Context| async move {
-            let values: Vec<String> = (0..150).map(|i| format!("{}{i}", p.argument.value)).collect();
-            Ok(CompleteResult { completion: Completion { values, total: None, has_more: None }, meta: None })
+            let values: Vec<String> = (0..150)
+                .map(|i| format!("{}{i}", p.argument.value))
+                .collect();
+            Ok(CompleteResult {
+                completion: Completion {
+                    values,
+                    total: None,
+                    has_more: None,
+                },
+                meta: None,
+            })
         })
 }
 
@@ -121,10 +198,20 @@ async fn a_panicking_handler_fails_alone() {
 #[tokio::test]
 async fn a_handler_that_ignores_cancellation_is_aborted_after_the_grace_period() {
     let c = pair(features().build().unwrap(), Client::builder()).await;
-    let call = c.call_tool_with("stubborn", json!({}), CallOptions { timeout: Some(Duration::from_millis(50)), ..Default::default() });
+    let call = c.call_tool_with(
+        "stubborn",
+        json!({}),
+        CallOptions {
+            timeout: Some(Duration::from_millis(50)),
+            ..Default::default()
+        },
+    );
     assert!(matches!(call.await, Err(Error::Timeout { .. })));
     tokio::time::sleep(Duration::from_millis(400)).await;
-    assert!(DROPPED.load(Ordering::SeqCst), "the handler future was dropped after the grace period");
+    assert!(
+        DROPPED.load(Ordering::SeqCst),
+        "the handler future was dropped after the grace period"
+    );
 }
 
 #[tokio::test]
@@ -132,7 +219,12 @@ async fn progress_is_delivered_only_with_a_token_and_only_increasing() {
     let c = pair(features().build().unwrap(), Client::builder()).await;
     let seen = Arc::new(Mutex::new(Vec::new()));
     let s2 = seen.clone();
-    let opts = CallOptions { on_progress: Some(Arc::new(move |p: ProgressParams| s2.lock().unwrap().push(p.progress))), ..Default::default() };
+    let opts = CallOptions {
+        on_progress: Some(Arc::new(move |p: ProgressParams| {
+            s2.lock().unwrap().push(p.progress)
+        })),
+        ..Default::default()
+    };
     let r = c.call_tool_with("progress", json!({}), opts).await.unwrap();
     assert_eq!(r.text_content(), "token: true");
     assert_eq!(*seen.lock().unwrap(), vec![1.0, 2.0, 3.0]);
@@ -148,14 +240,20 @@ async fn log_messages_follow_the_level_set_by_the_client() {
     let mut n = c.notifications();
     c.set_logging_level(LoggingLevel::Warning).await.unwrap();
     c.call_tool("logs", json!({})).await.unwrap();
-    let m = tokio::time::timeout(Duration::from_secs(1), n.recv()).await.unwrap().unwrap();
+    let m = tokio::time::timeout(Duration::from_secs(1), n.recv())
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(m.method, "notifications/message");
     let p = m.params.unwrap();
     assert_eq!(p["level"], "error");
     assert_eq!(p["logger"], "db");
     assert_eq!(p["data"]["msg"], "error line");
     assert!(n.try_recv().is_err(), "the debug line was filtered");
-    match c.request::<_, EmptyResult>("logging/setLevel", &json!({"level": "loud"})).await {
+    match c
+        .request::<_, EmptyResult>("logging/setLevel", &json!({"level": "loud"}))
+        .await
+    {
         Err(Error::Rpc(e)) => assert_eq!(e.code, -32602),
         other => panic!("{other:?}"),
     }
@@ -166,19 +264,44 @@ async fn requests_to_the_client_are_refused_without_its_capabilities() {
     let c = pair(features().build().unwrap(), Client::builder()).await;
     let r = c.call_tool("asks", json!({})).await.unwrap();
     let t = r.text_content();
-    assert!(t.contains("sampling=the peer did not declare the `sampling` capability"), "{t}");
-    assert!(t.contains("roots=the peer did not declare the `roots` capability"), "{t}");
-    assert!(t.contains("elicit=the peer did not declare the `elicitation` capability"), "{t}");
+    assert!(
+        t.contains("sampling=the peer did not declare the `sampling` capability"),
+        "{t}"
+    );
+    assert!(
+        t.contains("roots=the peer did not declare the `roots` capability"),
+        "{t}"
+    );
+    assert!(
+        t.contains("elicit=the peer did not declare the `elicitation` capability"),
+        "{t}"
+    );
 }
 
 #[tokio::test]
 async fn requests_to_the_client_are_answered_by_its_handlers() {
     let builder = Client::builder()
         .sampling(|_p: CreateMessageParams| async move {
-            Ok(CreateMessageResult { role: Role::Assistant, content: json!({"type":"text","text":"hello"}), model: "test-model".into(), stop_reason: Some("endTurn".into()), meta: None })
+            Ok(CreateMessageResult {
+                role: Role::Assistant,
+                content: json!({"type":"text","text":"hello"}),
+                model: "test-model".into(),
+                stop_reason: Some("endTurn".into()),
+                meta: None,
+            })
         })
-        .elicitation(|_p: ElicitParams| async move { Ok(ElicitResult { action: ElicitAction::Accept, content: Some(obj(json!({"name":"Ada"}))), meta: None }) })
-        .roots(vec![Root { uri: "file:///tmp".into(), name: Some("tmp".into()), meta: None }]);
+        .elicitation(|_p: ElicitParams| async move {
+            Ok(ElicitResult {
+                action: ElicitAction::Accept,
+                content: Some(obj(json!({"name":"Ada"}))),
+                meta: None,
+            })
+        })
+        .roots(vec![Root {
+            uri: "file:///tmp".into(),
+            name: Some("tmp".into()),
+            meta: None,
+        }]);
     let c = pair(features().build().unwrap(), builder).await;
     let t = c.call_tool("asks", json!({})).await.unwrap().text_content();
     assert_eq!(t, "sampling=test-model roots=1 elicit=Accept");
@@ -202,27 +325,49 @@ async fn resources_templates_and_subscriptions() {
     let server = features().build().unwrap();
     let c = pair(server.clone(), Client::builder()).await;
     let caps = &c.server().capabilities;
-    assert_eq!(caps.resources, Some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }));
+    assert_eq!(
+        caps.resources,
+        Some(ResourcesCapability {
+            subscribe: Some(true),
+            list_changed: Some(true)
+        })
+    );
     assert_eq!(c.list_all_resources().await.unwrap()[0].uri, "mem://a");
     let t = c.list_resource_templates(None).await.unwrap();
     assert_eq!(t.resource_templates[0].uri_template, "mem://items/{id}");
     let r = c.read_resource("mem://items/42").await.unwrap();
-    assert_eq!(r.contents[0], ResourceContents::text("mem://items/42", None, "item 42"));
+    assert_eq!(
+        r.contents[0],
+        ResourceContents::text("mem://items/42", None, "item 42")
+    );
     match c.read_resource("mem://missing").await {
         Err(Error::Rpc(e)) => assert_eq!(e.code, -32002),
         other => panic!("{other:?}"),
     }
     let mut n = c.notifications();
     server.notify_resource_updated("mem://a");
-    assert!(tokio::time::timeout(Duration::from_millis(200), n.recv()).await.is_err(), "not subscribed yet");
+    assert!(
+        tokio::time::timeout(Duration::from_millis(200), n.recv())
+            .await
+            .is_err(),
+        "not subscribed yet"
+    );
     c.subscribe("mem://a").await.unwrap();
     server.notify_resource_updated("mem://a");
-    let m = tokio::time::timeout(Duration::from_secs(1), n.recv()).await.unwrap().unwrap();
+    let m = tokio::time::timeout(Duration::from_secs(1), n.recv())
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(m.method, "notifications/resources/updated");
     assert_eq!(m.params.unwrap()["uri"], "mem://a");
     c.unsubscribe("mem://a").await.unwrap();
     server.notify_resource_updated("mem://a");
-    assert!(tokio::time::timeout(Duration::from_millis(200), n.recv()).await.is_err(), "unsubscribed");
+    assert!(
+        tokio::time::timeout(Duration::from_millis(200), n.recv())
+            .await
+            .is_err(),
+        "unsubscribed"
+    );
 }
 
 #[tokio::test]
@@ -230,7 +375,10 @@ async fn prompts_require_their_arguments() {
     let c = pair(features().build().unwrap(), Client::builder()).await;
     let p = c.list_all_prompts().await.unwrap();
     assert_eq!(p[0].name, "greet");
-    let r = c.get_prompt("greet", [("who".to_string(), "Ada".to_string())].into()).await.unwrap();
+    let r = c
+        .get_prompt("greet", [("who".to_string(), "Ada".to_string())].into())
+        .await
+        .unwrap();
     assert_eq!(r.messages[0], PromptMessage::user("Hello Ada"));
     for (name, args) in [("greet", Default::default()), ("nope", Default::default())] {
         match c.get_prompt(name, args).await {
@@ -246,8 +394,13 @@ async fn completion_caps_values_at_100() {
     assert!(c.server().capabilities.completions.is_some());
     let r = c
         .complete(CompleteParams {
-            reference: CompletionRef::Prompt { name: "greet".into() },
-            argument: CompletionArgument { name: "who".into(), value: "A".into() },
+            reference: CompletionRef::Prompt {
+                name: "greet".into(),
+            },
+            argument: CompletionArgument {
+                name: "who".into(),
+                value: "A".into(),
+            },
             context: None,
             meta: None,
         })
@@ -271,36 +424,66 @@ async fn tools_added_while_serving_are_announced() {
             async move { Ok(CallToolResult::text("late tool")) }
         }))
         .unwrap();
-    let m = tokio::time::timeout(Duration::from_secs(1), n.recv()).await.unwrap().unwrap();
+    let m = tokio::time::timeout(Duration::from_secs(1), n.recv())
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(m.method, "notifications/tools/list_changed");
-    assert_eq!(c.call_tool("late", json!({})).await.unwrap().text_content(), "late tool");
-    assert!(matches!(server.add_tool(tool("late", |_a: Arguments, _c: Context| async move { Ok(CallToolResult::text("")) })), Err(_)));
+    assert_eq!(
+        c.call_tool("late", json!({})).await.unwrap().text_content(),
+        "late tool"
+    );
+    assert!(server
+        .add_tool(tool("late", |_a: Arguments, _c: Context| async move {
+            Ok(CallToolResult::text(""))
+        }))
+        .is_err());
 }
 
 #[tokio::test]
 async fn capabilities_follow_what_was_registered() {
-    let only_tools = Server::builder().tool(tool("t", |_a: Arguments, _c: Context| async move { Ok(CallToolResult::text("")) })).build().unwrap();
+    let only_tools = Server::builder()
+        .tool(tool("t", |_a: Arguments, _c: Context| async move {
+            Ok(CallToolResult::text(""))
+        }))
+        .build()
+        .unwrap();
     let caps = only_tools.capabilities();
     assert!(caps.tools.is_some());
     assert!(caps.resources.is_none() && caps.prompts.is_none() && caps.completions.is_none());
     let c = pair(only_tools, Client::builder()).await;
     match c.list_prompts(None).await {
-        Err(Error::Rpc(e)) => assert_eq!(e.code, -32601, "an unadvertised capability's method is -32601"),
+        Err(Error::Rpc(e)) => assert_eq!(
+            e.code, -32601,
+            "an unadvertised capability's method is -32601"
+        ),
         other => panic!("{other:?}"),
     }
 }
 
 #[tokio::test]
 async fn duplicate_and_invalid_tool_names_are_rejected_at_build() {
-    let t = || tool("same", |_a: Arguments, _c: Context| async move { Ok(CallToolResult::text("")) });
-    assert!(matches!(Server::builder().tool(t()).tool(t()).build(), Err(mcp_runtime::server::ServerError::DuplicateTool(n)) if n == "same"));
-    let bad = tool("has space", |_a: Arguments, _c: Context| async move { Ok(CallToolResult::text("")) });
+    let t = || {
+        tool("same", |_a: Arguments, _c: Context| async move {
+            Ok(CallToolResult::text(""))
+        })
+    };
+    assert!(
+        matches!(Server::builder().tool(t()).tool(t()).build(), Err(mcp_runtime::server::ServerError::DuplicateTool(n)) if n == "same")
+    );
+    let bad = tool("has space", |_a: Arguments, _c: Context| async move {
+        Ok(CallToolResult::text(""))
+    });
     assert!(Server::builder().tool(bad).build().is_err());
 }
 
 #[tokio::test]
 async fn an_old_protocol_version_is_negotiated() {
-    let c = pair(features().build().unwrap(), Client::builder().protocol_version(ProtocolVersion::V2024_11_05)).await;
+    let c = pair(
+        features().build().unwrap(),
+        Client::builder().protocol_version(ProtocolVersion::V2024_11_05),
+    )
+    .await;
     assert_eq!(c.protocol_version(), ProtocolVersion::V2024_11_05);
 }
 
@@ -309,7 +492,10 @@ async fn cancellation_reaches_handlers_while_at_the_concurrency_limit() {
     let stopped = Arc::new(AtomicBool::new(false));
     let s2 = stopped.clone();
     let server = Server::builder()
-        .connection_config(ConnectionConfig { max_concurrent_requests: 1, ..Default::default() })
+        .connection_config(ConnectionConfig {
+            max_concurrent_requests: 1,
+            ..Default::default()
+        })
         .tool(tool("waits", move |_a: Arguments, c: Context| {
             let s = s2.clone();
             async move {
@@ -318,20 +504,33 @@ async fn cancellation_reaches_handlers_while_at_the_concurrency_limit() {
                 Ok(CallToolResult::text("stopped"))
             }
         }))
-        .tool(tool("quick", |_a: Arguments, _c: Context| async move { Ok(CallToolResult::text("quick")) }))
+        .tool(tool("quick", |_a: Arguments, _c: Context| async move {
+            Ok(CallToolResult::text("quick"))
+        }))
         .build()
         .unwrap();
     let c = Arc::new(pair(server, Client::builder()).await);
     let c2 = c.clone();
     let blocked = tokio::spawn(async move {
-        c2.call_tool_with("waits", json!({}), CallOptions { timeout: Some(Duration::from_millis(300)), ..Default::default() }).await
+        c2.call_tool_with(
+            "waits",
+            json!({}),
+            CallOptions {
+                timeout: Some(Duration::from_millis(300)),
+                ..Default::default()
+            },
+        )
+        .await
     });
     tokio::time::sleep(Duration::from_millis(50)).await;
     // The only slot is taken: this call waits in the queue until the first one is cancelled.
     let quick = c.call_tool("quick", json!({})).await.unwrap();
     assert_eq!(quick.text_content(), "quick");
     assert!(matches!(blocked.await.unwrap(), Err(Error::Timeout { .. })));
-    assert!(stopped.load(Ordering::SeqCst), "the running handler saw its cancellation");
+    assert!(
+        stopped.load(Ordering::SeqCst),
+        "the running handler saw its cancellation"
+    );
 }
 
 #[tokio::test]
@@ -351,12 +550,20 @@ async fn tracing_events_reach_clients_as_log_messages() {
     c.set_logging_level(LoggingLevel::Info).await.unwrap();
     let mut n = c.notifications();
     c.call_tool("traced", json!({})).await.unwrap();
-    let m = tokio::time::timeout(Duration::from_secs(1), n.recv()).await.unwrap().unwrap();
+    let m = tokio::time::timeout(Duration::from_secs(1), n.recv())
+        .await
+        .unwrap()
+        .unwrap();
     let p = m.params.unwrap();
     assert_eq!(m.method, "notifications/message");
     assert_eq!(p["level"], "warning");
     assert_eq!(p["logger"], "app::db");
     assert_eq!(p["data"]["message"], "slow query");
     assert_eq!(p["data"]["rows"], "3");
-    assert!(tokio::time::timeout(Duration::from_millis(100), n.recv()).await.is_err(), "debug is below the level");
+    assert!(
+        tokio::time::timeout(Duration::from_millis(100), n.recv())
+            .await
+            .is_err(),
+        "debug is below the level"
+    );
 }

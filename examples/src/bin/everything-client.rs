@@ -12,7 +12,10 @@ use std::time::{Duration, Instant};
 use tokio::process::Command;
 
 fn server_command() -> Command {
-    let local = concat!(env!("CARGO_MANIFEST_DIR"), "/../.peers/node/node_modules/.bin/mcp-server-everything");
+    let local = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../.peers/node/node_modules/.bin/mcp-server-everything"
+    );
     let mut cmd = match std::env::var("MCP_SERVER_EVERYTHING") {
         Ok(path) => Command::new(path),
         Err(_) if std::path::Path::new(local).exists() => Command::new(local),
@@ -35,15 +38,31 @@ async fn main() -> anyhow::Result<()> {
         .spawn(server_command())
         .await?;
     let info = &client.server().server_info;
-    println!("connected: {} {} (protocol {})", info.name, info.version, client.protocol_version());
+    println!(
+        "connected: {} {} (protocol {})",
+        info.name,
+        info.version,
+        client.protocol_version()
+    );
 
     let tools = client.list_all_tools().await?;
-    println!("tools: {}", tools.iter().map(|t| t.name.as_str()).collect::<Vec<_>>().join(", "));
+    println!(
+        "tools: {}",
+        tools
+            .iter()
+            .map(|t| t.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
 
-    let echo = client.call_tool("echo", json!({"message": "hello from Rust"})).await?;
+    let echo = client
+        .call_tool("echo", json!({"message": "hello from Rust"}))
+        .await?;
     println!("echo: {}", echo.text_content());
 
-    let sum = client.call_tool("get-sum", json!({"a": 2, "b": 40})).await?;
+    let sum = client
+        .call_tool("get-sum", json!({"a": 2, "b": 40}))
+        .await?;
     println!("get-sum: {}", sum.text_content());
 
     let steps = Arc::new(std::sync::Mutex::new(Vec::new()));
@@ -55,19 +74,35 @@ async fn main() -> anyhow::Result<()> {
         })),
         ..Default::default()
     };
-    let long = client.call_tool_with("trigger-long-running-operation", json!({"duration": 2, "steps": 4}), opts).await?;
-    println!("long-running: {} ({} progress notifications)", long.text_content().lines().next().unwrap_or(""), steps.lock().unwrap().len());
+    let long = client
+        .call_tool_with(
+            "trigger-long-running-operation",
+            json!({"duration": 2, "steps": 4}),
+            opts,
+        )
+        .await?;
+    println!(
+        "long-running: {} ({} progress notifications)",
+        long.text_content().lines().next().unwrap_or(""),
+        steps.lock().unwrap().len()
+    );
 
     let started = Instant::now();
     let cancelled = client
         .call_tool_with(
             "trigger-long-running-operation",
             json!({"duration": 30, "steps": 3}),
-            CallOptions { timeout: Some(Duration::from_millis(500)), ..Default::default() },
+            CallOptions {
+                timeout: Some(Duration::from_millis(500)),
+                ..Default::default()
+            },
         )
         .await;
     match cancelled {
-        Err(Error::Timeout { .. }) => println!("cancelled: after {} ms (notifications/cancelled sent)", started.elapsed().as_millis()),
+        Err(Error::Timeout { .. }) => println!(
+            "cancelled: after {} ms (notifications/cancelled sent)",
+            started.elapsed().as_millis()
+        ),
         other => anyhow::bail!("expected the call to time out and be cancelled, got {other:?}"),
     }
     client.ping().await?;

@@ -7,15 +7,18 @@
 //!                                        # plus the legacy HTTP+SSE transport on /sse and /messages
 //!     [--json] answers as application/json instead of SSE   [--stateless] no sessions
 //!     [--host ADDR] bind address (default 127.0.0.1)
+//!     [--bearer-token T] require `Authorization: Bearer T` (also MCP_BEARER_TOKEN)
 //! ```
 
 use mcp_runtime::http::{serve_http, ContextHttpExt, HttpConfig};
 use mcp_runtime::protocol::{
-    CallToolResult, CompleteResult, Completion, CompletionRef, ContentBlock, CreateMessageParams, ElicitParams,
-    ErrorObject, GetPromptResult, JsonObject, LoggingLevel, Prompt, PromptArgument, ReadResourceResult, Resource,
-    ResourceContents, ResourceTemplate, SamplingMessage, Tool,
+    CallToolResult, CompleteResult, Completion, CompletionRef, ContentBlock, CreateMessageParams,
+    ElicitParams, ErrorObject, GetPromptResult, JsonObject, LoggingLevel, Prompt, PromptArgument,
+    ReadResourceResult, Resource, ResourceContents, ResourceTemplate, SamplingMessage, Tool,
 };
-use mcp_runtime::server::{Arguments, PromptArgs, PromptRoute, ResourceRoute, ResourceTemplateRoute, ToolRoute, UriVars};
+use mcp_runtime::server::{
+    Arguments, PromptArgs, PromptRoute, ResourceRoute, ResourceTemplateRoute, ToolRoute, UriVars,
+};
 use mcp_runtime::{Context, Server};
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -36,20 +39,25 @@ fn no_args() -> JsonObject {
     obj(json!({"type": "object", "properties": {}}))
 }
 
-fn text_result(v: Value) -> Result<CallToolResult, ErrorObject> {
-    serde_json::from_value(v).map_err(|e| ErrorObject::internal(e.to_string()))
-}
-
-fn tool(name: &str, desc: &str, schema: JsonObject, h: impl mcp_runtime::server::ToolHandler) -> ToolRoute {
+fn tool(
+    name: &str,
+    desc: &str,
+    schema: JsonObject,
+    h: impl mcp_runtime::server::ToolHandler,
+) -> ToolRoute {
     ToolRoute::new(Tool::new(name, desc, schema), h)
 }
 
 fn string_arg(args: &Arguments, name: &str) -> Result<String, CallToolResult> {
-    let v: Value = args.parse().map_err(|e| CallToolResult::error(e.to_string()))?;
+    let v: Value = args
+        .parse()
+        .map_err(|e| CallToolResult::error(e.to_string()))?;
     v.get(name)
         .and_then(Value::as_str)
         .map(str::to_string)
-        .ok_or_else(|| CallToolResult::error(format!("Invalid argument `{name}`: a string is required")))
+        .ok_or_else(|| {
+            CallToolResult::error(format!("Invalid argument `{name}`: a string is required"))
+        })
 }
 
 fn tools() -> Vec<ToolRoute> {
@@ -215,10 +223,14 @@ fn tools() -> Vec<ToolRoute> {
     ]
 }
 
-async fn elicit(ctx: &Context, params: ElicitParams, label: &str) -> Result<CallToolResult, ErrorObject> {
+async fn elicit(
+    ctx: &Context,
+    params: ElicitParams,
+    label: &str,
+) -> Result<CallToolResult, ErrorObject> {
     Ok(match ctx.elicit(params).await {
         Ok(r) => {
-            let action = serde_json::to_value(&r.action).unwrap_or(Value::Null);
+            let action = serde_json::to_value(r.action).unwrap_or(Value::Null);
             let action = action.as_str().unwrap_or("unknown");
             let content = serde_json::to_string(&r.content.unwrap_or_default()).unwrap_or_default();
             if label == "User response" {
@@ -242,7 +254,8 @@ fn resource(uri: &str, name: &str, desc: &str, mime: &str) -> Resource {
 }
 
 fn read(contents: ResourceContents) -> Result<ReadResourceResult, ErrorObject> {
-    serde_json::from_value(json!({ "contents": [contents] })).map_err(|e| ErrorObject::internal(e.to_string()))
+    serde_json::from_value(json!({ "contents": [contents] }))
+        .map_err(|e| ErrorObject::internal(e.to_string()))
 }
 
 fn prompt(name: &str, desc: &str, args: &[(&str, &str)]) -> Prompt {
@@ -251,7 +264,12 @@ fn prompt(name: &str, desc: &str, args: &[(&str, &str)]) -> Prompt {
         description: Some(desc.into()),
         arguments: (!args.is_empty()).then(|| {
             args.iter()
-                .map(|(n, d)| PromptArgument { name: (*n).into(), description: Some((*d).into()), required: Some(true), title: None })
+                .map(|(n, d)| PromptArgument {
+                    name: (*n).into(),
+                    description: Some((*d).into()),
+                    required: Some(true),
+                    title: None,
+                })
                 .collect()
         }),
         ..Default::default()
@@ -342,15 +360,22 @@ struct Args {
     host: String,
     json: bool,
     stateless: bool,
+    token: Option<String>,
 }
 
 fn args() -> anyhow::Result<Args> {
     let mut a = Args {
         http: false,
-        port: std::env::var("PORT").ok().and_then(|p| p.parse().ok()).unwrap_or(3000),
+        port: std::env::var("PORT")
+            .ok()
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(3000),
         host: "127.0.0.1".into(),
         json: false,
         stateless: false,
+        token: std::env::var("MCP_BEARER_TOKEN")
+            .ok()
+            .filter(|t| !t.is_empty()),
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -358,10 +383,25 @@ fn args() -> anyhow::Result<Args> {
             "--http" => a.http = true,
             "--json" => a.json = true,
             "--stateless" => a.stateless = true,
-            "--port" => a.port = it.next().ok_or_else(|| anyhow::anyhow!("--port needs a value"))?.parse()?,
-            "--host" => a.host = it.next().ok_or_else(|| anyhow::anyhow!("--host needs a value"))?,
+            "--port" => {
+                a.port = it
+                    .next()
+                    .ok_or_else(|| anyhow::anyhow!("--port needs a value"))?
+                    .parse()?
+            }
+            "--host" => {
+                a.host = it
+                    .next()
+                    .ok_or_else(|| anyhow::anyhow!("--host needs a value"))?
+            }
+            "--bearer-token" => {
+                a.token = Some(
+                    it.next()
+                        .ok_or_else(|| anyhow::anyhow!("--bearer-token needs a value"))?,
+                )
+            }
             "-h" | "--help" => {
-                eprintln!("usage: everything-server [--http [--port N] [--host ADDR] [--json] [--stateless]]");
+                eprintln!("usage: everything-server [--http [--port N] [--host ADDR] [--json] [--stateless] [--bearer-token T]]");
                 std::process::exit(0);
             }
             other => anyhow::bail!("unknown argument {other}"),
@@ -389,10 +429,16 @@ async fn main() -> anyhow::Result<()> {
     if a.stateless {
         config = config.stateless();
     }
+    if let Some(t) = a.token {
+        config = config.bearer_token(t);
+    }
     let addr: std::net::SocketAddr = format!("{}:{}", a.host, a.port).parse()?;
-    eprintln!("everything-server: Streamable HTTP on http://{addr}/mcp, legacy SSE on http://{addr}/sse");
+    eprintln!(
+        "everything-server: Streamable HTTP on http://{addr}/mcp, legacy SSE on http://{addr}/sse"
+    );
     serve_http(server, addr, config, async {
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("signal handler");
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("signal handler");
         tokio::select! {
             _ = tokio::signal::ctrl_c() => {}
             _ = term.recv() => {}

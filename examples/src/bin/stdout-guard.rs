@@ -9,7 +9,11 @@ use mcp_runtime::{Context, Server};
 async fn main() -> anyhow::Result<()> {
     let schema = serde_json::json!({"type":"object","properties":{"text":{"type":"string"}},"required":["text"]});
     let shout = ToolRoute::new(
-        Tool::new("shout", "Upper-case the text (and print a debug line the careless way).", schema.as_object().cloned().unwrap_or_default()),
+        Tool::new(
+            "shout",
+            "Upper-case the text (and print a debug line the careless way).",
+            schema.as_object().cloned().unwrap_or_default(),
+        ),
         |args: Arguments, _ctx: Context| async move {
             #[derive(serde::Deserialize)]
             struct A {
@@ -24,6 +28,11 @@ async fn main() -> anyhow::Result<()> {
             })
         },
     );
-    Server::builder().name("stdout-guard").tool(shout).build()?.serve_stdio().await?;
+    Server::builder()
+        .name("stdout-guard")
+        .tool(shout)
+        .build()?
+        .serve_stdio()
+        .await?;
     Ok(())
 }

@@ -17,7 +17,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 /// Everything but RFC 3986's unreserved characters is encoded in a path parameter.
-const PATH_VALUE: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~');
+const PATH_VALUE: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'.')
+    .remove(b'_')
+    .remove(b'~');
 
 /// How much of an error body an `isError` result quotes.
 const EXCERPT_CHARS: usize = 1_000;
@@ -84,7 +88,10 @@ pub fn server(conversion: &Conversion, config: &BridgeConfig) -> Result<Server, 
 }
 
 /// One route per operation.
-pub fn routes(conversion: &Conversion, config: &BridgeConfig) -> Result<Vec<ToolRoute>, BridgeError> {
+pub fn routes(
+    conversion: &Conversion,
+    config: &BridgeConfig,
+) -> Result<Vec<ToolRoute>, BridgeError> {
     let base = config.base_url.trim_end_matches('/').to_string();
     if !(base.starts_with("http://") || base.starts_with("https://")) {
         return Err(BridgeError::BaseUrl(config.base_url.clone()));
@@ -92,7 +99,8 @@ pub fn routes(conversion: &Conversion, config: &BridgeConfig) -> Result<Vec<Tool
     let mut headers = HeaderMap::new();
     let mut secrets = Vec::new();
     for (name, value) in &config.headers {
-        let n = HeaderName::from_bytes(name.as_bytes()).map_err(|_| BridgeError::Header(name.clone()))?;
+        let n = HeaderName::from_bytes(name.as_bytes())
+            .map_err(|_| BridgeError::Header(name.clone()))?;
         let mut v = HeaderValue::from_str(value).map_err(|_| BridgeError::Header(name.clone()))?;
         v.set_sensitive(true);
         headers.append(n, v);
@@ -114,7 +122,10 @@ pub fn routes(conversion: &Conversion, config: &BridgeConfig) -> Result<Vec<Tool
         .default_headers(headers)
         .timeout(config.timeout)
         .connect_timeout(config.connect_timeout)
-        .user_agent(concat!("mcp-codegen-serve-openapi/", env!("CARGO_PKG_VERSION")))
+        .user_agent(concat!(
+            "mcp-codegen-serve-openapi/",
+            env!("CARGO_PKG_VERSION")
+        ))
         .build()
         .map_err(|e| BridgeError::Client(e.to_string()))?;
     let shared = Arc::new(Shared {
@@ -159,16 +170,27 @@ impl Shared {
         let mut response = match builder.send().await {
             Ok(r) => r,
             Err(e) if e.is_timeout() => {
-                return CallToolResult::error(format!("{what}: no answer within {:?} (the bridge's --timeout)", self.timeout))
+                return CallToolResult::error(format!(
+                    "{what}: no answer within {:?} (the bridge's --timeout)",
+                    self.timeout
+                ))
             }
             Err(e) if e.is_connect() => {
-                return CallToolResult::error(format!("{what}: could not connect to {}: {}", self.base, chain(&e)))
+                return CallToolResult::error(format!(
+                    "{what}: could not connect to {}: {}",
+                    self.base,
+                    chain(&e)
+                ))
             }
             Err(e) => return CallToolResult::error(format!("{what}: {}", chain(&e))),
         };
         let status = response.status();
-        let content_type =
-            response.headers().get(reqwest::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_string();
+        let content_type = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_string();
         let mut body = Vec::new();
         let mut truncated = false;
         loop {
@@ -183,12 +205,24 @@ impl Shared {
                 }
                 Ok(None) => break,
                 Err(e) if e.is_timeout() => {
-                    return CallToolResult::error(format!("{what}: the answer did not arrive within {:?}", self.timeout))
+                    return CallToolResult::error(format!(
+                        "{what}: the answer did not arrive within {:?}",
+                        self.timeout
+                    ))
                 }
-                Err(e) => return CallToolResult::error(format!("{what}: reading the answer failed: {}", chain(&e))),
+                Err(e) => {
+                    return CallToolResult::error(format!(
+                        "{what}: reading the answer failed: {}",
+                        chain(&e)
+                    ))
+                }
             }
         }
-        let status_line = format!("HTTP {} {}", status.as_u16(), status.canonical_reason().unwrap_or(""));
+        let status_line = format!(
+            "HTTP {} {}",
+            status.as_u16(),
+            status.canonical_reason().unwrap_or("")
+        );
         let status_line = status_line.trim_end().to_string();
         if !status.is_success() {
             let text = String::from_utf8_lossy(&body);
@@ -208,11 +242,17 @@ impl Shared {
         if body.is_empty() {
             return CallToolResult::text(status_line);
         }
-        let looks_json = content_type.contains("json") || matches!(body.iter().find(|b| !b.is_ascii_whitespace()), Some(b'{' | b'['));
+        let looks_json = content_type.contains("json")
+            || matches!(
+                body.iter().find(|b| !b.is_ascii_whitespace()),
+                Some(b'{' | b'[')
+            );
         if looks_json {
             if let Ok(value) = serde_json::from_slice::<Value>(&body) {
                 return match value {
-                    v if request.wrapped_output => CallToolResult::structured(serde_json::json!({ "result": v })),
+                    v if request.wrapped_output => {
+                        CallToolResult::structured(serde_json::json!({ "result": v }))
+                    }
                     v @ Value::Object(_) => CallToolResult::structured(v),
                     v => CallToolResult::text(v.to_string()),
                 };
@@ -223,26 +263,44 @@ impl Shared {
             Err(e) => CallToolResult::text(format!(
                 "{status_line}: {} bytes of {}",
                 e.as_bytes().len(),
-                if content_type.is_empty() { "binary data" } else { &content_type }
+                if content_type.is_empty() {
+                    "binary data"
+                } else {
+                    &content_type
+                }
             )),
         }
     }
 
     /// The HTTP request for one call, or why the arguments cannot make one.
-    fn build(&self, request: &Request, args: &Map<String, Value>) -> Result<reqwest::RequestBuilder, String> {
+    fn build(
+        &self,
+        request: &Request,
+        args: &Map<String, Value>,
+    ) -> Result<reqwest::RequestBuilder, String> {
         let present = |p: &Parameter| args.get(&p.argument).filter(|v| !v.is_null());
         for p in &request.parameters {
             if p.required && present(p).is_none() {
-                return Err(format!("missing required argument `{}` ({} parameter `{}`)", p.argument, p.location.as_str(), p.name));
+                return Err(format!(
+                    "missing required argument `{}` ({} parameter `{}`)",
+                    p.argument,
+                    p.location.as_str(),
+                    p.name
+                ));
             }
         }
         let mut path = String::new();
         let mut rest = request.path.as_str();
         while let Some(open) = rest.find('{') {
             path.push_str(&rest[..open]);
-            let Some(close) = rest[open..].find('}') else { break };
+            let Some(close) = rest[open..].find('}') else {
+                break;
+            };
             let name = &rest[open + 1..open + close];
-            let p = request.parameters.iter().find(|p| p.location == Location::Path && p.name == name);
+            let p = request
+                .parameters
+                .iter()
+                .find(|p| p.location == Location::Path && p.name == name);
             match p.and_then(|p| present(p).map(|v| (p, v))) {
                 Some((p, v)) => path.push_str(&path_value(p, v)),
                 None => return Err(format!("missing the path parameter `{name}`")),
@@ -250,7 +308,8 @@ impl Shared {
             rest = &rest[open + close + 1..];
         }
         path.push_str(rest);
-        let method = reqwest::Method::from_bytes(request.method.as_bytes()).map_err(|_| format!("`{}` is not an HTTP method", request.method))?;
+        let method = reqwest::Method::from_bytes(request.method.as_bytes())
+            .map_err(|_| format!("`{}` is not an HTTP method", request.method))?;
         let mut builder = self.http.request(method, format!("{}{path}", self.base));
         let mut query = Vec::new();
         let mut cookies = Vec::new();
@@ -260,13 +319,24 @@ impl Shared {
                 Location::Path => {}
                 Location::Query => query.extend(query_pairs(p, v)),
                 Location::Header => {
-                    let text = if p.json { v.to_string() } else { joined(v, p.explode, ",") };
-                    let value = HeaderValue::from_str(&text).map_err(|_| format!("argument `{}` is not a valid header value", p.argument))?;
-                    let name = HeaderName::from_bytes(p.name.as_bytes()).map_err(|_| format!("`{}` is not a header name", p.name))?;
+                    let text = if p.json {
+                        v.to_string()
+                    } else {
+                        joined(v, p.explode, ",")
+                    };
+                    let value = HeaderValue::from_str(&text).map_err(|_| {
+                        format!("argument `{}` is not a valid header value", p.argument)
+                    })?;
+                    let name = HeaderName::from_bytes(p.name.as_bytes())
+                        .map_err(|_| format!("`{}` is not a header name", p.name))?;
                     builder = builder.header(name, value);
                 }
                 Location::Cookie => {
-                    let text = if p.json { v.to_string() } else { joined(v, p.explode, ",") };
+                    let text = if p.json {
+                        v.to_string()
+                    } else {
+                        joined(v, p.explode, ",")
+                    };
                     cookies.push(format!("{}={}", p.name, text));
                 }
             }
@@ -275,10 +345,14 @@ impl Shared {
             builder = builder.query(&query);
         }
         if !cookies.is_empty() {
-            let value = HeaderValue::from_str(&cookies.join("; ")).map_err(|_| "a cookie argument is not a valid header value".to_string())?;
+            let value = HeaderValue::from_str(&cookies.join("; "))
+                .map_err(|_| "a cookie argument is not a valid header value".to_string())?;
             builder = builder.header(reqwest::header::COOKIE, value);
         }
-        let accept = request.accept.clone().unwrap_or_else(|| "application/json, */*;q=0.8".into());
+        let accept = request
+            .accept
+            .clone()
+            .unwrap_or_else(|| "application/json, */*;q=0.8".into());
         builder = builder.header(reqwest::header::ACCEPT, accept);
         if let Some(body) = &request.body {
             builder = attach_body(builder, body, args)?;
@@ -320,11 +394,22 @@ impl Shared {
     }
 }
 
-fn attach_body(mut builder: reqwest::RequestBuilder, body: &Body, args: &Map<String, Value>) -> Result<reqwest::RequestBuilder, String> {
+fn attach_body(
+    mut builder: reqwest::RequestBuilder,
+    body: &Body,
+    args: &Map<String, Value>,
+) -> Result<reqwest::RequestBuilder, String> {
     // The body as (property, value) pairs, or as one value.
     let (fields, whole): (Vec<(&str, &Value, bool)>, Option<&Value>) = match &body.shape {
         BodyShape::Fields(fields) => (
-            fields.iter().filter_map(|f| args.get(&f.argument).filter(|v| !v.is_null()).map(|v| (f.property.as_str(), v, f.binary))).collect(),
+            fields
+                .iter()
+                .filter_map(|f| {
+                    args.get(&f.argument)
+                        .filter(|v| !v.is_null())
+                        .map(|v| (f.property.as_str(), v, f.binary))
+                })
+                .collect(),
             None,
         ),
         BodyShape::Whole { argument } => (Vec::new(), args.get(argument).filter(|v| !v.is_null())),
@@ -333,12 +418,19 @@ fn attach_body(mut builder: reqwest::RequestBuilder, body: &Body, args: &Map<Str
         return Ok(builder);
     }
     if matches!(body.shape, BodyShape::Whole { .. }) && whole.is_none() {
-        return if body.required { Err("missing required argument `body`".into()) } else { Ok(builder) };
+        return if body.required {
+            Err("missing required argument `body`".into())
+        } else {
+            Ok(builder)
+        };
     }
     let whole_fields = |v: Option<&Value>| -> Result<Vec<(String, Value)>, String> {
         match v {
             Some(Value::Object(o)) => Ok(o.iter().map(|(k, v)| (k.clone(), v.clone())).collect()),
-            Some(_) => Err(format!("the body must be an object for {}", body.content_type)),
+            Some(_) => Err(format!(
+                "the body must be an object for {}",
+                body.content_type
+            )),
             None => Ok(Vec::new()),
         }
     };
@@ -346,20 +438,32 @@ fn attach_body(mut builder: reqwest::RequestBuilder, body: &Body, args: &Map<Str
         Encoding::Json => {
             let value = match whole {
                 Some(v) => v.clone(),
-                None => Value::Object(fields.iter().map(|(k, v, _)| (k.to_string(), (*v).clone())).collect()),
+                None => Value::Object(
+                    fields
+                        .iter()
+                        .map(|(k, v, _)| (k.to_string(), (*v).clone()))
+                        .collect(),
+                ),
             };
             let bytes = serde_json::to_vec(&value).map_err(|e| e.to_string())?;
-            builder = builder.header(reqwest::header::CONTENT_TYPE, body.content_type.as_str()).body(bytes);
+            builder = builder
+                .header(reqwest::header::CONTENT_TYPE, body.content_type.as_str())
+                .body(bytes);
         }
         Encoding::Form => {
             let all: Vec<(String, Value)> = match whole {
                 Some(_) => whole_fields(whole)?,
-                None => fields.iter().map(|(k, v, _)| (k.to_string(), (*v).clone())).collect(),
+                None => fields
+                    .iter()
+                    .map(|(k, v, _)| (k.to_string(), (*v).clone()))
+                    .collect(),
             };
             let mut pairs = Vec::new();
             for (k, v) in &all {
                 match v {
-                    Value::Array(items) => pairs.extend(items.iter().map(|i| (k.clone(), scalar(i)))),
+                    Value::Array(items) => {
+                        pairs.extend(items.iter().map(|i| (k.clone(), scalar(i))))
+                    }
                     v => pairs.push((k.clone(), scalar(v))),
                 }
             }
@@ -367,8 +471,14 @@ fn attach_body(mut builder: reqwest::RequestBuilder, body: &Body, args: &Map<Str
         }
         Encoding::Multipart => {
             let all: Vec<(String, Value, bool)> = match whole {
-                Some(_) => whole_fields(whole)?.into_iter().map(|(k, v)| (k, v, false)).collect(),
-                None => fields.iter().map(|(k, v, b)| (k.to_string(), (*v).clone(), *b)).collect(),
+                Some(_) => whole_fields(whole)?
+                    .into_iter()
+                    .map(|(k, v)| (k, v, false))
+                    .collect(),
+                None => fields
+                    .iter()
+                    .map(|(k, v, b)| (k.to_string(), (*v).clone(), *b))
+                    .collect(),
             };
             let mut form = reqwest::multipart::Form::new();
             for (k, v, binary) in all {
@@ -378,8 +488,12 @@ fn attach_body(mut builder: reqwest::RequestBuilder, body: &Body, args: &Map<Str
                 };
                 for item in items {
                     form = if binary {
-                        let bytes = decode_base64(&item).ok_or_else(|| format!("`{k}` must be base64-encoded file content"))?;
-                        form.part(k.clone(), reqwest::multipart::Part::bytes(bytes).file_name(k.clone()))
+                        let bytes = decode_base64(&item)
+                            .ok_or_else(|| format!("`{k}` must be base64-encoded file content"))?;
+                        form.part(
+                            k.clone(),
+                            reqwest::multipart::Part::bytes(bytes).file_name(k.clone()),
+                        )
                     } else {
                         form.text(k.clone(), scalar(&item))
                     };
@@ -389,11 +503,17 @@ fn attach_body(mut builder: reqwest::RequestBuilder, body: &Body, args: &Map<Str
         }
         Encoding::Text => {
             let text = whole.map(scalar).unwrap_or_default();
-            builder = builder.header(reqwest::header::CONTENT_TYPE, body.content_type.as_str()).body(text);
+            builder = builder
+                .header(reqwest::header::CONTENT_TYPE, body.content_type.as_str())
+                .body(text);
         }
         Encoding::Binary => {
-            let bytes = whole.and_then(decode_base64).ok_or("`body` must be base64-encoded bytes")?;
-            builder = builder.header(reqwest::header::CONTENT_TYPE, body.content_type.as_str()).body(bytes);
+            let bytes = whole
+                .and_then(decode_base64)
+                .ok_or("`body` must be base64-encoded bytes")?;
+            builder = builder
+                .header(reqwest::header::CONTENT_TYPE, body.content_type.as_str())
+                .body(bytes);
         }
     }
     Ok(builder)
@@ -402,7 +522,9 @@ fn attach_body(mut builder: reqwest::RequestBuilder, body: &Body, args: &Map<Str
 fn decode_base64(v: &Value) -> Option<Vec<u8>> {
     use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
     let s = v.as_str()?.trim();
-    [STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD].iter().find_map(|e| e.decode(s).ok())
+    [STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD]
+        .iter()
+        .find_map(|e| e.decode(s).ok())
 }
 
 /// A value as parameter text: strings as they are, other scalars as JSON, structures as JSON text.
@@ -418,8 +540,16 @@ fn scalar(v: &Value) -> String {
 fn joined(v: &Value, explode: bool, sep: &str) -> String {
     match v {
         Value::Array(items) => items.iter().map(scalar).collect::<Vec<_>>().join(sep),
-        Value::Object(o) if explode => o.iter().map(|(k, v)| format!("{k}={}", scalar(v))).collect::<Vec<_>>().join(sep),
-        Value::Object(o) => o.iter().flat_map(|(k, v)| [k.clone(), scalar(v)]).collect::<Vec<_>>().join(sep),
+        Value::Object(o) if explode => o
+            .iter()
+            .map(|(k, v)| format!("{k}={}", scalar(v)))
+            .collect::<Vec<_>>()
+            .join(sep),
+        Value::Object(o) => o
+            .iter()
+            .flat_map(|(k, v)| [k.clone(), scalar(v)])
+            .collect::<Vec<_>>()
+            .join(sep),
         v => scalar(v),
     }
 }
@@ -430,8 +560,14 @@ fn path_value(p: &Parameter, v: &Value) -> String {
     let parts = |v: &Value| -> Vec<String> {
         match v {
             Value::Array(items) => items.iter().map(|i| enc(&scalar(i))).collect(),
-            Value::Object(o) if p.explode => o.iter().map(|(k, v)| format!("{}={}", enc(k), enc(&scalar(v)))).collect(),
-            Value::Object(o) => o.iter().flat_map(|(k, v)| [enc(k), enc(&scalar(v))]).collect(),
+            Value::Object(o) if p.explode => o
+                .iter()
+                .map(|(k, v)| format!("{}={}", enc(k), enc(&scalar(v))))
+                .collect(),
+            Value::Object(o) => o
+                .iter()
+                .flat_map(|(k, v)| [enc(k), enc(&scalar(v))])
+                .collect(),
             v => vec![enc(&scalar(v))],
         }
     };
@@ -441,7 +577,10 @@ fn path_value(p: &Parameter, v: &Value) -> String {
     match p.style.as_str() {
         "label" => format!(".{}", parts(v).join(if p.explode { "." } else { "," })),
         "matrix" => match v {
-            Value::Array(_) if p.explode => parts(v).iter().map(|x| format!(";{}={x}", p.name)).collect(),
+            Value::Array(_) if p.explode => parts(v)
+                .iter()
+                .map(|x| format!(";{}={x}", p.name))
+                .collect(),
             Value::Object(_) if p.explode => parts(v).iter().map(|x| format!(";{x}")).collect(),
             _ => format!(";{}={}", p.name, parts(v).join(",")),
         },
@@ -455,9 +594,16 @@ fn query_pairs(p: &Parameter, v: &Value) -> Vec<(String, String)> {
         return vec![(p.name.clone(), v.to_string())];
     }
     match (v, p.style.as_str()) {
-        (Value::Object(o), "deepObject") => o.iter().map(|(k, v)| (format!("{}[{k}]", p.name), scalar(v))).collect(),
-        (Value::Object(o), _) if p.explode => o.iter().map(|(k, v)| (k.clone(), scalar(v))).collect(),
-        (Value::Array(items), "form") if p.explode => items.iter().map(|i| (p.name.clone(), scalar(i))).collect(),
+        (Value::Object(o), "deepObject") => o
+            .iter()
+            .map(|(k, v)| (format!("{}[{k}]", p.name), scalar(v)))
+            .collect(),
+        (Value::Object(o), _) if p.explode => {
+            o.iter().map(|(k, v)| (k.clone(), scalar(v))).collect()
+        }
+        (Value::Array(items), "form") if p.explode => {
+            items.iter().map(|i| (p.name.clone(), scalar(i))).collect()
+        }
         (Value::Array(_), "spaceDelimited") => vec![(p.name.clone(), joined(v, false, " "))],
         (Value::Array(_), "pipeDelimited") => vec![(p.name.clone(), joined(v, false, "|"))],
         (v, _) => vec![(p.name.clone(), joined(v, false, ","))],
@@ -492,25 +638,57 @@ mod tests {
     use serde_json::json;
 
     fn param(name: &str, location: Location, style: &str, explode: bool) -> Parameter {
-        Parameter { argument: name.into(), name: name.into(), location, required: false, style: style.into(), explode, json: false }
+        Parameter {
+            argument: name.into(),
+            name: name.into(),
+            location,
+            required: false,
+            style: style.into(),
+            explode,
+            json: false,
+        }
     }
 
     #[test]
     fn path_styles() {
         let v = json!(["a b", "c/d"]);
-        assert_eq!(path_value(&param("id", Location::Path, "simple", false), &v), "a%20b,c%2Fd");
-        assert_eq!(path_value(&param("id", Location::Path, "label", true), &v), ".a%20b.c%2Fd");
-        assert_eq!(path_value(&param("id", Location::Path, "matrix", true), &v), ";id=a%20b;id=c%2Fd");
-        assert_eq!(path_value(&param("id", Location::Path, "matrix", false), &json!(5)), ";id=5");
+        assert_eq!(
+            path_value(&param("id", Location::Path, "simple", false), &v),
+            "a%20b,c%2Fd"
+        );
+        assert_eq!(
+            path_value(&param("id", Location::Path, "label", true), &v),
+            ".a%20b.c%2Fd"
+        );
+        assert_eq!(
+            path_value(&param("id", Location::Path, "matrix", true), &v),
+            ";id=a%20b;id=c%2Fd"
+        );
+        assert_eq!(
+            path_value(&param("id", Location::Path, "matrix", false), &json!(5)),
+            ";id=5"
+        );
     }
 
     #[test]
     fn query_styles() {
         let tags = json!(["x", "y"]);
-        assert_eq!(query_pairs(&param("t", Location::Query, "form", true), &tags), [("t".into(), "x".into()), ("t".into(), "y".into())]);
-        assert_eq!(query_pairs(&param("t", Location::Query, "form", false), &tags), [("t".to_string(), "x,y".to_string())]);
-        assert_eq!(query_pairs(&param("t", Location::Query, "pipeDelimited", false), &tags), [("t".to_string(), "x|y".to_string())]);
+        assert_eq!(
+            query_pairs(&param("t", Location::Query, "form", true), &tags),
+            [("t".into(), "x".into()), ("t".into(), "y".into())]
+        );
+        assert_eq!(
+            query_pairs(&param("t", Location::Query, "form", false), &tags),
+            [("t".to_string(), "x,y".to_string())]
+        );
+        assert_eq!(
+            query_pairs(&param("t", Location::Query, "pipeDelimited", false), &tags),
+            [("t".to_string(), "x|y".to_string())]
+        );
         let filter = json!({"color": "red"});
-        assert_eq!(query_pairs(&param("f", Location::Query, "deepObject", true), &filter), [("f[color]".to_string(), "red".to_string())]);
+        assert_eq!(
+            query_pairs(&param("f", Location::Query, "deepObject", true), &filter),
+            [("f[color]".to_string(), "red".to_string())]
+        );
     }
 }

@@ -27,7 +27,12 @@ pub struct Select {
 
 impl Select {
     fn filter(&self) -> Filter {
-        Filter { tags: self.tags.clone(), operations: self.operations.clone(), paths: self.paths.clone(), methods: self.methods.clone() }
+        Filter {
+            tags: self.tags.clone(),
+            operations: self.operations.clone(),
+            paths: self.paths.clone(),
+            methods: self.methods.clone(),
+        }
     }
 }
 
@@ -81,9 +86,16 @@ fn load(spec: &Path, options: &ConvertOptions) -> Result<Conversion> {
     }
     if conversion.operations.is_empty() {
         if conversion.filtered_out > 0 {
-            bail!("the filters left none of the {} operations of {}", conversion.filtered_out, spec.display());
+            bail!(
+                "the filters left none of the {} operations of {}",
+                conversion.filtered_out,
+                spec.display()
+            );
         }
-        bail!("{} has no operation that could be mapped to a tool", spec.display());
+        bail!(
+            "{} has no operation that could be mapped to a tool",
+            spec.display()
+        );
     }
     Ok(conversion)
 }
@@ -91,7 +103,10 @@ fn load(spec: &Path, options: &ConvertOptions) -> Result<Conversion> {
 fn write(path: &Path, text: &str) -> Result<()> {
     if path.as_os_str() == "-" {
         use std::io::Write;
-        return std::io::stdout().lock().write_all(text.as_bytes()).context("writing to stdout");
+        return std::io::stdout()
+            .lock()
+            .write_all(text.as_bytes())
+            .context("writing to stdout");
     }
     std::fs::write(path, text).with_context(|| format!("could not write {}", path.display()))
 }
@@ -104,13 +119,22 @@ fn seconds(flag: &str, s: f64) -> Result<Duration> {
 }
 
 pub fn openapi(args: OpenapiArgs) -> Result<ExitCode> {
-    let conversion = load(&args.spec, &ConvertOptions { filter: args.select.filter(), hidden_headers: Vec::new() })?;
+    let conversion = load(
+        &args.spec,
+        &ConvertOptions {
+            filter: args.select.filter(),
+            hidden_headers: Vec::new(),
+        },
+    )?;
     if let Some(path) = &args.emit_tools {
         write(path, &conversion.snapshot().to_json())?;
     }
     let options = crate::Options {
         client_name: args.client_name,
-        server_label: format!("the OpenAPI spec {} {}", conversion.title, conversion.version),
+        server_label: format!(
+            "the OpenAPI spec {} {}",
+            conversion.title, conversion.version
+        ),
     };
     let generated = crate::generate(&conversion.tools(), &options);
     for w in &generated.warnings {
@@ -122,7 +146,14 @@ pub fn openapi(args: OpenapiArgs) -> Result<ExitCode> {
         conversion.operations.len(),
         conversion.title,
         conversion.version,
-        if conversion.filtered_out > 0 { format!(" ({} operations left out by the filters)", conversion.filtered_out) } else { String::new() }
+        if conversion.filtered_out > 0 {
+            format!(
+                " ({} operations left out by the filters)",
+                conversion.filtered_out
+            )
+        } else {
+            String::new()
+        }
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -132,11 +163,16 @@ pub async fn serve_openapi(args: ServeArgs) -> Result<ExitCode> {
         .headers
         .iter()
         .map(|h| match h.split_once(':') {
-            Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_string(), v.trim().to_string())),
+            Some((k, v)) if !k.trim().is_empty() => {
+                Ok((k.trim().to_string(), v.trim().to_string()))
+            }
             _ => bail!("--header {h:?} is not `Name: value`"),
         })
         .collect::<Result<_>>()?;
-    let options = ConvertOptions { filter: args.select.filter(), hidden_headers: headers.iter().map(|(k, _)| k.clone()).collect() };
+    let options = ConvertOptions {
+        filter: args.select.filter(),
+        hidden_headers: headers.iter().map(|(k, _)| k.clone()).collect(),
+    };
     let conversion = load(&args.spec, &options)?;
     let base_url = match args.base_url {
         Some(url) => url,
@@ -153,13 +189,25 @@ pub async fn serve_openapi(args: ServeArgs) -> Result<ExitCode> {
     let server = bridge::server(&conversion, &config)?;
     match args.http {
         Some(addr) => {
-            let listener = tokio::net::TcpListener::bind(addr).await.with_context(|| format!("could not listen on {addr}"))?;
+            let listener = tokio::net::TcpListener::bind(addr)
+                .await
+                .with_context(|| format!("could not listen on {addr}"))?;
             let local = listener.local_addr()?;
-            eprintln!("serving {} tools of {} on http://{local}/mcp", conversion.operations.len(), conversion.title);
+            eprintln!(
+                "serving {} tools of {} on http://{local}/mcp",
+                conversion.operations.len(),
+                conversion.title
+            );
             let stop = async {
                 let _ = tokio::signal::ctrl_c().await;
             };
-            mcp_runtime::http::serve_http_on(server, listener, mcp_runtime::http::HttpConfig::default(), stop).await?;
+            mcp_runtime::http::serve_http_on(
+                server,
+                listener,
+                mcp_runtime::http::HttpConfig::default(),
+                stop,
+            )
+            .await?;
         }
         None => server.serve_stdio().await?,
     }

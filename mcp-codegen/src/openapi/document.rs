@@ -25,7 +25,10 @@ pub struct Document {
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
     #[error("could not read {path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("{0} is neither JSON nor YAML: {1}")]
     Syntax(String, String),
     #[error("{0} is not an OpenAPI 3.0 or 3.1 document: {1}")]
@@ -34,19 +37,23 @@ pub enum LoadError {
 
 impl Document {
     pub fn load(path: &Path) -> Result<Self, LoadError> {
-        let text =
-            std::fs::read_to_string(path).map_err(|source| LoadError::Io { path: path.display().to_string(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
+            path: path.display().to_string(),
+            source,
+        })?;
         Self::parse(&text, &path.display().to_string())
     }
 
     /// Parses JSON or YAML text; `origin` names it in errors.
     pub fn parse(text: &str, origin: &str) -> Result<Self, LoadError> {
         let root = if text.trim_start().starts_with('{') {
-            serde_json::from_str(text).map_err(|e| LoadError::Syntax(origin.into(), e.to_string()))?
+            serde_json::from_str(text)
+                .map_err(|e| LoadError::Syntax(origin.into(), e.to_string()))?
         } else {
-            let mut yaml: serde_yaml::Value =
-                serde_yaml::from_str(text).map_err(|e| LoadError::Syntax(origin.into(), e.to_string()))?;
-            yaml.apply_merge().map_err(|e| LoadError::Syntax(origin.into(), e.to_string()))?;
+            let mut yaml: serde_yaml::Value = serde_yaml::from_str(text)
+                .map_err(|e| LoadError::Syntax(origin.into(), e.to_string()))?;
+            yaml.apply_merge()
+                .map_err(|e| LoadError::Syntax(origin.into(), e.to_string()))?;
             yaml_to_json(yaml)
         };
         Self::from_value(root, origin)
@@ -54,11 +61,15 @@ impl Document {
 
     pub fn from_value(root: Value, origin: &str) -> Result<Self, LoadError> {
         let not = |why: &str| LoadError::NotOpenApi(origin.into(), why.into());
-        let Some(o) = root.as_object() else { return Err(not("the document is not an object")) };
+        let Some(o) = root.as_object() else {
+            return Err(not("the document is not an object"));
+        };
         let openapi = match o.get("openapi") {
             Some(Value::String(s)) => s.clone(),
             Some(other) => other.to_string(),
-            None if o.contains_key("swagger") => return Err(not("Swagger 2.0 is not supported; convert it to 3.x")),
+            None if o.contains_key("swagger") => {
+                return Err(not("Swagger 2.0 is not supported; convert it to 3.x"))
+            }
             None => return Err(not("it has no `openapi` field")),
         };
         let version = if openapi.starts_with("3.0") {
@@ -71,12 +82,20 @@ impl Document {
         if !o.get("paths").is_none_or(Value::is_object) {
             return Err(not("`paths` is not an object"));
         }
-        Ok(Document { version, openapi, root })
+        Ok(Document {
+            version,
+            openapi,
+            root,
+        })
     }
 
     /// `info.title`, or `openapi` when there is none.
     pub fn title(&self) -> String {
-        self.root.pointer("/info/title").and_then(Value::as_str).unwrap_or("openapi").to_string()
+        self.root
+            .pointer("/info/title")
+            .and_then(Value::as_str)
+            .unwrap_or("openapi")
+            .to_string()
     }
 
     /// `info.version`, or `0.0.0`.
@@ -115,7 +134,9 @@ fn yaml_to_json(value: serde_yaml::Value) -> Value {
             } else if let Some(u) = n.as_u64() {
                 Value::from(u)
             } else {
-                n.as_f64().and_then(serde_json::Number::from_f64).map_or(Value::Null, Value::Number)
+                n.as_f64()
+                    .and_then(serde_json::Number::from_f64)
+                    .map_or(Value::Null, Value::Number)
             }
         }
         Y::String(s) => Value::String(s),
@@ -128,7 +149,10 @@ fn yaml_to_json(value: serde_yaml::Value) -> Value {
                     Y::Number(n) => n.to_string(),
                     Y::Bool(b) => b.to_string(),
                     Y::Null => "null".into(),
-                    other => serde_yaml::to_string(&other).unwrap_or_default().trim().to_string(),
+                    other => serde_yaml::to_string(&other)
+                        .unwrap_or_default()
+                        .trim()
+                        .to_string(),
                 };
                 out.insert(key, yaml_to_json(v));
             }

@@ -17,18 +17,33 @@ pub struct Filter {
 
 impl Filter {
     pub fn is_empty(&self) -> bool {
-        self.tags.is_empty() && self.operations.is_empty() && self.paths.is_empty() && self.methods.is_empty()
+        self.tags.is_empty()
+            && self.operations.is_empty()
+            && self.paths.is_empty()
+            && self.methods.is_empty()
     }
 
-    pub fn keeps(&self, tags: &[&str], operation_id: Option<&str>, tool_name: &str, method: &str, path: &str) -> bool {
+    pub fn keeps(
+        &self,
+        tags: &[&str],
+        operation_id: Option<&str>,
+        tool_name: &str,
+        method: &str,
+        path: &str,
+    ) -> bool {
         (self.tags.is_empty() || self.tags.iter().any(|t| tags.contains(&t.as_str())))
             && (self.operations.is_empty()
                 || self.operations.iter().any(|p| {
                     glob(p.as_bytes(), tool_name.as_bytes(), false)
                         || operation_id.is_some_and(|id| glob(p.as_bytes(), id.as_bytes(), false))
                 }))
-            && (self.paths.is_empty() || self.paths.iter().any(|p| glob(p.as_bytes(), path.as_bytes(), true)))
-            && (self.methods.is_empty() || self.methods.iter().any(|m| m.eq_ignore_ascii_case(method)))
+            && (self.paths.is_empty()
+                || self
+                    .paths
+                    .iter()
+                    .any(|p| glob(p.as_bytes(), path.as_bytes(), true)))
+            && (self.methods.is_empty()
+                || self.methods.iter().any(|m| m.eq_ignore_ascii_case(method)))
     }
 }
 
@@ -45,7 +60,9 @@ fn glob(pattern: &[u8], text: &[u8], segments: bool) -> bool {
             p += width;
             continue;
         }
-        if p < pattern.len() && (pattern[p] == text[t] || (pattern[p] == b'?' && !(segments && text[t] == b'/'))) {
+        if p < pattern.len()
+            && (pattern[p] == text[t] || (pattern[p] == b'?' && !(segments && text[t] == b'/')))
+        {
             p += 1;
             t += 1;
             continue;
@@ -74,21 +91,38 @@ mod tests {
         assert!(glob(b"/pets/*", b"/pets/{petId}", true));
         assert!(!glob(b"/pets/*", b"/pets/{petId}/photos", true));
         assert!(glob(b"/pets/**", b"/pets/{petId}/photos", true));
-        assert!(glob(b"/repos/**/issues", b"/repos/{owner}/{repo}/issues", true));
+        assert!(glob(
+            b"/repos/**/issues",
+            b"/repos/{owner}/{repo}/issues",
+            true
+        ));
         assert!(!glob(b"/user", b"/users", true));
     }
 
     #[test]
     fn operation_globs_cross_slashes() {
         assert!(glob(b"repos/*", b"repos/get-content", false));
-        assert!(glob(b"*pet*", b"findPetsByStatus", false) || glob(b"*Pet*", b"findPetsByStatus", false));
+        assert!(
+            glob(b"*pet*", b"findPetsByStatus", false)
+                || glob(b"*Pet*", b"findPetsByStatus", false)
+        );
         assert!(!glob(b"repos/*", b"issues/get", false));
     }
 
     #[test]
     fn kinds_combine_with_and_entries_with_or() {
-        let f = Filter { tags: vec!["pet".into(), "store".into()], methods: vec!["get".into()], ..Filter::default() };
-        assert!(f.keeps(&["pet"], Some("getPetById"), "getPetById", "GET", "/pet/{petId}"));
+        let f = Filter {
+            tags: vec!["pet".into(), "store".into()],
+            methods: vec!["get".into()],
+            ..Filter::default()
+        };
+        assert!(f.keeps(
+            &["pet"],
+            Some("getPetById"),
+            "getPetById",
+            "GET",
+            "/pet/{petId}"
+        ));
         assert!(!f.keeps(&["pet"], Some("addPet"), "addPet", "POST", "/pet"));
         assert!(!f.keeps(&["user"], Some("getUser"), "getUser", "GET", "/user"));
     }

@@ -36,7 +36,9 @@ use mcp_runtime::protocol::{Implementation, ProtocolVersion, Tool};
 use serde_json::Value;
 
 /// The HTTP methods an OpenAPI path item may hold, in the order their tools are listed.
-pub const METHODS: &[&str] = &["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+pub const METHODS: &[&str] = &[
+    "get", "put", "post", "delete", "options", "head", "patch", "trace",
+];
 
 /// How to convert.
 #[derive(Debug, Clone, Default)]
@@ -142,7 +144,9 @@ pub struct Body {
 pub enum BodyShape {
     Fields(Vec<Field>),
     /// The whole body is this argument (a non-object body, a map, a union).
-    Whole { argument: String },
+    Whole {
+        argument: String,
+    },
 }
 
 /// A property of an object body, flattened into the tool's input.
@@ -181,33 +185,56 @@ pub fn convert(doc: &Document, options: &ConvertOptions) -> Conversion {
         warnings: Vec::new(),
         filtered_out: 0,
     };
-    let Some(paths) = doc.root.get("paths").and_then(Value::as_object) else { return conversion };
+    let Some(paths) = doc.root.get("paths").and_then(Value::as_object) else {
+        return conversion;
+    };
     for (path, item) in paths {
         let item_pointer = format!("/paths/{}", schema::escape(path));
         let item = match resolver.deref(item, &item_pointer) {
             Ok((item, _)) if item.is_object() => item,
             Ok(_) => {
-                conversion.warnings.push(warning(&format!("{path}"), &item_pointer, "the path item is not an object; skipped".into()));
+                conversion.warnings.push(warning(
+                    &path.to_string(),
+                    &item_pointer,
+                    "the path item is not an object; skipped".into(),
+                ));
                 continue;
             }
             Err(why) => {
-                conversion.warnings.push(warning(path, &item_pointer, format!("{why}; skipped")));
+                conversion
+                    .warnings
+                    .push(warning(path, &item_pointer, format!("{why}; skipped")));
                 continue;
             }
         };
         for method in METHODS {
-            let Some(op) = item.get(*method) else { continue };
+            let Some(op) = item.get(*method) else {
+                continue;
+            };
             let pointer = format!("{item_pointer}/{method}");
             let label = format!("{} {path}", method.to_uppercase());
             let Some(op) = op.as_object() else {
-                conversion.warnings.push(warning(&label, &pointer, "the operation is not an object; skipped".into()));
+                conversion.warnings.push(warning(
+                    &label,
+                    &pointer,
+                    "the operation is not an object; skipped".into(),
+                ));
                 continue;
             };
             let operation_id = op.get("operationId").and_then(Value::as_str);
             // Names are handed out over the whole spec, so a filter never changes a tool's name.
             let name = namer.name(&names::wanted(operation_id, method, path));
-            let tags: Vec<&str> = op.get("tags").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
-            if !options.filter.keeps(&tags, operation_id, &name, method, path) {
+            let tags: Vec<&str> = op
+                .get("tags")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            if !options
+                .filter
+                .keeps(&tags, operation_id, &name, method, path)
+            {
                 conversion.filtered_out += 1;
                 continue;
             }
@@ -215,13 +242,25 @@ pub fn convert(doc: &Document, options: &ConvertOptions) -> Conversion {
                 Some(id) => format!("{label} ({id})"),
                 None => label,
             };
-            let site = operation::Site { path, method, item, op, pointer: &pointer, label: &label, name: &name };
+            let site = operation::Site {
+                path,
+                method,
+                item,
+                op,
+                pointer: &pointer,
+                label: &label,
+                name: &name,
+            };
             match operation::map(&resolver, &site, options) {
                 Ok((op, warnings)) => {
                     conversion.warnings.extend(warnings);
                     conversion.operations.push(op);
                 }
-                Err(reason) => conversion.warnings.push(warning(&label, &pointer, format!("{reason}; the operation is skipped"))),
+                Err(reason) => conversion.warnings.push(warning(
+                    &label,
+                    &pointer,
+                    format!("{reason}; the operation is skipped"),
+                )),
             }
         }
     }
@@ -229,5 +268,9 @@ pub fn convert(doc: &Document, options: &ConvertOptions) -> Conversion {
 }
 
 pub(crate) fn warning(operation: &str, pointer: &str, message: String) -> Warning {
-    Warning { tool: operation.to_string(), pointer: pointer.to_string(), message }
+    Warning {
+        tool: operation.to_string(),
+        pointer: pointer.to_string(),
+        message,
+    }
 }

@@ -98,7 +98,10 @@ mod tests {
         assert_eq!(nb.len(), 64);
         assert_ne!(na, nb);
         // 55 characters of the name, `_`, 8 hex digits of its hash.
-        assert!(na.starts_with("actions_get-a-very-long-operation-identifier-for-the-se_"), "{na}");
+        assert!(
+            na.starts_with("actions_get-a-very-long-operation-identifier-for-the-se_"),
+            "{na}"
+        );
         assert!(na[56..].bytes().all(|b| b.is_ascii_hexdigit()), "{na}");
         // Deterministic: the same input gives the same name in a fresh namer.
         assert_eq!(ToolNamer::default().name(a), na);

@@ -2,7 +2,10 @@
 //! the first 2xx JSON response, and the [`Request`] a call becomes.
 
 use super::schema::{escape, Direction, Inliner, Resolver};
-use super::{warning, Body, BodyShape, ConvertOptions, Encoding, Field, Location, Operation, Parameter, Request};
+use super::{
+    warning, Body, BodyShape, ConvertOptions, Encoding, Field, Location, Operation, Parameter,
+    Request,
+};
 use crate::Warning;
 use mcp_runtime::protocol::{Tool, ToolAnnotations};
 use mcp_runtime::schema::make_portable;
@@ -40,7 +43,11 @@ enum Target {
     WholeBody,
 }
 
-pub fn map(resolver: &Resolver, site: &Site, options: &ConvertOptions) -> Result<(Operation, Vec<Warning>), String> {
+pub fn map(
+    resolver: &Resolver,
+    site: &Site,
+    options: &ConvertOptions,
+) -> Result<(Operation, Vec<Warning>), String> {
     let mut warnings = Vec::new();
     let mut input = resolver.inliner(Direction::Request);
     let mut candidates = parameters(resolver, site, options, &mut input)?;
@@ -51,14 +58,22 @@ pub fn map(resolver: &Resolver, site: &Site, options: &ConvertOptions) -> Result
     for c in &candidates {
         *counts.entry(c.name.as_str()).or_default() += 1;
     }
-    let colliding: Vec<String> = counts.into_iter().filter(|(_, n)| *n > 1).map(|(k, _)| k.to_string()).collect();
+    let colliding: Vec<String> = counts
+        .into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(k, _)| k.to_string())
+        .collect();
     let mut properties = Map::new();
     let mut required = Vec::new();
     let mut parameters = Vec::new();
     let mut fields = Vec::new();
     let mut whole_body = None;
     for c in candidates {
-        let mut argument = if colliding.contains(&c.name) { format!("{}_{}", c.name, c.source) } else { c.name.clone() };
+        let mut argument = if colliding.contains(&c.name) {
+            format!("{}_{}", c.name, c.source)
+        } else {
+            c.name.clone()
+        };
         let mut n = 2;
         while properties.contains_key(&argument) {
             argument = format!("{}_{}_{n}", c.name, c.source);
@@ -73,7 +88,11 @@ pub fn map(resolver: &Resolver, site: &Site, options: &ConvertOptions) -> Result
                 p.argument = argument;
                 parameters.push(p);
             }
-            Target::Field { property, binary } => fields.push(Field { argument, property, binary }),
+            Target::Field { property, binary } => fields.push(Field {
+                argument,
+                property,
+                binary,
+            }),
             Target::WholeBody => whole_body = Some(argument),
         }
     }
@@ -97,7 +116,12 @@ pub fn map(resolver: &Resolver, site: &Site, options: &ConvertOptions) -> Result
     if !required.is_empty() {
         input_schema.insert("required".into(), Value::Array(required));
     }
-    warnings.extend(input.finish(&mut input_schema).into_iter().map(|(p, m)| warning(site.label, &p, m)));
+    warnings.extend(
+        input
+            .finish(&mut input_schema)
+            .into_iter()
+            .map(|(p, m)| warning(site.label, &p, m)),
+    );
     let input_schema = portable(input_schema, true);
 
     let (output_schema, accept, wrapped_output) = match output(resolver, site) {
@@ -113,7 +137,11 @@ pub fn map(resolver: &Resolver, site: &Site, options: &ConvertOptions) -> Result
                 wrapper.insert("required".into(), json!(["result"]));
                 (wrapper, true)
             };
-            warnings.extend(out.finish(&mut root).into_iter().map(|(p, m)| warning(site.label, &p, m)));
+            warnings.extend(
+                out.finish(&mut root)
+                    .into_iter()
+                    .map(|(p, m)| warning(site.label, &p, m)),
+            );
             (Some(portable(root, false)), Some(accept), wrapped)
         }
         None => (None, None, false),
@@ -148,7 +176,12 @@ fn portable(schema: Map<String, Value>, input: bool) -> serde_json::Map<String, 
 
 /// "Summary\n\nDescription", or whichever there is.
 fn description(op: &Map<String, Value>) -> String {
-    let text = |k: &str| op.get(k).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty());
+    let text = |k: &str| {
+        op.get(k)
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+    };
     match (text("summary"), text("description")) {
         (Some(s), Some(d)) if d.starts_with(s) => d.to_string(),
         (Some(s), Some(d)) => format!("{s}\n\n{d}"),
@@ -178,30 +211,62 @@ fn parameters(
     inliner: &mut Inliner,
 ) -> Result<Vec<Candidate>, String> {
     let mut declared: Vec<(Value, String)> = Vec::new();
-    for (owner, pointer) in [(site.item, site.pointer.rsplit_once('/').map_or("", |p| p.0).to_string()), (&Value::Object(site.op.clone()), site.pointer.to_string())] {
-        let Some(list) = owner.get("parameters") else { continue };
-        let Some(list) = list.as_array() else { return Err(format!("`parameters` at {pointer} is not an array")) };
+    for (owner, pointer) in [
+        (
+            site.item,
+            site.pointer
+                .rsplit_once('/')
+                .map_or("", |p| p.0)
+                .to_string(),
+        ),
+        (&Value::Object(site.op.clone()), site.pointer.to_string()),
+    ] {
+        let Some(list) = owner.get("parameters") else {
+            continue;
+        };
+        let Some(list) = list.as_array() else {
+            return Err(format!("`parameters` at {pointer} is not an array"));
+        };
         for (i, p) in list.iter().enumerate() {
             let at = format!("{pointer}/parameters/{i}");
-            let (p, at) = resolver.deref(p, &at).map_err(|why| format!("parameter {i}: {why}"))?;
-            let key = (p.get("name").and_then(Value::as_str), p.get("in").and_then(Value::as_str));
-            declared.retain(|(q, _)| (q.get("name").and_then(Value::as_str), q.get("in").and_then(Value::as_str)) != key);
+            let (p, at) = resolver
+                .deref(p, &at)
+                .map_err(|why| format!("parameter {i}: {why}"))?;
+            let key = (
+                p.get("name").and_then(Value::as_str),
+                p.get("in").and_then(Value::as_str),
+            );
+            declared.retain(|(q, _)| {
+                (
+                    q.get("name").and_then(Value::as_str),
+                    q.get("in").and_then(Value::as_str),
+                ) != key
+            });
             declared.push((p.clone(), at));
         }
     }
     let mut out = Vec::new();
     for (p, at) in declared {
-        let Some(name) = p.get("name").and_then(Value::as_str) else { return Err(format!("the parameter at {at} has no name")) };
-        let location = match p.get("in").and_then(Value::as_str) {
-            Some("path") => Location::Path,
-            Some("query") => Location::Query,
-            Some("header") => Location::Header,
-            Some("cookie") => Location::Cookie,
-            other => return Err(format!("the parameter `{name}` is in {}, which is not path, query, header or cookie", other.map_or("nowhere".into(), |o| format!("`{o}`")))),
+        let Some(name) = p.get("name").and_then(Value::as_str) else {
+            return Err(format!("the parameter at {at} has no name"));
         };
+        let location =
+            match p.get("in").and_then(Value::as_str) {
+                Some("path") => Location::Path,
+                Some("query") => Location::Query,
+                Some("header") => Location::Header,
+                Some("cookie") => Location::Cookie,
+                other => return Err(format!(
+                    "the parameter `{name}` is in {}, which is not path, query, header or cookie",
+                    other.map_or("nowhere".into(), |o| format!("`{o}`"))
+                )),
+            };
         if location == Location::Header
             && (IGNORED_HEADERS.contains(&name.to_ascii_lowercase().as_str())
-                || options.hidden_headers.iter().any(|h| h.eq_ignore_ascii_case(name)))
+                || options
+                    .hidden_headers
+                    .iter()
+                    .any(|h| h.eq_ignore_ascii_case(name)))
         {
             continue;
         }
@@ -209,7 +274,10 @@ fn parameters(
             (Some(s), _) => (inliner.schema(s, &format!("{at}/schema")), false),
             (None, Some(content)) => match content.iter().next() {
                 Some((media, m)) => match m.get("schema") {
-                    Some(s) => (inliner.schema(s, &format!("{at}/content/{}/schema", escape(media))), true),
+                    Some(s) => (
+                        inliner.schema(s, &format!("{at}/content/{}/schema", escape(media))),
+                        true,
+                    ),
                     None => (json!({}), true),
                 },
                 None => (json!({}), true),
@@ -217,19 +285,28 @@ fn parameters(
             (None, None) => (json!({"type": "string"}), false),
         };
         let mut schema = schema;
-        if let (Some(d), Value::Object(o)) = (p.get("description").and_then(Value::as_str), &mut schema) {
+        if let (Some(d), Value::Object(o)) =
+            (p.get("description").and_then(Value::as_str), &mut schema)
+        {
             if !d.trim().is_empty() {
                 o.insert("description".into(), json!(d));
             }
         }
-        let style = p.get("style").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| {
-            match location {
-                Location::Query | Location::Cookie => "form",
-                Location::Path | Location::Header => "simple",
-            }
-            .into()
-        });
-        let explode = p.get("explode").and_then(Value::as_bool).unwrap_or(style == "form");
+        let style = p
+            .get("style")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .unwrap_or_else(|| {
+                match location {
+                    Location::Query | Location::Cookie => "form",
+                    Location::Path | Location::Header => "simple",
+                }
+                .into()
+            });
+        let explode = p
+            .get("explode")
+            .and_then(Value::as_bool)
+            .unwrap_or(style == "form");
         let required = location == Location::Path || p.get("required") == Some(&Value::Bool(true));
         out.push(Candidate {
             name: name.to_string(),
@@ -249,7 +326,9 @@ fn parameters(
     }
     // Every `{name}` of the path must be fillable.
     for segment in site.path.split('{').skip(1) {
-        let Some((name, _)) = segment.split_once('}') else { return Err("the path has an unclosed `{`".into()) };
+        let Some((name, _)) = segment.split_once('}') else {
+            return Err("the path has an unclosed `{`".into());
+        };
         let declared = out.iter().any(|c| matches!(&c.target, Target::Parameter(p) if p.location == Location::Path && p.name == name));
         if !declared {
             return Err(format!("the path parameter `{name}` is not declared"));
@@ -278,7 +357,11 @@ fn pick_media(content: &Map<String, Value>) -> Option<(&String, &Value, Encoding
             (6, Encoding::Binary)
         }
     };
-    content.iter().map(|(k, v)| (rank(k), k, v)).min_by_key(|(r, k, _)| (r.0, (*k).clone())).map(|(r, k, v)| (k, v, r.1))
+    content
+        .iter()
+        .map(|(k, v)| (rank(k), k, v))
+        .min_by_key(|(r, k, _)| (r.0, (*k).clone()))
+        .map(|(r, k, v)| (k, v, r.1))
 }
 
 /// The body: flattened into `candidates` when it is an object, one `body` argument otherwise.
@@ -290,31 +373,59 @@ fn request_body(
     candidates: &mut Vec<Candidate>,
     warnings: &mut Vec<Warning>,
 ) -> Result<Option<(String, Encoding, bool)>, String> {
-    let Some(body) = site.op.get("requestBody") else { return Ok(None) };
-    let (body, at) = resolver.deref(body, &format!("{}/requestBody", site.pointer)).map_err(|why| format!("the request body: {why}"))?;
+    let Some(body) = site.op.get("requestBody") else {
+        return Ok(None);
+    };
+    let (body, at) = resolver
+        .deref(body, &format!("{}/requestBody", site.pointer))
+        .map_err(|why| format!("the request body: {why}"))?;
     let required = body.get("required") == Some(&Value::Bool(true));
     let Some(content) = body.get("content").and_then(Value::as_object) else {
-        warnings.push(warning(site.label, &at, "the request body has no `content`; no body is sent".into()));
+        warnings.push(warning(
+            site.label,
+            &at,
+            "the request body has no `content`; no body is sent".into(),
+        ));
         return Ok(None);
     };
     let Some((media, m, encoding)) = pick_media(content) else {
-        warnings.push(warning(site.label, &at, "the request body lists no media type; no body is sent".into()));
+        warnings.push(warning(
+            site.label,
+            &at,
+            "the request body lists no media type; no body is sent".into(),
+        ));
         return Ok(None);
     };
-    let content_type = if media.contains('*') { "application/json".to_string() } else { media.clone() };
+    let content_type = if media.contains('*') {
+        "application/json".to_string()
+    } else {
+        media.clone()
+    };
     let schema_at = format!("{at}/content/{}/schema", escape(media));
     let schema = match m.get("schema") {
         Some(s) => inliner.schema(s, &schema_at),
-        None if encoding == Encoding::Binary => json!({"type": "string", "contentEncoding": "base64"}),
+        None if encoding == Encoding::Binary => {
+            json!({"type": "string", "contentEncoding": "base64"})
+        }
         None if encoding == Encoding::Text => json!({"type": "string"}),
         None => json!({}),
     };
-    let description = body.get("description").and_then(Value::as_str).filter(|d| !d.trim().is_empty());
-    let flattenable = matches!(encoding, Encoding::Json | Encoding::Form | Encoding::Multipart);
-    if let Some((properties, body_required)) = flattenable.then(|| object_shape(&schema, inliner)).flatten() {
+    let description = body
+        .get("description")
+        .and_then(Value::as_str)
+        .filter(|d| !d.trim().is_empty());
+    let flattenable = matches!(
+        encoding,
+        Encoding::Json | Encoding::Form | Encoding::Multipart
+    );
+    if let Some((properties, body_required)) = flattenable
+        .then(|| object_shape(&schema, inliner))
+        .flatten()
+    {
         for (property, schema) in properties {
             let base64 = |s: &Value| s.get("contentEncoding") == Some(&json!("base64"));
-            let binary = encoding == Encoding::Multipart && (base64(&schema) || schema.get("items").is_some_and(base64));
+            let binary = encoding == Encoding::Multipart
+                && (base64(&schema) || schema.get("items").is_some_and(base64));
             candidates.push(Candidate {
                 name: property.clone(),
                 source: "body",
@@ -334,22 +445,36 @@ fn request_body(
     if let (Some(d), Value::Object(o)) = (description, &mut schema) {
         o.entry("description").or_insert_with(|| json!(d));
     }
-    candidates.push(Candidate { name: "body".into(), source: "body", schema, required, target: Target::WholeBody });
+    candidates.push(Candidate {
+        name: "body".into(),
+        source: "body",
+        schema,
+        required,
+        target: Target::WholeBody,
+    });
     Ok(Some((content_type, encoding, required)))
 }
 
+/// An object schema's properties, in order, and its required names.
+type ObjectShape = (Vec<(String, Value)>, Vec<String>);
+
 /// The properties and required names of an object schema, merging `allOf` branches; `None` when the schema is
 /// not a plain object with properties (a union, a map, a scalar), which then travels whole as `body`.
-fn object_shape(schema: &Value, inliner: &Inliner) -> Option<(Vec<(String, Value)>, Vec<String>)> {
+fn object_shape(schema: &Value, inliner: &Inliner) -> Option<ObjectShape> {
     let o = schema.as_object()?;
     if let Some(r) = o.get("$ref").and_then(Value::as_str) {
         // A recursive body: look through the reference once.
         return object_shape(inliner.definition(r)?, inliner);
     }
-    if ["anyOf", "oneOf", "not", "if", "patternProperties"].iter().any(|k| o.contains_key(*k)) {
+    if ["anyOf", "oneOf", "not", "if", "patternProperties"]
+        .iter()
+        .any(|k| o.contains_key(*k))
+    {
         return None;
     }
-    if o.get("additionalProperties").is_some_and(|a| a != &Value::Bool(false) && a != &Value::Bool(true)) {
+    if o.get("additionalProperties")
+        .is_some_and(|a| a != &Value::Bool(false) && a != &Value::Bool(true))
+    {
         return None;
     }
     if !o.get("type").is_none_or(|t| t == "object") {
@@ -394,15 +519,26 @@ fn output<'a>(resolver: &Resolver<'a>, site: &Site<'a>) -> Option<(&'a Value, St
     codes.sort_by_key(|c| (c.contains(['X', 'x']), (*c).clone()));
     for code in codes {
         let at = format!("{}/responses/{code}", site.pointer);
-        let Ok((response, at)) = resolver.deref(&responses[code.as_str()], &at) else { continue };
-        let Some(content) = response.get("content").and_then(Value::as_object) else { continue };
+        let Ok((response, at)) = resolver.deref(&responses[code.as_str()], &at) else {
+            continue;
+        };
+        let Some(content) = response.get("content").and_then(Value::as_object) else {
+            continue;
+        };
         let json_media = content.iter().filter(|(m, v)| {
             let m = m.split(';').next().unwrap_or(m).trim().to_ascii_lowercase();
-            (m == "application/json" || m.ends_with("+json") || m.ends_with("/json")) && v.get("schema").is_some()
+            (m == "application/json" || m.ends_with("+json") || m.ends_with("/json"))
+                && v.get("schema").is_some()
         });
-        if let Some((media, m)) = json_media.min_by_key(|(m, _)| (m.as_str() != "application/json", (*m).clone())) {
+        if let Some((media, m)) =
+            json_media.min_by_key(|(m, _)| (m.as_str() != "application/json", (*m).clone()))
+        {
             let schema = m.get("schema")?;
-            return Some((schema, format!("{at}/content/{}/schema", escape(media)), media.clone()));
+            return Some((
+                schema,
+                format!("{at}/content/{}/schema", escape(media)),
+                media.clone(),
+            ));
         }
     }
     None

@@ -22,18 +22,46 @@ const MAX_DEPTH: usize = 256;
 
 /// Keywords whose value is one subschema.
 const ONE: &[&str] = &[
-    "items", "additionalProperties", "additionalItems", "not", "if", "then", "else", "contains", "propertyNames",
-    "unevaluatedItems", "unevaluatedProperties",
+    "items",
+    "additionalProperties",
+    "additionalItems",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contains",
+    "propertyNames",
+    "unevaluatedItems",
+    "unevaluatedProperties",
 ];
 /// Keywords whose value is an array of subschemas.
 const MANY: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
 /// Keywords whose value is a map of subschemas.
 const MAP: &[&str] = &["properties", "patternProperties", "dependentSchemas"];
 /// OpenAPI-only or noise keywords, dropped everywhere.
-const DROPPED: &[&str] = &["discriminator", "xml", "externalDocs", "$schema", "$id", "$comment", "$anchor", "$defs", "definitions"];
+const DROPPED: &[&str] = &[
+    "discriminator",
+    "xml",
+    "externalDocs",
+    "$schema",
+    "$id",
+    "$comment",
+    "$anchor",
+    "$defs",
+    "definitions",
+];
 /// Keywords that may sit beside a `$ref` and only annotate it.
-const ANNOTATIONS: &[&str] =
-    &["description", "title", "default", "example", "examples", "deprecated", "readOnly", "writeOnly", "nullable"];
+const ANNOTATIONS: &[&str] = &[
+    "description",
+    "title",
+    "default",
+    "example",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "nullable",
+];
 
 /// The local references of a document, and which of them are recursive.
 pub struct Resolver<'a> {
@@ -76,7 +104,9 @@ impl<'a> Resolver<'a> {
             match current.get("$ref") {
                 Some(r) => {
                     let p = local_pointer(r)?;
-                    current = self.target(&p).ok_or_else(|| format!("`$ref: {r}` does not resolve"))?;
+                    current = self
+                        .target(&p)
+                        .ok_or_else(|| format!("`$ref: {r}` does not resolve"))?;
                     pointer = p;
                 }
                 None => return Ok((current, pointer)),
@@ -99,10 +129,14 @@ impl<'a> Resolver<'a> {
 
 /// The JSON pointer of a local reference (`#/components/schemas/Pet` → `/components/schemas/Pet`).
 pub fn local_pointer(reference: &Value) -> Result<String, String> {
-    let Some(r) = reference.as_str() else { return Err(format!("`$ref: {reference}` is not a string")) };
+    let Some(r) = reference.as_str() else {
+        return Err(format!("`$ref: {reference}` is not a string"));
+    };
     match r.split_once('#') {
         Some(("", fragment)) => Ok(percent_decode(fragment)),
-        Some(_) | None => Err(format!("`$ref: {r}` points outside the document; only local references are resolved")),
+        Some(_) | None => Err(format!(
+            "`$ref: {r}` points outside the document; only local references are resolved"
+        )),
     }
 }
 
@@ -114,8 +148,11 @@ impl Inliner<'_, '_> {
 
     /// Attaches the recursive definitions this inliner collected to a root schema, as `$defs`.
     pub fn finish(self, root: &mut Map<String, Value>) -> Vec<(String, String)> {
-        let defs: Map<String, Value> =
-            self.defs.into_values().map(|(name, schema)| (name, schema.unwrap_or_else(|| json!({})))).collect();
+        let defs: Map<String, Value> = self
+            .defs
+            .into_values()
+            .map(|(name, schema)| (name, schema.unwrap_or_else(|| json!({}))))
+            .collect();
         if !defs.is_empty() {
             root.insert("$defs".into(), Value::Object(defs));
         }
@@ -125,7 +162,10 @@ impl Inliner<'_, '_> {
     /// The body of a `$defs` entry this inliner made (for `#/$defs/Name`), to look through a recursive root.
     pub fn definition(&self, reference: &str) -> Option<&Value> {
         let name = reference.strip_prefix("#/$defs/")?;
-        self.defs.values().find(|(n, _)| n == name).and_then(|(_, s)| s.as_ref())
+        self.defs
+            .values()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, s)| s.as_ref())
     }
 
     fn warn(&mut self, pointer: &str, message: String) {
@@ -135,14 +175,23 @@ impl Inliner<'_, '_> {
     fn inline(&mut self, schema: &Value, pointer: &str, depth: usize) -> Value {
         self.emitted += 1;
         if depth > MAX_DEPTH {
-            self.warn(pointer, "the schema nests too deeply; any JSON value is accepted here".into());
+            self.warn(
+                pointer,
+                "the schema nests too deeply; any JSON value is accepted here".into(),
+            );
             return json!({});
         }
         let Value::Object(o) = schema else {
             if schema.is_boolean() && self.resolver.doc.version == Version::V3_1 {
                 return schema.clone();
             }
-            self.warn(pointer, format!("`{}` is not a schema; any JSON value is accepted here", excerpt(schema)));
+            self.warn(
+                pointer,
+                format!(
+                    "`{}` is not a schema; any JSON value is accepted here",
+                    excerpt(schema)
+                ),
+            );
             return json!({});
         };
         if let Some(reference) = o.get("$ref") {
@@ -200,7 +249,13 @@ impl Inliner<'_, '_> {
     }
 
     /// A `$ref` node: inlined when finite, a `#/$defs/Name` reference when recursive.
-    fn reference(&mut self, o: &Map<String, Value>, reference: &Value, pointer: &str, depth: usize) -> Value {
+    fn reference(
+        &mut self,
+        o: &Map<String, Value>,
+        reference: &Value,
+        pointer: &str,
+        depth: usize,
+    ) -> Value {
         let target_pointer = match local_pointer(reference) {
             Ok(p) => p,
             Err(why) => {
@@ -209,16 +264,24 @@ impl Inliner<'_, '_> {
             }
         };
         let Some(target) = self.resolver.target(&target_pointer) else {
-            self.warn(pointer, format!("`$ref: {}` does not resolve; any JSON value is accepted here", excerpt(reference)));
+            self.warn(
+                pointer,
+                format!(
+                    "`$ref: {}` does not resolve; any JSON value is accepted here",
+                    excerpt(reference)
+                ),
+            );
             return annotations_only(o);
         };
-        let keep_as_reference = self.resolver.recursive.contains(&target_pointer) || self.emitted > INLINE_BUDGET;
+        let keep_as_reference =
+            self.resolver.recursive.contains(&target_pointer) || self.emitted > INLINE_BUDGET;
         let mut resolved = if keep_as_reference {
             let name = match self.defs.get(&target_pointer) {
                 Some((name, _)) => name.clone(),
                 None => {
                     let name = self.def_name(&target_pointer);
-                    self.defs.insert(target_pointer.clone(), (name.clone(), None));
+                    self.defs
+                        .insert(target_pointer.clone(), (name.clone(), None));
                     let body = self.inline(target, &target_pointer, depth + 1);
                     if let Some(entry) = self.defs.get_mut(&target_pointer) {
                         entry.1 = Some(body);
@@ -230,8 +293,11 @@ impl Inliner<'_, '_> {
         } else {
             self.inline(target, &target_pointer, depth + 1)
         };
-        let siblings: Map<String, Value> =
-            o.iter().filter(|(k, _)| *k != "$ref" && !k.starts_with("x-")).map(|(k, v)| (k.clone(), v.clone())).collect();
+        let siblings: Map<String, Value> = o
+            .iter()
+            .filter(|(k, _)| *k != "$ref" && !k.starts_with("x-"))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         if siblings.is_empty() {
             return resolved;
         }
@@ -261,7 +327,16 @@ impl Inliner<'_, '_> {
     /// A `$defs` name for a reference: its last pointer token, made unique in this root.
     fn def_name(&mut self, pointer: &str) -> String {
         let last = pointer.rsplit('/').next().map(unescape).unwrap_or_default();
-        let mut base: String = last.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+        let mut base: String = last
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
         if base.is_empty() {
             base = "Schema".into();
         }
@@ -292,7 +367,10 @@ impl Inliner<'_, '_> {
             }
         }
         if v30 {
-            for (exclusive, bound) in [("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")] {
+            for (exclusive, bound) in [
+                ("exclusiveMinimum", "minimum"),
+                ("exclusiveMaximum", "maximum"),
+            ] {
                 match o.get(exclusive) {
                     Some(Value::Bool(true)) => match o.remove(bound) {
                         Some(b) if b.is_number() => {
@@ -314,11 +392,15 @@ impl Inliner<'_, '_> {
             }
         }
         if let Some(example) = o.remove("example") {
-            o.entry("examples").or_insert_with(|| Value::Array(vec![example]));
+            o.entry("examples")
+                .or_insert_with(|| Value::Array(vec![example]));
         }
         // A file travels through MCP as base64 text; the bridge decodes it before sending.
         let binary = o.get("format") == Some(&json!("binary"))
-            || (!v30 && o.contains_key("contentMediaType") && !o.contains_key("contentEncoding") && o.get("type") == Some(&json!("string")));
+            || (!v30
+                && o.contains_key("contentMediaType")
+                && !o.contains_key("contentEncoding")
+                && o.get("type") == Some(&json!("string")));
         if binary {
             o.remove("format");
             o.insert("contentEncoding".into(), json!("base64"));
@@ -350,7 +432,13 @@ fn drop_hidden_required(o: &mut Map<String, Value>) {
 }
 
 fn subschemas(value: &Value, at: &str, mut f: impl FnMut(&Value, &str) -> Value) -> Vec<Value> {
-    value.as_array().into_iter().flatten().enumerate().map(|(i, s)| f(s, &format!("{at}/{i}"))).collect()
+    value
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .map(|(i, s)| f(s, &format!("{at}/{i}")))
+        .collect()
 }
 
 /// What a `$ref` that cannot be followed still says: its description.
@@ -393,7 +481,10 @@ pub fn make_nullable(o: &mut Map<String, Value>) {
             let description = inner.get("description").cloned();
             let mut inner = inner;
             inner.remove("description");
-            o.insert("anyOf".into(), json!([Value::Object(inner), {"type": "null"}]));
+            o.insert(
+                "anyOf".into(),
+                json!([Value::Object(inner), {"type": "null"}]),
+            );
             if let Some(d) = description {
                 o.insert("description".into(), d);
             }
@@ -434,7 +525,9 @@ fn unescape(s: &str) -> String {
 }
 
 fn percent_decode(s: &str) -> String {
-    percent_encoding::percent_decode_str(s).decode_utf8_lossy().into_owned()
+    percent_encoding::percent_decode_str(s)
+        .decode_utf8_lossy()
+        .into_owned()
 }
 
 /// The references that take part in a cycle: a reference is recursive when its target reaches it again.
@@ -469,7 +562,11 @@ fn collect_refs(value: &Value, out: &mut Vec<String>) {
                     out.push(p);
                 }
                 for (k, child) in o {
-                    if !matches!(k.as_str(), "example" | "examples" | "enum" | "const" | "default") && !k.starts_with("x-") {
+                    if !matches!(
+                        k.as_str(),
+                        "example" | "examples" | "enum" | "const" | "default"
+                    ) && !k.starts_with("x-")
+                    {
                         stack.push(child);
                     }
                 }
@@ -486,7 +583,15 @@ fn strongly_connected(edges: &HashMap<String, Vec<String>>) -> HashSet<String> {
     let mut nodes: Vec<&String> = edges.keys().collect();
     nodes.sort();
     let id: HashMap<&String, usize> = nodes.iter().enumerate().map(|(i, n)| (*n, i)).collect();
-    let succ: Vec<Vec<usize>> = nodes.iter().map(|n| edges[*n].iter().filter_map(|m| id.get(m).copied()).collect()).collect();
+    let succ: Vec<Vec<usize>> = nodes
+        .iter()
+        .map(|n| {
+            edges[*n]
+                .iter()
+                .filter_map(|m| id.get(m).copied())
+                .collect()
+        })
+        .collect();
     let n = nodes.len();
     let mut index = vec![usize::MAX; n];
     let mut low = vec![0; n];
@@ -547,7 +652,11 @@ mod tests {
     use super::*;
 
     fn doc(version: &str, schemas: Value) -> Document {
-        Document::from_value(json!({"openapi": version, "paths": {}, "components": {"schemas": schemas}}), "t").unwrap()
+        Document::from_value(
+            json!({"openapi": version, "paths": {}, "components": {"schemas": schemas}}),
+            "t",
+        )
+        .unwrap()
     }
 
     fn inline(d: &Document, name: &str, direction: Direction) -> (Value, Vec<(String, String)>) {
@@ -562,45 +671,72 @@ mod tests {
 
     #[test]
     fn nullable_and_boolean_exclusive_bounds_of_3_0() {
-        let d = doc("3.0.3", json!({"A": {"type": "object", "properties": {
-            "n": {"type": "integer", "minimum": 1, "exclusiveMinimum": true, "maximum": 9, "exclusiveMaximum": false, "nullable": true},
-            "e": {"type": "string", "enum": ["a"], "nullable": true}
-        }}}));
+        let d = doc(
+            "3.0.3",
+            json!({"A": {"type": "object", "properties": {
+                "n": {"type": "integer", "minimum": 1, "exclusiveMinimum": true, "maximum": 9, "exclusiveMaximum": false, "nullable": true},
+                "e": {"type": "string", "enum": ["a"], "nullable": true}
+            }}}),
+        );
         let (s, w) = inline(&d, "A", Direction::Request);
         assert!(w.is_empty());
-        assert_eq!(s["properties"]["n"], json!({"type": ["integer", "null"], "exclusiveMinimum": 1, "maximum": 9}));
-        assert_eq!(s["properties"]["e"], json!({"type": ["string", "null"], "enum": ["a", null]}));
+        assert_eq!(
+            s["properties"]["n"],
+            json!({"type": ["integer", "null"], "exclusiveMinimum": 1, "maximum": 9})
+        );
+        assert_eq!(
+            s["properties"]["e"],
+            json!({"type": ["string", "null"], "enum": ["a", null]})
+        );
     }
 
     #[test]
     fn finite_refs_are_inlined_and_cycles_kept_in_defs() {
-        let d = doc("3.1.0", json!({
-            "Node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/components/schemas/Node"}}, "tag": {"$ref": "#/components/schemas/Tag"}}},
-            "Tag": {"type": "string", "description": "A tag"},
-            "Holder": {"type": "object", "properties": {"node": {"$ref": "#/components/schemas/Node"}, "copy": {"$ref": "#/components/schemas/Holder/properties/name"}, "name": {"type": "string"}}}
-        }));
+        let d = doc(
+            "3.1.0",
+            json!({
+                "Node": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/components/schemas/Node"}}, "tag": {"$ref": "#/components/schemas/Tag"}}},
+                "Tag": {"type": "string", "description": "A tag"},
+                "Holder": {"type": "object", "properties": {"node": {"$ref": "#/components/schemas/Node"}, "copy": {"$ref": "#/components/schemas/Holder/properties/name"}, "name": {"type": "string"}}}
+            }),
+        );
         let (s, w) = inline(&d, "Holder", Direction::Request);
         assert!(w.is_empty(), "{w:?}");
         assert_eq!(s["properties"]["node"], json!({"$ref": "#/$defs/Node"}));
         assert_eq!(s["properties"]["copy"], json!({"type": "string"}));
-        assert_eq!(s["$defs"]["Node"]["properties"]["children"]["items"], json!({"$ref": "#/$defs/Node"}));
-        assert_eq!(s["$defs"]["Node"]["properties"]["tag"], json!({"type": "string", "description": "A tag"}));
+        assert_eq!(
+            s["$defs"]["Node"]["properties"]["children"]["items"],
+            json!({"$ref": "#/$defs/Node"})
+        );
+        assert_eq!(
+            s["$defs"]["Node"]["properties"]["tag"],
+            json!({"type": "string", "description": "A tag"})
+        );
     }
 
     #[test]
     fn read_only_properties_are_not_sent() {
-        let d = doc("3.0.0", json!({"A": {"type": "object", "required": ["id", "name"], "properties": {
-            "id": {"type": "integer", "readOnly": true}, "name": {"type": "string"}}}}));
+        let d = doc(
+            "3.0.0",
+            json!({"A": {"type": "object", "required": ["id", "name"], "properties": {
+            "id": {"type": "integer", "readOnly": true}, "name": {"type": "string"}}}}),
+        );
         let (request, _) = inline(&d, "A", Direction::Request);
-        assert_eq!(request, json!({"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}));
+        assert_eq!(
+            request,
+            json!({"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}})
+        );
         let (response, _) = inline(&d, "A", Direction::Response);
         assert_eq!(response["required"], json!(["id", "name"]));
     }
 
     #[test]
     fn unresolvable_and_external_refs_warn() {
-        let d = doc("3.0.0", json!({"A": {"type": "object", "properties": {
-            "x": {"$ref": "#/components/schemas/Nope"}, "y": {"$ref": "other.yaml#/Y", "description": "why"}}}}));
+        let d = doc(
+            "3.0.0",
+            json!({"A": {"type": "object", "properties": {
+            "x": {"$ref": "#/components/schemas/Nope"}, "y": {"$ref": "other.yaml#/Y", "description": "why"}}}}),
+        );
         let (s, w) = inline(&d, "A", Direction::Request);
         assert_eq!(s["properties"]["x"], json!({}));
         assert_eq!(s["properties"]["y"], json!({"description": "why"}));

@@ -19,17 +19,32 @@ pub fn bench_server() -> PathBuf {
     BUILT
         .get_or_init(|| {
             let out = Command::new(env!("CARGO"))
-                .args(["build", "-p", "examples", "--bin", "bench-server", "--message-format=json", "--quiet"])
+                .args([
+                    "build",
+                    "-p",
+                    "examples",
+                    "--bin",
+                    "bench-server",
+                    "--message-format=json",
+                    "--quiet",
+                ])
                 .current_dir(crate_dir())
                 .output()
                 .expect("cargo runs");
-            assert!(out.status.success(), "could not build the bench-server example:\n{}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "could not build the bench-server example:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
             String::from_utf8_lossy(&out.stdout)
                 .lines()
                 .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
                 .find_map(|m| {
-                    let is_it = m["reason"] == "compiler-artifact" && m["target"]["name"] == "bench-server";
-                    is_it.then(|| m["executable"].as_str().map(PathBuf::from)).flatten()
+                    let is_it =
+                        m["reason"] == "compiler-artifact" && m["target"]["name"] == "bench-server";
+                    is_it
+                        .then(|| m["executable"].as_str().map(PathBuf::from))
+                        .flatten()
                 })
                 .expect("cargo names the bench-server executable")
         })
@@ -42,7 +57,9 @@ pub fn server_everything_command() -> Option<String> {
     if !node.status.success() {
         return None;
     }
-    Some(format!("npx -y @modelcontextprotocol/server-everything@{SERVER_EVERYTHING_VERSION} stdio"))
+    Some(format!(
+        "npx -y @modelcontextprotocol/server-everything@{SERVER_EVERYTHING_VERSION} stdio"
+    ))
 }
 
 /// The version the checked-in snapshots were recorded from.

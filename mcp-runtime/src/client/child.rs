@@ -33,17 +33,30 @@ pub(crate) struct ReasonSource {
     tail: Arc<Mutex<VecDeque<u8>>>,
 }
 
-pub(crate) fn spawn(cmd: &mut Command, stderr: StderrMode) -> Result<(ChildGuard, ChildStdout, ChildStdin), Error> {
-    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).kill_on_drop(true);
+pub(crate) fn spawn(
+    cmd: &mut Command,
+    stderr: StderrMode,
+) -> Result<(ChildGuard, ChildStdout, ChildStdin), Error> {
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .kill_on_drop(true);
     cmd.stderr(match stderr {
         StderrMode::Inherit => Stdio::inherit(),
         StderrMode::Capture => Stdio::piped(),
         StderrMode::Null => Stdio::null(),
     });
     let program = cmd.as_std().get_program().to_string_lossy().into_owned();
-    let mut child = cmd.spawn().map_err(|e| Error::Io(format!("could not start `{program}`: {e}")))?;
-    let stdout = child.stdout.take().ok_or_else(|| Error::Io("child has no stdout".into()))?;
-    let stdin = child.stdin.take().ok_or_else(|| Error::Io("child has no stdin".into()))?;
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| Error::Io(format!("could not start `{program}`: {e}")))?;
+    let stdout = child
+        .stdout
+        .take()
+        .ok_or_else(|| Error::Io("child has no stdout".into()))?;
+    let stdin = child
+        .stdin
+        .take()
+        .ok_or_else(|| Error::Io("child has no stdin".into()))?;
     let tail = Arc::new(Mutex::new(VecDeque::with_capacity(TAIL)));
     if let Some(mut err) = child.stderr.take() {
         let tail = tail.clone();
@@ -63,12 +76,23 @@ pub(crate) fn spawn(cmd: &mut Command, stderr: StderrMode) -> Result<(ChildGuard
         });
     }
     let pid = child.id();
-    Ok((ChildGuard { pid, child: Arc::new(tokio::sync::Mutex::new(child)), tail }, stdout, stdin))
+    Ok((
+        ChildGuard {
+            pid,
+            child: Arc::new(tokio::sync::Mutex::new(child)),
+            tail,
+        },
+        stdout,
+        stdin,
+    ))
 }
 
 impl ChildGuard {
     pub(crate) fn reason_source(&self) -> ReasonSource {
-        ReasonSource { child: self.child.clone(), tail: self.tail.clone() }
+        ReasonSource {
+            child: self.child.clone(),
+            tail: self.tail.clone(),
+        }
     }
 
     pub(crate) fn kill(&mut self) {
@@ -103,7 +127,9 @@ impl ReasonSource {
         };
         let tail = {
             let t = self.tail.lock().unwrap_or_else(|e| e.into_inner());
-            String::from_utf8_lossy(&t.iter().copied().collect::<Vec<u8>>()).trim().to_string()
+            String::from_utf8_lossy(&t.iter().copied().collect::<Vec<u8>>())
+                .trim()
+                .to_string()
         };
         if !tail.is_empty() {
             let lines: Vec<&str> = tail.lines().collect();

@@ -12,7 +12,10 @@ use tokio::sync::broadcast;
 
 /// Answers `sampling/createMessage`. Implemented for `Fn(CreateMessageParams) -> impl Future` closures.
 pub trait SamplingHandler: Send + Sync + 'static {
-    fn create_message(&self, params: CreateMessageParams) -> BoxFuture<'static, Result<CreateMessageResult, ErrorObject>>;
+    fn create_message(
+        &self,
+        params: CreateMessageParams,
+    ) -> BoxFuture<'static, Result<CreateMessageResult, ErrorObject>>;
 }
 
 impl<F, Fut> SamplingHandler for F
@@ -20,14 +23,18 @@ where
     F: Fn(CreateMessageParams) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<CreateMessageResult, ErrorObject>> + Send + 'static,
 {
-    fn create_message(&self, params: CreateMessageParams) -> BoxFuture<'static, Result<CreateMessageResult, ErrorObject>> {
+    fn create_message(
+        &self,
+        params: CreateMessageParams,
+    ) -> BoxFuture<'static, Result<CreateMessageResult, ErrorObject>> {
         Box::pin(self(params))
     }
 }
 
 /// Answers `elicitation/create`. Implemented for `Fn(ElicitParams) -> impl Future` closures.
 pub trait ElicitationHandler: Send + Sync + 'static {
-    fn elicit(&self, params: ElicitParams) -> BoxFuture<'static, Result<ElicitResult, ErrorObject>>;
+    fn elicit(&self, params: ElicitParams)
+        -> BoxFuture<'static, Result<ElicitResult, ErrorObject>>;
 }
 
 impl<F, Fut> ElicitationHandler for F
@@ -35,7 +42,10 @@ where
     F: Fn(ElicitParams) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<ElicitResult, ErrorObject>> + Send + 'static,
 {
-    fn elicit(&self, params: ElicitParams) -> BoxFuture<'static, Result<ElicitResult, ErrorObject>> {
+    fn elicit(
+        &self,
+        params: ElicitParams,
+    ) -> BoxFuture<'static, Result<ElicitResult, ErrorObject>> {
         Box::pin(self(params))
     }
 }
@@ -62,7 +72,10 @@ impl Handler for ClientHandler {
                     Err(e) => return Reply::Now(Err(e)),
                 };
                 let fut = h.create_message(p);
-                Reply::Spawn { fut: Box::pin(async move { to_raw(&fut.await?) }), cancellable: true }
+                Reply::Spawn {
+                    fut: Box::pin(async move { to_raw(&fut.await?) }),
+                    cancellable: true,
+                }
             }
             methods::ELICITATION_CREATE => {
                 let Some(h) = self.elicitation.clone() else {
@@ -73,10 +86,15 @@ impl Handler for ClientHandler {
                     Err(e) => return Reply::Now(Err(e)),
                 };
                 if p.is_url() {
-                    return Reply::Now(Err(ErrorObject::invalid_params("Invalid params: URL elicitation was not declared")));
+                    return Reply::Now(Err(ErrorObject::invalid_params(
+                        "Invalid params: URL elicitation was not declared",
+                    )));
                 }
                 let fut = h.elicit(p);
-                Reply::Spawn { fut: Box::pin(async move { to_raw(&fut.await?) }), cancellable: true }
+                Reply::Spawn {
+                    fut: Box::pin(async move { to_raw(&fut.await?) }),
+                    cancellable: true,
+                }
             }
             methods::ROOTS_LIST => match &self.roots {
                 Some(r) => {
@@ -91,6 +109,9 @@ impl Handler for ClientHandler {
 
     fn notification(&self, method: &str, params: Option<&RawValue>) {
         let params = params.and_then(|p| serde_json::from_str(p.get()).ok());
-        let _ = self.notifications.send(ServerNotification { method: method.to_string(), params });
+        let _ = self.notifications.send(ServerNotification {
+            method: method.to_string(),
+            params,
+        });
     }
 }

@@ -27,7 +27,11 @@ pub type SharedRoots = Arc<Mutex<Vec<Root>>>;
 
 /// What a transport needs to drive a client: the handler for incoming messages, the notification
 /// channel, and the roots (see [`ClientBuilder::handler`]).
-pub type ClientParts = (Arc<dyn Handler>, broadcast::Sender<ServerNotification>, Option<SharedRoots>);
+pub type ClientParts = (
+    Arc<dyn Handler>,
+    broadcast::Sender<ServerNotification>,
+    Option<SharedRoots>,
+);
 
 /// A notification from the server.
 #[derive(Debug, Clone, PartialEq)]
@@ -104,19 +108,25 @@ impl ClientBuilder {
     /// Answers `sampling/createMessage`; declares the `sampling` capability.
     pub fn sampling(mut self, h: impl SamplingHandler) -> Self {
         self.sampling = Some(Arc::new(h));
-        self.capabilities.sampling.get_or_insert_with(Default::default);
+        self.capabilities
+            .sampling
+            .get_or_insert_with(Default::default);
         self
     }
     /// Answers `elicitation/create`; declares the `elicitation` capability (form mode).
     pub fn elicitation(mut self, h: impl ElicitationHandler) -> Self {
         self.elicitation = Some(Arc::new(h));
-        self.capabilities.elicitation.get_or_insert_with(Default::default);
+        self.capabilities
+            .elicitation
+            .get_or_insert_with(Default::default);
         self
     }
     /// Answers `roots/list` with these roots; declares `roots` with `listChanged`.
     pub fn roots(mut self, roots: Vec<Root>) -> Self {
         self.roots = Some(Arc::new(Mutex::new(roots)));
-        self.capabilities.roots = Some(ListChangedCapability { list_changed: Some(true) });
+        self.capabilities.roots = Some(ListChangedCapability {
+            list_changed: Some(true),
+        });
         self
     }
     /// Per-request timeout (default 60 s), handler limits and message size.
@@ -165,7 +175,8 @@ impl ClientBuilder {
         };
         Ok(Client {
             peer,
-            version: ProtocolVersion::parse(&init.protocol_version).unwrap_or(ProtocolVersion::LATEST),
+            version: ProtocolVersion::parse(&init.protocol_version)
+                .unwrap_or(ProtocolVersion::LATEST),
             init,
             notifications,
             roots,
@@ -218,7 +229,8 @@ impl ClientBuilder {
         let init = self.handshake(&peer).await?;
         Ok(Client {
             peer,
-            version: ProtocolVersion::parse(&init.protocol_version).unwrap_or(ProtocolVersion::LATEST),
+            version: ProtocolVersion::parse(&init.protocol_version)
+                .unwrap_or(ProtocolVersion::LATEST),
             init,
             notifications,
             roots,
@@ -235,9 +247,14 @@ impl ClientBuilder {
             meta: None,
         };
         let raw = to_raw(&params).map_err(|e| Error::Protocol(e.message))?;
-        let result = peer.request(methods::INITIALIZE, Some(&raw), RequestOptions::default()).await?;
-        let init: InitializeResult = serde_json::from_str(result.get())
-            .map_err(|e| Error::Decode { method: methods::INITIALIZE.into(), reason: e.to_string() })?;
+        let result = peer
+            .request(methods::INITIALIZE, Some(&raw), RequestOptions::default())
+            .await?;
+        let init: InitializeResult =
+            serde_json::from_str(result.get()).map_err(|e| Error::Decode {
+                method: methods::INITIALIZE.into(),
+                reason: e.to_string(),
+            })?;
         if ProtocolVersion::parse(&init.protocol_version).is_none() {
             return Err(Error::Protocol(format!(
                 "the server offered protocol version {}, which this client does not speak",
@@ -275,8 +292,13 @@ impl Client {
     }
 
     /// Any request, typed.
-    pub async fn request<P: Serialize, R: DeserializeOwned>(&self, method: &str, params: &P) -> Result<R, Error> {
-        self.request_with(method, params, RequestOptions::default()).await
+    pub async fn request<P: Serialize, R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: &P,
+    ) -> Result<R, Error> {
+        self.request_with(method, params, RequestOptions::default())
+            .await
     }
 
     async fn request_with<P: Serialize, R: DeserializeOwned>(
@@ -287,7 +309,10 @@ impl Client {
     ) -> Result<R, Error> {
         let raw = to_raw(params).map_err(|e| Error::Protocol(e.message))?;
         let result = self.peer.request(method, Some(&raw), opts).await?;
-        serde_json::from_str(result.get()).map_err(|e| Error::Decode { method: method.into(), reason: e.to_string() })
+        serde_json::from_str(result.get()).map_err(|e| Error::Decode {
+            method: method.into(),
+            reason: e.to_string(),
+        })
     }
 
     pub async fn ping(&self) -> Result<(), Error> {
@@ -297,7 +322,8 @@ impl Client {
 
     /// One page of `tools/list`.
     pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult, Error> {
-        self.request(methods::TOOLS_LIST, &PaginatedParams { cursor, meta: None }).await
+        self.request(methods::TOOLS_LIST, &PaginatedParams { cursor, meta: None })
+            .await
     }
 
     /// Every tool, following `nextCursor` to the end.
@@ -315,12 +341,22 @@ impl Client {
     }
 
     /// Calls a tool. A tool's own failure comes back as `Ok` with `is_error: Some(true)`.
-    pub async fn call_tool(&self, name: &str, arguments: impl Serialize) -> Result<CallToolResult, Error> {
-        self.call_tool_with(name, arguments, CallOptions::default()).await
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: impl Serialize,
+    ) -> Result<CallToolResult, Error> {
+        self.call_tool_with(name, arguments, CallOptions::default())
+            .await
     }
 
     /// Calls a tool with a timeout or a progress callback.
-    pub async fn call_tool_with(&self, name: &str, arguments: impl Serialize, opts: CallOptions) -> Result<CallToolResult, Error> {
+    pub async fn call_tool_with(
+        &self,
+        name: &str,
+        arguments: impl Serialize,
+        opts: CallOptions,
+    ) -> Result<CallToolResult, Error> {
         #[derive(Serialize)]
         struct Params<'a, A> {
             name: &'a str,
@@ -329,16 +365,40 @@ impl Client {
             meta: Option<serde_json::Value>,
         }
         let id = self.peer.next_id();
-        let meta = opts.on_progress.as_ref().map(|_| serde_json::json!({ "progressToken": id }));
-        let raw = to_raw(&Params { name, arguments, meta }).map_err(|e| Error::Protocol(e.message))?;
-        let ro = RequestOptions { timeout: opts.timeout, related: None, on_progress: opts.on_progress };
-        let result = self.peer.request_with_id(id, methods::TOOLS_CALL, Some(&raw), ro).await?;
-        serde_json::from_str(result.get())
-            .map_err(|e| Error::Decode { method: methods::TOOLS_CALL.into(), reason: e.to_string() })
+        let meta = opts
+            .on_progress
+            .as_ref()
+            .map(|_| serde_json::json!({ "progressToken": id }));
+        let raw = to_raw(&Params {
+            name,
+            arguments,
+            meta,
+        })
+        .map_err(|e| Error::Protocol(e.message))?;
+        let ro = RequestOptions {
+            timeout: opts.timeout,
+            related: None,
+            on_progress: opts.on_progress,
+        };
+        let result = self
+            .peer
+            .request_with_id(id, methods::TOOLS_CALL, Some(&raw), ro)
+            .await?;
+        serde_json::from_str(result.get()).map_err(|e| Error::Decode {
+            method: methods::TOOLS_CALL.into(),
+            reason: e.to_string(),
+        })
     }
 
-    pub async fn list_resources(&self, cursor: Option<String>) -> Result<ListResourcesResult, Error> {
-        self.request(methods::RESOURCES_LIST, &PaginatedParams { cursor, meta: None }).await
+    pub async fn list_resources(
+        &self,
+        cursor: Option<String>,
+    ) -> Result<ListResourcesResult, Error> {
+        self.request(
+            methods::RESOURCES_LIST,
+            &PaginatedParams { cursor, meta: None },
+        )
+        .await
     }
 
     pub async fn list_all_resources(&self) -> Result<Vec<Resource>, Error> {
@@ -354,27 +414,60 @@ impl Client {
         }
     }
 
-    pub async fn list_resource_templates(&self, cursor: Option<String>) -> Result<ListResourceTemplatesResult, Error> {
-        self.request(methods::RESOURCES_TEMPLATES_LIST, &PaginatedParams { cursor, meta: None }).await
+    pub async fn list_resource_templates(
+        &self,
+        cursor: Option<String>,
+    ) -> Result<ListResourceTemplatesResult, Error> {
+        self.request(
+            methods::RESOURCES_TEMPLATES_LIST,
+            &PaginatedParams { cursor, meta: None },
+        )
+        .await
     }
 
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, Error> {
-        self.request(methods::RESOURCES_READ, &ResourceUriParams { uri: uri.into(), meta: None }).await
+        self.request(
+            methods::RESOURCES_READ,
+            &ResourceUriParams {
+                uri: uri.into(),
+                meta: None,
+            },
+        )
+        .await
     }
 
     pub async fn subscribe(&self, uri: &str) -> Result<(), Error> {
-        let _: EmptyResult = self.request(methods::RESOURCES_SUBSCRIBE, &ResourceUriParams { uri: uri.into(), meta: None }).await?;
+        let _: EmptyResult = self
+            .request(
+                methods::RESOURCES_SUBSCRIBE,
+                &ResourceUriParams {
+                    uri: uri.into(),
+                    meta: None,
+                },
+            )
+            .await?;
         Ok(())
     }
 
     pub async fn unsubscribe(&self, uri: &str) -> Result<(), Error> {
-        let _: EmptyResult =
-            self.request(methods::RESOURCES_UNSUBSCRIBE, &ResourceUriParams { uri: uri.into(), meta: None }).await?;
+        let _: EmptyResult = self
+            .request(
+                methods::RESOURCES_UNSUBSCRIBE,
+                &ResourceUriParams {
+                    uri: uri.into(),
+                    meta: None,
+                },
+            )
+            .await?;
         Ok(())
     }
 
     pub async fn list_prompts(&self, cursor: Option<String>) -> Result<ListPromptsResult, Error> {
-        self.request(methods::PROMPTS_LIST, &PaginatedParams { cursor, meta: None }).await
+        self.request(
+            methods::PROMPTS_LIST,
+            &PaginatedParams { cursor, meta: None },
+        )
+        .await
     }
 
     pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>, Error> {
@@ -390,9 +483,25 @@ impl Client {
         }
     }
 
-    pub async fn get_prompt(&self, name: &str, arguments: std::collections::BTreeMap<String, String>) -> Result<GetPromptResult, Error> {
-        let args = if arguments.is_empty() { None } else { Some(arguments) };
-        self.request(methods::PROMPTS_GET, &GetPromptParams { name: name.into(), arguments: args, meta: None }).await
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: std::collections::BTreeMap<String, String>,
+    ) -> Result<GetPromptResult, Error> {
+        let args = if arguments.is_empty() {
+            None
+        } else {
+            Some(arguments)
+        };
+        self.request(
+            methods::PROMPTS_GET,
+            &GetPromptParams {
+                name: name.into(),
+                arguments: args,
+                meta: None,
+            },
+        )
+        .await
     }
 
     pub async fn complete(&self, params: CompleteParams) -> Result<CompleteResult, Error> {
@@ -400,15 +509,21 @@ impl Client {
     }
 
     pub async fn set_logging_level(&self, level: LoggingLevel) -> Result<(), Error> {
-        let _: EmptyResult = self.request(methods::LOGGING_SET_LEVEL, &SetLevelParams { level }).await?;
+        let _: EmptyResult = self
+            .request(methods::LOGGING_SET_LEVEL, &SetLevelParams { level })
+            .await?;
         Ok(())
     }
 
     /// Replaces the roots and sends `notifications/roots/list_changed`.
     pub async fn set_roots(&self, roots: Vec<Root>) -> Result<(), Error> {
-        let Some(r) = &self.roots else { return Err(Error::CapabilityMissing("roots")) };
+        let Some(r) = &self.roots else {
+            return Err(Error::CapabilityMissing("roots"));
+        };
         *r.lock().unwrap_or_else(|e| e.into_inner()) = roots;
-        self.peer.notify(methods::ROOTS_LIST_CHANGED, None, None).await
+        self.peer
+            .notify(methods::ROOTS_LIST_CHANGED, None, None)
+            .await
     }
 
     /// Ends the session: closes the server's stdin, waits briefly, then terminates a child that lingers.

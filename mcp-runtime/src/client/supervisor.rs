@@ -59,7 +59,11 @@ impl Supervisor {
     ) -> Result<Supervisor, Error> {
         let s = Supervisor {
             factory: Arc::new(factory),
-            state: Mutex::new(State { client: None, started: Instant::now(), backoff: policy.initial_backoff }),
+            state: Mutex::new(State {
+                client: None,
+                started: Instant::now(),
+                backoff: policy.initial_backoff,
+            }),
             policy,
             restarts: AtomicU32::new(0),
         };
@@ -118,7 +122,11 @@ impl Supervisor {
     }
 
     /// Calls a tool on the live server (restarting it first if it died).
-    pub async fn call_tool(&self, name: &str, arguments: impl serde::Serialize) -> Result<crate::protocol::CallToolResult, Error> {
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: impl serde::Serialize,
+    ) -> Result<crate::protocol::CallToolResult, Error> {
         self.client().await?.call_tool(name, arguments).await
     }
 }

@@ -5,6 +5,7 @@
 //! server's `retry`. After `initialized`, a standalone GET stream carries server-initiated messages and
 //! reconnects the same way. A 404 on a known session re-initializes once and retries.
 
+use super::auth::{Challenge, OAuth, OAuthConfig};
 use super::server::{SESSION_HEADER, VERSION_HEADER};
 use super::sse::SseParser;
 use crate::client::{Client, ClientBuilder};
@@ -13,7 +14,7 @@ use crate::error::Error;
 use crate::framing::{self, frame, Incoming};
 use crate::protocol::{methods, ErrorObject, RequestId};
 use futures_util::StreamExt;
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 use reqwest::{StatusCode, Url};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -45,6 +46,8 @@ pub struct HttpClientConfig {
     pub max_reconnects: u32,
     /// A reqwest client to reuse (TLS settings, proxies, pools); one is built otherwise.
     pub http: Option<reqwest::Client>,
+    /// Authorize with OAuth when the server answers 401 (or 403 `insufficient_scope`).
+    pub oauth: Option<OAuthConfig>,
 }
 
 impl Default for HttpClientConfig {
@@ -56,6 +59,7 @@ impl Default for HttpClientConfig {
             default_retry: Duration::from_secs(1),
             max_reconnects: 5,
             http: None,
+            oauth: None,
         }
     }
 }
@@ -63,7 +67,8 @@ impl Default for HttpClientConfig {
 impl HttpClientConfig {
     /// Adds `Authorization: Bearer <token>` to every request.
     pub fn bearer(mut self, token: impl AsRef<str>) -> Self {
-        self.headers.push(("authorization".into(), format!("Bearer {}", token.as_ref())));
+        self.headers
+            .push(("authorization".into(), format!("Bearer {}", token.as_ref())));
         self
     }
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
@@ -79,8 +84,10 @@ impl ClientBuilder {
         let url = Url::parse(url).map_err(|e| Error::Io(format!("invalid URL {url}: {e}")))?;
         let mut headers = HeaderMap::new();
         for (k, v) in &config.headers {
-            let name = HeaderName::from_bytes(k.as_bytes()).map_err(|e| Error::Io(format!("bad header name {k}: {e}")))?;
-            let value = HeaderValue::from_str(v).map_err(|e| Error::Io(format!("bad header value for {k}: {e}")))?;
+            let name = HeaderName::from_bytes(k.as_bytes())
+                .map_err(|e| Error::Io(format!("bad header name {k}: {e}")))?;
+            let value = HeaderValue::from_str(v)
+                .map_err(|e| Error::Io(format!("bad header value for {k}: {e}")))?;
             headers.insert(name, value);
         }
         let http = match &config.http {
@@ -90,6 +97,10 @@ impl ClientBuilder {
                 .build()
                 .map_err(|e| Error::Io(format!("cannot build the HTTP client: {e}")))?,
         };
+        let oauth = match &config.oauth {
+            Some(o) => Some(OAuth::new(o.clone(), http.clone()).map_err(Error::Io)?),
+            None => None,
+        };
         let (peer, rx) = Peer::new(self.config_ref().clone());
         let (handler, notifications, roots) = self.handler(peer.clone());
         let legacy = config.transport == HttpTransportKind::LegacySse;
@@ -98,9 +109,15 @@ impl ClientBuilder {
             url,
             headers,
             config,
+            oauth,
             peer: peer.clone(),
             handler,
-            state: Mutex::new(State { session: None, version: None, init_frame: None, legacy_endpoint: None }),
+            state: Mutex::new(State {
+                session: None,
+                version: None,
+                init_frame: None,
+                legacy_endpoint: None,
+            }),
             get_started: AtomicBool::new(false),
         });
         if legacy {
@@ -126,6 +143,7 @@ struct Transport {
     url: Url,
     headers: HeaderMap,
     config: HttpClientConfig,
+    oauth: Option<OAuth>,
     peer: Peer,
     handler: Arc<dyn Handler>,
     state: Mutex<State>,
@@ -163,6 +181,13 @@ impl Transport {
                 self.lock().init_frame = Some(out.frame.clone());
                 // Inline: the transport (and the legacy fallback) is decided by this answer.
                 self.clone().send(out, true).await;
+            } else if matches!(out.kind, OutKind::Notification)
+                && matches!(framing::decode(&out.frame), Incoming::Notification { ref method, .. } if method == methods::INITIALIZED)
+            {
+                self.clone().send(out, false).await;
+                // Inline too: the GET stream is open before any later POST, so a server message sent
+                // while answering the next request has somewhere to go.
+                self.start_get_stream().await;
             } else if matches!(out.kind, OutKind::Request(_)) {
                 tokio::spawn(self.clone().send(out, false));
             } else {
@@ -177,7 +202,11 @@ impl Transport {
             (s.session.clone(), s.legacy_endpoint.is_some())
         };
         if let (Some(id), false) = (session, legacy) {
-            let mut req = self.http.delete(self.url.clone()).headers(self.headers.clone()).header(SESSION_HEADER, id);
+            let mut req = self
+                .http
+                .delete(self.url.clone())
+                .headers(self.base_headers())
+                .header(SESSION_HEADER, id);
             if let Some(v) = self.lock().version.clone() {
                 req = req.header(VERSION_HEADER, v);
             }
@@ -191,8 +220,13 @@ impl Transport {
             _ => None,
         };
         let mut result = self.post(&out.frame, request_id.as_ref(), is_init).await;
-        if matches!(result, Posted::NotStreamable) && is_init && self.config.transport == HttpTransportKind::Auto {
-            tracing::debug!("the server does not speak Streamable HTTP; trying the legacy HTTP+SSE transport");
+        if matches!(result, Posted::NotStreamable)
+            && is_init
+            && self.config.transport == HttpTransportKind::Auto
+        {
+            tracing::debug!(
+                "the server does not speak Streamable HTTP; trying the legacy HTTP+SSE transport"
+            );
             result = match self.open_legacy().await {
                 Ok(()) => self.post(&out.frame, request_id.as_ref(), true).await,
                 Err(e) => Posted::Failed(format!("neither Streamable HTTP nor HTTP+SSE: {e}")),
@@ -214,45 +248,111 @@ impl Transport {
         if let Some(id) = request_id {
             // The caller is waiting: answer it with the transport error.
             let e = ErrorObject::new(-32000, format!("HTTP transport error: {failure}"));
-            self.peer.dispatch_line(&frame::error(Some(&id), &e), &self.handler).await;
+            self.peer
+                .dispatch_line(&frame::error(Some(&id), &e), &self.handler)
+                .await;
         }
     }
 
-    fn post_headers(&self, is_init: bool) -> HeaderMap {
+    /// The configured headers, with the OAuth bearer token once there is one.
+    fn base_headers(&self) -> HeaderMap {
         let mut h = self.headers.clone();
-        h.insert(ACCEPT, HeaderValue::from_static("application/json, text/event-stream"));
+        if let Some(t) = self.oauth.as_ref().and_then(OAuth::token) {
+            if let Ok(v) = HeaderValue::from_str(&format!("Bearer {t}")) {
+                h.insert(AUTHORIZATION, v);
+            }
+        }
+        h
+    }
+
+    fn post_headers(&self, is_init: bool) -> HeaderMap {
+        let mut h = self.base_headers();
+        h.insert(
+            ACCEPT,
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
         h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
         let s = self.lock();
-        if let Some(id) = s.session.as_deref().and_then(|v| HeaderValue::from_str(v).ok()) {
+        if let Some(id) = s
+            .session
+            .as_deref()
+            .and_then(|v| HeaderValue::from_str(v).ok())
+        {
             h.insert(SESSION_HEADER, id);
         }
         if !is_init {
-            if let Some(v) = s.version.as_deref().and_then(|v| HeaderValue::from_str(v).ok()) {
+            if let Some(v) = s
+                .version
+                .as_deref()
+                .and_then(|v| HeaderValue::from_str(v).ok())
+            {
                 h.insert(VERSION_HEADER, v);
             }
         }
         h
     }
 
-    async fn post(self: &Arc<Self>, body: &[u8], request_id: Option<&RequestId>, is_init: bool) -> Posted {
+    async fn post(
+        self: &Arc<Self>,
+        body: &[u8],
+        request_id: Option<&RequestId>,
+        is_init: bool,
+    ) -> Posted {
         let legacy = self.lock().legacy_endpoint.clone();
         if let Some(endpoint) = legacy {
-            let mut h = self.headers.clone();
+            let mut h = self.base_headers();
             h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-            return match self.http.post(endpoint).headers(h).body(body.to_vec()).send().await {
+            return match self
+                .http
+                .post(endpoint)
+                .headers(h)
+                .body(body.to_vec())
+                .send()
+                .await
+            {
                 Ok(r) if r.status().is_success() => Posted::Done,
                 Ok(r) => Posted::Failed(format!("HTTP {}", r.status())),
                 Err(e) => Posted::Failed(e.to_string()),
             };
         }
         let had_session = self.lock().session.is_some();
-        let resp = match self.http.post(self.url.clone()).headers(self.post_headers(is_init)).body(body.to_vec()).send().await {
-            Ok(r) => r,
-            Err(e) => return Posted::Failed(e.to_string()),
+        let mut attempts = 0;
+        let resp = loop {
+            let used = self.oauth.as_ref().and_then(OAuth::token);
+            let resp = match self
+                .http
+                .post(self.url.clone())
+                .headers(self.post_headers(is_init))
+                .body(body.to_vec())
+                .send()
+                .await
+            {
+                Ok(r) => r,
+                Err(e) => return Posted::Failed(e.to_string()),
+            };
+            let Some(oauth) = &self.oauth else { break resp };
+            let challenge = Challenge::from_headers(resp.headers());
+            let refused = resp.status() == StatusCode::UNAUTHORIZED
+                || (resp.status() == StatusCode::FORBIDDEN
+                    && challenge.error.as_deref() == Some("insufficient_scope"));
+            if !refused || attempts >= oauth.max_attempts() {
+                break resp;
+            }
+            attempts += 1;
+            if let Err(e) = oauth
+                .authorize(&self.url, &challenge, used.as_deref())
+                .await
+            {
+                return Posted::Failed(format!("authorization failed: {e}"));
+            }
         };
         let status = resp.status();
         if is_init {
-            if let Some(id) = resp.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()) {
+            if let Some(id) = resp
+                .headers()
+                .get(SESSION_HEADER)
+                .and_then(|v| v.to_str().ok())
+            {
                 self.lock().session = Some(id.to_string());
             }
         }
@@ -260,7 +360,12 @@ impl Transport {
             self.lock().session = None;
             return Posted::SessionGone;
         }
-        if is_init && matches!(status, StatusCode::BAD_REQUEST | StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED) {
+        if is_init
+            && matches!(
+                status,
+                StatusCode::BAD_REQUEST | StatusCode::NOT_FOUND | StatusCode::METHOD_NOT_ALLOWED
+            )
+        {
             return Posted::NotStreamable;
         }
         if status == StatusCode::ACCEPTED {
@@ -268,9 +373,17 @@ impl Transport {
         }
         if !status.is_success() {
             let text = resp.text().await.unwrap_or_default();
-            return Posted::Failed(format!("HTTP {status}: {}", text.chars().take(300).collect::<String>()));
+            return Posted::Failed(format!(
+                "HTTP {status}: {}",
+                text.chars().take(300).collect::<String>()
+            ));
         }
-        let ct = resp.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
+        let ct = resp
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_ascii_lowercase();
         if ct.starts_with("text/event-stream") {
             return self.read_post_stream(resp, request_id, is_init).await;
         }
@@ -283,32 +396,46 @@ impl Transport {
             return Posted::Done;
         }
         if !bytes.iter().all(u8::is_ascii_whitespace) {
-            self.deliver(&bytes, is_init.then_some(request_id).flatten()).await;
-        }
-        if is_init {
-            self.after_init_answer();
+            self.deliver(&bytes, is_init.then_some(request_id).flatten())
+                .await;
         }
         Posted::Done
     }
 
     /// Reads a POST's SSE answer; when it ends before the response, resumes it with GET + Last-Event-ID.
-    async fn read_post_stream(self: &Arc<Self>, resp: reqwest::Response, request_id: Option<&RequestId>, is_init: bool) -> Posted {
+    async fn read_post_stream(
+        self: &Arc<Self>,
+        resp: reqwest::Response,
+        request_id: Option<&RequestId>,
+        is_init: bool,
+    ) -> Posted {
         let init_id = if is_init { request_id } else { None };
         let mut parser = SseParser::new();
-        let mut answered = self.pump_stream(resp, &mut parser, request_id, init_id).await;
+        let mut answered = self
+            .pump_stream(resp, &mut parser, request_id, init_id)
+            .await;
         let mut failures = 0;
         while !answered && request_id.is_some() && !self.peer.is_closed() {
             let Some(last) = parser.last_id.clone() else {
-                return Posted::Failed("the SSE stream ended before the response (no event id to resume from)".into());
+                return Posted::Failed(
+                    "the SSE stream ended before the response (no event id to resume from)".into(),
+                );
             };
-            let wait = parser.last_retry.map(Duration::from_millis).unwrap_or(self.config.default_retry);
+            let wait = parser
+                .last_retry
+                .map(Duration::from_millis)
+                .unwrap_or(self.config.default_retry);
             tokio::time::sleep(wait).await;
             match self.open_get(Some(&last)).await {
                 Ok(Some(r)) => {
                     failures = 0;
                     answered = self.pump_stream(r, &mut parser, request_id, init_id).await;
                 }
-                Ok(None) => return Posted::Failed("the server does not allow resuming the stream (GET refused)".into()),
+                Ok(None) => {
+                    return Posted::Failed(
+                        "the server does not allow resuming the stream (GET refused)".into(),
+                    )
+                }
                 Err(e) => {
                     failures += 1;
                     if failures > self.config.max_reconnects {
@@ -316,9 +443,6 @@ impl Transport {
                     }
                 }
             }
-        }
-        if is_init {
-            self.after_init_answer();
         }
         Posted::Done
     }
@@ -400,40 +524,62 @@ impl Transport {
         }
     }
 
-    /// After the `initialize` answer: open the standalone GET stream (once, Streamable HTTP only).
-    fn after_init_answer(self: &Arc<Self>) {
+    /// After `initialized`: opens the standalone GET stream (once, Streamable HTTP only) and reads it in
+    /// the background.
+    async fn start_get_stream(self: &Arc<Self>) {
         if !self.config.open_get_stream || self.lock().legacy_endpoint.is_some() {
             return;
         }
         if self.get_started.swap(true, Ordering::AcqRel) {
             return;
         }
-        let me = self.clone();
-        tokio::spawn(async move {
-            // Let `notifications/initialized` go first.
-            tokio::time::sleep(Duration::from_millis(20)).await;
-            me.get_loop().await
-        });
+        let first = match tokio::time::timeout(Duration::from_secs(10), self.open_get(None)).await {
+            Ok(r) => r,
+            Err(_) => Err("no answer to the GET within 10 s".into()),
+        };
+        tokio::spawn(self.clone().get_loop(first));
     }
 
     /// GET with `Accept: text/event-stream`: `Ok(None)` when the server has no such stream (405 and the like).
-    async fn open_get(&self, last_event_id: Option<&str>) -> Result<Option<reqwest::Response>, String> {
-        let mut h = self.headers.clone();
+    async fn open_get(
+        &self,
+        last_event_id: Option<&str>,
+    ) -> Result<Option<reqwest::Response>, String> {
+        let mut h = self.base_headers();
         h.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
         {
             let s = self.lock();
-            if let Some(v) = s.session.as_deref().and_then(|v| HeaderValue::from_str(v).ok()) {
+            if let Some(v) = s
+                .session
+                .as_deref()
+                .and_then(|v| HeaderValue::from_str(v).ok())
+            {
                 h.insert(SESSION_HEADER, v);
             }
-            if let Some(v) = s.version.as_deref().and_then(|v| HeaderValue::from_str(v).ok()) {
+            if let Some(v) = s
+                .version
+                .as_deref()
+                .and_then(|v| HeaderValue::from_str(v).ok())
+            {
                 h.insert(VERSION_HEADER, v);
             }
         }
         if let Some(id) = last_event_id.and_then(|v| HeaderValue::from_str(v).ok()) {
             h.insert("last-event-id", id);
         }
-        let r = self.http.get(self.url.clone()).headers(h).send().await.map_err(|e| e.to_string())?;
-        let ct = r.headers().get(CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
+        let r = self
+            .http
+            .get(self.url.clone())
+            .headers(h)
+            .send()
+            .await
+            .map_err(|e| e.to_string())?;
+        let ct = r
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_ascii_lowercase();
         if r.status().is_success() && ct.starts_with("text/event-stream") {
             Ok(Some(r))
         } else if r.status().is_server_error() {
@@ -444,18 +590,24 @@ impl Transport {
     }
 
     /// The standalone GET stream, reconnected after the server's `retry` with `Last-Event-ID`.
-    async fn get_loop(self: Arc<Self>) {
+    async fn get_loop(self: Arc<Self>, first: Result<Option<reqwest::Response>, String>) {
         let mut parser = SseParser::new();
         let mut failures = 0u32;
-        let mut first = true;
+        let mut opened = Some(first);
         while !self.peer.is_closed() {
-            if !first {
-                let base = parser.last_retry.map(Duration::from_millis).unwrap_or(self.config.default_retry);
-                tokio::time::sleep(base * 2u32.pow(failures.min(5))).await;
-            }
-            first = false;
-            let last = parser.last_id.clone();
-            match self.open_get(last.as_deref()).await {
+            let attempt = match opened.take() {
+                Some(first) => first,
+                None => {
+                    let base = parser
+                        .last_retry
+                        .map(Duration::from_millis)
+                        .unwrap_or(self.config.default_retry);
+                    tokio::time::sleep(base * 2u32.pow(failures.min(5))).await;
+                    let last = parser.last_id.clone();
+                    self.open_get(last.as_deref()).await
+                }
+            };
+            match attempt {
                 Ok(Some(r)) => {
                     failures = 0;
                     self.pump_stream(r, &mut parser, None, None).await;
@@ -474,7 +626,9 @@ impl Transport {
 
     /// The server forgot the session: initialize again (without the session header), then `initialized`.
     async fn reinitialize(self: &Arc<Self>) -> Result<(), String> {
-        let Some(init) = self.lock().init_frame.clone() else { return Err("no initialize to replay".into()) };
+        let Some(init) = self.lock().init_frame.clone() else {
+            return Err("no initialize to replay".into());
+        };
         let id = match framing::decode(&init) {
             Incoming::Request { id, .. } => id,
             _ => return Err("the saved initialize is not a request".into()),
@@ -492,7 +646,11 @@ impl Transport {
         if !resp.status().is_success() {
             return Err(format!("re-initialize failed: HTTP {}", resp.status()));
         }
-        if let Some(s) = resp.headers().get(SESSION_HEADER).and_then(|v| v.to_str().ok()) {
+        if let Some(s) = resp
+            .headers()
+            .get(SESSION_HEADER)
+            .and_then(|v| v.to_str().ok())
+        {
             self.lock().session = Some(s.to_string());
         }
         let text = resp.text().await.map_err(|e| e.to_string())?;
@@ -500,10 +658,18 @@ impl Transport {
         let bodies: Vec<String> = if text.trim_start().starts_with('{') {
             vec![text]
         } else {
-            parser.feed(text.as_bytes()).into_iter().map(|e| e.data).collect()
+            parser
+                .feed(text.as_bytes())
+                .into_iter()
+                .map(|e| e.data)
+                .collect()
         };
         for b in bodies {
-            if let Incoming::Response { id: rid, result: Ok(raw) } = framing::decode(b.as_bytes()) {
+            if let Incoming::Response {
+                id: rid,
+                result: Ok(raw),
+            } = framing::decode(b.as_bytes())
+            {
                 if rid == id {
                     self.note_version(raw.get());
                 }
@@ -519,7 +685,10 @@ impl Transport {
             .await
             .map_err(|e| e.to_string())?;
         if !r.status().is_success() {
-            return Err(format!("initialized after re-initialize failed: HTTP {}", r.status()));
+            return Err(format!(
+                "initialized after re-initialize failed: HTTP {}",
+                r.status()
+            ));
         }
         tracing::debug!("re-initialized after the server forgot the session");
         Ok(())
@@ -527,11 +696,21 @@ impl Transport {
 
     /// The legacy transport: GET the URL, wait for the `endpoint` event, then read messages in the background.
     async fn open_legacy(self: &Arc<Self>) -> Result<(), Error> {
-        let mut h = self.headers.clone();
+        let mut h = self.base_headers();
         h.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
-        let resp = self.http.get(self.url.clone()).headers(h).send().await.map_err(|e| Error::Io(e.to_string()))?;
+        let resp = self
+            .http
+            .get(self.url.clone())
+            .headers(h)
+            .send()
+            .await
+            .map_err(|e| Error::Io(e.to_string()))?;
         if !resp.status().is_success() {
-            return Err(Error::Io(format!("GET {} for the SSE stream: HTTP {}", self.url, resp.status())));
+            return Err(Error::Io(format!(
+                "GET {} for the SSE stream: HTTP {}",
+                self.url,
+                resp.status()
+            )));
         }
         let mut body = resp.bytes_stream();
         let mut parser = SseParser::new();
@@ -540,7 +719,11 @@ impl Transport {
             let chunk = tokio::time::timeout(Duration::from_secs(30), body.next())
                 .await
                 .map_err(|_| Error::Io("no endpoint event within 30 s".into()))?;
-            let Some(Ok(chunk)) = chunk else { return Err(Error::Io("the SSE stream ended before the endpoint event".into())) };
+            let Some(Ok(chunk)) = chunk else {
+                return Err(Error::Io(
+                    "the SSE stream ended before the endpoint event".into(),
+                ));
+            };
             let mut events = parser.feed(&chunk).into_iter();
             while let Some(ev) = events.next() {
                 if ev.event.as_deref() == Some("endpoint") {
@@ -549,9 +732,14 @@ impl Transport {
                 }
             }
         };
-        let endpoint = self.url.join(endpoint.trim()).map_err(|e| Error::Io(format!("bad endpoint {endpoint}: {e}")))?;
+        let endpoint = self
+            .url
+            .join(endpoint.trim())
+            .map_err(|e| Error::Io(format!("bad endpoint {endpoint}: {e}")))?;
         if endpoint.origin() != self.url.origin() {
-            return Err(Error::Io(format!("the endpoint {endpoint} is not on the server's origin")));
+            return Err(Error::Io(format!(
+                "the endpoint {endpoint} is not on the server's origin"
+            )));
         }
         self.lock().legacy_endpoint = Some(endpoint);
         let me = self.clone();

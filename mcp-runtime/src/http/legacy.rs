@@ -52,19 +52,34 @@ impl Drop for StreamGuard {
 }
 
 pub(crate) async fn get_sse(svc: StreamableHttpService, req: Request) -> Response {
-    if let Err(r) = svc.check_host(req.headers()) {
+    if let Err(r) = svc
+        .check_host(req.headers())
+        .and_then(|_| svc.check_auth(req.headers()))
+    {
         return r;
     }
     if !accepts(req.headers(), "text/event-stream") {
-        return plain(StatusCode::NOT_ACCEPTABLE, "Not Acceptable: Client must accept text/event-stream");
+        return plain(
+            StatusCode::NOT_ACCEPTABLE,
+            "Not Acceptable: Client must accept text/event-stream",
+        );
     }
     if svc.inner.shutdown.is_cancelled() {
-        return plain(StatusCode::SERVICE_UNAVAILABLE, "the server is shutting down");
+        return plain(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the server is shutting down",
+        );
     }
     let id = uuid::Uuid::new_v4().simple().to_string();
     let (peer, mut rx) = Peer::new(svc.inner.server.connection_config().clone());
     let handler = svc.inner.server.session_handler(peer.clone());
-    svc.inner.legacy.lock().insert(id.clone(), Arc::new(LegacySession { peer: peer.clone(), handler }));
+    svc.inner.legacy.lock().insert(
+        id.clone(),
+        Arc::new(LegacySession {
+            peer: peer.clone(),
+            handler,
+        }),
+    );
 
     // The endpoint is relative to where this router is mounted: the path as the client asked for it,
     // with the SSE path replaced by the messages path.
@@ -74,7 +89,9 @@ pub(crate) async fn get_sse(svc: StreamableHttpService, req: Request) -> Respons
     let endpoint = format!("{base}{}?sessionId={id}", c.legacy_messages_path);
 
     let (tx, out) = mpsc::unbounded_channel::<Bytes>();
-    let _ = tx.send(Bytes::from(format!("event: endpoint\ndata: {endpoint}\n\n")));
+    let _ = tx.send(Bytes::from(format!(
+        "event: endpoint\ndata: {endpoint}\n\n"
+    )));
     tokio::spawn(async move {
         while let Some(o) = rx.recv().await {
             if o.is_cancelled() || o.frame.is_empty() {
@@ -85,7 +102,10 @@ pub(crate) async fn get_sse(svc: StreamableHttpService, req: Request) -> Respons
             }
         }
     });
-    let guard = StreamGuard { svc: svc.clone(), id };
+    let guard = StreamGuard {
+        svc: svc.clone(),
+        id,
+    };
     let mut r = svc.sse_response(Vec::new(), Some(out), None);
     // Keep the guard alive as long as the body: it ends the session when the client disconnects.
     let body = std::mem::take(r.body_mut());
@@ -98,7 +118,10 @@ pub(crate) async fn get_sse(svc: StreamableHttpService, req: Request) -> Respons
 }
 
 pub(crate) async fn post_message(svc: StreamableHttpService, req: Request) -> Response {
-    if let Err(r) = svc.check_host(req.headers()) {
+    if let Err(r) = svc
+        .check_host(req.headers())
+        .and_then(|_| svc.check_auth(req.headers()))
+    {
         return r;
     }
     let id = req
@@ -112,19 +135,35 @@ pub(crate) async fn post_message(svc: StreamableHttpService, req: Request) -> Re
     let Some(session) = svc.inner.legacy.lock().get(&id).cloned() else {
         return plain(StatusCode::NOT_FOUND, "Session not found");
     };
-    let ct = req.headers().get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let ct = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
     if !ct.to_ascii_lowercase().starts_with("application/json") {
-        return plain(StatusCode::UNSUPPORTED_MEDIA_TYPE, "Unsupported Media Type: Content-Type must be application/json");
+        return plain(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Unsupported Media Type: Content-Type must be application/json",
+        );
     }
-    let body = match axum::body::to_bytes(req.into_body(), svc.inner.config.max_body_bytes).await {
+    let body = match super::server::read_body(req, &svc.inner.config).await {
         Ok(b) => b,
-        Err(_) => return plain(StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large"),
+        Err(super::server::BodyError::TooLarge) => {
+            return plain(StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large")
+        }
+        Err(super::server::BodyError::Slow) => {
+            return plain(StatusCode::REQUEST_TIMEOUT, "Request Timeout")
+        }
     };
     if let Incoming::Invalid { id, error } = framing::decode(&body) {
         return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), error);
     }
     if session.peer.is_closed() {
-        return rpc_error(StatusCode::NOT_FOUND, None, ErrorObject::new(-32001, "Session not found"));
+        return rpc_error(
+            StatusCode::NOT_FOUND,
+            None,
+            ErrorObject::new(-32001, "Session not found"),
+        );
     }
     session.peer.dispatch_line(&body, &session.handler).await;
     (StatusCode::ACCEPTED, "Accepted").into_response()

@@ -24,12 +24,17 @@
 //! The transport drives the same message pump as stdio ([`crate::connection`]): frames the pump emits are
 //! routed onto HTTP answers and SSE streams (server), or POSTed (client).
 
+// A check's `Err` is the HTTP rejection itself, handed to axum as is; boxing it buys nothing.
+#![allow(clippy::result_large_err)]
+
+mod auth;
 mod client;
 mod legacy;
 mod server;
 mod session;
 pub mod sse;
 
+pub use auth::{Authorizer, OAuthConfig};
 pub use client::{HttpClientConfig, HttpTransportKind};
 pub use server::{serve_http, serve_http_on, HttpConfig, ResponseMode, StreamableHttpService};
 
@@ -47,7 +52,11 @@ pub trait ContextHttpExt {
 impl ContextHttpExt for Context {
     async fn close_sse_stream(&self) {
         // An empty frame is a marker the HTTP router understands and byte-stream writers skip.
-        let marker = Outgoing::new(Vec::new(), OutKind::Notification, Some(self.request_id().clone()));
+        let marker = Outgoing::new(
+            Vec::new(),
+            OutKind::Notification,
+            Some(self.request_id().clone()),
+        );
         let _ = self.session.peer.send(marker).await;
     }
 }

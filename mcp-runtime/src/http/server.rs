@@ -34,7 +34,9 @@ const LAST_EVENT_ID: &str = "last-event-id";
 pub enum ResponseMode {
     /// An SSE stream per request: progress, logs and requests to the client travel with the answer.
     Sse,
-    /// One `application/json` body per request; server messages go to the GET stream.
+    /// One `application/json` body per request, unless its handler sends related messages (progress,
+    /// logs, requests to the client) before answering: that answer becomes an SSE stream, so that
+    /// they travel with it. Unrelated server messages go to the GET stream.
     Json,
 }
 
@@ -66,6 +68,18 @@ pub struct HttpConfig {
     /// The legacy endpoints' paths.
     pub legacy_sse_path: String,
     pub legacy_messages_path: String,
+    /// The longest accepted request head (request line and headers; 431 beyond). At least 8 KiB.
+    pub max_header_bytes: usize,
+    /// How long a connection may take to send a request head, and how long a kept-alive connection may
+    /// sit idle between requests ([`serve_http`] only; a mounted router inherits the host server's).
+    pub header_read_timeout: Duration,
+    /// How long a request body may take to arrive (408 beyond).
+    pub body_read_timeout: Duration,
+    /// Require `Authorization: Bearer <token>` (compared in constant time) on every MCP endpoint, and
+    /// serve the RFC 9728 protected resource metadata at `/.well-known/oauth-protected-resource`.
+    pub bearer_token: Option<String>,
+    /// The authorization servers named in the protected resource metadata.
+    pub authorization_servers: Vec<String>,
 }
 
 impl Default for HttpConfig {
@@ -84,6 +98,11 @@ impl Default for HttpConfig {
             legacy_sse: true,
             legacy_sse_path: "/sse".into(),
             legacy_messages_path: "/messages".into(),
+            max_header_bytes: 64 * 1024,
+            header_read_timeout: Duration::from_secs(30),
+            body_read_timeout: Duration::from_secs(30),
+            bearer_token: None,
+            authorization_servers: Vec::new(),
         }
     }
 }
@@ -95,6 +114,11 @@ impl HttpConfig {
     }
     pub fn stateless(mut self) -> Self {
         self.stateful = false;
+        self
+    }
+    /// Requires `Authorization: Bearer <token>`.
+    pub fn bearer_token(mut self, token: impl Into<String>) -> Self {
+        self.bearer_token = Some(token.into());
         self
     }
 }
@@ -144,20 +168,98 @@ impl StreamableHttpService {
     pub fn router(&self) -> Router {
         let c = &self.inner.config;
         let me = self.clone();
-        let mut r = Router::new().route(&c.path, any(move |req: Request| async move { me.handle(req).await }));
+        let mut r = Router::new().route(
+            &c.path,
+            any(move |req: Request| async move { me.handle(req).await }),
+        );
         if c.legacy_sse {
             let a = self.clone();
             let b = self.clone();
             r = r
-                .route(&c.legacy_sse_path, get(move |req: Request| async move { legacy::get_sse(a, req).await }))
-                .route(&c.legacy_messages_path, post(move |req: Request| async move { legacy::post_message(b, req).await }));
+                .route(
+                    &c.legacy_sse_path,
+                    get(move |req: Request| async move { legacy::get_sse(a, req).await }),
+                )
+                .route(
+                    &c.legacy_messages_path,
+                    post(move |req: Request| async move { legacy::post_message(b, req).await }),
+                );
+        }
+        if c.bearer_token.is_some() {
+            let a = self.clone();
+            let b = self.clone();
+            let suffixed = format!("/.well-known/oauth-protected-resource{}", c.path);
+            r = r
+                .route(
+                    "/.well-known/oauth-protected-resource",
+                    get(move |req: Request| async move { a.resource_metadata(req) }),
+                )
+                .route(
+                    &suffixed,
+                    get(move |req: Request| async move { b.resource_metadata(req) }),
+                );
         }
         r
+    }
+
+    /// RFC 9728: what this resource is and who issues tokens for it.
+    fn resource_metadata(&self, req: Request) -> Response {
+        let c = &self.inner.config;
+        let host = req
+            .headers()
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or("localhost");
+        let doc = serde_json::json!({
+            "resource": format!("http://{host}{}", c.path),
+            "authorization_servers": c.authorization_servers,
+            "bearer_methods_supported": ["header"],
+        });
+        json_response(doc.to_string().into_bytes())
+    }
+
+    /// The bearer token check: 401 with a challenge naming the resource metadata.
+    pub(crate) fn check_auth(&self, headers: &HeaderMap) -> Result<(), Response> {
+        use subtle::ConstantTimeEq;
+        let Some(expected) = &self.inner.config.bearer_token else {
+            return Ok(());
+        };
+        let given = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| {
+                v.strip_prefix("Bearer ")
+                    .or_else(|| v.strip_prefix("bearer "))
+            })
+            .unwrap_or("");
+        if bool::from(given.as_bytes().ct_eq(expected.as_bytes())) {
+            return Ok(());
+        }
+        let host = headers
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or("localhost");
+        let challenge = format!(
+            r#"Bearer error="invalid_token", error_description="a valid bearer token is required", resource_metadata="http://{host}/.well-known/oauth-protected-resource{}""#,
+            self.inner.config.path
+        );
+        let mut r = rpc_error(
+            StatusCode::UNAUTHORIZED,
+            None,
+            ErrorObject::new(-32000, "Unauthorized: a valid bearer token is required"),
+        );
+        if let Ok(v) = HeaderValue::from_str(&challenge) {
+            r.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+        }
+        Err(r)
     }
 
     /// Handles one request to the Streamable HTTP endpoint, wherever it is mounted.
     pub async fn handle(&self, req: Request) -> Response {
         if let Err(resp) = self.check_host(req.headers()) {
+            return resp;
+        }
+        if let Err(resp) = self.check_auth(req.headers()) {
             return resp;
         }
         match *req.method() {
@@ -166,7 +268,8 @@ impl StreamableHttpService {
             Method::DELETE => self.delete(req).await,
             _ => {
                 let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "Method not allowed");
-                r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+                r.headers_mut()
+                    .insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
                 r
             }
         }
@@ -175,7 +278,14 @@ impl StreamableHttpService {
     /// Stops: open SSE streams end, every session closes after in-flight calls had `grace` to finish.
     pub async fn shutdown(&self, grace: Duration) {
         self.inner.shutdown.cancel();
-        let sessions: Vec<_> = self.inner.sessions.write().unwrap_or_else(|e| e.into_inner()).drain().map(|(_, s)| s).collect();
+        let sessions: Vec<_> = self
+            .inner
+            .sessions
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .drain()
+            .map(|(_, s)| s)
+            .collect();
         let drains = sessions.iter().map(|s| s.peer.drain(grace));
         futures_util::future::join_all(drains).await;
         for s in sessions {
@@ -184,9 +294,25 @@ impl StreamableHttpService {
         self.inner.legacy.close_all();
     }
 
+    /// How many SSE streams the sessions hold (connected, or finished and kept for `Last-Event-ID`
+    /// resumption; each session keeps at most a few dozen finished ones).
+    pub fn stream_count(&self) -> usize {
+        self.inner
+            .sessions
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .values()
+            .map(|s| s.stream_count())
+            .sum()
+    }
+
     /// How many sessions are open.
     pub fn session_count(&self) -> usize {
-        self.inner.sessions.read().unwrap_or_else(|e| e.into_inner()).len()
+        self.inner
+            .sessions
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .len()
     }
 
     /// DNS rebinding protection: `Host` and `Origin` must name an allowed host (403 otherwise).
@@ -196,17 +322,30 @@ impl StreamableHttpService {
             return Ok(());
         }
         if let Some(host) = headers.get(header::HOST) {
-            let ok = host.to_str().ok().map(host_name).is_some_and(|h| c.allowed_hosts.iter().any(|a| a.eq_ignore_ascii_case(h)));
+            let ok = host
+                .to_str()
+                .ok()
+                .map(host_name)
+                .is_some_and(|h| c.allowed_hosts.iter().any(|a| a.eq_ignore_ascii_case(h)));
             if !ok {
-                return Err(rpc_error(StatusCode::FORBIDDEN, None, ErrorObject::new(-32000, "Forbidden: invalid Host header")));
+                return Err(rpc_error(
+                    StatusCode::FORBIDDEN,
+                    None,
+                    ErrorObject::new(-32000, "Forbidden: invalid Host header"),
+                ));
             }
         }
         if let Some(origin) = headers.get(header::ORIGIN) {
             let o = origin.to_str().unwrap_or("");
             let ok = c.allowed_origins.iter().any(|a| a == o)
-                || origin_host(o).is_some_and(|h| c.allowed_hosts.iter().any(|a| a.eq_ignore_ascii_case(h)));
+                || origin_host(o)
+                    .is_some_and(|h| c.allowed_hosts.iter().any(|a| a.eq_ignore_ascii_case(h)));
             if !ok {
-                return Err(rpc_error(StatusCode::FORBIDDEN, None, ErrorObject::new(-32000, "Forbidden: invalid Origin header")));
+                return Err(rpc_error(
+                    StatusCode::FORBIDDEN,
+                    None,
+                    ErrorObject::new(-32000, "Forbidden: invalid Origin header"),
+                ));
             }
         }
         Ok(())
@@ -220,15 +359,30 @@ impl StreamableHttpService {
                 ErrorObject::new(-32000, "Bad Request: Mcp-Session-Id header is required"),
             ));
         };
-        match self.inner.sessions.read().unwrap_or_else(|e| e.into_inner()).get(id) {
+        match self
+            .inner
+            .sessions
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(id)
+        {
             Some(s) if !s.peer.is_closed() => Ok(s.clone()),
-            _ => Err(rpc_error(StatusCode::NOT_FOUND, None, ErrorObject::new(-32001, "Session not found"))),
+            _ => Err(rpc_error(
+                StatusCode::NOT_FOUND,
+                None,
+                ErrorObject::new(-32001, "Session not found"),
+            )),
         }
     }
 
     fn new_session(&self) -> Arc<HttpSession> {
-        let id = if self.inner.config.stateful { uuid::Uuid::new_v4().simple().to_string() } else { String::new() };
-        let (peer, rx) = crate::connection::Peer::new(self.inner.server.connection_config().clone());
+        let id = if self.inner.config.stateful {
+            uuid::Uuid::new_v4().simple().to_string()
+        } else {
+            String::new()
+        };
+        let (peer, rx) =
+            crate::connection::Peer::new(self.inner.server.connection_config().clone());
         let handler = self.inner.server.session_handler(peer.clone());
         let s = HttpSession::new(id, peer, handler, self.inner.config.replay_buffer);
         s.spawn_router(rx);
@@ -240,7 +394,9 @@ impl StreamableHttpService {
     }
 
     fn start_reaper(&self) {
-        let Some(limit) = self.inner.config.session_idle_timeout else { return };
+        let Some(limit) = self.inner.config.session_idle_timeout else {
+            return;
+        };
         self.inner.reaper.call_once(|| {
             let weak = Arc::downgrade(&self.inner);
             let every = (limit / 4).clamp(Duration::from_millis(10), Duration::from_secs(30));
@@ -283,28 +439,54 @@ impl StreamableHttpService {
                 ErrorObject::new(-32000, "Not Acceptable: Client must accept both application/json and text/event-stream"),
             );
         }
-        let ct = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
-        if !ct.trim_start().to_ascii_lowercase().starts_with("application/json") {
+        let ct = headers
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("");
+        if !ct
+            .trim_start()
+            .to_ascii_lowercase()
+            .starts_with("application/json")
+        {
             return rpc_error(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 None,
-                ErrorObject::new(-32000, "Unsupported Media Type: Content-Type must be application/json"),
+                ErrorObject::new(
+                    -32000,
+                    "Unsupported Media Type: Content-Type must be application/json",
+                ),
             );
         }
-        let body = match axum::body::to_bytes(req.into_body(), self.inner.config.max_body_bytes).await {
+        let body = match read_body(req, &self.inner.config).await {
             Ok(b) => b,
-            Err(_) => {
+            Err(BodyError::Slow) => {
+                return rpc_error(
+                    StatusCode::REQUEST_TIMEOUT,
+                    None,
+                    ErrorObject::new(-32000, "Request Timeout: the body took too long"),
+                )
+            }
+            Err(BodyError::TooLarge) => {
                 return rpc_error(
                     StatusCode::PAYLOAD_TOO_LARGE,
                     None,
-                    ErrorObject::new(-32000, format!("Payload Too Large: the limit is {} bytes", self.inner.config.max_body_bytes)),
+                    ErrorObject::new(
+                        -32000,
+                        format!(
+                            "Payload Too Large: the limit is {} bytes",
+                            self.inner.config.max_body_bytes
+                        ),
+                    ),
                 )
             }
         };
         let msg = framing::decode(&body);
-        let is_init = matches!(&msg, Incoming::Request { method, .. } if method == methods::INITIALIZE);
+        let is_init =
+            matches!(&msg, Incoming::Request { method, .. } if method == methods::INITIALIZE);
         match &msg {
-            Incoming::Invalid { id, error } => return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), error.clone()),
+            Incoming::Invalid { id, error } => {
+                return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), error.clone())
+            }
             Incoming::Ignored => return StatusCode::ACCEPTED.into_response(),
             _ => {}
         }
@@ -313,13 +495,20 @@ impl StreamableHttpService {
         }
         let session = if is_init && headers.get(SESSION_HEADER).is_none() {
             if self.inner.shutdown.is_cancelled() {
-                return plain(StatusCode::SERVICE_UNAVAILABLE, "the server is shutting down");
+                return plain(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "the server is shutting down",
+                );
             }
             let s = self.new_session();
             if let Incoming::Request { params, .. } = &msg {
                 s.set_version(requested_version(*params));
             }
-            self.inner.sessions.write().unwrap_or_else(|e| e.into_inner()).insert(s.id.clone(), s.clone());
+            self.inner
+                .sessions
+                .write()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(s.id.clone(), s.clone());
             s
         } else {
             let s = match self.session(&headers) {
@@ -341,7 +530,12 @@ impl StreamableHttpService {
         resp
     }
 
-    async fn post_stateless(&self, headers: &HeaderMap, msg: Incoming<'_>, is_init: bool) -> Response {
+    async fn post_stateless(
+        &self,
+        headers: &HeaderMap,
+        msg: Incoming<'_>,
+        is_init: bool,
+    ) -> Response {
         if !is_init {
             if let Err(r) = check_version_header(headers) {
                 return r;
@@ -360,10 +554,27 @@ impl StreamableHttpService {
                 r#"{{"jsonrpc":"2.0","id":"mcp-runtime/stateless-init","method":"initialize","params":{{"protocolVersion":"{}","capabilities":{{}},"clientInfo":{{"name":"stateless","version":"0"}}}}}}"#,
                 version.as_str()
             );
-            session.peer.dispatch_line(init.as_bytes(), &session.handler).await;
-            session.peer.dispatch_line(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#, &session.handler).await;
+            session
+                .peer
+                .dispatch_line(init.as_bytes(), &session.handler)
+                .await;
+            session
+                .peer
+                .dispatch_line(
+                    br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+                    &session.handler,
+                )
+                .await;
         }
         let resp = self.answer(&session, msg).await;
+        if axum::body::HttpBody::size_hint(resp.body())
+            .exact()
+            .is_some()
+        {
+            // The answer is complete: nothing of this session can reach the client any more.
+            session.close("stateless request done");
+            return resp;
+        }
         // The answer may still be streaming: close the session once its stream ends.
         let s = session.clone();
         let grace = self.inner.server.connection_config().drain_timeout;
@@ -380,12 +591,19 @@ impl StreamableHttpService {
         let handler: &Arc<dyn Handler> = &session.handler;
         match msg {
             Incoming::Request { id, method, params } => {
-                let one = Incoming::Request { id: id.clone(), method, params };
-                self.answer_requests(session, vec![id], vec![one], Vec::new()).await
+                let one = Incoming::Request {
+                    id: id.clone(),
+                    method,
+                    params,
+                };
+                self.answer_requests(session, vec![id], vec![one], Vec::new())
+                    .await
             }
             Incoming::Batch(items) => {
                 if !handler.allows_batch() {
-                    let e = ErrorObject::invalid_request("Invalid Request: batches are only allowed in protocol 2025-03-26");
+                    let e = ErrorObject::invalid_request(
+                        "Invalid Request: batches are only allowed in protocol 2025-03-26",
+                    );
                     return rpc_error(StatusCode::BAD_REQUEST, None, e);
                 }
                 let mut ids = Vec::new();
@@ -393,25 +611,33 @@ impl StreamableHttpService {
                 let mut immediate = Vec::new();
                 for item in items {
                     match framing::decode_str(item.get()) {
-                        Incoming::Request { id, method, .. } if method == methods::INITIALIZE => immediate.push(frame::error(
-                            Some(&id),
-                            &ErrorObject::invalid_request("Invalid Request: initialize must not be part of a batch"),
-                        )),
+                        Incoming::Request { id, method, .. } if method == methods::INITIALIZE => {
+                            immediate.push(frame::error(
+                                Some(&id),
+                                &ErrorObject::invalid_request(
+                                    "Invalid Request: initialize must not be part of a batch",
+                                ),
+                            ))
+                        }
                         Incoming::Request { id, method, params } => {
                             ids.push(id.clone());
                             requests.push(Incoming::Request { id, method, params });
                         }
-                        Incoming::Invalid { id, error } => immediate.push(frame::error(id.as_ref(), &error)),
-                        Incoming::Batch(_) => {
-                            immediate.push(frame::error(None, &ErrorObject::invalid_request("Invalid Request: nested batch")))
+                        Incoming::Invalid { id, error } => {
+                            immediate.push(frame::error(id.as_ref(), &error))
                         }
+                        Incoming::Batch(_) => immediate.push(frame::error(
+                            None,
+                            &ErrorObject::invalid_request("Invalid Request: nested batch"),
+                        )),
                         other => session.peer.dispatch(other, handler).await,
                     }
                 }
                 if ids.is_empty() && immediate.is_empty() {
                     return StatusCode::ACCEPTED.into_response();
                 }
-                self.answer_requests(session, ids, requests, immediate).await
+                self.answer_requests(session, ids, requests, immediate)
+                    .await
             }
             other => {
                 session.peer.dispatch(other, handler).await;
@@ -432,11 +658,36 @@ impl StreamableHttpService {
             rpc_error(
                 StatusCode::BAD_REQUEST,
                 None,
-                ErrorObject::invalid_request("Invalid Request: a request with this id is already in flight"),
+                ErrorObject::invalid_request(
+                    "Invalid Request: a request with this id is already in flight",
+                ),
             )
         };
         let _busy = Busy::new(session);
         match self.inner.config.response_mode {
+            ResponseMode::Json if ids.len() == 1 && immediate.is_empty() => {
+                let Some((key, rx, json)) = session.open_json_or_stream(&ids[0]) else {
+                    return duplicate();
+                };
+                for r in requests {
+                    session.peer.dispatch(r, &session.handler).await;
+                }
+                match json.await {
+                    Ok(frame) => json_response(frame),
+                    Err(_) if session.peer.is_closed() => {
+                        plain(StatusCode::NOT_FOUND, "the session ended")
+                    }
+                    Err(_) => {
+                        // Progress, logs or a request to the client came first: answer with SSE.
+                        let mut first = Vec::new();
+                        if session.wants_priming() {
+                            let retry = self.inner.config.sse_retry.map(|d| d.as_millis() as u64);
+                            first.push(sse::priming_event(&HttpSession::priming_id(key), retry));
+                        }
+                        self.sse_response(first, Some(rx), Some(Busy::new(session)))
+                    }
+                }
+            }
             ResponseMode::Json => {
                 let mut rxs = Vec::with_capacity(ids.len());
                 for id in &ids {
@@ -460,11 +711,17 @@ impl StreamableHttpService {
                         Err(_) => return plain(StatusCode::NOT_FOUND, "the session ended"),
                     }
                 }
-                let body = if batch { join_batch(&frames) } else { frames.pop().unwrap_or_default() };
+                let body = if batch {
+                    join_batch(&frames)
+                } else {
+                    frames.pop().unwrap_or_default()
+                };
                 json_response(body)
             }
             ResponseMode::Sse => {
-                let Some((key, rx)) = session.open_post_stream(&ids) else { return duplicate() };
+                let Some((key, rx)) = session.open_post_stream(&ids) else {
+                    return duplicate();
+                };
                 let mut first = Vec::new();
                 if session.wants_priming() {
                     let retry = self.inner.config.sse_retry.map(|d| d.as_millis() as u64);
@@ -476,6 +733,21 @@ impl StreamableHttpService {
                 for r in requests {
                     session.peer.dispatch(r, &session.handler).await;
                 }
+                // A quick handler answers while the tasks ahead of us run: then the whole stream goes
+                // out as one body (one write) instead of a head now and the events later.
+                let mut rx = rx;
+                for _ in 0..QUICK_ANSWER_YIELDS {
+                    tokio::task::yield_now().await;
+                    loop {
+                        match rx.try_recv() {
+                            Ok(ev) => first.push(ev),
+                            Err(mpsc::error::TryRecvError::Empty) => break,
+                            Err(mpsc::error::TryRecvError::Disconnected) => {
+                                return sse_body(first.concat())
+                            }
+                        }
+                    }
+                }
                 self.sse_response(first, Some(rx), Some(Busy::new(session)))
             }
         }
@@ -484,13 +756,19 @@ impl StreamableHttpService {
     async fn get(&self, req: Request) -> Response {
         let headers = req.headers();
         if !self.inner.config.stateful {
-            return plain(StatusCode::METHOD_NOT_ALLOWED, "Method not allowed: this server is stateless");
+            return plain(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "Method not allowed: this server is stateless",
+            );
         }
         if !accepts(headers, "text/event-stream") {
             return rpc_error(
                 StatusCode::NOT_ACCEPTABLE,
                 None,
-                ErrorObject::new(-32000, "Not Acceptable: Client must accept text/event-stream"),
+                ErrorObject::new(
+                    -32000,
+                    "Not Acceptable: Client must accept text/event-stream",
+                ),
             );
         }
         let session = match self.session(headers) {
@@ -503,7 +781,7 @@ impl StreamableHttpService {
         session.touch();
         let retry = self.inner.config.sse_retry.map(|d| d.as_millis() as u64);
         if let Some(last) = headers.get(LAST_EVENT_ID).and_then(|v| v.to_str().ok()) {
-            if let Some(Attached { key: _, replay, live }) = session.resume(last) {
+            if let Some(Attached { replay, live }) = session.resume(last) {
                 return self.sse_response(replay, live, None);
             }
         }
@@ -518,14 +796,20 @@ impl StreamableHttpService {
             None => rpc_error(
                 StatusCode::CONFLICT,
                 None,
-                ErrorObject::new(-32000, "Conflict: only one SSE stream is allowed per session"),
+                ErrorObject::new(
+                    -32000,
+                    "Conflict: only one SSE stream is allowed per session",
+                ),
             ),
         }
     }
 
     async fn delete(&self, req: Request) -> Response {
         if !self.inner.config.stateful {
-            return plain(StatusCode::METHOD_NOT_ALLOWED, "Method not allowed: this server is stateless");
+            return plain(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "Method not allowed: this server is stateless",
+            );
         }
         let session = match self.session(req.headers()) {
             Ok(s) => s,
@@ -534,7 +818,11 @@ impl StreamableHttpService {
         if let Err(r) = check_version_header(req.headers()) {
             return r;
         }
-        self.inner.sessions.write().unwrap_or_else(|e| e.into_inner()).remove(&session.id);
+        self.inner
+            .sessions
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&session.id);
         session.close("the client ended the session");
         StatusCode::OK.into_response()
     }
@@ -549,26 +837,59 @@ impl StreamableHttpService {
     ) -> Response {
         let keep_alive = self.inner.config.keep_alive;
         // A POST stream runs until its answer, even during shutdown; other streams end at shutdown.
-        let shutdown = if busy.is_some() { CancellationToken::new() } else { self.inner.shutdown.clone() };
-        let head = futures_util::stream::iter(first.into_iter().map(Ok::<Bytes, std::convert::Infallible>));
-        let tail = futures_util::stream::unfold((live, shutdown, busy), move |(mut live, shutdown, busy)| async move {
-            let rx = live.as_mut()?;
-            let next = tokio::select! {
-                biased;
-                m = rx.recv() => m,
-                _ = shutdown.cancelled() => None,
-                _ = sleep_opt(keep_alive) => Some(sse::keep_alive()),
-            };
-            next.map(|b| (Ok(b), (live, shutdown, busy)))
-        });
+        let shutdown = if busy.is_some() {
+            CancellationToken::new()
+        } else {
+            self.inner.shutdown.clone()
+        };
+        let head = futures_util::stream::iter(
+            first.into_iter().map(Ok::<Bytes, std::convert::Infallible>),
+        );
+        // One timer per stream, pushed back after every event (not a new timer per event).
+        let idle = keep_alive.map(|d| Box::pin(tokio::time::sleep(d)));
+        let tail = futures_util::stream::unfold(
+            (live, shutdown, busy, idle),
+            move |(mut live, shutdown, busy, mut idle)| async move {
+                let rx = live.as_mut()?;
+                let next = tokio::select! {
+                    biased;
+                    m = rx.recv() => m,
+                    _ = shutdown.cancelled() => None,
+                    _ = async { match idle.as_mut() { Some(t) => t.as_mut().await, None => std::future::pending().await } } => Some(sse::keep_alive()),
+                };
+                if let (Some(t), Some(d)) = (idle.as_mut(), keep_alive) {
+                    t.as_mut().reset(tokio::time::Instant::now() + d);
+                }
+                next.map(|b| (Ok(b), (live, shutdown, busy, idle)))
+            },
+        );
         let body = Body::from_stream(head.chain(tail));
         let mut r = Response::new(body);
         let h = r.headers_mut();
-        h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+        h.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/event-stream"),
+        );
         h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
         h.insert("x-accel-buffering", HeaderValue::from_static("no"));
         r
     }
+}
+
+/// How often a POST answered with SSE yields to the runtime for its handler to finish before it sends
+/// the response head (see `answer_requests`).
+const QUICK_ANSWER_YIELDS: usize = 3;
+
+/// A complete SSE stream as one body.
+fn sse_body(events: Vec<u8>) -> Response {
+    let mut r = Response::new(Body::from(events));
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    r
 }
 
 /// Counts a request as being answered, so that an idle reaper never ends a session mid-answer.
@@ -584,14 +905,9 @@ impl Busy {
 impl Drop for Busy {
     fn drop(&mut self) {
         self.0.touch();
-        self.0.busy.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
-    }
-}
-
-async fn sleep_opt(d: Option<Duration>) {
-    match d {
-        Some(d) => tokio::time::sleep(d).await,
-        None => std::future::pending().await,
+        self.0
+            .busy
+            .fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
     }
 }
 
@@ -614,7 +930,8 @@ fn check_version_header(headers: &HeaderMap) -> Result<(), Response> {
         Some(v) => match v.to_str().ok().and_then(ProtocolVersion::parse) {
             Some(_) => Ok(()),
             None => {
-                let supported: Vec<&str> = ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
+                let supported: Vec<&str> =
+                    ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
                 Err(rpc_error(
                     StatusCode::BAD_REQUEST,
                     None,
@@ -633,12 +950,18 @@ fn check_version_header(headers: &HeaderMap) -> Result<(), Response> {
 }
 
 pub(crate) fn accepts(headers: &HeaderMap, mime: &str) -> bool {
-    headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).any(|v| {
-        v.split(',').any(|part| {
-            let t = part.split(';').next().unwrap_or("").trim();
-            t.eq_ignore_ascii_case(mime) || t == "*/*" || (t.ends_with("/*") && mime.starts_with(&t[..t.len() - 1]))
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .any(|v| {
+            v.split(',').any(|part| {
+                let t = part.split(';').next().unwrap_or("").trim();
+                t.eq_ignore_ascii_case(mime)
+                    || t == "*/*"
+                    || (t.ends_with("/*") && mime.starts_with(&t[..t.len() - 1]))
+            })
         })
-    })
 }
 
 /// `localhost:3000` → `localhost`; `[::1]:3000` → `[::1]`.
@@ -673,7 +996,10 @@ fn join_batch(frames: &[Vec<u8>]) -> Vec<u8> {
 
 fn json_response(body: Vec<u8>) -> Response {
     let mut r = Response::new(Body::from(body));
-    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
     r
 }
 
@@ -700,20 +1026,75 @@ pub async fn serve_http(
 }
 
 /// Like [`serve_http`] on a listener bound already (port 0 in tests).
+///
+/// Each connection is HTTP/1.1 with the configured head size limit and header-read (and keep-alive
+/// idle) timeout. At shutdown the listener closes, kept-alive connections end after their current
+/// response, SSE streams end, and in-flight calls get the connection's drain timeout to finish.
 pub async fn serve_http_on(
     server: Server,
     listener: tokio::net::TcpListener,
     config: HttpConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    use hyper_util::rt::{TokioIo, TokioTimer};
     let grace = server.connection_config().drain_timeout;
+    let max_head = config.max_header_bytes.max(8 * 1024);
+    let head_timeout = config.header_read_timeout;
     let svc = StreamableHttpService::new(server, config);
     let app = svc.router();
-    let stop = svc.clone();
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            stop.shutdown(grace).await;
-        })
-        .await
+    let connections = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let (stream, _) = tokio::select! {
+            a = listener.accept() => match a {
+                Ok(a) => a,
+                Err(e) => {
+                    // Out of descriptors and the like: wait instead of spinning.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            _ = &mut shutdown => break,
+        };
+        let _ = stream.set_nodelay(true);
+        let mut http = hyper::server::conn::http1::Builder::new();
+        http.timer(TokioTimer::new())
+            .header_read_timeout(head_timeout)
+            .max_buf_size(max_head);
+        let conn = http.serve_connection(
+            TokioIo::new(stream),
+            hyper_util::service::TowerToHyperService::new(app.clone()),
+        );
+        let conn = connections.watch(conn);
+        tokio::spawn(async move {
+            if let Err(e) = conn.await {
+                tracing::debug!(error = %e, "HTTP connection ended with an error");
+            }
+        });
+    }
+    drop(listener);
+    let sessions = svc.shutdown(grace);
+    let conns = tokio::time::timeout(grace + Duration::from_secs(1), connections.shutdown());
+    let _ = tokio::join!(sessions, conns);
+    Ok(())
+}
+
+pub(crate) enum BodyError {
+    TooLarge,
+    Slow,
+}
+
+/// The whole body, within the size limit and the body timeout.
+pub(crate) async fn read_body(req: Request, c: &HttpConfig) -> Result<Bytes, BodyError> {
+    match tokio::time::timeout(
+        c.body_read_timeout,
+        axum::body::to_bytes(req.into_body(), c.max_body_bytes),
+    )
+    .await
+    {
+        Ok(Ok(b)) => Ok(b),
+        Ok(Err(_)) => Err(BodyError::TooLarge),
+        Err(_) => Err(BodyError::Slow),
+    }
 }

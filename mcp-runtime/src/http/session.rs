@@ -28,6 +28,9 @@ pub(crate) enum Waiter {
     Json(oneshot::Sender<Vec<u8>>),
     /// A POST answering with an SSE stream.
     Stream(StreamKey),
+    /// A POST answering with JSON unless a related message comes first; then the sender is dropped
+    /// (the POST switches to the stream) and everything, the response included, goes to the stream.
+    JsonOrStream(Option<oneshot::Sender<Vec<u8>>>, StreamKey),
 }
 
 pub(crate) struct SseStream {
@@ -70,14 +73,18 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// What a stream hands to the HTTP response: the replayed events, then the live ones.
 pub(crate) struct Attached {
-    pub(crate) key: StreamKey,
     pub(crate) replay: Vec<Bytes>,
     /// `None` when the stream already finished: send the replay and end.
     pub(crate) live: Option<mpsc::UnboundedReceiver<Bytes>>,
 }
 
 impl HttpSession {
-    pub(crate) fn new(id: String, peer: Peer, handler: Arc<dyn Handler>, replay_limit: usize) -> Arc<Self> {
+    pub(crate) fn new(
+        id: String,
+        peer: Peer,
+        handler: Arc<dyn Handler>,
+        replay_limit: usize,
+    ) -> Arc<Self> {
         Arc::new(HttpSession {
             id,
             peer,
@@ -105,7 +112,11 @@ impl HttpSession {
     }
 
     pub(crate) fn set_version(&self, v: ProtocolVersion) {
-        let idx = ProtocolVersion::ALL.iter().position(|x| *x == v).unwrap_or(0) as u8 + 1;
+        let idx = ProtocolVersion::ALL
+            .iter()
+            .position(|x| *x == v)
+            .unwrap_or(0) as u8
+            + 1;
         self.version.store(idx, Ordering::Relaxed);
     }
 
@@ -118,21 +129,32 @@ impl HttpSession {
 
     /// Priming events only for clients of 2025-11-25 and later: older clients may choke on empty data.
     pub(crate) fn wants_priming(&self) -> bool {
-        self.version().is_some_and(|v| v >= ProtocolVersion::V2025_11_25)
+        self.version()
+            .is_some_and(|v| v >= ProtocolVersion::V2025_11_25)
     }
 
     pub(crate) fn touch(&self) {
-        self.last_seen.store(self.created.elapsed().as_millis() as u64, Ordering::Relaxed);
+        self.last_seen
+            .store(self.created.elapsed().as_millis() as u64, Ordering::Relaxed);
     }
 
     pub(crate) fn idle_for(&self) -> std::time::Duration {
         let last = self.last_seen.load(Ordering::Relaxed);
-        self.created.elapsed().saturating_sub(std::time::Duration::from_millis(last))
+        self.created
+            .elapsed()
+            .saturating_sub(std::time::Duration::from_millis(last))
+    }
+
+    /// SSE streams held: connected, or finished and kept for resumption.
+    pub(crate) fn stream_count(&self) -> usize {
+        lock(&self.routes).streams.len()
     }
 
     pub(crate) fn has_live_get(&self) -> bool {
         let r = lock(&self.routes);
-        r.get_stream.and_then(|k| r.streams.get(&k)).is_some_and(|s| s.live.as_ref().is_some_and(|l| !l.is_closed()))
+        r.get_stream
+            .and_then(|k| r.streams.get(&k))
+            .is_some_and(|s| s.live.as_ref().is_some_and(|l| !l.is_closed()))
     }
 
     /// Registers a JSON waiter; `false` if that id is already waiting (a reused id).
@@ -151,7 +173,10 @@ impl HttpSession {
     }
 
     /// Opens a POST stream for these requests; `None` if one of the ids is already waiting.
-    pub(crate) fn open_post_stream(&self, ids: &[RequestId]) -> Option<(StreamKey, mpsc::UnboundedReceiver<Bytes>)> {
+    pub(crate) fn open_post_stream(
+        &self,
+        ids: &[RequestId],
+    ) -> Option<(StreamKey, mpsc::UnboundedReceiver<Bytes>)> {
         let mut r = lock(&self.routes);
         if ids.iter().any(|id| r.waiters.contains_key(id)) {
             return None;
@@ -161,7 +186,14 @@ impl HttpSession {
         let (tx, rx) = mpsc::unbounded_channel();
         r.streams.insert(
             key,
-            SseStream { next_seq: 1, buffer: VecDeque::new(), live: Some(tx), pending: ids.len(), finished: false, is_get: false },
+            SseStream {
+                next_seq: 1,
+                buffer: VecDeque::new(),
+                live: Some(tx),
+                pending: ids.len(),
+                finished: false,
+                is_get: false,
+            },
         );
         for id in ids {
             r.waiters.insert(id.clone(), Waiter::Stream(key));
@@ -169,11 +201,32 @@ impl HttpSession {
         Some((key, rx))
     }
 
+    /// Waits for one request's response as JSON, with a stream ready in case a related message comes
+    /// first; `None` if that id is already waiting.
+    pub(crate) fn open_json_or_stream(
+        &self,
+        id: &RequestId,
+    ) -> Option<(
+        StreamKey,
+        mpsc::UnboundedReceiver<Bytes>,
+        oneshot::Receiver<Vec<u8>>,
+    )> {
+        let (key, rx) = self.open_post_stream(std::slice::from_ref(id))?;
+        let (tx, json) = oneshot::channel();
+        lock(&self.routes)
+            .waiters
+            .insert(id.clone(), Waiter::JsonOrStream(Some(tx), key));
+        Some((key, rx, json))
+    }
+
     /// Opens the standalone GET stream; `None` if one is connected already.
     pub(crate) fn open_get_stream(&self) -> Option<(StreamKey, mpsc::UnboundedReceiver<Bytes>)> {
         let mut r = lock(&self.routes);
         if let Some(k) = r.get_stream {
-            if r.streams.get(&k).is_some_and(|s| s.live.as_ref().is_some_and(|l| !l.is_closed())) {
+            if r.streams
+                .get(&k)
+                .is_some_and(|s| s.live.as_ref().is_some_and(|l| !l.is_closed()))
+            {
                 return None;
             }
             r.streams.remove(&k);
@@ -183,7 +236,14 @@ impl HttpSession {
         let (tx, rx) = mpsc::unbounded_channel();
         r.streams.insert(
             key,
-            SseStream { next_seq: 1, buffer: VecDeque::new(), live: Some(tx), pending: 0, finished: false, is_get: true },
+            SseStream {
+                next_seq: 1,
+                buffer: VecDeque::new(),
+                live: Some(tx),
+                pending: 0,
+                finished: false,
+                is_get: true,
+            },
         );
         r.get_stream = Some(key);
         Some((key, rx))
@@ -194,16 +254,24 @@ impl HttpSession {
         let (key, seq) = parse_event_id(last_event_id)?;
         let mut r = lock(&self.routes);
         let s = r.streams.get_mut(&key)?;
-        let replay: Vec<Bytes> = s.buffer.iter().filter(|(n, _)| *n > seq).map(|(_, b)| b.clone()).collect();
+        let replay: Vec<Bytes> = s
+            .buffer
+            .iter()
+            .filter(|(n, _)| *n > seq)
+            .map(|(_, b)| b.clone())
+            .collect();
         if s.finished {
-            return Some(Attached { key, replay, live: None });
+            return Some(Attached { replay, live: None });
         }
         if s.live.as_ref().is_some_and(|l| !l.is_closed()) {
             // Someone is still connected to it: take it over (the old connection ends).
         }
         let (tx, rx) = mpsc::unbounded_channel();
         s.live = Some(tx);
-        Some(Attached { key, replay, live: Some(rx) })
+        Some(Attached {
+            replay,
+            live: Some(rx),
+        })
     }
 
     /// The id a priming event carries: a position before every event of the stream.
@@ -217,7 +285,9 @@ impl HttpSession {
         if frame.is_empty() {
             // A marker: end the connection of the stream that carries `related`, keeping its buffer
             // so that the client resumes with Last-Event-ID (SSE polling).
-            if let Some(Waiter::Stream(k)) = out.related.as_ref().and_then(|id| r.waiters.get(id)) {
+            if let Some(Waiter::Stream(k) | Waiter::JsonOrStream(None, k)) =
+                out.related.as_ref().and_then(|id| r.waiters.get(id))
+            {
                 let k = *k;
                 if let Some(s) = r.streams.get_mut(&k) {
                     s.live = None;
@@ -230,7 +300,12 @@ impl HttpSession {
                 Some(Waiter::Json(tx)) => {
                     let _ = tx.send(frame);
                 }
-                Some(Waiter::Stream(k)) => {
+                Some(Waiter::JsonOrStream(Some(tx), k)) => {
+                    // Nothing went to the stream: it is not needed.
+                    r.streams.remove(&k);
+                    let _ = tx.send(frame);
+                }
+                Some(Waiter::Stream(k) | Waiter::JsonOrStream(None, k)) => {
                     self.push(&mut r, k, &frame);
                     if let Some(s) = r.streams.get_mut(&k) {
                         s.pending = s.pending.saturating_sub(1);
@@ -249,20 +324,29 @@ impl HttpSession {
                 None => tracing::debug!(%id, "response with no waiting HTTP request; dropped"),
             },
             _ => {
-                let target = match out.related.as_ref().and_then(|id| r.waiters.get(id)) {
+                let target = match out.related.as_ref().and_then(|id| r.waiters.get_mut(id)) {
                     Some(Waiter::Stream(k)) => Some(*k),
+                    Some(Waiter::JsonOrStream(json, k)) => {
+                        // Switch this answer to SSE, so that the message travels with it.
+                        json.take();
+                        Some(*k)
+                    }
                     _ => r.get_stream,
                 };
                 match target {
                     Some(k) => self.push(&mut r, k, &frame),
-                    None => tracing::debug!("no stream for a server message (no GET stream open); dropped"),
+                    None => tracing::debug!(
+                        "no stream for a server message (no GET stream open); dropped"
+                    ),
                 }
             }
         }
     }
 
     fn push(&self, r: &mut Routes, key: StreamKey, frame: &[u8]) {
-        let Some(s) = r.streams.get_mut(&key) else { return };
+        let Some(s) = r.streams.get_mut(&key) else {
+            return;
+        };
         let seq = s.next_seq;
         s.next_seq += 1;
         let ev = sse::message_event(Some(&format!("{key}-{seq}")), frame);

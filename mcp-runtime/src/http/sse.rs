@@ -129,7 +129,8 @@ mod tests {
     #[test]
     fn parses_split_events_and_skips_priming() {
         let mut p = SseParser::new();
-        let mut evs = p.feed(b"id: s-0\nretry: 500\ndata: \n\n: keep-alive\n\nid: s-1\nevent: mess");
+        let mut evs =
+            p.feed(b"id: s-0\nretry: 500\ndata: \n\n: keep-alive\n\nid: s-1\nevent: mess");
         assert!(evs.is_empty());
         assert_eq!(p.last_id.as_deref(), Some("s-0"));
         assert_eq!(p.last_retry, Some(500));
@@ -150,7 +151,13 @@ mod tests {
 
     #[test]
     fn encodes_message_events() {
-        assert_eq!(&message_event(Some("3-1"), b"{}\n")[..], b"id: 3-1\nevent: message\ndata: {}\n\n");
-        assert_eq!(&priming_event("3-0", Some(1000))[..], b"id: 3-0\nretry: 1000\ndata: \n\n");
+        assert_eq!(
+            &message_event(Some("3-1"), b"{}\n")[..],
+            b"id: 3-1\nevent: message\ndata: {}\n\n"
+        );
+        assert_eq!(
+            &priming_event("3-0", Some(1000))[..],
+            b"id: 3-0\nretry: 1000\ndata: \n\n"
+        );
     }
 }

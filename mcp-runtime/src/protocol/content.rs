@@ -58,16 +58,34 @@ pub enum ContentBlock {
 
 impl ContentBlock {
     pub fn text(text: impl Into<String>) -> Self {
-        ContentBlock::Text { text: text.into(), annotations: None, meta: None }
+        ContentBlock::Text {
+            text: text.into(),
+            annotations: None,
+            meta: None,
+        }
     }
     pub fn image(base64: impl Into<String>, mime_type: impl Into<String>) -> Self {
-        ContentBlock::Image { data: base64.into(), mime_type: mime_type.into(), annotations: None, meta: None }
+        ContentBlock::Image {
+            data: base64.into(),
+            mime_type: mime_type.into(),
+            annotations: None,
+            meta: None,
+        }
     }
     pub fn audio(base64: impl Into<String>, mime_type: impl Into<String>) -> Self {
-        ContentBlock::Audio { data: base64.into(), mime_type: mime_type.into(), annotations: None, meta: None }
+        ContentBlock::Audio {
+            data: base64.into(),
+            mime_type: mime_type.into(),
+            annotations: None,
+            meta: None,
+        }
     }
     pub fn resource(resource: ResourceContents) -> Self {
-        ContentBlock::Resource { resource, annotations: None, meta: None }
+        ContentBlock::Resource {
+            resource,
+            annotations: None,
+            meta: None,
+        }
     }
     /// The text of a text block.
     pub fn as_text(&self) -> Option<&str> {
@@ -132,7 +150,11 @@ impl ResourceContents {
             meta: None,
         }
     }
-    pub fn blob(uri: impl Into<String>, mime_type: Option<&str>, base64: impl Into<String>) -> Self {
+    pub fn blob(
+        uri: impl Into<String>,
+        mime_type: Option<&str>,
+        base64: impl Into<String>,
+    ) -> Self {
         ResourceContents::Blob {
             uri: uri.into(),
             mime_type: mime_type.map(Into::into),

@@ -97,7 +97,11 @@ pub struct ErrorObject {
 
 impl ErrorObject {
     pub fn new(code: i32, message: impl Into<String>) -> Self {
-        ErrorObject { code, message: message.into(), data: None }
+        ErrorObject {
+            code,
+            message: message.into(),
+            data: None,
+        }
     }
     pub fn with_data(mut self, data: serde_json::Value) -> Self {
         self.data = Some(data);
@@ -110,7 +114,10 @@ impl ErrorObject {
         Self::new(codes::INVALID_REQUEST, msg)
     }
     pub fn method_not_found(method: &str) -> Self {
-        Self::new(codes::METHOD_NOT_FOUND, format!("Method not found: {method}"))
+        Self::new(
+            codes::METHOD_NOT_FOUND,
+            format!("Method not found: {method}"),
+        )
     }
     pub fn invalid_params(msg: impl Into<String>) -> Self {
         Self::new(codes::INVALID_PARAMS, msg)

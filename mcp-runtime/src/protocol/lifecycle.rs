@@ -21,7 +21,11 @@ pub struct Implementation {
 
 impl Implementation {
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
-        Implementation { name: name.into(), version: version.into(), ..Default::default() }
+        Implementation {
+            name: name.into(),
+            version: version.into(),
+            ..Default::default()
+        }
     }
 }
 

@@ -22,7 +22,11 @@ impl LoggingLevel {
     }
     pub fn from_u8(v: u8) -> Option<Self> {
         use LoggingLevel::*;
-        [Debug, Info, Notice, Warning, Error, Critical, Alert, Emergency].get(v as usize).copied()
+        [
+            Debug, Info, Notice, Warning, Error, Critical, Alert, Emergency,
+        ]
+        .get(v as usize)
+        .copied()
     }
 }
 

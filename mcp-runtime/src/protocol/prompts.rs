@@ -59,10 +59,16 @@ pub struct PromptMessage {
 
 impl PromptMessage {
     pub fn user(text: impl Into<String>) -> Self {
-        PromptMessage { role: Role::User, content: ContentBlock::text(text) }
+        PromptMessage {
+            role: Role::User,
+            content: ContentBlock::text(text),
+        }
     }
     pub fn assistant(text: impl Into<String>) -> Self {
-        PromptMessage { role: Role::Assistant, content: ContentBlock::text(text) }
+        PromptMessage {
+            role: Role::Assistant,
+            content: ContentBlock::text(text),
+        }
     }
 }
 

@@ -28,7 +28,11 @@ pub struct Tool {
 
 impl Tool {
     /// A tool with a name, description and input schema.
-    pub fn new(name: impl Into<String>, description: impl Into<String>, input_schema: JsonObject) -> Self {
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        input_schema: JsonObject,
+    ) -> Self {
         Tool {
             name: name.into(),
             title: None,
@@ -104,15 +108,25 @@ pub struct CallToolResult {
 impl CallToolResult {
     /// A successful result with one text block.
     pub fn text(text: impl Into<String>) -> Self {
-        CallToolResult { content: vec![ContentBlock::text(text)], ..Default::default() }
+        CallToolResult {
+            content: vec![ContentBlock::text(text)],
+            ..Default::default()
+        }
     }
     /// A successful result with these blocks.
     pub fn content(content: Vec<ContentBlock>) -> Self {
-        CallToolResult { content, ..Default::default() }
+        CallToolResult {
+            content,
+            ..Default::default()
+        }
     }
     /// A failed result (`isError: true`) whose text says what went wrong.
     pub fn error(text: impl Into<String>) -> Self {
-        CallToolResult { content: vec![ContentBlock::text(text)], is_error: Some(true), ..Default::default() }
+        CallToolResult {
+            content: vec![ContentBlock::text(text)],
+            is_error: Some(true),
+            ..Default::default()
+        }
     }
     /// A structured result, with its serialized copy as a text block (as the spec recommends).
     pub fn structured(value: serde_json::Value) -> Self {
@@ -128,7 +142,11 @@ impl CallToolResult {
     }
     /// The text blocks joined by newlines.
     pub fn text_content(&self) -> String {
-        let texts: Vec<&str> = self.content.iter().filter_map(ContentBlock::as_text).collect();
+        let texts: Vec<&str> = self
+            .content
+            .iter()
+            .filter_map(ContentBlock::as_text)
+            .collect();
         texts.join("\n")
     }
 }

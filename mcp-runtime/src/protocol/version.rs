@@ -59,6 +59,7 @@ impl Serialize for ProtocolVersion {
 impl<'de> Deserialize<'de> for ProtocolVersion {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = <std::borrow::Cow<'de, str>>::deserialize(d)?;
-        Self::parse(&s).ok_or_else(|| serde::de::Error::custom(format!("unsupported protocol version {s}")))
+        Self::parse(&s)
+            .ok_or_else(|| serde::de::Error::custom(format!("unsupported protocol version {s}")))
     }
 }

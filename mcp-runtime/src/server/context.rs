@@ -5,9 +5,9 @@ use crate::connection::RequestOptions;
 use crate::error::Error;
 use crate::framing::to_raw;
 use crate::protocol::{
-    methods, ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult,
-    Implementation, ListRootsResult, LoggingLevel, LoggingMessageParams, ProgressParams, ProgressToken,
-    ProtocolVersion, RequestId,
+    methods, ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitParams,
+    ElicitResult, Implementation, ListRootsResult, LoggingLevel, LoggingMessageParams,
+    ProgressParams, ProgressToken, ProtocolVersion, RequestId,
 };
 use serde::de::DeserializeOwned;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -32,7 +32,13 @@ impl Context {
         token: CancellationToken,
         progress_token: Option<ProgressToken>,
     ) -> Self {
-        Context { session, request_id, token, progress_token, last_progress: Arc::new(AtomicU64::new(f64::NEG_INFINITY.to_bits())) }
+        Context {
+            session,
+            request_id,
+            token,
+            progress_token,
+            last_progress: Arc::new(AtomicU64::new(f64::NEG_INFINITY.to_bits())),
+        }
     }
 
     /// The id of the request being handled.
@@ -62,21 +68,38 @@ impl Context {
     /// Reports progress. Does nothing when the request carried no progress token, and drops a value that
     /// does not increase (the spec requires progress to increase).
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
-        let Some(token) = &self.progress_token else { return };
+        let Some(token) = &self.progress_token else {
+            return;
+        };
         let last = f64::from_bits(self.last_progress.load(Ordering::Relaxed));
         if progress.is_nan() || progress <= last {
             tracing::debug!(progress, last, "non-increasing progress dropped");
             return;
         }
-        self.last_progress.store(progress.to_bits(), Ordering::Relaxed);
-        let params = ProgressParams { progress_token: token.clone(), progress, total, message };
+        self.last_progress
+            .store(progress.to_bits(), Ordering::Relaxed);
+        let params = ProgressParams {
+            progress_token: token.clone(),
+            progress,
+            total,
+            message,
+        };
         if let Ok(raw) = to_raw(&params) {
-            let _ = self.session.peer.notify(methods::PROGRESS, Some(&raw), Some(self.request_id.clone())).await;
+            let _ = self
+                .session
+                .peer
+                .notify(methods::PROGRESS, Some(&raw), Some(self.request_id.clone()))
+                .await;
         }
     }
 
     /// Sends `notifications/message` if the client's level lets it through.
-    pub async fn log(&self, level: LoggingLevel, logger: Option<&str>, data: impl serde::Serialize) {
+    pub async fn log(
+        &self,
+        level: LoggingLevel,
+        logger: Option<&str>,
+        data: impl serde::Serialize,
+    ) {
         if !self.session.log_enabled(level) {
             return;
         }
@@ -86,7 +109,11 @@ impl Context {
             data: serde_json::to_value(data).unwrap_or(serde_json::Value::Null),
         };
         if let Ok(raw) = to_raw(&params) {
-            let _ = self.session.peer.notify(methods::MESSAGE, Some(&raw), Some(self.request_id.clone())).await;
+            let _ = self
+                .session
+                .peer
+                .notify(methods::MESSAGE, Some(&raw), Some(self.request_id.clone()))
+                .await;
         }
     }
 
@@ -110,17 +137,23 @@ impl Context {
     }
 
     /// `sampling/createMessage`: asks the client's model. Refused without the `sampling` capability.
-    pub async fn create_message(&self, params: CreateMessageParams) -> Result<CreateMessageResult, Error> {
+    pub async fn create_message(
+        &self,
+        params: CreateMessageParams,
+    ) -> Result<CreateMessageResult, Error> {
         if self.client_capabilities().sampling.is_none() {
             return Err(Error::CapabilityMissing("sampling"));
         }
-        self.request(methods::SAMPLING_CREATE_MESSAGE, &params).await
+        self.request(methods::SAMPLING_CREATE_MESSAGE, &params)
+            .await
     }
 
     /// `elicitation/create`: asks the user. Refused without the `elicitation` capability (or its URL mode).
     pub async fn elicit(&self, params: ElicitParams) -> Result<ElicitResult, Error> {
         let caps = self.client_capabilities();
-        let Some(el) = caps.elicitation else { return Err(Error::CapabilityMissing("elicitation")) };
+        let Some(el) = caps.elicitation else {
+            return Err(Error::CapabilityMissing("elicitation"));
+        };
         if params.is_url() && !el.supports_url() {
             return Err(Error::CapabilityMissing("elicitation.url"));
         }
@@ -135,18 +168,29 @@ impl Context {
         if self.client_capabilities().roots.is_none() {
             return Err(Error::CapabilityMissing("roots"));
         }
-        self.request(methods::ROOTS_LIST, &serde_json::json!({})).await
+        self.request(methods::ROOTS_LIST, &serde_json::json!({}))
+            .await
     }
 
     /// Any request to the client, on behalf of this one.
-    pub async fn request<P: serde::Serialize, R: DeserializeOwned>(&self, method: &str, params: &P) -> Result<R, Error> {
+    pub async fn request<P: serde::Serialize, R: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: &P,
+    ) -> Result<R, Error> {
         let raw = to_raw(params).map_err(|e| Error::Protocol(e.message))?;
-        let opts = RequestOptions { related: Some(self.request_id.clone()), ..Default::default() };
+        let opts = RequestOptions {
+            related: Some(self.request_id.clone()),
+            ..Default::default()
+        };
         let fut = self.session.peer.request(method, Some(&raw), opts);
         let result = tokio::select! {
             r = fut => r?,
             _ = self.token.cancelled() => return Err(Error::Protocol("the request was cancelled".into())),
         };
-        serde_json::from_str(result.get()).map_err(|e| Error::Decode { method: method.into(), reason: e.to_string() })
+        serde_json::from_str(result.get()).map_err(|e| Error::Decode {
+            method: method.into(),
+            reason: e.to_string(),
+        })
     }
 }

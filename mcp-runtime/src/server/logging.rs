@@ -18,7 +18,9 @@ pub struct McpLogLayer {
 impl Server {
     /// A layer forwarding `tracing` events to clients as `notifications/message`.
     pub fn logging_layer(&self) -> McpLogLayer {
-        McpLogLayer { server: self.clone() }
+        McpLogLayer {
+            server: self.clone(),
+        }
     }
 }
 
@@ -42,7 +44,8 @@ impl Visit for Fields {
         if field.name() == "message" {
             let _ = write!(self.message, "{value:?}");
         } else {
-            self.rest.insert(field.name().into(), format!("{value:?}").into());
+            self.rest
+                .insert(field.name().into(), format!("{value:?}").into());
         }
     }
     fn record_str(&mut self, field: &Field, value: &str) {
@@ -62,7 +65,10 @@ impl<S: Subscriber> Layer<S> for McpLogLayer {
         }
         let level = level_of(meta.level());
         let sessions = self.server.inner.live_sessions();
-        let sessions: Vec<_> = sessions.into_iter().filter(|s| s.log_enabled(level)).collect();
+        let sessions: Vec<_> = sessions
+            .into_iter()
+            .filter(|s| s.log_enabled(level))
+            .collect();
         if sessions.is_empty() {
             return;
         }
@@ -74,7 +80,11 @@ impl<S: Subscriber> Layer<S> for McpLogLayer {
             f.rest.insert("message".into(), f.message.into());
             serde_json::Value::Object(f.rest)
         };
-        let params = LoggingMessageParams { level, logger: Some(meta.target().to_string()), data };
+        let params = LoggingMessageParams {
+            level,
+            logger: Some(meta.target().to_string()),
+            data,
+        };
         if let Ok(raw) = to_raw(&params) {
             for s in sessions {
                 s.peer.try_notify(methods::MESSAGE, Some(&raw), None);

@@ -28,7 +28,11 @@ use tokio::io::{AsyncRead, AsyncWrite};
 
 /// Answers `completion/complete`. Implemented for `Fn(CompleteParams, Context) -> impl Future` closures.
 pub trait CompletionHandler: Send + Sync + 'static {
-    fn complete(&self, params: CompleteParams, ctx: Context) -> BoxFuture<'static, Result<CompleteResult, ErrorObject>>;
+    fn complete(
+        &self,
+        params: CompleteParams,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<CompleteResult, ErrorObject>>;
 }
 
 impl<F, Fut> CompletionHandler for F
@@ -36,7 +40,11 @@ where
     F: Fn(CompleteParams, Context) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<CompleteResult, ErrorObject>> + Send + 'static,
 {
-    fn complete(&self, params: CompleteParams, ctx: Context) -> BoxFuture<'static, Result<CompleteResult, ErrorObject>> {
+    fn complete(
+        &self,
+        params: CompleteParams,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<CompleteResult, ErrorObject>> {
         Box::pin(self(params, ctx))
     }
 }
@@ -75,12 +83,15 @@ pub(crate) struct ServerInner {
 
 impl ServerInner {
     pub(crate) fn capabilities(&self) -> ServerCapabilities {
-        let listed = Some(ListChangedCapability { list_changed: Some(true) });
+        let listed = Some(ListChangedCapability {
+            list_changed: Some(true),
+        });
         ServerCapabilities {
             tools: self.offers_tools.then(|| listed.clone()).flatten(),
-            resources: self
-                .offers_resources
-                .then_some(ResourcesCapability { subscribe: Some(true), list_changed: Some(true) }),
+            resources: self.offers_resources.then_some(ResourcesCapability {
+                subscribe: Some(true),
+                list_changed: Some(true),
+            }),
             prompts: self.offers_prompts.then(|| listed.clone()).flatten(),
             logging: Some(JsonObject::new()),
             completions: self.completion.as_ref().map(|_| JsonObject::new()),
@@ -95,36 +106,60 @@ impl ServerInner {
         self.offers_prompts
     }
 
-    pub(crate) fn list_tools(&self, params: Option<&RawValue>) -> Result<Box<RawValue>, ErrorObject> {
+    pub(crate) fn list_tools(
+        &self,
+        params: Option<&RawValue>,
+    ) -> Result<Box<RawValue>, ErrorObject> {
         let p: PaginatedParams = parse_params(params)?;
         let set = self.tools.snapshot();
         let (page, next) = set.page(p.cursor.as_deref(), self.page_size)?;
         let tools: Vec<&Tool> = page.iter().map(|r| &r.tool).collect();
-        to_raw(&ListPage { items: ("tools", &tools), next_cursor: next })
+        to_raw(&ListPage {
+            items: ("tools", &tools),
+            next_cursor: next,
+        })
     }
 
-    pub(crate) fn list_resources(&self, params: Option<&RawValue>) -> Result<Box<RawValue>, ErrorObject> {
+    pub(crate) fn list_resources(
+        &self,
+        params: Option<&RawValue>,
+    ) -> Result<Box<RawValue>, ErrorObject> {
         let p: PaginatedParams = parse_params(params)?;
         let set = self.resources.snapshot();
         let (page, next) = set.page(p.cursor.as_deref(), self.page_size)?;
         let items: Vec<&Resource> = page.iter().map(|r| &r.resource).collect();
-        to_raw(&ListPage { items: ("resources", &items), next_cursor: next })
+        to_raw(&ListPage {
+            items: ("resources", &items),
+            next_cursor: next,
+        })
     }
 
-    pub(crate) fn list_resource_templates(&self, params: Option<&RawValue>) -> Result<Box<RawValue>, ErrorObject> {
+    pub(crate) fn list_resource_templates(
+        &self,
+        params: Option<&RawValue>,
+    ) -> Result<Box<RawValue>, ErrorObject> {
         let p: PaginatedParams = parse_params(params)?;
         let set = self.templates.snapshot();
         let (page, next) = set.page(p.cursor.as_deref(), self.page_size)?;
         let items: Vec<&ResourceTemplate> = page.iter().map(|r| &r.template).collect();
-        to_raw(&ListPage { items: ("resourceTemplates", &items), next_cursor: next })
+        to_raw(&ListPage {
+            items: ("resourceTemplates", &items),
+            next_cursor: next,
+        })
     }
 
-    pub(crate) fn list_prompts(&self, params: Option<&RawValue>) -> Result<Box<RawValue>, ErrorObject> {
+    pub(crate) fn list_prompts(
+        &self,
+        params: Option<&RawValue>,
+    ) -> Result<Box<RawValue>, ErrorObject> {
         let p: PaginatedParams = parse_params(params)?;
         let set = self.prompts.snapshot();
         let (page, next) = set.page(p.cursor.as_deref(), self.page_size)?;
         let items: Vec<&Prompt> = page.iter().map(|r| &r.prompt).collect();
-        to_raw(&ListPage { items: ("prompts", &items), next_cursor: next })
+        to_raw(&ListPage {
+            items: ("prompts", &items),
+            next_cursor: next,
+        })
     }
 
     pub(crate) fn find_resource(&self, uri: &str) -> Option<(Arc<dyn ResourceHandler>, UriVars)> {
@@ -132,7 +167,10 @@ impl ServerInner {
             return Some((r.handler.clone(), UriVars::new()));
         }
         let templates = self.templates.snapshot();
-        templates.items.iter().find_map(|t| t.parsed.matches(uri).map(|vars| (t.handler.clone(), vars)))
+        templates
+            .items
+            .iter()
+            .find_map(|t| t.parsed.matches(uri).map(|vars| (t.handler.clone(), vars)))
     }
 
     fn add_session(&self, s: &Arc<SessionState>) {
@@ -143,10 +181,19 @@ impl ServerInner {
 
     pub(crate) fn live_sessions(&self) -> Vec<Arc<SessionState>> {
         let sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
-        sessions.iter().filter_map(Weak::upgrade).filter(|s| s.is_live()).collect()
+        sessions
+            .iter()
+            .filter_map(Weak::upgrade)
+            .filter(|s| s.is_live())
+            .collect()
     }
 
-    fn broadcast(&self, method: &str, params: Option<&RawValue>, only: impl Fn(&SessionState) -> bool) {
+    fn broadcast(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+        only: impl Fn(&SessionState) -> bool,
+    ) {
         for s in self.live_sessions() {
             if only(&s) {
                 s.peer.try_notify(method, params, None);
@@ -220,14 +267,24 @@ impl Server {
 
     /// Every tool, in registration order.
     pub fn tools(&self) -> Vec<Tool> {
-        self.inner.tools.snapshot().items.iter().map(|r| r.tool.clone()).collect()
+        self.inner
+            .tools
+            .snapshot()
+            .items
+            .iter()
+            .map(|r| r.tool.clone())
+            .collect()
     }
 
     /// Adds a tool while serving and tells every session (`notifications/tools/list_changed`).
     pub fn add_tool(&self, route: ToolRoute) -> Result<(), ServerError> {
         tools::validate_tool_name(&route.tool.name).map_err(ServerError::InvalidTool)?;
-        self.inner.tools.insert(route).map_err(ServerError::DuplicateTool)?;
-        self.inner.broadcast(methods::TOOLS_LIST_CHANGED, None, |_| true);
+        self.inner
+            .tools
+            .insert(route)
+            .map_err(ServerError::DuplicateTool)?;
+        self.inner
+            .broadcast(methods::TOOLS_LIST_CHANGED, None, |_| true);
         Ok(())
     }
 
@@ -235,32 +292,47 @@ impl Server {
     pub fn remove_tool(&self, name: &str) -> bool {
         let removed = self.inner.tools.remove(name);
         if removed {
-            self.inner.broadcast(methods::TOOLS_LIST_CHANGED, None, |_| true);
+            self.inner
+                .broadcast(methods::TOOLS_LIST_CHANGED, None, |_| true);
         }
         removed
     }
 
     pub fn add_prompt(&self, route: PromptRoute) -> Result<(), ServerError> {
-        self.inner.prompts.insert(route).map_err(ServerError::DuplicatePrompt)?;
-        self.inner.broadcast(methods::PROMPTS_LIST_CHANGED, None, |_| true);
+        self.inner
+            .prompts
+            .insert(route)
+            .map_err(ServerError::DuplicatePrompt)?;
+        self.inner
+            .broadcast(methods::PROMPTS_LIST_CHANGED, None, |_| true);
         Ok(())
     }
 
     pub fn add_resource(&self, route: ResourceRoute) -> Result<(), ServerError> {
-        self.inner.resources.insert(route).map_err(ServerError::DuplicateResource)?;
+        self.inner
+            .resources
+            .insert(route)
+            .map_err(ServerError::DuplicateResource)?;
         self.notify_resource_list_changed();
         Ok(())
     }
 
     pub fn notify_resource_list_changed(&self) {
-        self.inner.broadcast(methods::RESOURCES_LIST_CHANGED, None, |_| true);
+        self.inner
+            .broadcast(methods::RESOURCES_LIST_CHANGED, None, |_| true);
     }
 
     /// `notifications/resources/updated`, to the sessions subscribed to this URI (or a parent of it).
     pub fn notify_resource_updated(&self, uri: &str) {
-        let params = ResourceUriParams { uri: uri.to_string(), meta: None };
+        let params = ResourceUriParams {
+            uri: uri.to_string(),
+            meta: None,
+        };
         if let Ok(raw) = to_raw(&params) {
-            self.inner.broadcast(methods::RESOURCES_UPDATED, Some(&raw), |s| s.is_subscribed(uri));
+            self.inner
+                .broadcast(methods::RESOURCES_UPDATED, Some(&raw), |s| {
+                    s.is_subscribed(uri)
+                });
         }
     }
 
@@ -327,7 +399,10 @@ impl ServerBuilder {
             self.errors.push(ServerError::InvalidTool(e));
         }
         if route.tool.input_schema.get("type").and_then(|t| t.as_str()) != Some("object") {
-            self.errors.push(ServerError::InvalidTool(format!("tool `{}`: inputSchema must have type \"object\"", route.tool.name)));
+            self.errors.push(ServerError::InvalidTool(format!(
+                "tool `{}`: inputSchema must have type \"object\"",
+                route.tool.name
+            )));
         }
         self.tools.push(route);
         self
@@ -402,7 +477,9 @@ impl ServerBuilder {
             completion: self.completion,
             on_roots_changed: self.on_roots_changed,
             offers_tools: self.offer.0 || !self.tools.is_empty(),
-            offers_resources: self.offer.1 || !self.resources.is_empty() || !self.templates.is_empty(),
+            offers_resources: self.offer.1
+                || !self.resources.is_empty()
+                || !self.templates.is_empty(),
             offers_prompts: self.offer.2 || !self.prompts.is_empty(),
             page_size: self.page_size,
             config: self.config,
@@ -412,14 +489,25 @@ impl ServerBuilder {
             inner.tools.insert(t).map_err(ServerError::DuplicateTool)?;
         }
         for r in self.resources {
-            inner.resources.insert(r).map_err(ServerError::DuplicateResource)?;
+            inner
+                .resources
+                .insert(r)
+                .map_err(ServerError::DuplicateResource)?;
         }
         for t in self.templates {
-            inner.templates.insert(t).map_err(ServerError::DuplicateResource)?;
+            inner
+                .templates
+                .insert(t)
+                .map_err(ServerError::DuplicateResource)?;
         }
         for p in self.prompts {
-            inner.prompts.insert(p).map_err(ServerError::DuplicatePrompt)?;
+            inner
+                .prompts
+                .insert(p)
+                .map_err(ServerError::DuplicatePrompt)?;
         }
-        Ok(Server { inner: Arc::new(inner) })
+        Ok(Server {
+            inner: Arc::new(inner),
+        })
     }
 }

@@ -13,7 +13,11 @@ pub type PromptArgs = BTreeMap<String, String>;
 
 /// Renders a prompt. Implemented for `Fn(PromptArgs, Context) -> impl Future` closures.
 pub trait PromptHandler: Send + Sync + 'static {
-    fn get(&self, args: PromptArgs, ctx: Context) -> BoxFuture<'static, Result<GetPromptResult, ErrorObject>>;
+    fn get(
+        &self,
+        args: PromptArgs,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<GetPromptResult, ErrorObject>>;
 }
 
 impl<F, Fut> PromptHandler for F
@@ -21,7 +25,11 @@ where
     F: Fn(PromptArgs, Context) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<GetPromptResult, ErrorObject>> + Send + 'static,
 {
-    fn get(&self, args: PromptArgs, ctx: Context) -> BoxFuture<'static, Result<GetPromptResult, ErrorObject>> {
+    fn get(
+        &self,
+        args: PromptArgs,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<GetPromptResult, ErrorObject>> {
         Box::pin(self(args, ctx))
     }
 }
@@ -34,7 +42,10 @@ pub struct PromptRoute {
 
 impl PromptRoute {
     pub fn new(prompt: Prompt, handler: impl PromptHandler) -> Self {
-        PromptRoute { prompt, handler: Arc::new(handler) }
+        PromptRoute {
+            prompt,
+            handler: Arc::new(handler),
+        }
     }
 
     /// `-32602` naming the first required argument that is missing.

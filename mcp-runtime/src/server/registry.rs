@@ -25,14 +25,20 @@ impl<T: Keyed + Clone> Set<T> {
     }
 
     /// One page: the items and the cursor of the next page. A cursor we did not issue is `-32602`.
-    pub fn page(&self, cursor: Option<&str>, page_size: usize) -> Result<(&[T], Option<String>), ErrorObject> {
+    pub fn page(
+        &self,
+        cursor: Option<&str>,
+        page_size: usize,
+    ) -> Result<(&[T], Option<String>), ErrorObject> {
         let start = match cursor {
             None => 0,
             Some(c) => c
                 .strip_prefix("o")
                 .and_then(|n| n.parse::<usize>().ok())
                 .filter(|&n| n <= self.items.len())
-                .ok_or_else(|| ErrorObject::invalid_params(format!("Invalid params: unknown cursor {c:?}")))?,
+                .ok_or_else(|| {
+                    ErrorObject::invalid_params(format!("Invalid params: unknown cursor {c:?}"))
+                })?,
         };
         let end = (start + page_size.max(1)).min(self.items.len());
         let next = (end < self.items.len()).then(|| format!("o{end}"));
@@ -42,13 +48,21 @@ impl<T: Keyed + Clone> Set<T> {
 
 impl<T: Keyed + Clone> Default for Registry<T> {
     fn default() -> Self {
-        Registry { current: RwLock::new(Arc::new(Set { items: Vec::new(), index: HashMap::new() })) }
+        Registry {
+            current: RwLock::new(Arc::new(Set {
+                items: Vec::new(),
+                index: HashMap::new(),
+            })),
+        }
     }
 }
 
 impl<T: Keyed + Clone> Registry<T> {
     pub fn snapshot(&self) -> Arc<Set<T>> {
-        self.current.read().unwrap_or_else(|e| e.into_inner()).clone()
+        self.current
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Adds an item; `Err` names the duplicate key.
@@ -69,13 +83,22 @@ impl<T: Keyed + Clone> Registry<T> {
         if !cur.index.contains_key(key) {
             return false;
         }
-        let items: Vec<T> = cur.items.iter().filter(|i| i.key() != key).cloned().collect();
+        let items: Vec<T> = cur
+            .items
+            .iter()
+            .filter(|i| i.key() != key)
+            .cloned()
+            .collect();
         *cur = Arc::new(Self::build(items));
         true
     }
 
     fn build(items: Vec<T>) -> Set<T> {
-        let index = items.iter().enumerate().map(|(i, t)| (t.key().to_string(), i)).collect();
+        let index = items
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.key().to_string(), i))
+            .collect();
         Set { items, index }
     }
 }

@@ -14,7 +14,12 @@ pub type UriVars = BTreeMap<String, String>;
 
 /// Reads a resource. Implemented for `Fn(String, UriVars, Context) -> impl Future` closures.
 pub trait ResourceHandler: Send + Sync + 'static {
-    fn read(&self, uri: String, vars: UriVars, ctx: Context) -> BoxFuture<'static, Result<ReadResourceResult, ErrorObject>>;
+    fn read(
+        &self,
+        uri: String,
+        vars: UriVars,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<ReadResourceResult, ErrorObject>>;
 }
 
 impl<F, Fut> ResourceHandler for F
@@ -22,7 +27,12 @@ where
     F: Fn(String, UriVars, Context) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<ReadResourceResult, ErrorObject>> + Send + 'static,
 {
-    fn read(&self, uri: String, vars: UriVars, ctx: Context) -> BoxFuture<'static, Result<ReadResourceResult, ErrorObject>> {
+    fn read(
+        &self,
+        uri: String,
+        vars: UriVars,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<ReadResourceResult, ErrorObject>> {
         Box::pin(self(uri, vars, ctx))
     }
 }
@@ -35,7 +45,10 @@ pub struct ResourceRoute {
 
 impl ResourceRoute {
     pub fn new(resource: Resource, handler: impl ResourceHandler) -> Self {
-        ResourceRoute { resource, handler: Arc::new(handler) }
+        ResourceRoute {
+            resource,
+            handler: Arc::new(handler),
+        }
     }
 }
 
@@ -50,7 +63,11 @@ impl ResourceTemplateRoute {
     /// `Err` when the template is not one we can match.
     pub fn new(template: ResourceTemplate, handler: impl ResourceHandler) -> Result<Self, String> {
         let parsed = UriTemplate::parse(&template.uri_template)?;
-        Ok(ResourceTemplateRoute { template, parsed: Arc::new(parsed), handler: Arc::new(handler) })
+        Ok(ResourceTemplateRoute {
+            template,
+            parsed: Arc::new(parsed),
+            handler: Arc::new(handler),
+        })
     }
 }
 
@@ -92,14 +109,25 @@ impl UriTemplate {
             if open > 0 {
                 parts.push(Part::Literal(rest[..open].to_string()));
             }
-            let close = rest[open..].find('}').ok_or_else(|| format!("unclosed `{{` in URI template `{t}`"))? + open;
+            let close = rest[open..]
+                .find('}')
+                .ok_or_else(|| format!("unclosed `{{` in URI template `{t}`"))?
+                + open;
             let expr = &rest[open + 1..close];
             let (op, names) = match expr.chars().next() {
                 Some(c @ ('+' | '#' | '?' | '&' | '/' | '.' | ';')) => (Some(c), &expr[1..]),
                 _ => (None, expr),
             };
-            let names: Vec<String> = names.split(',').map(|n| n.trim_end_matches('*').to_string()).collect();
-            if names.iter().any(|n| n.is_empty() || !n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')) {
+            let names: Vec<String> = names
+                .split(',')
+                .map(|n| n.trim_end_matches('*').to_string())
+                .collect();
+            if names.iter().any(|n| {
+                n.is_empty()
+                    || !n
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+            }) {
                 return Err(format!("bad variable in URI template `{t}`: `{{{expr}}}`"));
             }
             match op {
@@ -107,10 +135,17 @@ impl UriTemplate {
                     if op == Some('#') {
                         parts.push(Part::Literal("#".into()));
                     }
-                    parts.push(Part::Var { name: names[0].clone(), reserved: op.is_some() })
+                    parts.push(Part::Var {
+                        name: names[0].clone(),
+                        reserved: op.is_some(),
+                    })
                 }
                 Some('?') | Some('&') => parts.push(Part::Query(names)),
-                _ => return Err(format!("unsupported expression `{{{expr}}}` in URI template `{t}`")),
+                _ => {
+                    return Err(format!(
+                        "unsupported expression `{{{expr}}}` in URI template `{t}`"
+                    ))
+                }
             }
             rest = &rest[close + 1..];
         }

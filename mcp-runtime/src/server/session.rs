@@ -61,7 +61,10 @@ impl SessionState {
     }
 
     pub fn version(&self) -> ProtocolVersion {
-        self.version.get().copied().unwrap_or(ProtocolVersion::LATEST)
+        self.version
+            .get()
+            .copied()
+            .unwrap_or(ProtocolVersion::LATEST)
     }
 
     pub fn client_capabilities(&self) -> ClientCapabilities {
@@ -74,7 +77,10 @@ impl SessionState {
 
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
         let subs = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
-        subs.contains(uri) || subs.iter().any(|s| uri.starts_with(s.as_str()) && uri[s.len()..].starts_with('/'))
+        subs.contains(uri)
+            || subs
+                .iter()
+                .any(|s| uri.starts_with(s.as_str()) && uri[s.len()..].starts_with('/'))
     }
 
     /// Whether notifications may be sent (after `initialize` was answered, before close).
@@ -82,18 +88,34 @@ impl SessionState {
         matches!(self.phase(), Phase::Initializing | Phase::Ready) && !self.peer.is_closed()
     }
 
-    fn ctx(self: &Arc<Self>, req: &RequestIn<'_>, progress_token: Option<ProgressToken>) -> Context {
-        Context::new(self.clone(), req.id.clone(), req.token.clone(), progress_token)
+    fn ctx(
+        self: &Arc<Self>,
+        req: &RequestIn<'_>,
+        progress_token: Option<ProgressToken>,
+    ) -> Context {
+        Context::new(
+            self.clone(),
+            req.id.clone(),
+            req.token.clone(),
+            progress_token,
+        )
     }
 
     fn initialize(&self, params: Option<&RawValue>) -> Result<Box<RawValue>, ErrorObject> {
         let p: InitializeParams = parse_params(params)?;
         if self
             .phase
-            .compare_exchange(Phase::Connected as u8, Phase::Initializing as u8, Ordering::AcqRel, Ordering::Acquire)
+            .compare_exchange(
+                Phase::Connected as u8,
+                Phase::Initializing as u8,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            )
             .is_err()
         {
-            return Err(ErrorObject::invalid_request("Invalid Request: the session is already initialized"));
+            return Err(ErrorObject::invalid_request(
+                "Invalid Request: the session is already initialized",
+            ));
         }
         let version = ProtocolVersion::negotiate(&p.protocol_version);
         let _ = self.version.set(version);
@@ -133,7 +155,10 @@ struct WithMeta {
 }
 
 fn progress_token_of(params: Option<&RawValue>) -> Option<ProgressToken> {
-    params.and_then(|p| serde_json::from_str::<WithMeta>(p.get()).ok()).and_then(|m| m.meta).and_then(|m| m.progress_token)
+    params
+        .and_then(|p| serde_json::from_str::<WithMeta>(p.get()).ok())
+        .and_then(|m| m.meta)
+        .and_then(|m| m.progress_token)
 }
 
 fn empty() -> Result<Box<RawValue>, ErrorObject> {
@@ -150,7 +175,9 @@ impl Handler for ServerHandler {
             methods::INITIALIZE => return Reply::Now(s.initialize(req.params)),
             methods::PING => return Reply::Now(empty()),
             // The 2026-07-28 probe: this server speaks the legacy era only.
-            methods::SERVER_DISCOVER => return Reply::Now(Err(ErrorObject::method_not_found(req.method))),
+            methods::SERVER_DISCOVER => {
+                return Reply::Now(Err(ErrorObject::method_not_found(req.method)))
+            }
             _ => {}
         }
         if s.phase() == Phase::Connected {
@@ -163,11 +190,19 @@ impl Handler for ServerHandler {
         match req.method {
             methods::TOOLS_LIST => Reply::Now(srv.list_tools(req.params)),
             methods::TOOLS_CALL => self.call_tool(&req),
-            methods::RESOURCES_LIST if srv.has_resources() => Reply::Now(srv.list_resources(req.params)),
-            methods::RESOURCES_TEMPLATES_LIST if srv.has_resources() => Reply::Now(srv.list_resource_templates(req.params)),
+            methods::RESOURCES_LIST if srv.has_resources() => {
+                Reply::Now(srv.list_resources(req.params))
+            }
+            methods::RESOURCES_TEMPLATES_LIST if srv.has_resources() => {
+                Reply::Now(srv.list_resource_templates(req.params))
+            }
             methods::RESOURCES_READ if srv.has_resources() => self.read_resource(&req),
-            methods::RESOURCES_SUBSCRIBE if srv.has_resources() => Reply::Now(self.subscribe(req.params, true)),
-            methods::RESOURCES_UNSUBSCRIBE if srv.has_resources() => Reply::Now(self.subscribe(req.params, false)),
+            methods::RESOURCES_SUBSCRIBE if srv.has_resources() => {
+                Reply::Now(self.subscribe(req.params, true))
+            }
+            methods::RESOURCES_UNSUBSCRIBE if srv.has_resources() => {
+                Reply::Now(self.subscribe(req.params, false))
+            }
             methods::PROMPTS_LIST if srv.has_prompts() => Reply::Now(srv.list_prompts(req.params)),
             methods::PROMPTS_GET if srv.has_prompts() => self.get_prompt(&req),
             methods::COMPLETION_COMPLETE if srv.completion.is_some() => self.complete(&req),
@@ -211,10 +246,17 @@ impl ServerHandler {
             Err(e) => return Reply::Now(Err(e)),
         };
         let Some(route) = self.0.server.tools.snapshot().get(&call.name).cloned() else {
-            return Reply::Now(Err(ErrorObject::invalid_params(format!("Unknown tool: {}", call.name))
-                .with_data(serde_json::json!({"field": "name"}))));
+            return Reply::Now(Err(ErrorObject::invalid_params(format!(
+                "Unknown tool: {}",
+                call.name
+            ))
+            .with_data(serde_json::json!({"field": "name"}))));
         };
-        let args = super::tools::Arguments::from_raw(call.arguments.filter(|a| a.get() != "null").map(RawValue::to_owned));
+        let args = super::tools::Arguments::from_raw(
+            call.arguments
+                .filter(|a| a.get() != "null")
+                .map(RawValue::to_owned),
+        );
         let ctx = self.0.ctx(req, call.meta.and_then(|m| m.progress_token));
         let fut = route.handler.call(args, ctx);
         Reply::Spawn {
@@ -232,17 +274,27 @@ impl ServerHandler {
             Err(e) => return Reply::Now(Err(e)),
         };
         let Some((handler, vars)) = self.0.server.find_resource(&p.uri) else {
-            return Reply::Now(Err(ErrorObject::new(codes::RESOURCE_NOT_FOUND, format!("Resource not found: {}", p.uri))
-                .with_data(serde_json::json!({"uri": p.uri}))));
+            return Reply::Now(Err(ErrorObject::new(
+                codes::RESOURCE_NOT_FOUND,
+                format!("Resource not found: {}", p.uri),
+            )
+            .with_data(serde_json::json!({"uri": p.uri}))));
         };
         let ctx = self.0.ctx(req, progress_token_of(req.params));
         let fut = handler.read(p.uri, vars, ctx);
-        Reply::Spawn { fut: Box::pin(async move { to_raw(&fut.await?) }), cancellable: true }
+        Reply::Spawn {
+            fut: Box::pin(async move { to_raw(&fut.await?) }),
+            cancellable: true,
+        }
     }
 
     fn subscribe(&self, params: Option<&RawValue>, on: bool) -> Result<Box<RawValue>, ErrorObject> {
         let p: ResourceUriParams = parse_params(params)?;
-        let mut subs = self.0.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
+        let mut subs = self
+            .0
+            .subscriptions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
         if on {
             subs.insert(p.uri);
         } else {
@@ -257,8 +309,11 @@ impl ServerHandler {
             Err(e) => return Reply::Now(Err(e)),
         };
         let Some(route) = self.0.server.prompts.snapshot().get(&p.name).cloned() else {
-            return Reply::Now(Err(ErrorObject::invalid_params(format!("Unknown prompt: {}", p.name))
-                .with_data(serde_json::json!({"field": "name"}))));
+            return Reply::Now(Err(ErrorObject::invalid_params(format!(
+                "Unknown prompt: {}",
+                p.name
+            ))
+            .with_data(serde_json::json!({"field": "name"}))));
         };
         let args = p.arguments.unwrap_or_default();
         if let Err(e) = route.check_required(&args) {
@@ -266,7 +321,10 @@ impl ServerHandler {
         }
         let ctx = self.0.ctx(req, progress_token_of(req.params));
         let fut = route.handler.get(args, ctx);
-        Reply::Spawn { fut: Box::pin(async move { to_raw(&fut.await?) }), cancellable: true }
+        Reply::Spawn {
+            fut: Box::pin(async move { to_raw(&fut.await?) }),
+            cancellable: true,
+        }
     }
 
     fn complete(&self, req: &RequestIn<'_>) -> Reply {

@@ -286,6 +286,8 @@ mod tests {
         x: i32,
     }
 
+    // The borrows select the impl by autoref, exactly as the macro's expansion does.
+    #[allow(clippy::needless_borrow)]
     #[test]
     fn content_types_win_over_structured() {
         let r = (&Returned::new(String::from("hi"))).to_call_tool_result(false);

@@ -40,7 +40,9 @@ impl Arguments {
 
     /// Arguments from a JSON value (tests, in-process calls).
     pub fn from_value(v: serde_json::Value) -> Self {
-        Arguments { raw: serde_json::value::to_raw_value(&v).ok() }
+        Arguments {
+            raw: serde_json::value::to_raw_value(&v).ok(),
+        }
     }
 
     /// The raw JSON text (`{}` when the call had no arguments).
@@ -52,7 +54,10 @@ impl Arguments {
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, ArgumentError> {
         let text = self.as_str();
         if !text.trim_start().starts_with('{') {
-            return Err(ArgumentError { path: String::new(), reason: "arguments must be a JSON object".into() });
+            return Err(ArgumentError {
+                path: String::new(),
+                reason: "arguments must be a JSON object".into(),
+            });
         }
         let mut de = serde_json::Deserializer::from_str(text);
         serde_path_to_error::deserialize(&mut de).map_err(|e| {
@@ -63,7 +68,10 @@ impl Arguments {
             if let Some(i) = reason.find(" at line ") {
                 reason.truncate(i);
             }
-            ArgumentError { path: if path == "." { String::new() } else { path }, reason }
+            ArgumentError {
+                path: if path == "." { String::new() } else { path },
+                reason,
+            }
         })
     }
 }
@@ -72,7 +80,11 @@ impl Arguments {
 /// `#[tool]` macro implements it for annotated functions.
 pub trait ToolHandler: Send + Sync + 'static {
     /// A tool's own failure is `Ok` with `isError: true`; `Err` is a JSON-RPC error (rare: protocol-level).
-    fn call(&self, args: Arguments, ctx: Context) -> BoxFuture<'static, Result<CallToolResult, ErrorObject>>;
+    fn call(
+        &self,
+        args: Arguments,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<CallToolResult, ErrorObject>>;
 }
 
 impl<F, Fut> ToolHandler for F
@@ -80,7 +92,11 @@ where
     F: Fn(Arguments, Context) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<CallToolResult, ErrorObject>> + Send + 'static,
 {
-    fn call(&self, args: Arguments, ctx: Context) -> BoxFuture<'static, Result<CallToolResult, ErrorObject>> {
+    fn call(
+        &self,
+        args: Arguments,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<CallToolResult, ErrorObject>> {
         Box::pin(self(args, ctx))
     }
 }
@@ -94,23 +110,35 @@ pub struct ToolRoute {
 
 impl ToolRoute {
     pub fn new(tool: Tool, handler: impl ToolHandler) -> Self {
-        ToolRoute { tool, handler: Arc::new(handler) }
+        ToolRoute {
+            tool,
+            handler: Arc::new(handler),
+        }
     }
 }
 
 impl std::fmt::Debug for ToolRoute {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ToolRoute").field("name", &self.tool.name).finish()
+        f.debug_struct("ToolRoute")
+            .field("name", &self.tool.name)
+            .finish()
     }
 }
 
 /// Checks a tool name against the spec's rule: 1 to 128 characters of `[A-Za-z0-9_.-]`.
 pub fn validate_tool_name(name: &str) -> Result<(), String> {
     if name.is_empty() || name.len() > 128 {
-        return Err(format!("tool name `{name}` must be 1 to 128 characters long"));
+        return Err(format!(
+            "tool name `{name}` must be 1 to 128 characters long"
+        ));
     }
-    if let Some(c) = name.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-'))) {
-        return Err(format!("tool name `{name}` contains `{c}`; only A-Z, a-z, 0-9, `_`, `.` and `-` are allowed"));
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-')))
+    {
+        return Err(format!(
+            "tool name `{name}` contains `{c}`; only A-Z, a-z, 0-9, `_`, `.` and `-` are allowed"
+        ));
     }
     Ok(())
 }
