@@ -6,7 +6,7 @@ use crate::normalize::{takes_no_arguments, Normalizer};
 use crate::typegen::generate_types;
 use crate::{Options, Warning};
 use mcp_runtime::protocol::Tool;
-use proc_macro2::{Delimiter, Group, Ident, Punct, Spacing, Span, TokenStream, TokenTree};
+use proc_macro2::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote};
 
 /// Crates the generated code reaches through `::mcp_runtime`, since it may depend on nothing else.
@@ -289,17 +289,29 @@ fn error_module() -> TokenStream {
     }
 }
 
-/// `::serde::X` → `::mcp_runtime::serde::X`, everywhere, including inside attributes and macro calls.
+/// Rust's keywords: `::serde` after one of these (`pub ::serde_json::Value`, `as ::serde::de::Error`) starts a
+/// crate path; after any other identifier (`my::serde`) it continues one.
+const KEYWORDS_BEFORE_PATHS: &[&str] = &[
+    "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern",
+    "fn", "for", "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref",
+    "return", "static", "struct", "trait", "type", "unsafe", "use", "where", "while", "yield",
+];
+
+/// `::serde::X` → `::mcp_runtime::serde::X`, everywhere, including inside attributes, macro calls and the
+/// string literals serde's attributes hold (`skip_serializing_if = "::serde_json::Map::is_empty"`).
 fn reexported_paths(tokens: TokenStream) -> TokenStream {
     let mut out = Vec::new();
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
     let mut i = 0;
     while i < trees.len() {
         let tree = &trees[i];
-        let leading = |j: usize| {
-            j == 0
-                || !matches!(&trees[j - 1], TokenTree::Ident(_))
-                    && !matches!(&trees[j - 1], TokenTree::Punct(p) if p.as_char() == '>')
+        // `::serde` starts a path unless it continues one (`my::serde`); after a keyword (`as ::serde`,
+        // `for ::serde`) or a generic list (`impl<'de> ::serde`) it starts one.
+        let leading = |j: usize| match j.checked_sub(1).map(|k| &trees[k]) {
+            Some(TokenTree::Ident(prev)) => {
+                KEYWORDS_BEFORE_PATHS.contains(&prev.to_string().as_str())
+            }
+            _ => true,
         };
         if let (TokenTree::Punct(a), Some(TokenTree::Punct(b)), Some(TokenTree::Ident(id))) =
             (tree, trees.get(i + 1), trees.get(i + 2))
@@ -325,6 +337,21 @@ fn reexported_paths(tokens: TokenStream) -> TokenStream {
             }
         }
         match tree {
+            TokenTree::Literal(lit) => {
+                let text = lit.to_string();
+                let renamed = REEXPORTED.iter().find_map(|krate| {
+                    let prefix = format!("\"::{krate}::");
+                    text.strip_prefix(&prefix)
+                        .map(|rest| format!("\"::mcp_runtime::{krate}::{rest}"))
+                });
+                match renamed.and_then(|r| r.parse::<Literal>().ok()) {
+                    Some(mut l) => {
+                        l.set_span(lit.span());
+                        out.push(TokenTree::Literal(l));
+                    }
+                    None => out.push(tree.clone()),
+                }
+            }
             TokenTree::Group(g) => {
                 let mut group = Group::new(g.delimiter(), reexported_paths(g.stream()));
                 group.set_span(g.span());
@@ -382,12 +409,34 @@ mod tests {
     fn serde_paths_go_through_the_runtime() {
         let t = reexported_paths(quote!(
             #[derive(::serde::Serialize)]
-            struct A(::serde_json::Value, my::serde::X);
+            struct A(pub ::serde_json::Value, my::serde::X);
+            #[serde(skip_serializing_if = "::serde_json::Map::is_empty")]
+            struct B;
+            impl<'de> ::serde::Deserialize<'de> for A {
+                fn f<D: ::serde::Deserializer<'de>>(e: String) -> D::Error {
+                    <D::Error as ::serde::de::Error>::custom(e)
+                }
+            }
         ));
         let s = t.to_string();
         assert!(s.contains(":: mcp_runtime :: serde :: Serialize"), "{s}");
         assert!(s.contains(":: mcp_runtime :: serde_json :: Value"), "{s}");
         assert!(s.contains("my :: serde :: X"), "{s}");
+        assert!(
+            s.contains("impl < 'de > :: mcp_runtime :: serde :: Deserialize"),
+            "{s}"
+        );
+        assert!(
+            s.contains("as :: mcp_runtime :: serde :: de :: Error"),
+            "{s}"
+        );
+        assert!(
+            s.contains("\"::mcp_runtime::serde_json::Map::is_empty\""),
+            "{s}"
+        );
+        // Only `my::serde::X` keeps a bare `serde` segment.
+        let bare = s.replace("mcp_runtime :: serde", "");
+        assert_eq!(bare.matches(":: serde ::").count(), 1, "{s}");
     }
 
     #[test]

@@ -141,12 +141,26 @@ pub fn routes(
         .map(|op| {
             let shared = shared.clone();
             let request = Arc::new(op.request.clone());
+            // Every required property of the input (parameters and flattened body fields alike).
+            let required: Arc<[String]> = op
+                .tool
+                .input_schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| {
+                    r.iter()
+                        .filter_map(Value::as_str)
+                        .map(String::from)
+                        .collect()
+                })
+                .unwrap_or_default();
             ToolRoute::new(op.tool.clone(), move |args: Arguments, ctx: Context| {
                 let shared = shared.clone();
                 let request = request.clone();
+                let required = required.clone();
                 async move {
                     let result = tokio::select! {
-                        r = shared.call(&request, &args) => r,
+                        r = shared.call(&request, &required, &args) => r,
                         _ = ctx.cancelled() => CallToolResult::error("cancelled"),
                     };
                     Ok(shared.redact_result(result))
@@ -157,11 +171,23 @@ pub fn routes(
 }
 
 impl Shared {
-    async fn call(&self, request: &Request, args: &Arguments) -> CallToolResult {
+    async fn call(
+        &self,
+        request: &Request,
+        required: &[String],
+        args: &Arguments,
+    ) -> CallToolResult {
         let args: Map<String, Value> = match args.parse() {
             Ok(a) => a,
             Err(e) => return CallToolResult::error(e.message()),
         };
+        // Every required property (parameters and flattened body fields alike), before any request.
+        if let Some(missing) = required
+            .iter()
+            .find(|n| args.get(n.as_str()).is_none_or(Value::is_null))
+        {
+            return CallToolResult::error(format!("missing required argument `{missing}`"));
+        }
         let what = format!("{} {}", request.method, request.path);
         let builder = match self.build(request, &args) {
             Ok(b) => b,

@@ -250,17 +250,18 @@ fn parameters(
         let Some(name) = p.get("name").and_then(Value::as_str) else {
             return Err(format!("the parameter at {at} has no name"));
         };
-        let location =
-            match p.get("in").and_then(Value::as_str) {
-                Some("path") => Location::Path,
-                Some("query") => Location::Query,
-                Some("header") => Location::Header,
-                Some("cookie") => Location::Cookie,
-                other => return Err(format!(
+        let location = match p.get("in").and_then(Value::as_str) {
+            Some("path") => Location::Path,
+            Some("query") => Location::Query,
+            Some("header") => Location::Header,
+            Some("cookie") => Location::Cookie,
+            other => {
+                return Err(format!(
                     "the parameter `{name}` is in {}, which is not path, query, header or cookie",
                     other.map_or("nowhere".into(), |o| format!("`{o}`"))
-                )),
-            };
+                ))
+            }
+        };
         if location == Location::Header
             && (IGNORED_HEADERS.contains(&name.to_ascii_lowercase().as_str())
                 || options

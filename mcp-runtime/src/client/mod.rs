@@ -140,6 +140,7 @@ impl ClientBuilder {
         self
     }
     /// The connection settings a transport should give its [`Peer`].
+    #[cfg(feature = "http")]
     pub(crate) fn config_ref(&self) -> &ConnectionConfig {
         &self.config
     }
