@@ -8,7 +8,6 @@
 mod support;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// The specs the issue names; each must convert with at least one tool.
 const REQUIRED: &[&str] = &[
@@ -171,32 +170,9 @@ fn every_oas_example_converts_and_all_bindings_compile() {
     );
 
     // One crate holds every module, so a clash between specs would show too.
-    let krate = tempfile::tempdir().unwrap();
-    let dir = krate.path();
-    let workspace = support::crate_dir().parent().unwrap().to_path_buf();
-    std::fs::write(
-        dir.join("Cargo.toml"),
-        format!(
-            "[package]\nname = \"openapi-bindings-fixture\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
-             [dependencies]\nmcp-runtime = {{ path = {:?}, default-features = false }}\n\n[workspace]\n",
-            workspace.join("mcp-runtime").display().to_string()
-        ),
-    )
-    .unwrap();
-    std::fs::copy(workspace.join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
-    std::fs::create_dir(dir.join("src")).unwrap();
-    std::fs::write(dir.join("src/lib.rs"), lib).unwrap();
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("bindings-fixture");
-    let out = Command::new(env!("CARGO"))
-        .args(["check", "--offline", "--quiet", "--message-format=short"])
-        .current_dir(dir)
-        .env("CARGO_TARGET_DIR", &target)
-        .env_remove("RUSTFLAGS")
-        .output()
-        .expect("cargo runs");
-    assert!(
-        out.status.success(),
-        "the OpenAPI bindings do not compile:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    if let Err(errors) =
+        support::check_crate_with_only_the_runtime("openapi-bindings-fixture", &lib)
+    {
+        panic!("the OpenAPI bindings do not compile:\n{errors}");
+    }
 }

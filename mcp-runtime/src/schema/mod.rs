@@ -23,7 +23,7 @@ mod def;
 mod portable;
 
 pub use def::ToolDef;
-pub use portable::make_portable;
+pub use portable::{make_portable, STANDARD_FORMATS};
 
 use crate::protocol::JsonObject;
 use schemars::generate::{Contract, SchemaSettings};

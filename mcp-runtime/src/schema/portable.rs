@@ -4,7 +4,7 @@ use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 
 /// `format` values defined by JSON Schema (draft-07 and 2020-12); any other is dropped.
-const STANDARD_FORMATS: &[&str] = &[
+pub const STANDARD_FORMATS: &[&str] = &[
     "date-time",
     "date",
     "time",
