@@ -219,20 +219,34 @@ fn formatted_modules(jobs: &[(&Tool, String)]) -> Vec<FormattedModule> {
     if threads == 1 {
         return jobs.iter().map(one).collect();
     }
-    let chunk = jobs.len().div_ceil(threads);
+    // Tools differ a lot in size (GitHub's biggest take 100x its smallest), so workers take the next tool
+    // as they finish one rather than a fixed share.
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let worker = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(job) = jobs.get(i) else { break done };
+            done.push((i, one(job)));
+        }
+    };
+    let mut results: Vec<Option<FormattedModule>> = Vec::new();
+    results.resize_with(jobs.len(), || None);
     std::thread::scope(|scope| {
-        let handles: Vec<_> = jobs
-            .chunks(chunk)
-            .map(|c| scope.spawn(move || c.iter().map(one).collect::<Vec<_>>()))
-            .collect();
-        // A worker that panicked (it cannot: typify runs under catch_unwind) loses nothing silently:
-        // its chunk is done again on this thread.
-        handles
-            .into_iter()
-            .zip(jobs.chunks(chunk))
-            .flat_map(|(h, c)| h.join().unwrap_or_else(|_| c.iter().map(one).collect()))
-            .collect()
-    })
+        let handles: Vec<_> = (0..threads).map(|_| scope.spawn(worker)).collect();
+        for handle in handles {
+            // A worker cannot panic (typify runs under catch_unwind); if one did, the tools it had taken
+            // are done again below, so nothing is lost silently.
+            for (i, m) in handle.join().unwrap_or_default() {
+                results[i] = Some(m);
+            }
+        }
+    });
+    results
+        .into_iter()
+        .zip(jobs)
+        .map(|(m, job)| m.unwrap_or_else(|| one(job)))
+        .collect()
 }
 
 fn format_file(tokens: TokenStream) -> String {
