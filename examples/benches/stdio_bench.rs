@@ -1,5 +1,6 @@
 //! Side-by-side stdio benchmark: our `bench-server` against rmcp's server with the same three tools,
-//! driven by the same raw client (plain threads writing and reading lines, so the client costs little).
+//! driven by the same raw client (plain threads writing and reading lines, so the client costs little), and
+//! a bare line echo (no parsing, no runtime) measured in the same run as the machine's floor.
 //!
 //! Run: `cargo bench -p examples --bench stdio_bench`. `BENCH_SECS` sets the seconds per throughput run.
 //! The bench re-executes itself as the rmcp server (`RMCP_BENCH_SERVER=stdio|pipes`).
@@ -94,6 +95,35 @@ mod rmcp_server {
     }
 }
 
+/// The floor of this machine: a plain blocking loop that answers every line with a canned result carrying
+/// the request's id. No JSON parsing, no runtime, no tool: what pipes and two context switches cost.
+mod bare {
+    use std::io::{BufRead, Write};
+
+    pub fn run() {
+        let stdin = std::io::stdin();
+        let mut input = stdin.lock();
+        let mut out = std::io::stdout().lock();
+        let mut line = Vec::new();
+        while input.read_until(b'\n', &mut line).unwrap_or(0) > 0 {
+            // Notifications (no `"id":`) get no answer, as in the protocol.
+            if let Some(at) = line.windows(5).position(|w| w == b"\"id\":") {
+                let id: Vec<u8> = line[at + 5..]
+                    .iter()
+                    .copied()
+                    .take_while(u8::is_ascii_digit)
+                    .collect();
+                out.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":").unwrap();
+                out.write_all(&id).unwrap();
+                out.write_all(b",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"2\"}]}}\n")
+                    .unwrap();
+                out.flush().unwrap();
+            }
+            line.clear();
+        }
+    }
+}
+
 struct Proc {
     child: Child,
     stdin: ChildStdin,
@@ -137,9 +167,12 @@ impl Server {
 }
 
 fn start(server: Server) -> Proc {
+    start_command(server.command())
+}
+
+fn start_command(mut command: Command) -> Proc {
     let t0 = Instant::now();
-    let mut child = server
-        .command()
+    let mut child = command
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -337,7 +370,11 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn main() {
     if let Ok(mode) = std::env::var("RMCP_BENCH_SERVER") {
-        rmcp_server::run(&mode);
+        if mode == "bare" {
+            bare::run();
+        } else {
+            rmcp_server::run(&mode);
+        }
         return;
     }
     if std::env::args().any(|a| a == "--list") {
@@ -384,6 +421,27 @@ fn main() {
         );
         med.push(m);
     }
+    // The floor, measured in the same run: sequential and 64-deep round trips of a bare line echo.
+    let (mut floor_seq, mut floor_par) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let mut c = Command::new(std::env::current_exe().unwrap());
+        c.env("RMCP_BENCH_SERVER", "bare");
+        let mut p = start_command(c);
+        floor_seq.push(sequential(&mut p, secs));
+        floor_par.push(pipelined(&mut p, 64, secs));
+        drop(p.stdin);
+        let _ = p.child.wait();
+    }
+    let (fs, fp) = (median(floor_seq), median(floor_par));
+    println!(
+        "{:<20} {:>12.0} {:>14.0}   (a blocking loop answering canned lines: the machine's floor)",
+        "bare line echo", fs, fp
+    );
+    println!(
+        "mcp-runtime reaches {:.0}% of the floor sequentially, {:.0}% with 64 in flight",
+        100.0 * med[0].0 / fs,
+        100.0 * med[0].1 / fp
+    );
     for (i, s) in servers.iter().enumerate().skip(1) {
         println!(
             "ratio mcp-runtime / {:<18} sequential {:.2}x, 64 in flight {:.2}x, echo {:.2}x, peak RSS {:.2}x",
