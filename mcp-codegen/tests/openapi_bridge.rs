@@ -2,7 +2,7 @@
 //! it, starts the bridge as a child process over stdio and drives it with our MCP client: path, query and
 //! header parameters, a JSON body, an HTTP error status (an `isError` result, not a protocol error), an
 //! unknown tool (-32602), and secrets passed with `--header` that the API needs but that never reach a tool
-//! schema or a result, even when the API echoes them back.
+//! schema or a result, even when the API echoes them back; and the same bridge over Streamable HTTP.
 
 mod support;
 
@@ -229,6 +229,54 @@ async fn the_bridge_calls_a_real_api_and_keeps_its_secrets() {
     );
 
     client.close().await;
+}
+
+/// `--http ADDR`: the same bridge over Streamable HTTP, reached with our HTTP client.
+#[tokio::test]
+async fn the_bridge_serves_streamable_http_too() {
+    use tokio::io::AsyncBufReadExt;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, api()).await });
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("inventory.yaml");
+    std::fs::write(&spec, SPEC).unwrap();
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcp-codegen"))
+        .arg("serve-openapi")
+        .arg(&spec)
+        .args(["--base-url", &format!("http://{addr}/v1")])
+        .args(["--header", &format!("Authorization: Bearer {TOKEN}")])
+        .args(["--header", &format!("X-Api-Key: {API_KEY}")])
+        .args(["--http", "127.0.0.1:0"])
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    // It names the address it listens on: "serving 3 tools of Inventory on http://127.0.0.1:PORT/mcp".
+    let mut stderr = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = loop {
+        let line = tokio::time::timeout(std::time::Duration::from_secs(20), stderr.next_line())
+            .await
+            .expect("the bridge says where it listens")
+            .unwrap()
+            .expect("the bridge is still running");
+        if let Some(at) = line.find("http://") {
+            break line[at..].trim().to_string();
+        }
+    };
+    let client = Client::builder()
+        .connect_http(&url, mcp_runtime::http::HttpClientConfig::default())
+        .await
+        .expect("the bridge answers over HTTP");
+    let r = client.call_tool("getItem", json!({"id": 7})).await.unwrap();
+    assert_eq!(
+        r.structured_content,
+        Some(json!({"id": 7, "name": "hammer", "verbose": null}))
+    );
+    let r = client.call_tool("getItem", json!({"id": 8})).await.unwrap();
+    assert_eq!(r.is_error, Some(true), "{r:?}");
+    client.close().await;
+    child.kill().await.unwrap();
 }
 
 #[test]
