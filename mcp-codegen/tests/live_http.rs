@@ -61,23 +61,32 @@ async fn snapshot_and_generate_over_streamable_http_with_a_bearer_header() {
     let dir = tempfile::tempdir().unwrap();
     let snapshot = dir.path().join("tools.json");
     let auth = format!("Authorization: Bearer {TOKEN}");
-    let out = cli(&[
+    // `subcommand --url URL --header AUTH --timeout 10 extra...`, which must succeed.
+    let run = |subcommand: &'static str, extra: Vec<String>| {
+        let mut args = vec![subcommand.to_string(), "--url".into(), url.clone()];
+        args.extend([
+            "--header".into(),
+            auth.clone(),
+            "--timeout".into(),
+            "10".into(),
+        ]);
+        args.extend(extra);
+        async move {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let out = cli(&args).await;
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            out
+        }
+    };
+    run(
         "snapshot",
-        "--url",
-        &url,
-        "--header",
-        &auth,
-        "--timeout",
-        "10",
-        "-o",
-        snapshot.to_str().unwrap(),
-    ])
+        vec!["-o".into(), snapshot.display().to_string()],
+    )
     .await;
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let recorded: Value =
         serde_json::from_str(&std::fs::read_to_string(&snapshot).unwrap()).unwrap();
     assert_eq!(recorded["tools"][0]["name"], "forecast", "{recorded}");
@@ -86,21 +95,7 @@ async fn snapshot_and_generate_over_streamable_http_with_a_bearer_header() {
         "City name"
     );
 
-    let out = cli(&[
-        "generate",
-        "--url",
-        &url,
-        "--header",
-        &auth,
-        "--timeout",
-        "10",
-    ])
-    .await;
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = run("generate", Vec::new()).await;
     let code = String::from_utf8_lossy(&out.stdout);
     assert!(
         code.contains("pub async fn forecast") && code.contains("pub city: ::std::string::String"),

@@ -114,22 +114,28 @@ fn api() -> Router {
         )
 }
 
-#[tokio::test]
-async fn the_bridge_calls_a_real_api_and_keeps_its_secrets() {
+/// Starts the API on a free port and returns the `serve-openapi` command for it (spec in `dir`, both
+/// secrets as `--header`s); the caller adds the transport flags.
+async fn bridge_command(dir: &std::path::Path) -> tokio::process::Command {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, api()).await });
-    let dir = tempfile::tempdir().unwrap();
-    let spec = dir.path().join("inventory.yaml");
+    let spec = dir.join("inventory.yaml");
     std::fs::write(&spec, SPEC).unwrap();
-
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcp-codegen"));
     cmd.arg("serve-openapi")
         .arg(&spec)
         .args(["--base-url", &format!("http://{addr}/v1")])
         .args(["--header", &format!("Authorization: Bearer {TOKEN}")])
-        .args(["--header", &format!("X-Api-Key: {API_KEY}")])
-        .args(["--timeout", "5"]);
+        .args(["--header", &format!("X-Api-Key: {API_KEY}")]);
+    cmd
+}
+
+#[tokio::test]
+async fn the_bridge_calls_a_real_api_and_keeps_its_secrets() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = bridge_command(dir.path()).await;
+    cmd.args(["--timeout", "5"]);
     let client = Client::builder()
         .spawn(cmd)
         .await
@@ -235,18 +241,9 @@ async fn the_bridge_calls_a_real_api_and_keeps_its_secrets() {
 #[tokio::test]
 async fn the_bridge_serves_streamable_http_too() {
     use tokio::io::AsyncBufReadExt;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, api()).await });
     let dir = tempfile::tempdir().unwrap();
-    let spec = dir.path().join("inventory.yaml");
-    std::fs::write(&spec, SPEC).unwrap();
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcp-codegen"))
-        .arg("serve-openapi")
-        .arg(&spec)
-        .args(["--base-url", &format!("http://{addr}/v1")])
-        .args(["--header", &format!("Authorization: Bearer {TOKEN}")])
-        .args(["--header", &format!("X-Api-Key: {API_KEY}")])
+    let mut child = bridge_command(dir.path())
+        .await
         .args(["--http", "127.0.0.1:0"])
         .stderr(std::process::Stdio::piped())
         .kill_on_drop(true)
