@@ -219,8 +219,8 @@ fn formatted_modules(jobs: &[(&Tool, String)]) -> Vec<FormattedModule> {
     if threads == 1 {
         return jobs.iter().map(one).collect();
     }
-    // Tools differ a lot in size (GitHub's biggest take 100x its smallest), so workers take the next tool
-    // as they finish one rather than a fixed share.
+    // Tools differ a lot in size, so workers take the next tool as they finish one rather than a fixed
+    // share.
     let next = std::sync::atomic::AtomicUsize::new(0);
     let worker = || {
         let mut done = Vec::new();

@@ -52,8 +52,6 @@ pub enum LiveError {
     },
     #[error("{source_label} did not answer within {seconds} s")]
     Timeout { source_label: String, seconds: f64 },
-    #[error("HTTP servers: {0}")]
-    Http(String),
 }
 
 /// Splits a command line as a POSIX shell would, without expanding anything.

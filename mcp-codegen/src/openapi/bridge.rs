@@ -5,7 +5,7 @@
 //! Headers given to the bridge (credentials) are added to every request and never reach the model: their
 //! parameters are left out of the tools' schemas, and their values are redacted from every result.
 
-use super::{Body, BodyShape, Conversion, Encoding, Location, Parameter, Request};
+use super::{Body, BodyShape, Conversion, Encoding, Field, Location, Parameter, Request};
 use base64::Engine as _;
 use mcp_runtime::protocol::CallToolResult;
 use mcp_runtime::server::{Arguments, ToolRoute};
@@ -141,26 +141,12 @@ pub fn routes(
         .map(|op| {
             let shared = shared.clone();
             let request = Arc::new(op.request.clone());
-            // Every required property of the input (parameters and flattened body fields alike).
-            let required: Arc<[String]> = op
-                .tool
-                .input_schema
-                .get("required")
-                .and_then(Value::as_array)
-                .map(|r| {
-                    r.iter()
-                        .filter_map(Value::as_str)
-                        .map(String::from)
-                        .collect()
-                })
-                .unwrap_or_default();
             ToolRoute::new(op.tool.clone(), move |args: Arguments, ctx: Context| {
                 let shared = shared.clone();
                 let request = request.clone();
-                let required = required.clone();
                 async move {
                     let result = tokio::select! {
-                        r = shared.call(&request, &required, &args) => r,
+                        r = shared.call(&request, &args) => r,
                         _ = ctx.cancelled() => CallToolResult::error("cancelled"),
                     };
                     Ok(shared.redact_result(result))
@@ -171,23 +157,11 @@ pub fn routes(
 }
 
 impl Shared {
-    async fn call(
-        &self,
-        request: &Request,
-        required: &[String],
-        args: &Arguments,
-    ) -> CallToolResult {
+    async fn call(&self, request: &Request, args: &Arguments) -> CallToolResult {
         let args: Map<String, Value> = match args.parse() {
             Ok(a) => a,
             Err(e) => return CallToolResult::error(e.message()),
         };
-        // Every required property (parameters and flattened body fields alike), before any request.
-        if let Some(missing) = required
-            .iter()
-            .find(|n| args.get(n.as_str()).is_none_or(Value::is_null))
-        {
-            return CallToolResult::error(format!("missing required argument `{missing}`"));
-        }
         let what = format!("{} {}", request.method, request.path);
         let builder = match self.build(request, &args) {
             Ok(b) => b,
@@ -312,6 +286,20 @@ impl Shared {
                     p.argument,
                     p.location.as_str(),
                     p.name
+                ));
+            }
+        }
+        // Required fields of the body, checked before any request is made.
+        if let Some(Body {
+            shape: BodyShape::Fields(fields),
+            ..
+        }) = &request.body
+        {
+            let absent = |f: &&Field| args.get(&f.argument).is_none_or(Value::is_null);
+            if let Some(f) = fields.iter().filter(|f| f.required).find(absent) {
+                return Err(format!(
+                    "missing required argument `{}` (body property `{}`)",
+                    f.argument, f.property
                 ));
             }
         }

@@ -156,6 +156,8 @@ pub struct Field {
     pub property: String,
     /// A file in a multipart body: given base64-encoded, sent as bytes.
     pub binary: bool,
+    /// Listed in the body schema's `required` (and the body itself is required).
+    pub required: bool,
 }
 
 impl Conversion {

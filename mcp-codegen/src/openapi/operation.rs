@@ -92,6 +92,7 @@ pub fn map(
                 argument,
                 property,
                 binary,
+                required: c.required,
             }),
             Target::WholeBody => whole_body = Some(argument),
         }
