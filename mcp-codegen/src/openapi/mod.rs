@@ -169,7 +169,7 @@ impl Conversion {
     pub fn snapshot(&self) -> crate::Snapshot {
         crate::Snapshot {
             server: Implementation::new(self.title.clone(), self.version.clone()),
-            protocol_version: ProtocolVersion::LATEST.as_str().to_string(),
+            protocol_version: ProtocolVersion::LATEST_LEGACY.as_str().to_string(),
             client_capabilities: Default::default(),
             tools: self.tools(),
         }

@@ -920,7 +920,7 @@ fn requested_version(params: Option<&RawValue>) -> ProtocolVersion {
     params
         .and_then(|p| serde_json::from_str::<P>(p.get()).ok())
         .map(|p| ProtocolVersion::negotiate(&p.protocol_version))
-        .unwrap_or(ProtocolVersion::LATEST)
+        .unwrap_or(ProtocolVersion::LATEST_LEGACY)
 }
 
 /// `MCP-Protocol-Version`: absent means 2025-03-26; an unknown value is a 400.

@@ -64,7 +64,7 @@ impl SessionState {
         self.version
             .get()
             .copied()
-            .unwrap_or(ProtocolVersion::LATEST)
+            .unwrap_or(ProtocolVersion::LATEST_LEGACY)
     }
 
     pub fn client_capabilities(&self) -> ClientCapabilities {
