@@ -29,6 +29,7 @@
 
 mod auth;
 mod client;
+pub mod headers;
 mod legacy;
 mod server;
 mod session;
