@@ -31,6 +31,7 @@ mod auth;
 mod client;
 pub mod headers;
 mod legacy;
+mod modern;
 mod server;
 mod session;
 pub mod sse;
