@@ -47,7 +47,7 @@ pub(crate) struct WithMeta<'a> {
 pub(crate) enum Resolved {
     /// No per-request protocol fields: the handshake era.
     Legacy,
-    Modern(ModernRequest),
+    Modern(Box<ModernRequest>),
     /// Per-request fields naming a handshake-era version: served only on a connection initialized for it.
     LegacyVersionInMeta(ProtocolVersion),
 }
@@ -126,12 +126,12 @@ impl MetaRaw<'_> {
         if !v.is_modern() {
             return Ok(Resolved::LegacyVersionInMeta(v));
         }
-        Ok(Resolved::Modern(ModernRequest {
+        Ok(Resolved::Modern(Box::new(ModernRequest {
             version: v,
             capabilities,
             client_info,
             log_level,
-        }))
+        })))
     }
 }
 

@@ -248,7 +248,7 @@ impl ServerHandler {
             return Ok(None);
         }
         match meta.resolve()? {
-            Resolved::Modern(m) => Ok(Some(Arc::new(m))),
+            Resolved::Modern(m) => Ok(Some(Arc::from(m))),
             Resolved::Legacy if eras == Eras::ModernOnly => Err(ErrorObject::invalid_params(
                 "Invalid params: _meta is missing `io.modelcontextprotocol/protocolVersion`, which every \
                  request of protocol 2026-07-28 carries (this server speaks only 2026-07-28)",
