@@ -9,6 +9,7 @@ use super::era::{self, MetaRaw, ModernRequest, Resolved, WithMeta};
 use super::listen::{self, Listener};
 use super::mrtr::{Binding, InputRound};
 use super::stamp::Stamp;
+use super::tasks::Plan;
 use super::{Context, Eras, ServerInner};
 use crate::connection::{Handler, Peer, Reply, RequestIn};
 use crate::framing::{parse_params, to_raw};
@@ -45,6 +46,8 @@ pub struct SessionState {
     subscriptions: Mutex<HashSet<String>>,
     /// Who the transport authenticated on this connection, if anyone (binds request states to them).
     principal: OnceLock<String>,
+    /// What the session's own tasks are filed under.
+    pub(crate) tasks: super::tasks::SessionTasks,
 }
 
 impl SessionState {
@@ -59,6 +62,7 @@ impl SessionState {
             log_level: AtomicU8::new(LOG_DEFAULT),
             subscriptions: Mutex::new(HashSet::new()),
             principal: OnceLock::new(),
+            tasks: Default::default(),
         })
     }
 
@@ -160,7 +164,7 @@ impl SessionState {
         self.server.add_session(self);
         let result = InitializeResult {
             protocol_version: version.as_str().to_string(),
-            capabilities: self.server.capabilities(),
+            capabilities: self.server.capabilities(false),
             server_info: self.server.info.clone(),
             instructions: self.server.instructions.clone(),
             meta: None,
@@ -181,6 +185,9 @@ struct CallRaw<'a> {
     input_responses: Option<&'a RawValue>,
     #[serde(rename = "requestState", borrow, default)]
     request_state: Option<Cow<'a, str>>,
+    /// 2025-11-25: the client asks for a task.
+    #[serde(borrow, default)]
+    task: Option<&'a RawValue>,
 }
 
 /// The MRTR fields of a retried request.
@@ -237,6 +244,7 @@ impl Handler for ServerHandler {
 
     fn closed(&self) {
         self.0.phase.store(Phase::Closed as u8, Ordering::Release);
+        self.0.server.tasks.session_closed(&self.0);
     }
 }
 
@@ -318,6 +326,9 @@ impl ServerHandler {
             methods::PROMPTS_GET if srv.has_prompts() => self.get_prompt(req, progress_token, None),
             methods::COMPLETION_COMPLETE if srv.completion.is_some() => self.complete(req, None),
             methods::LOGGING_SET_LEVEL => Reply::Now(self.set_level(req.params)),
+            methods::TASKS_GET | methods::TASKS_RESULT | methods::TASKS_LIST | methods::TASKS_CANCEL => {
+                super::tasks::handshake_method(&self.0, req)
+            }
             other => Reply::Now(Err(ErrorObject::method_not_found(other))),
         }
     }
@@ -360,6 +371,9 @@ impl ServerHandler {
             }
             methods::COMPLETION_COMPLETE if srv.completion.is_some() => self.complete(req, Some(m)),
             methods::SUBSCRIPTIONS_LISTEN if srv.offers_listen() => self.listen(req),
+            methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL => {
+                super::tasks::extension_method(&self.0, req, &m)
+            }
             // Removed in 2026-07-28 (initialize, ping, logging/setLevel, resources/(un)subscribe), and
             // anything unknown.
             other => Reply::Now(Err(ErrorObject::method_not_found(other))),
@@ -383,7 +397,7 @@ impl ServerHandler {
         self.stamp(ResultType::Complete, Some(srv.cache)).apply(
             &Body {
                 supported_versions,
-                capabilities: srv.capabilities(),
+                capabilities: srv.capabilities(true),
                 instructions: srv.instructions.as_deref(),
             },
             None,
@@ -532,6 +546,18 @@ impl ServerHandler {
             Err(e) => return Reply::Now(Err(e)),
         };
         let args = super::tools::Arguments::from_borrowed(arguments);
+        // Tasks: a task-augmented call (handshake era), or one that may become a task (2026-07-28).
+        let plan = srv
+            .tasks
+            .plan(&srv.tools, &route, modern.as_deref(), call.task);
+        let window = match plan {
+            Plan::Direct => None,
+            Plan::Refuse(e) => return Reply::Now(Err(e)),
+            Plan::Handshake(ttl) => {
+                return super::tasks::call_handshake(&self.0, req.id, meta.progress_token, route, args, ttl)
+            }
+            Plan::Extension(window) => Some(window),
+        };
         let ctx = self.0.ctx(req, meta.progress_token);
         let Some((m, round)) = modern.zip(round) else {
             let fut = route.handler.call(args, ctx);
@@ -544,9 +570,42 @@ impl ServerHandler {
             };
         };
         let binding_args = args.clone();
+        let name = call.name.into_owned();
+        if let Some(window) = window {
+            let (s1, s2) = (self.0.clone(), self.0.clone());
+            return super::tasks::call_extension(
+                &self.0,
+                req.id,
+                req.token,
+                route,
+                args,
+                m,
+                round,
+                window,
+                move |round| {
+                    let h = ServerHandler(s1);
+                    round.conclude(
+                        &h.0.server.sealer,
+                        || {
+                            h.binding(
+                                methods::TOOLS_CALL,
+                                &name,
+                                serde_json::from_str(binding_args.as_str()).ok(),
+                            )
+                        },
+                        |ir| h.stamp(ResultType::InputRequired, None).apply(&ir, None),
+                    )
+                },
+                move |mut r: CallToolResult| {
+                    let own = r.meta.take();
+                    ServerHandler(s2)
+                        .stamp(ResultType::Complete, None)
+                        .apply(&r, own)
+                },
+            );
+        }
         let fut = route.handler.call(args, ctx.modern(m, Some(round.clone())));
         let session = self.0.clone();
-        let name = call.name.into_owned();
         Reply::Spawn {
             fut: Box::pin(async move {
                 let h = ServerHandler(session);
