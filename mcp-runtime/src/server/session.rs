@@ -535,17 +535,18 @@ impl ServerHandler {
             input_responses: call.input_responses,
             request_state: call.request_state,
         };
+        let args = super::tools::Arguments::from_borrowed(arguments);
+        // The binding reads the arguments as the sealing side does (absent ones as `{}`).
         let round = match self.input_round(&modern, &retry, || {
             self.binding(
                 methods::TOOLS_CALL,
                 &call.name,
-                arguments.and_then(|a| serde_json::from_str(a.get()).ok()),
+                serde_json::from_str(args.as_str()).ok(),
             )
         }) {
             Ok(r) => r,
             Err(e) => return Reply::Now(Err(e)),
         };
-        let args = super::tools::Arguments::from_borrowed(arguments);
         // Tasks: a task-augmented call (handshake era), or one that may become a task (2026-07-28).
         let plan = srv
             .tasks
