@@ -177,10 +177,21 @@ struct CallRaw<'a> {
     arguments: Option<&'a RawValue>,
     #[serde(rename = "_meta", borrow, default)]
     meta: Option<MetaRaw<'a>>,
-    #[serde(rename = "inputResponses", borrow, default)]
+    #[serde(
+        rename = "inputResponses",
+        borrow,
+        default,
+        deserialize_with = "present"
+    )]
     input_responses: Option<&'a RawValue>,
     #[serde(rename = "requestState", borrow, default)]
     request_state: Option<Cow<'a, str>>,
+}
+
+/// A raw field that is `Some` whenever it is present, `null` included (plain `Option` reads `null` as
+/// absent; an explicit `"inputResponses": null` is malformed and must be answered as such).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
 }
 
 /// The MRTR fields of a retried request.
@@ -521,11 +532,12 @@ impl ServerHandler {
             input_responses: call.input_responses,
             request_state: call.request_state,
         };
+        // Absent arguments bind like `{}`, as the handler sees them.
         let round = match self.input_round(&modern, &retry, || {
             self.binding(
                 methods::TOOLS_CALL,
                 &call.name,
-                arguments.and_then(|a| serde_json::from_str(a.get()).ok()),
+                serde_json::from_str(arguments.map_or("{}", RawValue::get)).ok(),
             )
         }) {
             Ok(r) => r,
@@ -583,7 +595,12 @@ impl ServerHandler {
         #[derive(Deserialize)]
         struct P<'a> {
             uri: String,
-            #[serde(rename = "inputResponses", borrow, default)]
+            #[serde(
+                rename = "inputResponses",
+                borrow,
+                default,
+                deserialize_with = "present"
+            )]
             input_responses: Option<&'a RawValue>,
             #[serde(rename = "requestState", borrow, default)]
             request_state: Option<Cow<'a, str>>,
@@ -681,7 +698,12 @@ impl ServerHandler {
             name: String,
             #[serde(default)]
             arguments: Option<std::collections::BTreeMap<String, String>>,
-            #[serde(rename = "inputResponses", borrow, default)]
+            #[serde(
+                rename = "inputResponses",
+                borrow,
+                default,
+                deserialize_with = "present"
+            )]
             input_responses: Option<&'a RawValue>,
             #[serde(rename = "requestState", borrow, default)]
             request_state: Option<Cow<'a, str>>,
