@@ -128,16 +128,7 @@ impl SessionState {
     ) -> Result<Box<RawValue>, ErrorObject> {
         let p: InitializeParams = parse_params(params)?;
         if self.server.eras == Eras::ModernOnly {
-            let mut e = ErrorObject::unsupported_version(
-                &p.protocol_version,
-                vec![ProtocolVersion::MODERN.as_str().to_string()],
-            );
-            e.message = format!(
-                "This server speaks only protocol {} (stateless, no initialize): send every request with \
-                 _meta.io.modelcontextprotocol/protocolVersion",
-                ProtocolVersion::MODERN
-            );
-            return Err(e);
+            return Err(era::initialize_refused(&p.protocol_version));
         }
         if self
             .phase
