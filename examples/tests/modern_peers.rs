@@ -34,7 +34,11 @@ fn json_of(cmd: &mut Command) -> Value {
         out.status,
         String::from_utf8_lossy(&out.stderr)
     );
-    let line = stdout.lines().rev().find(|l| l.starts_with('{')).expect(&stdout);
+    let line = stdout
+        .lines()
+        .rev()
+        .find(|l| l.starts_with('{'))
+        .expect(&stdout);
     serde_json::from_str(line).expect(line)
 }
 
@@ -76,7 +80,10 @@ impl Drop for HttpServer {
 fn python(p: &std::path::Path, args: &[&str]) -> Value {
     json_of(
         Command::new(p.join("py/bin/python"))
-            .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/python_client_modern.py"))
+            .arg(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../scripts/python_client_modern.py"
+            ))
             .args(args),
     )
 }
@@ -84,16 +91,26 @@ fn python(p: &std::path::Path, args: &[&str]) -> Value {
 fn check_python(v: &Value, http: bool) {
     assert_eq!(v["protocol_version"], "2026-07-28", "{v}");
     assert_eq!(v["server_name"], "mcp-runtime-everything-server");
-    assert_eq!(v["multi_round"], "Multi-round complete for Ada who likes teal");
+    assert_eq!(
+        v["multi_round"],
+        "Multi-round complete for Ada who likes teal"
+    );
     assert_eq!(v["multiple_inputs"], "Name: Ada; Greeting: Paris; Roots: 1");
     assert_eq!(v["request_state"], "state-ok: requestState validated");
     assert_eq!(v["prompt"], "Context: tests");
-    assert_eq!(v["logs"], serde_json::json!(["info"]), "one log at the requested level");
+    assert_eq!(
+        v["logs"],
+        serde_json::json!(["info"]),
+        "one log at the requested level"
+    );
     assert_eq!(v["missing_resource"], -32602);
     assert_eq!(v["listen_honored"], true);
     assert_eq!(v["listen_event"], "ToolsListChanged");
     assert_eq!(v["missing_capability"], -32021);
-    assert_eq!(v["required_capabilities"], serde_json::json!({"sampling": {}}));
+    assert_eq!(
+        v["required_capabilities"],
+        serde_json::json!({"sampling": {}})
+    );
     if http {
         let text = v["custom_headers"].as_str().unwrap();
         assert!(text.contains("Zürich"), "{text}");
@@ -122,18 +139,32 @@ fn typescript(p: &std::path::Path, args: &[&str]) -> Value {
     // One copy per test: tests run in parallel.
     let script = dir.join(format!("ts_client_modern-{}.mjs", args[0]));
     std::fs::copy(
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/ts_client_modern.mjs"),
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../scripts/ts_client_modern.mjs"
+        ),
         &script,
     )
     .expect("copy the script next to the SDK");
-    json_of(Command::new("node").arg(&script).args(args).current_dir(&dir))
+    json_of(
+        Command::new("node")
+            .arg(&script)
+            .args(args)
+            .current_dir(&dir),
+    )
 }
 
 fn check_typescript(v: &Value, http: bool) {
     assert_eq!(v["protocolVersion"], "2026-07-28", "{v}");
     assert_eq!(v["serverName"], "mcp-runtime-everything-server");
-    assert_eq!(v["multiRound"], "Multi-round complete for Grace who likes amber");
-    assert_eq!(v["multipleInputs"], "Name: Grace; Greeting: Lisbon; Roots: 2");
+    assert_eq!(
+        v["multiRound"],
+        "Multi-round complete for Grace who likes amber"
+    );
+    assert_eq!(
+        v["multipleInputs"],
+        "Name: Grace; Greeting: Lisbon; Roots: 2"
+    );
     assert_eq!(v["prompt"], "Context: typescript");
     assert_eq!(v["missingResource"], -32602);
     if http {

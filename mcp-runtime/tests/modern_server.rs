@@ -108,7 +108,9 @@ fn meta(caps: Value) -> Value {
 }
 
 fn code(r: &Value) -> i64 {
-    r["error"]["code"].as_i64().unwrap_or_else(|| panic!("not an error: {r}"))
+    r["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("not an error: {r}"))
 }
 
 fn result(r: &Value) -> &Value {
@@ -149,7 +151,11 @@ fn server(runs: Arc<AtomicUsize>) -> ServerBuilder {
     )
     .cache(CacheHints::new(60_000, CacheScope::Private));
     let logs = ToolRoute::new(
-        Tool::new("logs", "Logs at info and error", obj(json!({"type": "object"}))),
+        Tool::new(
+            "logs",
+            "Logs at info and error",
+            obj(json!({"type": "object"})),
+        ),
         |_: Arguments, ctx: Context| async move {
             ctx.log(LoggingLevel::Info, None, "info line").await;
             ctx.log(LoggingLevel::Error, None, "error line").await;
@@ -157,7 +163,11 @@ fn server(runs: Arc<AtomicUsize>) -> ServerBuilder {
         },
     );
     let wait = ToolRoute::new(
-        Tool::new("wait", "Waits until cancelled", obj(json!({"type": "object"}))),
+        Tool::new(
+            "wait",
+            "Waits until cancelled",
+            obj(json!({"type": "object"})),
+        ),
         |_: Arguments, ctx: Context| async move {
             ctx.cancelled().await;
             Ok(CallToolResult::text("cancelled"))
@@ -216,10 +226,19 @@ async fn discover_needs_no_session_and_names_both_eras() {
     let d = result(&r);
     assert_eq!(d["resultType"], "complete");
     assert_eq!(d["supportedVersions"][0], "2026-07-28");
-    assert!(d["supportedVersions"].as_array().unwrap().contains(&json!("2024-11-05")));
+    assert!(d["supportedVersions"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("2024-11-05")));
     assert_eq!(d["capabilities"]["tools"]["listChanged"], true);
-    assert_eq!(d["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "modern-test");
-    assert_eq!((d["ttlMs"].as_u64(), d["cacheScope"].as_str()), (Some(300_000), Some("public")));
+    assert_eq!(
+        d["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "modern-test"
+    );
+    assert_eq!(
+        (d["ttlMs"].as_u64(), d["cacheScope"].as_str()),
+        (Some(300_000), Some("public"))
+    );
 }
 
 #[tokio::test]
@@ -238,10 +257,18 @@ async fn one_connection_serves_both_eras() {
             json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "old", "version": "1"}}),
         )
         .await;
-    assert_eq!(result(&r)["protocolVersion"], "2025-11-25", "initialize never offers 2026");
-    w.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+    assert_eq!(
+        result(&r)["protocolVersion"],
+        "2025-11-25",
+        "initialize never offers 2026"
+    );
+    w.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
     let old = w.call("tools/list", json!({})).await;
-    assert!(result(&old).get("resultType").is_none(), "handshake-era results stay as they were");
+    assert!(
+        result(&old).get("resultType").is_none(),
+        "handshake-era results stay as they were"
+    );
     assert!(result(&old).get("ttlMs").is_none());
     let new = w.modern("tools/list", json!({})).await;
     assert_eq!(result(&new)["resultType"], "complete");
@@ -259,8 +286,10 @@ async fn the_same_handler_asks_a_legacy_client_and_a_modern_one() {
         json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "old", "version": "1"}}),
     )
     .await;
-    w.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
-    w.send(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "greet"}})).await;
+    w.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    w.send(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "greet"}}))
+        .await;
     let ask = w.recv().await;
     assert_eq!(ask["method"], "elicitation/create");
     w.send(json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"name": "Old"}}}))
@@ -272,7 +301,9 @@ async fn the_same_handler_asks_a_legacy_client_and_a_modern_one() {
     // 2026-07-28: the call ends with input_required; the retry (a new id) re-runs the handler.
     let mut w = Wire::connect(&s);
     let caps = json!({"elicitation": {}});
-    let r = w.modern_with("tools/call", json!({"name": "greet"}), caps.clone()).await;
+    let r = w
+        .modern_with("tools/call", json!({"name": "greet"}), caps.clone())
+        .await;
     let ir = result(&r);
     assert_eq!(ir["resultType"], "input_required");
     assert_eq!(ir["inputRequests"]["who"]["method"], "elicitation/create");
@@ -286,7 +317,11 @@ async fn the_same_handler_asks_a_legacy_client_and_a_modern_one() {
         .await;
     assert_eq!(result(&r)["content"][0]["text"], "Hello, New");
     assert_eq!(result(&r)["resultType"], "complete");
-    assert_eq!(runs.load(Ordering::SeqCst), 2, "the handler ran once per round");
+    assert_eq!(
+        runs.load(Ordering::SeqCst),
+        2,
+        "the handler ran once per round"
+    );
 }
 
 #[tokio::test]
@@ -297,7 +332,9 @@ async fn bad_request_states_are_refused_and_the_server_keeps_serving() {
         .unwrap();
     let caps = json!({"elicitation": {}});
     let mut w = Wire::connect(&s);
-    let ir = w.modern_with("tools/call", json!({"name": "greet"}), caps.clone()).await;
+    let ir = w
+        .modern_with("tools/call", json!({"name": "greet"}), caps.clone())
+        .await;
     let state = ir["result"]["requestState"].as_str().unwrap().to_string();
     let answer = json!({"who": {"action": "accept", "content": {"name": "X"}}});
 
@@ -310,7 +347,13 @@ async fn bad_request_states_are_refused_and_the_server_keeps_serving() {
         )
         .await;
     assert_eq!(code(&r), -32602);
-    assert!(r["error"]["message"].as_str().unwrap().contains("integrity"), "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("integrity"),
+        "{r}"
+    );
     w.still_serving().await;
 
     // For another request: same state, other arguments.
@@ -322,13 +365,26 @@ async fn bad_request_states_are_refused_and_the_server_keeps_serving() {
         )
         .await;
     assert_eq!(code(&r), -32602);
-    assert!(r["error"]["message"].as_str().unwrap().contains("another request"), "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("another request"),
+        "{r}"
+    );
 
     // Foreign: sealed by a server with other keys.
-    let other = server(Default::default()).request_state_keys(keys("k1", 2)).build().unwrap();
+    let other = server(Default::default())
+        .request_state_keys(keys("k1", 2))
+        .build()
+        .unwrap();
     let mut w2 = Wire::connect(&other);
     let r = w2
-        .modern_with("tools/call", json!({"name": "greet", "requestState": state, "inputResponses": answer}), caps.clone())
+        .modern_with(
+            "tools/call",
+            json!({"name": "greet", "requestState": state, "inputResponses": answer}),
+            caps.clone(),
+        )
         .await;
     assert_eq!(code(&r), -32602);
     w2.still_serving().await;
@@ -340,28 +396,53 @@ async fn bad_request_states_are_refused_and_the_server_keeps_serving() {
         .unwrap();
     let mut w3 = Wire::connect(&rotated);
     let r = w3
-        .modern_with("tools/call", json!({"name": "greet", "requestState": state, "inputResponses": answer}), caps.clone())
+        .modern_with(
+            "tools/call",
+            json!({"name": "greet", "requestState": state, "inputResponses": answer}),
+            caps.clone(),
+        )
         .await;
     assert_eq!(result(&r)["content"][0]["text"], "Hello, X");
 
     // Malformed inputResponses.
     let r = w
-        .modern_with("tools/call", json!({"name": "greet", "inputResponses": null}), caps.clone())
+        .modern_with(
+            "tools/call",
+            json!({"name": "greet", "inputResponses": null}),
+            caps.clone(),
+        )
         .await;
     assert_eq!(code(&r), -32602);
     let r = w
-        .modern_with("tools/call", json!({"name": "greet", "inputResponses": {"who": 5}}), caps.clone())
+        .modern_with(
+            "tools/call",
+            json!({"name": "greet", "inputResponses": {"who": 5}}),
+            caps.clone(),
+        )
         .await;
     assert_eq!(code(&r), -32602);
     // An answer that is not what was asked.
     let r = w
-        .modern_with("tools/call", json!({"name": "greet", "inputResponses": {"who": {"action": "maybe"}}}), caps)
+        .modern_with(
+            "tools/call",
+            json!({"name": "greet", "inputResponses": {"who": {"action": "maybe"}}}),
+            caps,
+        )
         .await;
     assert_eq!(code(&r), -32602);
-    assert!(r["error"]["message"].as_str().unwrap().contains("elicitation/create"), "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("elicitation/create"),
+        "{r}"
+    );
     // An input response to nothing: a tool that asks nothing ignores it.
     let r = w
-        .modern("tools/call", json!({"name": "plain", "inputResponses": {"stray": {"action": "accept"}}}))
+        .modern(
+            "tools/call",
+            json!({"name": "plain", "inputResponses": {"stray": {"action": "accept"}}}),
+        )
         .await;
     assert_eq!(result(&r)["content"][0]["text"], "plain");
     w.still_serving().await;
@@ -376,24 +457,47 @@ async fn a_request_state_expires_and_belongs_to_its_principal() {
     let caps = json!({"elicitation": {}});
     let answer = json!({"who": {"action": "accept", "content": {"name": "A"}}});
     let mut alice = Wire::connect_as(&s, Some("alice"));
-    let ir = alice.modern_with("tools/call", json!({"name": "greet"}), caps.clone()).await;
+    let ir = alice
+        .modern_with("tools/call", json!({"name": "greet"}), caps.clone())
+        .await;
     let state = ir["result"]["requestState"].as_str().unwrap().to_string();
     let mut mallory = Wire::connect_as(&s, Some("mallory"));
     let r = mallory
-        .modern_with("tools/call", json!({"name": "greet", "requestState": state, "inputResponses": answer}), caps.clone())
+        .modern_with(
+            "tools/call",
+            json!({"name": "greet", "requestState": state, "inputResponses": answer}),
+            caps.clone(),
+        )
         .await;
     assert_eq!(code(&r), -32602);
-    assert!(r["error"]["message"].as_str().unwrap().contains("principal"), "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("principal"),
+        "{r}"
+    );
     let r = alice
-        .modern_with("tools/call", json!({"name": "greet", "requestState": state, "inputResponses": answer}), caps.clone())
+        .modern_with(
+            "tools/call",
+            json!({"name": "greet", "requestState": state, "inputResponses": answer}),
+            caps.clone(),
+        )
         .await;
     assert_eq!(result(&r)["content"][0]["text"], "Hello, A");
     tokio::time::sleep(Duration::from_millis(150)).await;
     let r = alice
-        .modern_with("tools/call", json!({"name": "greet", "requestState": state, "inputResponses": answer}), caps)
+        .modern_with(
+            "tools/call",
+            json!({"name": "greet", "requestState": state, "inputResponses": answer}),
+            caps,
+        )
         .await;
     assert_eq!(code(&r), -32602);
-    assert!(r["error"]["message"].as_str().unwrap().contains("expired"), "{r}");
+    assert!(
+        r["error"]["message"].as_str().unwrap().contains("expired"),
+        "{r}"
+    );
     alice.still_serving().await;
 }
 
@@ -403,7 +507,10 @@ async fn a_missing_capability_is_32021_naming_it() {
     let mut w = Wire::connect(&s);
     let r = w.modern("tools/call", json!({"name": "greet"})).await;
     assert_eq!(code(&r), -32021);
-    assert_eq!(r["error"]["data"]["requiredCapabilities"], json!({"elicitation": {}}));
+    assert_eq!(
+        r["error"]["data"]["requiredCapabilities"],
+        json!({"elicitation": {}})
+    );
     w.still_serving().await;
 }
 
@@ -412,11 +519,17 @@ async fn malformed_meta_and_versions_are_answered_as_the_spec_says() {
     let s = server(Default::default()).build().unwrap();
     let mut w = Wire::connect(&s);
     let r = w
-        .call("tools/list", json!({"_meta": {"io.modelcontextprotocol/clientCapabilities": {}}}))
+        .call(
+            "tools/list",
+            json!({"_meta": {"io.modelcontextprotocol/clientCapabilities": {}}}),
+        )
         .await;
     assert_eq!(code(&r), -32602, "no protocolVersion");
     let r = w
-        .call("tools/list", json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}))
+        .call(
+            "tools/list",
+            json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
+        )
         .await;
     assert_eq!(code(&r), -32602, "no clientCapabilities");
     let r = w
@@ -440,8 +553,17 @@ async fn malformed_meta_and_versions_are_answered_as_the_spec_says() {
     p["_meta"]["io.modelcontextprotocol/logLevel"] = json!("verbose");
     let r = w.call("tools/list", p).await;
     assert_eq!(code(&r), -32602, "an unknown log level");
-    for removed in ["ping", "logging/setLevel", "resources/subscribe", "initialize", "tasks/list", "no/such"] {
-        let r = w.modern(removed, json!({"uri": "mem://doc", "level": "info"})).await;
+    for removed in [
+        "ping",
+        "logging/setLevel",
+        "resources/subscribe",
+        "initialize",
+        "tasks/list",
+        "no/such",
+    ] {
+        let r = w
+            .modern(removed, json!({"uri": "mem://doc", "level": "info"}))
+            .await;
         assert_eq!(code(&r), -32601, "{removed}");
     }
     w.still_serving().await;
@@ -459,10 +581,15 @@ async fn log_messages_only_at_the_level_the_request_asked_for() {
         }
         p
     };
-    for (level, expected) in [(None, vec![]), (Some("info"), vec!["info", "error"]), (Some("error"), vec!["error"])] {
+    for (level, expected) in [
+        (None, vec![]),
+        (Some("info"), vec!["info", "error"]),
+        (Some("error"), vec!["error"]),
+    ] {
         w.next_id += 1;
         let id = w.next_id;
-        w.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": seen(level)})).await;
+        w.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": seen(level)}))
+            .await;
         let mut levels = Vec::new();
         loop {
             let m = w.recv().await;
@@ -483,16 +610,34 @@ async fn caching_hints_come_from_the_server_and_its_routes() {
     let mut w = Wire::connect(&s);
     let r = w.modern("tools/list", json!({})).await;
     // `plain` says 60 s private; the others take the server's 300 s public.
-    assert_eq!((result(&r)["ttlMs"].as_u64(), result(&r)["cacheScope"].as_str()), (Some(60_000), Some("private")));
-    let r = w.modern("resources/read", json!({"uri": "mem://doc"})).await;
-    assert_eq!((result(&r)["ttlMs"].as_u64(), result(&r)["cacheScope"].as_str()), (Some(1_000), Some("public")));
+    assert_eq!(
+        (
+            result(&r)["ttlMs"].as_u64(),
+            result(&r)["cacheScope"].as_str()
+        ),
+        (Some(60_000), Some("private"))
+    );
+    let r = w
+        .modern("resources/read", json!({"uri": "mem://doc"}))
+        .await;
+    assert_eq!(
+        (
+            result(&r)["ttlMs"].as_u64(),
+            result(&r)["cacheScope"].as_str()
+        ),
+        (Some(1_000), Some("public"))
+    );
     let r = w.modern("resources/list", json!({})).await;
     assert!(result(&r)["ttlMs"].is_u64());
     // Not found is -32602 in 2026 (with the URI), and so is an empty read.
-    let r = w.modern("resources/read", json!({"uri": "mem://nope"})).await;
+    let r = w
+        .modern("resources/read", json!({"uri": "mem://nope"}))
+        .await;
     assert_eq!(code(&r), -32602);
     assert_eq!(r["error"]["data"]["uri"], "mem://nope");
-    let r = w.modern("resources/read", json!({"uri": "mem://empty"})).await;
+    let r = w
+        .modern("resources/read", json!({"uri": "mem://empty"}))
+        .await;
     assert_eq!(code(&r), -32602);
     // ...and stays -32002 in the handshake era.
     w.call(
@@ -510,14 +655,23 @@ async fn a_listen_stream_is_acknowledged_filtered_tagged_and_closed() {
     let mut w = Wire::connect(&s);
     let mut p = json!({"notifications": {"toolsListChanged": true}});
     p["_meta"] = meta(json!({}));
-    w.send(json!({"jsonrpc": "2.0", "id": "L1", "method": "subscriptions/listen", "params": p})).await;
+    w.send(json!({"jsonrpc": "2.0", "id": "L1", "method": "subscriptions/listen", "params": p}))
+        .await;
     let ack = w.recv().await;
     assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
-    assert_eq!(ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "L1");
-    assert_eq!(ack["params"]["notifications"], json!({"toolsListChanged": true}));
-    let mut p = json!({"notifications": {"promptsListChanged": true, "resourcesListChanged": true}});
+    assert_eq!(
+        ack["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "L1"
+    );
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"toolsListChanged": true})
+    );
+    let mut p =
+        json!({"notifications": {"promptsListChanged": true, "resourcesListChanged": true}});
     p["_meta"] = meta(json!({}));
-    w.send(json!({"jsonrpc": "2.0", "id": "L2", "method": "subscriptions/listen", "params": p})).await;
+    w.send(json!({"jsonrpc": "2.0", "id": "L2", "method": "subscriptions/listen", "params": p}))
+        .await;
     let ack2 = w.recv().await;
     assert_eq!(
         ack2["params"]["notifications"],
@@ -530,7 +684,10 @@ async fn a_listen_stream_is_acknowledged_filtered_tagged_and_closed() {
     s.notify_tools_list_changed();
     let n = w.recv().await;
     assert_eq!(n["method"], "notifications/tools/list_changed");
-    assert_eq!(n["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "L1");
+    assert_eq!(
+        n["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "L1"
+    );
     w.silent(100).await;
     // The client cancels L1: no response for it.
     w.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "L1"}})).await;
@@ -540,7 +697,10 @@ async fn a_listen_stream_is_acknowledged_filtered_tagged_and_closed() {
     let end = w.recv().await;
     assert_eq!(end["id"], "L2");
     assert_eq!(end["result"]["resultType"], "complete");
-    assert_eq!(end["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "L2");
+    assert_eq!(
+        end["result"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+        "L2"
+    );
     assert_eq!(s.subscription_count(), 0);
 }
 
@@ -550,9 +710,13 @@ async fn a_cancelled_modern_request_is_never_answered() {
     let mut w = Wire::connect(&s);
     let mut p = json!({"name": "wait"});
     p["_meta"] = meta(json!({}));
-    w.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": p})).await;
+    w.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": p}))
+        .await;
     tokio::time::sleep(Duration::from_millis(50)).await;
-    w.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}})).await;
+    w.send(
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 1}}),
+    )
+    .await;
     w.silent(200).await;
     w.still_serving().await;
 }
@@ -563,7 +727,9 @@ fn an_invalid_x_mcp_header_annotation_is_refused_when_the_server_is_built() {
         Tool::new(
             "bad",
             "A number cannot be a header",
-            obj(json!({"type": "object", "properties": {"n": {"type": "number", "x-mcp-header": "N"}}})),
+            obj(
+                json!({"type": "object", "properties": {"n": {"type": "number", "x-mcp-header": "N"}}}),
+            ),
         ),
         |_: Arguments, _: Context| async { Ok(CallToolResult::text("")) },
     );
