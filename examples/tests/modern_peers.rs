@@ -52,14 +52,17 @@ impl HttpServer {
             .local_addr()
             .unwrap()
             .port();
-        let child = Command::new(env!("CARGO_BIN_EXE_everything-server"))
-            .args(["--http", "--port", &port.to_string()])
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start everything-server");
+        let server = HttpServer(
+            Command::new(env!("CARGO_BIN_EXE_everything-server"))
+                .args(["--http", "--port", &port.to_string()])
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("start everything-server"),
+            port,
+        );
         for _ in 0..200 {
             if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return HttpServer(child, port);
+                return server;
             }
             std::thread::sleep(Duration::from_millis(25));
         }

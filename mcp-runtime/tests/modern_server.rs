@@ -573,7 +573,7 @@ async fn malformed_meta_and_versions_are_answered_as_the_spec_says() {
 async fn log_messages_only_at_the_level_the_request_asked_for() {
     let s = server(Default::default()).build().unwrap();
     let mut w = Wire::connect(&s);
-    let mut seen = |level: Option<&str>| {
+    let seen = |level: Option<&str>| {
         let mut p = json!({"name": "logs"});
         p["_meta"] = meta(json!({}));
         if let Some(l) = level {
