@@ -132,16 +132,7 @@ impl SessionState {
     ) -> Result<Box<RawValue>, ErrorObject> {
         let p: InitializeParams = parse_params(params)?;
         if self.server.eras == Eras::ModernOnly {
-            let mut e = ErrorObject::unsupported_version(
-                &p.protocol_version,
-                vec![ProtocolVersion::MODERN.as_str().to_string()],
-            );
-            e.message = format!(
-                "This server speaks only protocol {} (stateless, no initialize): send every request with \
-                 _meta.io.modelcontextprotocol/protocolVersion",
-                ProtocolVersion::MODERN
-            );
-            return Err(e);
+            return Err(era::initialize_refused(&p.protocol_version));
         }
         if self
             .phase
@@ -181,13 +172,24 @@ struct CallRaw<'a> {
     arguments: Option<&'a RawValue>,
     #[serde(rename = "_meta", borrow, default)]
     meta: Option<MetaRaw<'a>>,
-    #[serde(rename = "inputResponses", borrow, default)]
+    #[serde(
+        rename = "inputResponses",
+        borrow,
+        default,
+        deserialize_with = "present"
+    )]
     input_responses: Option<&'a RawValue>,
     #[serde(rename = "requestState", borrow, default)]
     request_state: Option<Cow<'a, str>>,
     /// 2025-11-25: the client asks for a task.
     #[serde(borrow, default)]
     task: Option<&'a RawValue>,
+}
+
+/// A raw field that is `Some` whenever it is present, `null` included (plain `Option` reads `null` as
+/// absent; an explicit `"inputResponses": null` is malformed and must be answered as such).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
 }
 
 /// The MRTR fields of a retried request.
@@ -535,18 +537,18 @@ impl ServerHandler {
             input_responses: call.input_responses,
             request_state: call.request_state,
         };
-        let args = super::tools::Arguments::from_borrowed(arguments);
-        // The binding reads the arguments as the sealing side does (absent ones as `{}`).
+        // Absent arguments bind like `{}`, as the handler sees them.
         let round = match self.input_round(&modern, &retry, || {
             self.binding(
                 methods::TOOLS_CALL,
                 &call.name,
-                serde_json::from_str(args.as_str()).ok(),
+                serde_json::from_str(arguments.map_or("{}", RawValue::get)).ok(),
             )
         }) {
             Ok(r) => r,
             Err(e) => return Reply::Now(Err(e)),
         };
+        let args = super::tools::Arguments::from_borrowed(arguments);
         // Tasks: a task-augmented call (handshake era), or one that may become a task (2026-07-28).
         let plan = srv
             .tasks
@@ -643,7 +645,12 @@ impl ServerHandler {
         #[derive(Deserialize)]
         struct P<'a> {
             uri: String,
-            #[serde(rename = "inputResponses", borrow, default)]
+            #[serde(
+                rename = "inputResponses",
+                borrow,
+                default,
+                deserialize_with = "present"
+            )]
             input_responses: Option<&'a RawValue>,
             #[serde(rename = "requestState", borrow, default)]
             request_state: Option<Cow<'a, str>>,
@@ -741,7 +748,12 @@ impl ServerHandler {
             name: String,
             #[serde(default)]
             arguments: Option<std::collections::BTreeMap<String, String>>,
-            #[serde(rename = "inputResponses", borrow, default)]
+            #[serde(
+                rename = "inputResponses",
+                borrow,
+                default,
+                deserialize_with = "present"
+            )]
             input_responses: Option<&'a RawValue>,
             #[serde(rename = "requestState", borrow, default)]
             request_state: Option<Cow<'a, str>>,
