@@ -186,7 +186,11 @@ fn server(counters: &Arc<Counters>, store: Option<Arc<MemoryTaskStore>>) -> Serv
             route("work", move |a: Arguments, _: Context| {
                 let c = c1.clone();
                 async move {
-                    let ms = a.parse::<Value>().ok().and_then(|v| v["ms"].as_u64()).unwrap_or(0);
+                    let ms = a
+                        .parse::<Value>()
+                        .ok()
+                        .and_then(|v| v["ms"].as_u64())
+                        .unwrap_or(0);
                     let mut guard = CountDrop(c, false);
                     tokio::time::sleep(Duration::from_millis(ms)).await;
                     guard.1 = true;
@@ -217,7 +221,11 @@ fn server(counters: &Arc<Counters>, store: Option<Arc<MemoryTaskStore>>) -> Serv
                     ctx.progress(1.0, None, Some("asking".into())).await;
                     let r = ctx.input("confirm").elicit(form("Go?")).await;
                     Ok(CallToolResult::text(match r {
-                        Ok(r) => format!("answer: {:?} {}", r.action, r.content.map(|c| c["ok"].clone()).unwrap_or_default()),
+                        Ok(r) => format!(
+                            "answer: {:?} {}",
+                            r.action,
+                            r.content.map(|c| c["ok"].clone()).unwrap_or_default()
+                        ),
                         Err(e) => format!("no answer: {e}"),
                     }))
                 }
@@ -280,7 +288,12 @@ async fn a_task_augmented_call_answers_a_task_then_its_result_with_the_related_t
     );
     assert!(caps.extensions.is_none(), "the extension is for 2026-07-28");
     let tools = w.result("tools/list", json!({})).await;
-    let work = tools["tools"].as_array().unwrap().iter().find(|t| t["name"] == "work").unwrap();
+    let work = tools["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "work")
+        .unwrap();
     assert_eq!(work["execution"], json!({"taskSupport": "optional"}));
 
     let created = w
@@ -299,7 +312,10 @@ async fn a_task_augmented_call_answers_a_task_then_its_result_with_the_related_t
 
     let got = w.result("tasks/get", json!({"taskId": id})).await;
     assert_eq!(got["taskId"], json!(id));
-    assert!(got.get("_meta").is_none(), "tasks/get carries no related-task meta");
+    assert!(
+        got.get("_meta").is_none(),
+        "tasks/get carries no related-task meta"
+    );
     let listed = w.result("tasks/list", json!({})).await;
     assert_eq!(listed["tasks"][0]["taskId"], json!(id));
 
@@ -313,12 +329,17 @@ async fn a_task_augmented_call_answers_a_task_then_its_result_with_the_related_t
     let done = w.result("tasks/get", json!({"taskId": id})).await;
     assert_eq!(done["status"], "completed");
     let note = w
-        .until(|v| v["method"] == "notifications/tasks/status" && v["params"]["status"] == "completed")
+        .until(|v| {
+            v["method"] == "notifications/tasks/status" && v["params"]["status"] == "completed"
+        })
         .await;
     assert_eq!(note["params"]["taskId"], json!(id));
     // A direct call of the same tool is still a direct call.
     let direct = w
-        .result("tools/call", json!({"name": "work", "arguments": {"ms": 1}}))
+        .result(
+            "tools/call",
+            json!({"name": "work", "arguments": {"ms": 1}}),
+        )
         .await;
     assert_eq!(direct["content"][0]["text"], "worked 1 ms");
 }
@@ -330,16 +351,21 @@ async fn handshake_bad_inputs_get_the_spec_errors_and_the_session_goes_on() {
     let mut w = Wire::connect(&s, None);
     w.initialize().await;
 
-    let e = w.error("tasks/get", json!({"taskId": "nope"}), -32602).await;
+    let e = w
+        .error("tasks/get", json!({"taskId": "nope"}), -32602)
+        .await;
     assert!(e["message"].as_str().unwrap().contains("not found"), "{e}");
     w.still_serving().await;
-    w.error("tasks/result", json!({"taskId": "nope"}), -32602).await;
+    w.error("tasks/result", json!({"taskId": "nope"}), -32602)
+        .await;
     w.still_serving().await;
-    w.error("tasks/cancel", json!({"taskId": "nope"}), -32602).await;
+    w.error("tasks/cancel", json!({"taskId": "nope"}), -32602)
+        .await;
     w.still_serving().await;
     w.error("tasks/get", json!({}), -32602).await;
     w.still_serving().await;
-    w.error("tasks/list", json!({"cursor": "bogus"}), -32602).await;
+    w.error("tasks/list", json!({"cursor": "bogus"}), -32602)
+        .await;
     w.still_serving().await;
 
     // taskSupport: forbidden with a task, required without one: -32601.
@@ -351,24 +377,44 @@ async fn handshake_bad_inputs_get_the_spec_errors_and_the_session_goes_on() {
     let e = w.error("tools/call", json!({"name": "must"}), -32601).await;
     assert!(e["message"].as_str().unwrap().contains("required"), "{e}");
     w.still_serving().await;
-    w.error("tools/call", json!({"name": "work", "task": {"ttl": "soon"}}), -32602)
-        .await;
+    w.error(
+        "tools/call",
+        json!({"name": "work", "task": {"ttl": "soon"}}),
+        -32602,
+    )
+    .await;
     w.still_serving().await;
 
     // Cancelling a finished task: -32602, and it stays completed.
     let created = w
-        .result("tools/call", json!({"name": "work", "arguments": {"ms": 0}, "task": {}}))
+        .result(
+            "tools/call",
+            json!({"name": "work", "arguments": {"ms": 0}, "task": {}}),
+        )
         .await;
     let id = created["task"]["taskId"].as_str().unwrap().to_string();
     w.result("tasks/result", json!({"taskId": id})).await;
     let e = w.error("tasks/cancel", json!({"taskId": id}), -32602).await;
-    assert!(e["message"].as_str().unwrap().contains("terminal status 'completed'"), "{e}");
-    assert_eq!(w.result("tasks/get", json!({"taskId": id})).await["status"], "completed");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("terminal status 'completed'"),
+        "{e}"
+    );
+    assert_eq!(
+        w.result("tasks/get", json!({"taskId": id})).await["status"],
+        "completed"
+    );
     w.still_serving().await;
 
     // 2026-07-28 methods that 2025-11-25 does not have.
-    w.error("tasks/update", json!({"taskId": id, "inputResponses": {}}), -32601)
-        .await;
+    w.error(
+        "tasks/update",
+        json!({"taskId": id, "inputResponses": {}}),
+        -32601,
+    )
+    .await;
     w.still_serving().await;
 }
 
@@ -381,7 +427,10 @@ async fn a_task_of_another_session_or_principal_is_not_found() {
     let mut bob = Wire::connect(&s, None);
     bob.initialize().await;
     let created = alice
-        .result("tools/call", json!({"name": "work", "arguments": {"ms": 5000}, "task": {}}))
+        .result(
+            "tools/call",
+            json!({"name": "work", "arguments": {"ms": 5000}, "task": {}}),
+        )
         .await;
     let id = created["task"]["taskId"].as_str().unwrap().to_string();
     for method in ["tasks/get", "tasks/result", "tasks/cancel"] {
@@ -389,25 +438,39 @@ async fn a_task_of_another_session_or_principal_is_not_found() {
         assert!(e["message"].as_str().unwrap().contains("not found"), "{e}");
         bob.still_serving().await;
     }
-    assert!(bob.result("tasks/list", json!({})).await["tasks"].as_array().unwrap().is_empty());
-    assert_eq!(alice.result("tasks/get", json!({"taskId": id})).await["status"], "working");
+    assert!(bob.result("tasks/list", json!({})).await["tasks"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+    assert_eq!(
+        alice.result("tasks/get", json!({"taskId": id})).await["status"],
+        "working"
+    );
 
     // Authenticated connections: the principal owns the task, whatever the connection.
     let mut p1 = Wire::connect(&s, Some("carol"));
     p1.initialize().await;
     let created = p1
-        .result("tools/call", json!({"name": "work", "arguments": {"ms": 5000}, "task": {}}))
+        .result(
+            "tools/call",
+            json!({"name": "work", "arguments": {"ms": 5000}, "task": {}}),
+        )
         .await;
     let id = created["task"]["taskId"].as_str().unwrap().to_string();
     let mut p2 = Wire::connect(&s, Some("carol"));
     p2.initialize().await;
-    assert_eq!(p2.result("tasks/get", json!({"taskId": id})).await["status"], "working");
+    assert_eq!(
+        p2.result("tasks/get", json!({"taskId": id})).await["status"],
+        "working"
+    );
     let mut dave = Wire::connect(&s, Some("dave"));
     dave.initialize().await;
     dave.error("tasks/get", json!({"taskId": id}), -32602).await;
     dave.still_serving().await;
     // The principal's task is also reachable in 2026-07-28, and another principal's is not.
-    let got = p2.result("tasks/get", modern(json!({"taskId": id}), true)).await;
+    let got = p2
+        .result("tasks/get", modern(json!({"taskId": id}), true))
+        .await;
     assert_eq!(got["status"], "working");
     dave.error("tasks/get", modern(json!({"taskId": id}), true), -32602)
         .await;
@@ -421,14 +484,20 @@ async fn input_inside_a_task_travels_on_the_tasks_result_stream_tagged_with_the_
     let mut w = Wire::connect(&s, None);
     w.initialize().await;
     let created = w
-        .result("tools/call", json!({"name": "ask", "task": {}, "_meta": {"progressToken": 7}}))
+        .result(
+            "tools/call",
+            json!({"name": "ask", "task": {}, "_meta": {"progressToken": 7}}),
+        )
         .await;
     let id = created["task"]["taskId"].as_str().unwrap().to_string();
     wait_status(&mut w, &id, "input_required", false).await;
     // Progress from a task keeps the request's token and names the task.
     let progress = w.until(|v| v["method"] == "notifications/progress").await;
     assert_eq!(progress["params"]["progressToken"], 7);
-    assert_eq!(progress["params"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], json!(id));
+    assert_eq!(
+        progress["params"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"],
+        json!(id)
+    );
 
     // The client sees input_required and calls tasks/result: the elicitation arrives then.
     w.next_id += 1;
@@ -444,9 +513,19 @@ async fn input_inside_a_task_travels_on_the_tasks_result_stream_tagged_with_the_
     w.send(json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"ok": true}}}))
         .await;
     let result = w.until(|v| v["id"] == json!(result_id)).await;
-    assert_eq!(result["result"]["content"][0]["text"], "answer: Accept true");
-    assert_eq!(counters.runs.load(Ordering::SeqCst), 1, "the handler waited; it was not re-run");
-    assert_eq!(w.result("tasks/get", json!({"taskId": id})).await["status"], "completed");
+    assert_eq!(
+        result["result"]["content"][0]["text"],
+        "answer: Accept true"
+    );
+    assert_eq!(
+        counters.runs.load(Ordering::SeqCst),
+        1,
+        "the handler waited; it was not re-run"
+    );
+    assert_eq!(
+        w.result("tasks/get", json!({"taskId": id})).await["status"],
+        "completed"
+    );
 }
 
 #[tokio::test]
@@ -456,7 +535,10 @@ async fn cancelling_a_running_task_stops_its_handler_and_leaves_no_result() {
     let mut w = Wire::connect(&s, None);
     w.initialize().await;
     let created = w
-        .result("tools/call", json!({"name": "work", "arguments": {"ms": 60000}, "task": {}}))
+        .result(
+            "tools/call",
+            json!({"name": "work", "arguments": {"ms": 60000}, "task": {}}),
+        )
         .await;
     let id = created["task"]["taskId"].as_str().unwrap().to_string();
     let cancelled = w.result("tasks/cancel", json!({"taskId": id})).await;
@@ -470,12 +552,18 @@ async fn cancelling_a_running_task_stops_its_handler_and_leaves_no_result() {
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    assert_eq!(counters.dropped.load(Ordering::SeqCst), 1, "the handler was stopped");
+    assert_eq!(
+        counters.dropped.load(Ordering::SeqCst),
+        1,
+        "the handler was stopped"
+    );
     w.error("tasks/cancel", json!({"taskId": id}), -32602).await;
     w.still_serving().await;
 
     // A tool error fails a 2025-11-25 task; tasks/result still returns the tool's result.
-    let created = w.result("tools/call", json!({"name": "fails", "task": {}})).await;
+    let created = w
+        .result("tools/call", json!({"name": "fails", "task": {}}))
+        .await;
     let id = created["task"]["taskId"].as_str().unwrap().to_string();
     let r = w.result("tasks/result", json!({"taskId": id})).await;
     assert_eq!(r["isError"], true);
@@ -492,16 +580,28 @@ async fn expired_tasks_are_deleted_and_running_ones_stopped() {
     let mut w = Wire::connect(&s, None);
     w.initialize().await;
     let finished = w
-        .result("tools/call", json!({"name": "work", "arguments": {"ms": 0}, "task": {"ttl": 150}}))
+        .result(
+            "tools/call",
+            json!({"name": "work", "arguments": {"ms": 0}, "task": {"ttl": 150}}),
+        )
         .await;
     let finished = finished["task"]["taskId"].as_str().unwrap().to_string();
     let running = w
-        .result("tools/call", json!({"name": "work", "arguments": {"ms": 60000}, "task": {"ttl": 150}}))
+        .result(
+            "tools/call",
+            json!({"name": "work", "arguments": {"ms": 60000}, "task": {"ttl": 150}}),
+        )
         .await;
-    assert_eq!(running["task"]["ttl"], 150, "the client's ttl is kept within the bounds");
+    assert_eq!(
+        running["task"]["ttl"], 150,
+        "the client's ttl is kept within the bounds"
+    );
     let running = running["task"]["taskId"].as_str().unwrap().to_string();
     let kept = w
-        .result("tools/call", json!({"name": "work", "arguments": {"ms": 0}, "task": {"ttl": 600000}}))
+        .result(
+            "tools/call",
+            json!({"name": "work", "arguments": {"ms": 0}, "task": {"ttl": 600000}}),
+        )
         .await;
     let kept = kept["task"]["taskId"].as_str().unwrap().to_string();
     assert_eq!(store.len(), 3);
@@ -517,14 +617,21 @@ async fn expired_tasks_are_deleted_and_running_ones_stopped() {
         assert!(e["message"].as_str().unwrap().contains("not found"), "{e}");
         w.still_serving().await;
     }
-    assert_eq!(w.result("tasks/get", json!({"taskId": kept})).await["status"], "completed");
+    assert_eq!(
+        w.result("tasks/get", json!({"taskId": kept})).await["status"],
+        "completed"
+    );
     for _ in 0..200 {
         if counters.dropped.load(Ordering::SeqCst) == 1 {
             break;
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    assert_eq!(counters.dropped.load(Ordering::SeqCst), 1, "the expired running task was stopped");
+    assert_eq!(
+        counters.dropped.load(Ordering::SeqCst),
+        1,
+        "the expired running task was stopped"
+    );
 }
 
 #[tokio::test]
@@ -540,36 +647,62 @@ async fn a_full_store_refuses_new_tasks_with_a_clear_error_until_room_is_made() 
     let mut ids = Vec::new();
     for _ in 0..2 {
         let c = w
-            .result("tools/call", json!({"name": "work", "arguments": {"ms": 60000}, "task": {}}))
+            .result(
+                "tools/call",
+                json!({"name": "work", "arguments": {"ms": 60000}, "task": {}}),
+            )
             .await;
         ids.push(c["task"]["taskId"].as_str().unwrap().to_string());
     }
     let e = w
-        .error("tools/call", json!({"name": "work", "arguments": {"ms": 1}, "task": {}}), -32603)
+        .error(
+            "tools/call",
+            json!({"name": "work", "arguments": {"ms": 1}, "task": {}}),
+            -32603,
+        )
         .await;
-    assert!(e["message"].as_str().unwrap().contains("no room for another task"), "{e}");
+    assert!(
+        e["message"]
+            .as_str()
+            .unwrap()
+            .contains("no room for another task"),
+        "{e}"
+    );
     assert_eq!(e["data"]["limit"], 2);
     w.still_serving().await;
     // Another client is not held back by this one's tasks.
     let mut other = Wire::connect(&s, None);
     other.initialize().await;
     other
-        .result("tools/call", json!({"name": "work", "arguments": {"ms": 1}, "task": {}}))
+        .result(
+            "tools/call",
+            json!({"name": "work", "arguments": {"ms": 1}, "task": {}}),
+        )
         .await;
     // The same in 2026-07-28, for the anonymous owner: two unfinished, then full.
     for _ in 0..2 {
         let t = w
-            .result("tools/call", modern(json!({"name": "work", "arguments": {"ms": 60000}}), true))
+            .result(
+                "tools/call",
+                modern(json!({"name": "work", "arguments": {"ms": 60000}}), true),
+            )
             .await;
         assert_eq!(t["resultType"], "task");
     }
-    w.error("tools/call", modern(json!({"name": "work", "arguments": {"ms": 60000}}), true), -32603)
-        .await;
+    w.error(
+        "tools/call",
+        modern(json!({"name": "work", "arguments": {"ms": 60000}}), true),
+        -32603,
+    )
+    .await;
     w.still_serving_modern().await;
     // Cancelling one makes room.
     w.result("tasks/cancel", json!({"taskId": ids[0]})).await;
-    w.result("tools/call", json!({"name": "work", "arguments": {"ms": 1}, "task": {}}))
-        .await;
+    w.result(
+        "tools/call",
+        json!({"name": "work", "arguments": {"ms": 1}, "task": {}}),
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -579,10 +712,16 @@ async fn the_end_of_a_session_cancels_and_deletes_its_tasks() {
     let s = server(&counters, Some(store.clone())).build().unwrap();
     let mut w = Wire::connect(&s, None);
     w.initialize().await;
-    w.result("tools/call", json!({"name": "work", "arguments": {"ms": 60000}, "task": {}}))
-        .await;
+    w.result(
+        "tools/call",
+        json!({"name": "work", "arguments": {"ms": 60000}, "task": {}}),
+    )
+    .await;
     let done = w
-        .result("tools/call", json!({"name": "work", "arguments": {"ms": 0}, "task": {}}))
+        .result(
+            "tools/call",
+            json!({"name": "work", "arguments": {"ms": 0}, "task": {}}),
+        )
         .await;
     w.result("tasks/result", json!({"taskId": done["task"]["taskId"]}))
         .await;
@@ -610,38 +749,75 @@ async fn the_extension_makes_slow_calls_tasks_and_answers_fast_ones_directly() {
     assert!(d["capabilities"].get("tasks").is_none());
 
     let fast = w
-        .result("tools/call", modern(json!({"name": "work", "arguments": {"ms": 0}}), true))
+        .result(
+            "tools/call",
+            modern(json!({"name": "work", "arguments": {"ms": 0}}), true),
+        )
         .await;
     assert_eq!(fast["resultType"], "complete");
     assert_eq!(fast["content"][0]["text"], "worked 0 ms");
 
     let t = w
-        .result("tools/call", modern(json!({"name": "work", "arguments": {"ms": 400}, "task": {"ttl": 5}}), true))
+        .result(
+            "tools/call",
+            modern(
+                json!({"name": "work", "arguments": {"ms": 400}, "task": {"ttl": 5}}),
+                true,
+            ),
+        )
         .await;
     assert_eq!(t["resultType"], "task");
     assert_eq!(t["status"], "working");
-    assert!(t["ttlMs"].as_u64().unwrap() > 5, "the legacy task param is ignored");
-    for absent in ["ttl", "pollInterval", "task", "result", "inputRequests", "requestState"] {
+    assert!(
+        t["ttlMs"].as_u64().unwrap() > 5,
+        "the legacy task param is ignored"
+    );
+    for absent in [
+        "ttl",
+        "pollInterval",
+        "task",
+        "result",
+        "inputRequests",
+        "requestState",
+    ] {
         assert!(t.get(absent).is_none(), "{absent} in {t}");
     }
     let id = t["taskId"].as_str().unwrap().to_string();
     let done = wait_status(&mut w, &id, "completed", true).await;
     assert_eq!(done["resultType"], "complete");
     assert_eq!(done["result"]["content"][0]["text"], "worked 400 ms");
-    assert!(done["result"].get("_meta").is_none(), "no related-task meta inside");
+    assert!(
+        done["result"].get("_meta").is_none(),
+        "no related-task meta inside"
+    );
 
     // A tool error is a completed task; only a JSON-RPC error fails it.
-    let r = w.result("tools/call", modern(json!({"name": "fails"}), true)).await;
-    assert_eq!(r["isError"], true, "fast enough to be answered directly: {r}");
+    let r = w
+        .result("tools/call", modern(json!({"name": "fails"}), true))
+        .await;
+    assert_eq!(
+        r["isError"], true,
+        "fast enough to be answered directly: {r}"
+    );
     // Without the extension, an optional tool is a direct call and a required one is refused.
     let direct = w
-        .result("tools/call", modern(json!({"name": "work", "arguments": {"ms": 300}}), false))
+        .result(
+            "tools/call",
+            modern(json!({"name": "work", "arguments": {"ms": 300}}), false),
+        )
         .await;
     assert_eq!(direct["content"][0]["text"], "worked 300 ms");
-    let e = w.error("tools/call", modern(json!({"name": "must"}), false), -32021).await;
-    assert_eq!(e["data"]["requiredCapabilities"]["extensions"][TASKS_EXT], json!({}));
+    let e = w
+        .error("tools/call", modern(json!({"name": "must"}), false), -32021)
+        .await;
+    assert_eq!(
+        e["data"]["requiredCapabilities"]["extensions"][TASKS_EXT],
+        json!({})
+    );
     w.still_serving_modern().await;
-    let must = w.result("tools/call", modern(json!({"name": "must"}), true)).await;
+    let must = w
+        .result("tools/call", modern(json!({"name": "must"}), true))
+        .await;
     assert_eq!(must["resultType"], "task");
 }
 
@@ -651,44 +827,81 @@ async fn extension_bad_inputs_get_the_spec_errors_and_requests_go_on() {
     let s = server(&counters, None).build().unwrap();
     let mut w = Wire::connect(&s, None);
 
-    let e = w.error("tasks/get", modern(json!({"taskId": "nope"}), true), -32602).await;
+    let e = w
+        .error("tasks/get", modern(json!({"taskId": "nope"}), true), -32602)
+        .await;
     assert!(e["message"].as_str().unwrap().contains("not found"), "{e}");
     w.still_serving_modern().await;
-    w.error("tasks/cancel", modern(json!({"taskId": "nope"}), true), -32602).await;
+    w.error(
+        "tasks/cancel",
+        modern(json!({"taskId": "nope"}), true),
+        -32602,
+    )
+    .await;
     w.still_serving_modern().await;
-    w.error("tasks/update", modern(json!({"taskId": "nope", "inputResponses": {}}), true), -32602)
-        .await;
+    w.error(
+        "tasks/update",
+        modern(json!({"taskId": "nope", "inputResponses": {}}), true),
+        -32602,
+    )
+    .await;
     w.still_serving_modern().await;
     for method in ["tasks/get", "tasks/update", "tasks/cancel"] {
-        w.error(method, modern(json!({"taskId": "nope", "inputResponses": {}}), false), -32021)
-            .await;
+        w.error(
+            method,
+            modern(json!({"taskId": "nope", "inputResponses": {}}), false),
+            -32021,
+        )
+        .await;
         w.still_serving_modern().await;
     }
     for method in ["tasks/result", "tasks/list"] {
-        w.error(method, modern(json!({"taskId": "nope"}), true), -32601).await;
+        w.error(method, modern(json!({"taskId": "nope"}), true), -32601)
+            .await;
         w.still_serving_modern().await;
     }
 
     let t = w
-        .result("tools/call", modern(json!({"name": "work", "arguments": {"ms": 200}}), true))
+        .result(
+            "tools/call",
+            modern(json!({"name": "work", "arguments": {"ms": 200}}), true),
+        )
         .await;
     let id = t["taskId"].as_str().unwrap().to_string();
     // An update for a task that waits for no input is acknowledged and changes nothing.
     let ack = w
-        .result("tasks/update", modern(json!({"taskId": id, "inputResponses": {"x": {"action": "accept"}}}), true))
+        .result(
+            "tasks/update",
+            modern(
+                json!({"taskId": id, "inputResponses": {"x": {"action": "accept"}}}),
+                true,
+            ),
+        )
         .await;
-    assert_eq!(ack, json!({"resultType": "complete", "_meta": ack["_meta"]}));
-    w.error("tasks/update", modern(json!({"taskId": id, "inputResponses": {"x": 5}}), true), -32602)
+    assert_eq!(
+        ack,
+        json!({"resultType": "complete", "_meta": ack["_meta"]})
+    );
+    w.error(
+        "tasks/update",
+        modern(json!({"taskId": id, "inputResponses": {"x": 5}}), true),
+        -32602,
+    )
+    .await;
+    w.error("tasks/update", modern(json!({"taskId": id}), true), -32602)
         .await;
-    w.error("tasks/update", modern(json!({"taskId": id}), true), -32602).await;
     w.still_serving_modern().await;
     let done = wait_status(&mut w, &id, "completed", true).await;
     assert_eq!(done["result"]["content"][0]["text"], "worked 200 ms");
     // Cancelling a finished task is acknowledged; it stays completed.
-    let ack = w.result("tasks/cancel", modern(json!({"taskId": id}), true)).await;
+    let ack = w
+        .result("tasks/cancel", modern(json!({"taskId": id}), true))
+        .await;
     assert_eq!(ack["resultType"], "complete");
     assert!(ack.get("status").is_none());
-    let again = w.result("tasks/get", modern(json!({"taskId": id}), true)).await;
+    let again = w
+        .result("tasks/get", modern(json!({"taskId": id}), true))
+        .await;
     assert_eq!(again["status"], "completed");
     w.still_serving_modern().await;
 }
@@ -698,8 +911,13 @@ async fn a_task_waits_for_tasks_update_and_a_composed_call_is_rerun_only_before_
     let counters = Arc::new(Counters::default());
     let s = server(&counters, None).build().unwrap();
     let mut w = Wire::connect(&s, None);
-    let t = w.result("tools/call", modern(json!({"name": "ask"}), true)).await;
-    assert_eq!(t["resultType"], "task", "continue_as_task makes it one at once");
+    let t = w
+        .result("tools/call", modern(json!({"name": "ask"}), true))
+        .await;
+    assert_eq!(
+        t["resultType"], "task",
+        "continue_as_task makes it one at once"
+    );
     let id = t["taskId"].as_str().unwrap().to_string();
     let waiting = wait_status(&mut w, &id, "input_required", true).await;
     let ask = &waiting["inputRequests"]["confirm"];
@@ -718,7 +936,9 @@ async fn a_task_waits_for_tasks_update_and_a_composed_call_is_rerun_only_before_
 
     // MRTR first (the handler re-runs with the answer), then a task whose new question waits.
     counters.runs.store(0, Ordering::SeqCst);
-    let r1 = w.result("tools/call", modern(json!({"name": "compose"}), true)).await;
+    let r1 = w
+        .result("tools/call", modern(json!({"name": "compose"}), true))
+        .await;
     assert_eq!(r1["resultType"], "input_required");
     assert!(r1["inputRequests"]["first"].is_object());
     let r2 = w
@@ -731,14 +951,28 @@ async fn a_task_waits_for_tasks_update_and_a_composed_call_is_rerun_only_before_
     assert!(r2.get("requestState").is_none());
     let id = r2["taskId"].as_str().unwrap().to_string();
     let waiting = wait_status(&mut w, &id, "input_required", true).await;
-    let keys: Vec<&String> = waiting["inputRequests"].as_object().unwrap().keys().collect();
+    let keys: Vec<&String> = waiting["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
     assert_eq!(keys, ["second"], "the answered key is not asked again");
-    w.result("tasks/update", modern(json!({"taskId": id, "inputResponses": {"second": {"action": "decline"}}}), true))
-        .await;
+    w.result(
+        "tasks/update",
+        modern(
+            json!({"taskId": id, "inputResponses": {"second": {"action": "decline"}}}),
+            true,
+        ),
+    )
+    .await;
     let done = wait_status(&mut w, &id, "completed", true).await;
     assert_eq!(
         done["result"]["content"][0]["text"],
         "Ok(Accept) Ok(Decline) Ok(Accept)"
     );
-    assert_eq!(counters.runs.load(Ordering::SeqCst), 2, "one MRTR re-run, none in the task");
+    assert_eq!(
+        counters.runs.load(Ordering::SeqCst),
+        2,
+        "one MRTR re-run, none in the task"
+    );
 }

@@ -490,6 +490,7 @@ fn a_header_argument_carries_x_mcp_header_and_the_tool_its_cache_hints() {
     let params = server.tool_header_params("run_query");
     assert_eq!(params.len(), 1);
     assert_eq!(params[0].header_name(), "Mcp-Param-Region");
+}
 
 /// Builds the project.
 #[tool(task)]
@@ -513,5 +514,8 @@ fn task_support_is_declared_as_the_option_says() {
     let deploy = listed(deploy_tool());
     assert_eq!(deploy["execution"], json!({"taskSupport":"required"}));
     assert_eq!(deploy["annotations"], json!({"destructiveHint":true}));
-    assert!(listed(now_tool()).get("execution").is_none(), "forbidden by default, and then not written");
+    assert!(
+        listed(now_tool()).get("execution").is_none(),
+        "forbidden by default, and then not written"
+    );
 }

@@ -328,9 +328,10 @@ impl ServerHandler {
             methods::PROMPTS_GET if srv.has_prompts() => self.get_prompt(req, progress_token, None),
             methods::COMPLETION_COMPLETE if srv.completion.is_some() => self.complete(req, None),
             methods::LOGGING_SET_LEVEL => Reply::Now(self.set_level(req.params)),
-            methods::TASKS_GET | methods::TASKS_RESULT | methods::TASKS_LIST | methods::TASKS_CANCEL => {
-                super::tasks::handshake_method(&self.0, req)
-            }
+            methods::TASKS_GET
+            | methods::TASKS_RESULT
+            | methods::TASKS_LIST
+            | methods::TASKS_CANCEL => super::tasks::handshake_method(&self.0, req),
             other => Reply::Now(Err(ErrorObject::method_not_found(other))),
         }
     }
@@ -557,7 +558,14 @@ impl ServerHandler {
             Plan::Direct => None,
             Plan::Refuse(e) => return Reply::Now(Err(e)),
             Plan::Handshake(ttl) => {
-                return super::tasks::call_handshake(&self.0, req.id, meta.progress_token, route, args, ttl)
+                return super::tasks::call_handshake(
+                    &self.0,
+                    req.id,
+                    meta.progress_token,
+                    route,
+                    args,
+                    ttl,
+                )
             }
             Plan::Extension(window) => Some(window),
         };

@@ -6,7 +6,9 @@
 //! `tasks/update` in 2026-07-28).
 
 use super::{obj, tool};
-use mcp_runtime::protocol::{CallToolResult, ElicitAction, ElicitParams, ElicitResult, ErrorObject, TaskSupport};
+use mcp_runtime::protocol::{
+    CallToolResult, ElicitAction, ElicitParams, ElicitResult, ErrorObject, TaskSupport,
+};
 use mcp_runtime::server::{Arguments, ToolRoute};
 use mcp_runtime::Context;
 use serde_json::{json, Value};
@@ -21,14 +23,20 @@ fn args(a: &Arguments) -> Value {
 
 fn text(v: &Value, field: &str) -> String {
     v.get(field)
-        .map(|x| x.as_str().map(str::to_string).unwrap_or_else(|| x.to_string()))
+        .map(|x| {
+            x.as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| x.to_string())
+        })
         .unwrap_or_default()
 }
 
 fn confirm_form(message: String) -> ElicitParams {
     ElicitParams::form(
         message,
-        obj(json!({"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]})),
+        obj(
+            json!({"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]}),
+        ),
     )
 }
 

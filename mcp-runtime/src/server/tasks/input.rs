@@ -54,7 +54,10 @@ pub(crate) enum NotifyRoute {
     Request,
     /// Handshake-era task: with the related-task `_meta`, beside the answer of `related` if a
     /// `tasks/result` waits, else on the session's own stream.
-    Task { task_id: String, related: Option<RequestId> },
+    Task {
+        task_id: String,
+        related: Option<RequestId>,
+    },
     /// 2026-07-28 task: nowhere (the extension delivers no progress or log messages for tasks).
     Nowhere,
 }
@@ -162,7 +165,9 @@ impl TaskInput {
         params: serde_json::Value,
     ) -> Option<Result<Box<serde_json::value::RawValue>, Error>> {
         match self.run() {
-            Ok(run) if run.era == TaskEra::Handshake => Some(send(&run, method, params, None).await),
+            Ok(run) if run.era == TaskEra::Handshake => {
+                Some(send(&run, method, params, None).await)
+            }
             _ => None,
         }
     }

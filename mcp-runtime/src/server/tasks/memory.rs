@@ -380,7 +380,10 @@ mod tests {
             matches!(e, StoreError::Full { limit: 2, .. }),
             "two unfinished tasks per owner: {e}"
         );
-        assert!(e.to_error().message.contains("unfinished tasks of one client"));
+        assert!(e
+            .to_error()
+            .message
+            .contains("unfinished tasks of one client"));
         // Finishing one frees an active slot, not a kept one.
         finish(&store, "a1", "done");
         store.create_now(record("a3", "alice", 0, 100)).unwrap();

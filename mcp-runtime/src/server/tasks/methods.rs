@@ -150,7 +150,9 @@ pub(crate) fn handshake_method(session: &Arc<SessionState>, req: &RequestIn<'_>)
     };
     let id = p.task_id;
     match req.method {
-        methods::TASKS_GET => spawn(async move { to_raw(&handshake_task(&find(&shared, &id, &owner).await?)) }),
+        methods::TASKS_GET => {
+            spawn(async move { to_raw(&handshake_task(&find(&shared, &id, &owner).await?)) })
+        }
         methods::TASKS_CANCEL => spawn(async move {
             let r = find(&shared, &id, &owner).await?;
             let terminal = |s: TaskStatus| {
@@ -226,8 +228,9 @@ async fn task_result(
     drop(waiting);
     match record.outcome {
         Some(TaskOutcome::Result(raw)) => {
-            let mut v: JsonObject = serde_json::from_str(raw.get())
-                .map_err(|e| ErrorObject::internal(format!("Internal error: stored result: {e}")))?;
+            let mut v: JsonObject = serde_json::from_str(raw.get()).map_err(|e| {
+                ErrorObject::internal(format!("Internal error: stored result: {e}"))
+            })?;
             let meta = v
                 .entry("_meta")
                 .or_insert_with(|| serde_json::Value::Object(JsonObject::new()));

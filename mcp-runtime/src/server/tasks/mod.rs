@@ -187,7 +187,11 @@ impl Tasks {
     }
 
     /// Declares tasks: the 2025-11-25 `tasks` capability, or the 2026-07-28 extension.
-    pub(crate) fn advertise(caps: &mut ServerCapabilities, tools: &Registry<ToolRoute>, modern: bool) {
+    pub(crate) fn advertise(
+        caps: &mut ServerCapabilities,
+        tools: &Registry<ToolRoute>,
+        modern: bool,
+    ) {
         if !Self::offered(tools) {
             return;
         }
@@ -197,7 +201,8 @@ impl Tasks {
                 .get_or_insert_with(JsonObject::new)
                 .insert(TASKS_EXTENSION.into(), empty());
         } else {
-            let v = serde_json::json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}});
+            let v =
+                serde_json::json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}});
             if let serde_json::Value::Object(o) = v {
                 caps.tasks = Some(o);
             }
@@ -257,7 +262,11 @@ impl Tasks {
                 );
                 Plan::Refuse(e)
             }
-            _ => Plan::Extension(route.task_after.unwrap_or(self.shared.config.immediate_window)),
+            _ => Plan::Extension(
+                route
+                    .task_after
+                    .unwrap_or(self.shared.config.immediate_window),
+            ),
         }
     }
 

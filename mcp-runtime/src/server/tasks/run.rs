@@ -161,7 +161,13 @@ pub(crate) fn call_handshake(
                 .await
                 .map_err(|e| e.to_error())?;
             let token = CancellationToken::new();
-            let run = TaskRun::new(&record, shared.clone(), session.clone(), token.clone(), None);
+            let run = TaskRun::new(
+                &record,
+                shared.clone(),
+                session.clone(),
+                token.clone(),
+                None,
+            );
             // The progress token stays valid until the task ends.
             let ctx = Context::new(session, id, token, progress)
                 .with_input(Input::Task(TaskInput::running(run.clone())));
@@ -233,7 +239,13 @@ pub(crate) fn call_extension(
                 token.cancel();
                 return Err(e.to_error());
             }
-            let run = TaskRun::new(&record, shared.clone(), session.clone(), token, Some(&round));
+            let run = TaskRun::new(
+                &record,
+                shared.clone(),
+                session.clone(),
+                token,
+                Some(&round),
+            );
             input.start(run.clone());
             shared.add_running(run.clone());
             tokio::spawn(finish_in_background(run, handler));

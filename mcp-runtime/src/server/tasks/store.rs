@@ -323,7 +323,10 @@ mod tests {
             },
             30
         ));
-        assert_eq!((r.status, r.last_updated_at_ms), (TaskStatus::Cancelled, 30));
+        assert_eq!(
+            (r.status, r.last_updated_at_ms),
+            (TaskStatus::Cancelled, 30)
+        );
         assert!(r.input_requests.is_empty());
         let finish = TaskUpdate::Finish {
             status: TaskStatus::Completed,
@@ -331,7 +334,10 @@ mod tests {
             message: None,
         };
         assert!(!r.apply(finish, 40), "a cancelled task stays cancelled");
-        assert_eq!((r.status, r.last_updated_at_ms), (TaskStatus::Cancelled, 30));
+        assert_eq!(
+            (r.status, r.last_updated_at_ms),
+            (TaskStatus::Cancelled, 30)
+        );
         assert!(r.outcome.is_none());
     }
 
