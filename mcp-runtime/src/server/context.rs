@@ -269,11 +269,17 @@ impl Context {
         request: InputRequest,
         missing: Option<(&'static str, serde_json::Value)>,
     ) -> Result<R, Error> {
-        if let Input::Task(t) = &self.input {
-            return t.ask(key, request, missing).await;
-        }
+        let round = match &self.input {
+            // A call that may become a task asks as a multi round-trip call until it is one.
+            Input::Task(t) => match t.round() {
+                Some(r) => Some(r),
+                None => return t.ask(key, request, missing).await,
+            },
+            Input::Round(r) => Some(r.clone()),
+            _ => None,
+        };
         if self.modern.is_some() {
-            let Input::Round(round) = &self.input else {
+            let Some(round) = round else {
                 return Err(Error::Protocol(format!(
                     "{} is not possible here: under protocol 2026-07-28 only tools/call, prompts/get and                      resources/read can ask the client for input",
                     request.method()

@@ -63,7 +63,7 @@ pub(crate) enum NotifyRoute {
 }
 
 impl TaskInput {
-    pub(crate) fn round(round: Arc<InputRound>) -> Arc<Self> {
+    pub(crate) fn from_round(round: Arc<InputRound>) -> Arc<Self> {
         Arc::new(TaskInput {
             phase: Mutex::new(Phase::Round(round)),
             detach: Notify::new(),
@@ -116,24 +116,21 @@ impl TaskInput {
         }
     }
 
-    /// Asks the client. `missing` names the capability the client lacks for it, if it does.
+    /// The multi round-trip round of the call while the task does not exist yet.
+    pub(crate) fn round(&self) -> Option<Arc<InputRound>> {
+        self.run().err()
+    }
+
+    /// Asks the client from the task. `missing` names the capability the client lacks for it, if it
+    /// does (an error for the handler: the call was answered long ago).
     pub(crate) async fn ask<R: DeserializeOwned>(
         &self,
         key: Option<&str>,
         request: InputRequest,
         missing: Option<(&'static str, serde_json::Value)>,
     ) -> Result<R, Error> {
-        let run = match self.run() {
-            Err(round) => {
-                // Before the task exists: the multi round-trip rules of the call.
-                if let Some((_, required)) = missing {
-                    return Ok(round
-                        .refuse(ErrorObject::missing_client_capability(required))
-                        .await);
-                }
-                return Ok(round.ask(key.map(str::to_string), request).await);
-            }
-            Ok(run) => run,
+        let Ok(run) = self.run() else {
+            return Err(Error::Protocol("the task does not exist yet".into()));
         };
         if let Some((name, _)) = missing {
             return Err(Error::CapabilityMissing(name));

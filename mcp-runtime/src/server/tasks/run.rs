@@ -209,7 +209,7 @@ pub(crate) fn call_extension(
             let shared = session.server.tasks.shared().clone();
             // The handler's own token: the request's until the task exists, then only the task's.
             let token = CancellationToken::new();
-            let input = TaskInput::round(round.clone());
+            let input = TaskInput::from_round(round.clone());
             // No progress token: a task's progress is not delivered in 2026-07-28, and before the task
             // exists the call is short.
             let ctx = Context::new(session.clone(), id, token.clone(), None)

@@ -48,7 +48,7 @@ impl PartialEq for TaskOutcome {
 pub struct TaskRecord {
     /// 128 random bits, hex: unguessable, as the spec requires of ids that may be bearer handles.
     pub id: String,
-    /// Who may see it: see [`super::TaskOwner`].
+    /// Who may see it (`principal:<name>`, `session:<id>` or `anonymous`; see [`super`], "Ownership").
     pub owner: String,
     pub era: TaskEra,
     /// The tool it runs (for logs and listings).
