@@ -102,6 +102,22 @@ impl Wire {
             .await;
     }
 
+    /// A task-augmented call (2025-11-25); the task's id.
+    async fn start_task(&mut self, tool: &str, args: Value, task: Value) -> String {
+        let created = self
+            .result(
+                "tools/call",
+                json!({"name": tool, "arguments": args, "task": task}),
+            )
+            .await;
+        created["task"]["taskId"].as_str().unwrap().to_string()
+    }
+
+    /// `work{ms}` as a task (2025-11-25); the task's id.
+    async fn start_work(&mut self, ms: u64) -> String {
+        self.start_task("work", json!({"ms": ms}), json!({})).await
+    }
+
     /// A request that must still work after each bad input.
     async fn still_serving(&mut self) {
         let r = self
@@ -257,6 +273,25 @@ fn server(counters: &Arc<Counters>, store: Option<Arc<MemoryTaskStore>>) -> Serv
     b
 }
 
+/// The test server, and an initialized handshake-era connection to it.
+async fn handshake(store: Option<Arc<MemoryTaskStore>>) -> (Arc<Counters>, Server, Wire) {
+    let counters = Arc::new(Counters::default());
+    let s = server(&counters, store).build().unwrap();
+    let mut w = Wire::connect(&s, None);
+    w.initialize().await;
+    (counters, s, w)
+}
+
+/// Waits (up to 5 s) until `done` holds.
+async fn eventually(done: impl Fn() -> bool) {
+    for _ in 0..500 {
+        if done() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
 async fn wait_status(w: &mut Wire, id: &str, status: &str, extension: bool) -> Value {
     for _ in 0..400 {
         let params = json!({"taskId": id});
@@ -277,10 +312,7 @@ async fn wait_status(w: &mut Wire, id: &str, status: &str, extension: bool) -> V
 
 #[tokio::test]
 async fn a_task_augmented_call_answers_a_task_then_its_result_with_the_related_task() {
-    let counters = Arc::new(Counters::default());
-    let s = server(&counters, None).build().unwrap();
-    let mut w = Wire::connect(&s, None);
-    w.initialize().await;
+    let (_counters, s, mut w) = handshake(None).await;
     let caps = s.capabilities();
     assert_eq!(
         serde_json::to_value(&caps.tasks).unwrap(),
@@ -346,10 +378,7 @@ async fn a_task_augmented_call_answers_a_task_then_its_result_with_the_related_t
 
 #[tokio::test]
 async fn handshake_bad_inputs_get_the_spec_errors_and_the_session_goes_on() {
-    let counters = Arc::new(Counters::default());
-    let s = server(&counters, None).build().unwrap();
-    let mut w = Wire::connect(&s, None);
-    w.initialize().await;
+    let (_counters, _s, mut w) = handshake(None).await;
 
     let e = w
         .error("tasks/get", json!({"taskId": "nope"}), -32602)
@@ -386,13 +415,7 @@ async fn handshake_bad_inputs_get_the_spec_errors_and_the_session_goes_on() {
     w.still_serving().await;
 
     // Cancelling a finished task: -32602, and it stays completed.
-    let created = w
-        .result(
-            "tools/call",
-            json!({"name": "work", "arguments": {"ms": 0}, "task": {}}),
-        )
-        .await;
-    let id = created["task"]["taskId"].as_str().unwrap().to_string();
+    let id = w.start_work(0).await;
     w.result("tasks/result", json!({"taskId": id})).await;
     let e = w.error("tasks/cancel", json!({"taskId": id}), -32602).await;
     assert!(
@@ -426,13 +449,7 @@ async fn a_task_of_another_session_or_principal_is_not_found() {
     alice.initialize().await;
     let mut bob = Wire::connect(&s, None);
     bob.initialize().await;
-    let created = alice
-        .result(
-            "tools/call",
-            json!({"name": "work", "arguments": {"ms": 5000}, "task": {}}),
-        )
-        .await;
-    let id = created["task"]["taskId"].as_str().unwrap().to_string();
+    let id = alice.start_work(5000).await;
     for method in ["tasks/get", "tasks/result", "tasks/cancel"] {
         let e = bob.error(method, json!({"taskId": id}), -32602).await;
         assert!(e["message"].as_str().unwrap().contains("not found"), "{e}");
@@ -450,13 +467,7 @@ async fn a_task_of_another_session_or_principal_is_not_found() {
     // Authenticated connections: the principal owns the task, whatever the connection.
     let mut p1 = Wire::connect(&s, Some("carol"));
     p1.initialize().await;
-    let created = p1
-        .result(
-            "tools/call",
-            json!({"name": "work", "arguments": {"ms": 5000}, "task": {}}),
-        )
-        .await;
-    let id = created["task"]["taskId"].as_str().unwrap().to_string();
+    let id = p1.start_work(5000).await;
     let mut p2 = Wire::connect(&s, Some("carol"));
     p2.initialize().await;
     assert_eq!(
@@ -479,10 +490,7 @@ async fn a_task_of_another_session_or_principal_is_not_found() {
 
 #[tokio::test]
 async fn input_inside_a_task_travels_on_the_tasks_result_stream_tagged_with_the_task() {
-    let counters = Arc::new(Counters::default());
-    let s = server(&counters, None).build().unwrap();
-    let mut w = Wire::connect(&s, None);
-    w.initialize().await;
+    let (counters, _s, mut w) = handshake(None).await;
     let created = w
         .result(
             "tools/call",
@@ -530,28 +538,14 @@ async fn input_inside_a_task_travels_on_the_tasks_result_stream_tagged_with_the_
 
 #[tokio::test]
 async fn cancelling_a_running_task_stops_its_handler_and_leaves_no_result() {
-    let counters = Arc::new(Counters::default());
-    let s = server(&counters, None).build().unwrap();
-    let mut w = Wire::connect(&s, None);
-    w.initialize().await;
-    let created = w
-        .result(
-            "tools/call",
-            json!({"name": "work", "arguments": {"ms": 60000}, "task": {}}),
-        )
-        .await;
-    let id = created["task"]["taskId"].as_str().unwrap().to_string();
+    let (counters, _s, mut w) = handshake(None).await;
+    let id = w.start_work(60000).await;
     let cancelled = w.result("tasks/cancel", json!({"taskId": id})).await;
     assert_eq!(cancelled["status"], "cancelled");
     assert_eq!(cancelled["taskId"], json!(id));
     let e = w.error("tasks/result", json!({"taskId": id}), -32602).await;
     assert!(e["message"].as_str().unwrap().contains("cancelled"), "{e}");
-    for _ in 0..200 {
-        if counters.dropped.load(Ordering::SeqCst) == 1 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    eventually(|| counters.dropped.load(Ordering::SeqCst) == 1).await;
     assert_eq!(
         counters.dropped.load(Ordering::SeqCst),
         1,
@@ -561,10 +555,7 @@ async fn cancelling_a_running_task_stops_its_handler_and_leaves_no_result() {
     w.still_serving().await;
 
     // A tool error fails a 2025-11-25 task; tasks/result still returns the tool's result.
-    let created = w
-        .result("tools/call", json!({"name": "fails", "task": {}}))
-        .await;
-    let id = created["task"]["taskId"].as_str().unwrap().to_string();
+    let id = w.start_task("fails", json!({}), json!({})).await;
     let r = w.result("tasks/result", json!({"taskId": id})).await;
     assert_eq!(r["isError"], true);
     let t = w.result("tasks/get", json!({"taskId": id})).await;
@@ -574,59 +565,30 @@ async fn cancelling_a_running_task_stops_its_handler_and_leaves_no_result() {
 
 #[tokio::test]
 async fn expired_tasks_are_deleted_and_running_ones_stopped() {
-    let counters = Arc::new(Counters::default());
     let store = Arc::new(MemoryTaskStore::default());
-    let s = server(&counters, Some(store.clone())).build().unwrap();
-    let mut w = Wire::connect(&s, None);
-    w.initialize().await;
+    let (counters, _s, mut w) = handshake(Some(store.clone())).await;
     let finished = w
-        .result(
-            "tools/call",
-            json!({"name": "work", "arguments": {"ms": 0}, "task": {"ttl": 150}}),
-        )
+        .start_task("work", json!({"ms": 0}), json!({"ttl": 150}))
         .await;
-    let finished = finished["task"]["taskId"].as_str().unwrap().to_string();
     let running = w
-        .result(
-            "tools/call",
-            json!({"name": "work", "arguments": {"ms": 60000}, "task": {"ttl": 150}}),
-        )
+        .start_task("work", json!({"ms": 60000}), json!({"ttl": 150}))
         .await;
-    assert_eq!(
-        running["task"]["ttl"], 150,
-        "the client's ttl is kept within the bounds"
-    );
-    let running = running["task"]["taskId"].as_str().unwrap().to_string();
+    let ttl = w.result("tasks/get", json!({"taskId": running})).await["ttl"].clone();
+    assert_eq!(ttl, 150, "the client's ttl is kept within the bounds");
     let kept = w
-        .result(
-            "tools/call",
-            json!({"name": "work", "arguments": {"ms": 0}, "task": {"ttl": 600000}}),
-        )
+        .start_task("work", json!({"ms": 0}), json!({"ttl": 600000}))
         .await;
-    let kept = kept["task"]["taskId"].as_str().unwrap().to_string();
     assert_eq!(store.len(), 3);
-    for _ in 0..300 {
-        if store.len() == 1 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    eventually(|| store.len() == 1).await;
     assert_eq!(store.len(), 1, "the two expired tasks were deleted");
     for id in [&finished, &running] {
         let e = w.error("tasks/get", json!({"taskId": id}), -32602).await;
         assert!(e["message"].as_str().unwrap().contains("not found"), "{e}");
         w.still_serving().await;
     }
-    assert_eq!(
-        w.result("tasks/get", json!({"taskId": kept})).await["status"],
-        "completed"
-    );
-    for _ in 0..200 {
-        if counters.dropped.load(Ordering::SeqCst) == 1 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    let status = w.result("tasks/get", json!({"taskId": kept})).await["status"].clone();
+    assert_eq!(status, "completed");
+    eventually(|| counters.dropped.load(Ordering::SeqCst) == 1).await;
     assert_eq!(
         counters.dropped.load(Ordering::SeqCst),
         1,
@@ -636,24 +598,13 @@ async fn expired_tasks_are_deleted_and_running_ones_stopped() {
 
 #[tokio::test]
 async fn a_full_store_refuses_new_tasks_with_a_clear_error_until_room_is_made() {
-    let counters = Arc::new(Counters::default());
     let store = Arc::new(MemoryTaskStore::new(TaskLimits {
         max_active_per_owner: 2,
         ..TaskLimits::default()
     }));
-    let s = server(&counters, Some(store.clone())).build().unwrap();
-    let mut w = Wire::connect(&s, None);
-    w.initialize().await;
-    let mut ids = Vec::new();
-    for _ in 0..2 {
-        let c = w
-            .result(
-                "tools/call",
-                json!({"name": "work", "arguments": {"ms": 60000}, "task": {}}),
-            )
-            .await;
-        ids.push(c["task"]["taskId"].as_str().unwrap().to_string());
-    }
+    let (_counters, s, mut w) = handshake(Some(store)).await;
+    let first = w.start_work(60000).await;
+    w.start_work(60000).await;
     let e = w
         .error(
             "tools/call",
@@ -673,12 +624,7 @@ async fn a_full_store_refuses_new_tasks_with_a_clear_error_until_room_is_made() 
     // Another client is not held back by this one's tasks.
     let mut other = Wire::connect(&s, None);
     other.initialize().await;
-    other
-        .result(
-            "tools/call",
-            json!({"name": "work", "arguments": {"ms": 1}, "task": {}}),
-        )
-        .await;
+    other.start_work(1).await;
     // The same in 2026-07-28, for the anonymous owner: two unfinished, then full.
     for _ in 0..2 {
         let t = w
@@ -697,42 +643,20 @@ async fn a_full_store_refuses_new_tasks_with_a_clear_error_until_room_is_made() 
     .await;
     w.still_serving_modern().await;
     // Cancelling one makes room.
-    w.result("tasks/cancel", json!({"taskId": ids[0]})).await;
-    w.result(
-        "tools/call",
-        json!({"name": "work", "arguments": {"ms": 1}, "task": {}}),
-    )
-    .await;
+    w.result("tasks/cancel", json!({"taskId": first})).await;
+    w.start_work(1).await;
 }
 
 #[tokio::test]
 async fn the_end_of_a_session_cancels_and_deletes_its_tasks() {
-    let counters = Arc::new(Counters::default());
     let store = Arc::new(MemoryTaskStore::default());
-    let s = server(&counters, Some(store.clone())).build().unwrap();
-    let mut w = Wire::connect(&s, None);
-    w.initialize().await;
-    w.result(
-        "tools/call",
-        json!({"name": "work", "arguments": {"ms": 60000}, "task": {}}),
-    )
-    .await;
-    let done = w
-        .result(
-            "tools/call",
-            json!({"name": "work", "arguments": {"ms": 0}, "task": {}}),
-        )
-        .await;
-    w.result("tasks/result", json!({"taskId": done["task"]["taskId"]}))
-        .await;
+    let (counters, _s, mut w) = handshake(Some(store.clone())).await;
+    w.start_work(60000).await;
+    let done = w.start_work(0).await;
+    w.result("tasks/result", json!({"taskId": done})).await;
     assert_eq!(store.len(), 2);
     drop(w);
-    for _ in 0..300 {
-        if store.is_empty() && counters.dropped.load(Ordering::SeqCst) == 1 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-    }
+    eventually(|| store.is_empty() && counters.dropped.load(Ordering::SeqCst) == 1).await;
     assert!(store.is_empty(), "{} tasks left", store.len());
     assert_eq!(counters.dropped.load(Ordering::SeqCst), 1);
 }

@@ -330,26 +330,9 @@ impl TaskStore for MemoryTaskStore {
 
 #[cfg(test)]
 mod tests {
-    use super::super::store::{TaskEra, TaskOutcome};
+    use super::super::store::{test_record as record, TaskOutcome};
     use super::*;
     use crate::protocol::TaskStatus;
-
-    fn record(id: &str, owner: &str, created: u64, ttl: u64) -> TaskRecord {
-        TaskRecord {
-            id: id.into(),
-            owner: owner.into(),
-            era: TaskEra::Handshake,
-            tool: "t".into(),
-            status: TaskStatus::Working,
-            status_message: None,
-            created_at_ms: created,
-            last_updated_at_ms: created,
-            ttl_ms: ttl,
-            poll_interval_ms: 100,
-            input_requests: Default::default(),
-            outcome: None,
-        }
-    }
 
     fn finish(store: &MemoryTaskStore, id: &str, text: &str) -> Updated {
         store.update_now(

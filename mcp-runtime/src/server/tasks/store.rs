@@ -282,26 +282,29 @@ pub(crate) fn iso8601(ms: u64) -> String {
     )
 }
 
+/// A working task of `owner`, for tests.
+#[cfg(test)]
+pub(crate) fn test_record(id: &str, owner: &str, created: u64, ttl: u64) -> TaskRecord {
+    TaskRecord {
+        id: id.into(),
+        owner: owner.into(),
+        era: TaskEra::Extension,
+        tool: "t".into(),
+        status: TaskStatus::Working,
+        status_message: None,
+        created_at_ms: created,
+        last_updated_at_ms: created,
+        ttl_ms: ttl,
+        poll_interval_ms: 500,
+        input_requests: BTreeMap::new(),
+        outcome: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::test_record as record;
     use super::*;
-
-    pub(crate) fn record(id: &str, owner: &str, created: u64, ttl: u64) -> TaskRecord {
-        TaskRecord {
-            id: id.into(),
-            owner: owner.into(),
-            era: TaskEra::Extension,
-            tool: "t".into(),
-            status: TaskStatus::Working,
-            status_message: None,
-            created_at_ms: created,
-            last_updated_at_ms: created,
-            ttl_ms: ttl,
-            poll_interval_ms: 500,
-            input_requests: BTreeMap::new(),
-            outcome: None,
-        }
-    }
 
     #[test]
     fn timestamps_are_iso_8601_utc() {
