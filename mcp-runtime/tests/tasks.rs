@@ -89,17 +89,22 @@ impl Wire {
         r["error"].clone()
     }
 
-    async fn initialize(&mut self) {
+    async fn initialize(&mut self) -> Value {
+        self.initialize_as("2025-11-25").await
+    }
+
+    async fn initialize_as(&mut self, version: &str) -> Value {
         let r = self
             .request(
                 "initialize",
-                json!({"protocolVersion": "2025-11-25", "clientInfo": {"name": "t", "version": "1"},
+                json!({"protocolVersion": version, "clientInfo": {"name": "t", "version": "1"},
                     "capabilities": {"elicitation": {}}}),
             )
             .await;
-        assert_eq!(r["result"]["protocolVersion"], "2025-11-25");
+        assert_eq!(r["result"]["protocolVersion"], version);
         self.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
             .await;
+        r["result"].clone()
     }
 
     /// A task-augmented call (2025-11-25); the task's id.
@@ -438,6 +443,25 @@ async fn handshake_bad_inputs_get_the_spec_errors_and_the_session_goes_on() {
         -32601,
     )
     .await;
+    w.still_serving().await;
+}
+
+#[tokio::test]
+async fn a_session_of_an_older_version_knows_no_tasks() {
+    let counters = Arc::new(Counters::default());
+    let s = server(&counters, None).build().unwrap();
+    let mut w = Wire::connect(&s, None);
+    let init = w.initialize_as("2025-06-18").await;
+    assert!(init["capabilities"].get("tasks").is_none(), "{init}");
+    // `task` is an unknown field there: the call is a direct one.
+    let r = w
+        .result(
+            "tools/call",
+            json!({"name": "work", "arguments": {"ms": 1}, "task": {}}),
+        )
+        .await;
+    assert_eq!(r["content"][0]["text"], "worked 1 ms");
+    w.error("tasks/get", json!({"taskId": "x"}), -32601).await;
     w.still_serving().await;
 }
 

@@ -153,9 +153,13 @@ impl SessionState {
         let _ = self.client_caps.set(p.capabilities);
         let _ = self.client_info.set(p.client_info);
         self.server.add_session(self);
+        let mut capabilities = self.server.capabilities(false);
+        if version < ProtocolVersion::V2025_11_25 {
+            capabilities.tasks = None; // tasks came with 2025-11-25
+        }
         let result = InitializeResult {
             protocol_version: version.as_str().to_string(),
-            capabilities: self.server.capabilities(false),
+            capabilities,
             server_info: self.server.info.clone(),
             instructions: self.server.instructions.clone(),
             meta: None,
@@ -551,9 +555,11 @@ impl ServerHandler {
         };
         let args = super::tools::Arguments::from_borrowed(arguments);
         // Tasks: a task-augmented call (handshake era), or one that may become a task (2026-07-28).
-        let plan = srv
-            .tasks
-            .plan(&srv.tools, &route, modern.as_deref(), call.task);
+        // Before 2025-11-25 there were no tasks: a `task` field is just an unknown one.
+        let task = call
+            .task
+            .filter(|_| modern.is_some() || self.0.version() >= ProtocolVersion::V2025_11_25);
+        let plan = srv.tasks.plan(&srv.tools, &route, modern.as_deref(), task);
         let window = match plan {
             Plan::Direct => None,
             Plan::Refuse(e) => return Reply::Now(Err(e)),

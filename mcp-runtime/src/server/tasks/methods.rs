@@ -115,7 +115,7 @@ fn spawn(
 
 /// `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel` (2025-11-25).
 pub(crate) fn handshake_method(session: &Arc<SessionState>, req: &RequestIn<'_>) -> Reply {
-    if !Tasks::offered(&session.server.tools) {
+    if !Tasks::offered(&session.server.tools) || session.version() < ProtocolVersion::V2025_11_25 {
         return Reply::Now(Err(ErrorObject::method_not_found(req.method)));
     }
     let shared = session.server.tasks.shared().clone();
