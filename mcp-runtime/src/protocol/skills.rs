@@ -267,8 +267,7 @@ fn same_value(a: &Value, b: &Value) -> bool {
         }
         (Value::Object(x), Value::Object(y)) => {
             x.len() == y.len()
-                && x
-                    .iter()
+                && x.iter()
                     .all(|(k, v)| y.get(k).is_some_and(|w| same_value(v, w)))
         }
         _ => a == b,
@@ -310,7 +309,10 @@ fn frontmatter_block(text: &str) -> Result<&str, FrontmatterError> {
     let mut offset = 0;
     for line in rest.split_inclusive('\n') {
         let bare = line.trim_end_matches(['\n', '\r']);
-        if bare.strip_prefix("---").is_some_and(|tail| tail.trim_matches([' ', '\t']).is_empty()) {
+        if bare
+            .strip_prefix("---")
+            .is_some_and(|tail| tail.trim_matches([' ', '\t']).is_empty())
+        {
             let yaml = &rest[..offset];
             return if yaml.len() > MAX_FRONTMATTER_BYTES {
                 Err(FrontmatterError::TooLarge)
@@ -610,7 +612,11 @@ mod tests {
         let longer = format!("{EXAMPLE}extra");
         assert!(matches!(
             entry.verify(longer.as_bytes()),
-            Err(SkillIntegrityError::Size { expected: 151, actual: 156, .. })
+            Err(SkillIntegrityError::Size {
+                expected: 151,
+                actual: 156,
+                ..
+            })
         ));
         let same_size = EXAMPLE.replace("PDF processing", "PDF Processing");
         assert!(matches!(
@@ -637,15 +643,25 @@ mod tests {
         assert_eq!(serde_json::to_value(&entry).unwrap(), dynamic);
 
         let bad = json!({"uri": "skill://x/SKILL.md", "frontmatter": {"name": "x", "description": "d"}, "resources": "static"});
-        let err = serde_json::from_value::<SkillEntry>(bad).unwrap_err().to_string();
+        let err = serde_json::from_value::<SkillEntry>(bad)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("\"static\""), "{err}");
     }
 
     #[test]
     fn the_capability_is_an_empty_object_without_directory_reads() {
-        assert_eq!(serde_json::to_value(SkillsCapability::default()).unwrap(), json!({}));
-        let with = SkillsCapability { directory_read: true };
-        assert_eq!(serde_json::to_value(with).unwrap(), json!({"directoryRead": true}));
+        assert_eq!(
+            serde_json::to_value(SkillsCapability::default()).unwrap(),
+            json!({})
+        );
+        let with = SkillsCapability {
+            directory_read: true,
+        };
+        assert_eq!(
+            serde_json::to_value(with).unwrap(),
+            json!({"directoryRead": true})
+        );
     }
 
     #[test]
@@ -669,17 +685,27 @@ mod tests {
             ("---\nname: x\ndescription: y\n", Unclosed),
             ("---\n- a\n- b\n---\n", NotAMapping),
             ("---\ndescription: y\n---\n", MissingField("name")),
-            ("---\nname: x\ndescription: ''\n---\n", EmptyField("description")),
+            (
+                "---\nname: x\ndescription: ''\n---\n",
+                EmptyField("description"),
+            ),
             ("---\nname: [x]\ndescription: y\n---\n", NotAString("name")),
         ] {
             assert_eq!(SkillFrontmatter::parse(md), Err(want), "{md:?}");
         }
         let err = SkillFrontmatter::parse("---\nname: x\n  bad: indent\n---\n").unwrap_err();
         assert!(matches!(err, Yaml(_)), "{err:?}");
-        let err = SkillFrontmatter::parse("---\nname: x\nname: y\ndescription: z\n---\n").unwrap_err();
-        assert!(matches!(err, Yaml(ref m) if m.contains("duplicate")), "{err:?}");
+        let err =
+            SkillFrontmatter::parse("---\nname: x\nname: y\ndescription: z\n---\n").unwrap_err();
+        assert!(
+            matches!(err, Yaml(ref m) if m.contains("duplicate")),
+            "{err:?}"
+        );
         assert_eq!(SkillFrontmatter::parse_bytes(b"---\xff\n"), Err(NotUtf8));
-        let huge = format!("---\nname: x\ndescription: {}\n---\n", "y".repeat(MAX_FRONTMATTER_BYTES));
+        let huge = format!(
+            "---\nname: x\ndescription: {}\n---\n",
+            "y".repeat(MAX_FRONTMATTER_BYTES)
+        );
         assert_eq!(SkillFrontmatter::parse(&huge), Err(TooLarge));
     }
 
@@ -694,12 +720,17 @@ mod tests {
         }
         md.push_str("---\n");
         assert!(md.len() < 1024);
-        assert_eq!(SkillFrontmatter::parse(&md), Err(FrontmatterError::TooExpanded));
+        assert_eq!(
+            SkillFrontmatter::parse(&md),
+            Err(FrontmatterError::TooExpanded)
+        );
     }
 
     #[test]
     fn differences_name_the_fields_and_compare_numbers_by_value() {
-        let a = SkillFrontmatter::parse("---\nname: x\ndescription: y\nversion: 1.0\nn: null\n---\n").unwrap();
+        let a =
+            SkillFrontmatter::parse("---\nname: x\ndescription: y\nversion: 1.0\nn: null\n---\n")
+                .unwrap();
         let mut b = a.clone();
         b.fields.insert("version".into(), json!(1));
         b.fields.remove("n");
@@ -714,17 +745,37 @@ mod tests {
         for ok in ["a", "pdf-processing", "x2", &"a".repeat(64)] {
             assert_eq!(check_skill_name(ok), Ok(()), "{ok}");
         }
-        for bad in ["", "PDF", "two_words", "two words", "-a", "a-", "a--b", "é", &"a".repeat(65)] {
+        for bad in [
+            "",
+            "PDF",
+            "two_words",
+            "two words",
+            "-a",
+            "a-",
+            "a--b",
+            "é",
+            &"a".repeat(65),
+        ] {
             assert!(check_skill_name(bad).is_err(), "{bad}");
         }
-        let long = SkillFrontmatter::parse(&format!("---\nname: x\ndescription: {}\n---\n", "d".repeat(1025))).unwrap();
+        let long = SkillFrontmatter::parse(&format!(
+            "---\nname: x\ndescription: {}\n---\n",
+            "d".repeat(1025)
+        ))
+        .unwrap();
         assert!(long.check().unwrap_err().contains("1025 characters"));
     }
 
     #[test]
     fn the_name_of_a_skill_uri_is_its_last_directory() {
-        assert_eq!(skill_name_from_uri("skill://acme/billing/SKILL.md"), Some("billing"));
-        assert_eq!(skill_name_from_uri("skill://pdf-processing/SKILL.md"), Some("pdf-processing"));
+        assert_eq!(
+            skill_name_from_uri("skill://acme/billing/SKILL.md"),
+            Some("billing")
+        );
+        assert_eq!(
+            skill_name_from_uri("skill://pdf-processing/SKILL.md"),
+            Some("pdf-processing")
+        );
         assert_eq!(skill_name_from_uri("skill://acme/billing/README.md"), None);
         assert_eq!(skill_name_from_uri("skill:///SKILL.md"), None);
         assert_eq!(skill_name_from_uri("skill://a/b?x=/c/SKILL.md"), None);

@@ -173,7 +173,9 @@ const MAX_DEPTH: usize = 32;
 
 impl Walk<'_> {
     fn visit(&mut self, dir: &Path, rel: &str, depth: usize) -> Result<(), SkillError> {
-        let io = |path: &Path, e: std::io::Error| SkillError::new(path.display().to_string(), e.to_string());
+        let io = |path: &Path, e: std::io::Error| {
+            SkillError::new(path.display().to_string(), e.to_string())
+        };
         if depth > MAX_DEPTH {
             return Err(SkillError::new(
                 dir.display().to_string(),
@@ -406,8 +408,8 @@ impl SkillCatalog {
         children: &mut BTreeMap<String, BTreeMap<String, Resource>>,
     ) -> Result<(SkillRoute, Resource), SkillError> {
         let md_name = skill.describe(SKILL_MD, None);
-        let frontmatter =
-            SkillFrontmatter::parse_bytes(&skill.skill_md).map_err(|e| SkillError::new(&md_name, e.to_string()))?;
+        let frontmatter = SkillFrontmatter::parse_bytes(&skill.skill_md)
+            .map_err(|e| SkillError::new(&md_name, e.to_string()))?;
         frontmatter
             .check()
             .map_err(|e| SkillError::new(&md_name, e))?;
@@ -457,7 +459,9 @@ impl SkillCatalog {
         if total > MAX_SKILL_BYTES {
             return Err(SkillError::new(
                 &uri,
-                format!("{total} bytes, over the {MAX_SKILL_BYTES} bytes (16 MiB) a skill may have"),
+                format!(
+                    "{total} bytes, over the {MAX_SKILL_BYTES} bytes (16 MiB) a skill may have"
+                ),
             ));
         }
 
@@ -538,7 +542,9 @@ impl SkillCatalog {
             return if known.digest == digest {
                 Ok(())
             } else {
-                Err(format!("{uri} is also a file of another skill, with other bytes"))
+                Err(format!(
+                    "{uri} is also a file of another skill, with other bytes"
+                ))
             };
         }
         let mime = mime_type(rel, bytes);
@@ -597,10 +603,12 @@ fn file_segments(rel: &str) -> Result<Vec<String>, String> {
     rel.split('/')
         .map(|s| match s {
             "" => Err("an empty path segment (a leading, trailing or doubled `/`)".to_string()),
-            "." | ".." => Err(format!("the path segment `{s}` would leave the skill's directory")),
-            _ if s.contains('\\') || s.chars().any(char::is_control) => {
-                Err(format!("the path segment {s:?} holds a backslash or a control character"))
-            }
+            "." | ".." => Err(format!(
+                "the path segment `{s}` would leave the skill's directory"
+            )),
+            _ if s.contains('\\') || s.chars().any(char::is_control) => Err(format!(
+                "the path segment {s:?} holds a backslash or a control character"
+            )),
             _ => Ok(s.to_string()),
         })
         .collect()
@@ -765,7 +773,10 @@ mod tests {
         );
         assert_eq!(files[0], SkillFile::of(&entry.uri, PDF.as_bytes()));
         assert_eq!(routes[0].resource.name, "pdf-processing");
-        assert_eq!(routes[0].resource.mime_type.as_deref(), Some("text/markdown"));
+        assert_eq!(
+            routes[0].resource.mime_type.as_deref(),
+            Some("text/markdown")
+        );
 
         let root = &catalog.directories["skill://pdf-processing"];
         let kids: Vec<(&str, Option<&str>)> = root
@@ -777,24 +788,38 @@ mod tests {
             kids,
             [
                 ("skill://pdf-processing/SKILL.md", Some("text/markdown")),
-                ("skill://pdf-processing/references", Some(DIRECTORY_MIME_TYPE)),
+                (
+                    "skill://pdf-processing/references",
+                    Some(DIRECTORY_MIME_TYPE)
+                ),
                 ("skill://pdf-processing/scripts", Some(DIRECTORY_MIME_TYPE)),
             ]
         );
         assert_eq!(
-            catalog.directories["skill://pdf-processing/scripts"].items[0].0.mime_type.as_deref(),
+            catalog.directories["skill://pdf-processing/scripts"].items[0]
+                .0
+                .mime_type
+                .as_deref(),
             Some("text/x-python")
         );
-        assert!(catalog.file("skill://pdf-processing/scripts/fill.py").is_some());
+        assert!(catalog
+            .file("skill://pdf-processing/scripts/fill.py")
+            .is_some());
         assert!(catalog.file("skill://pdf-processing/scripts").is_none());
     }
 
     #[test]
     fn a_path_prefix_and_odd_characters_are_encoded() {
-        let c = build(vec![Skill::new(PDF).under("acme co/docs").file("my notes.md", "x")]).unwrap();
+        let c = build(vec![Skill::new(PDF)
+            .under("acme co/docs")
+            .file("my notes.md", "x")])
+        .unwrap();
         let entry = &c.entries.items[0].entry;
         assert_eq!(entry.uri, "skill://acme%20co/docs/pdf-processing/SKILL.md");
-        assert!(entry.resources.file("skill://acme%20co/docs/pdf-processing/my%20notes.md").is_some());
+        assert!(entry
+            .resources
+            .file("skill://acme%20co/docs/pdf-processing/my%20notes.md")
+            .is_some());
     }
 
     #[test]
@@ -819,7 +844,8 @@ mod tests {
             let err = build(vec![skill]).err().expect("refused");
             assert!(err.to_string().contains(want), "{err} (wanted {want})");
         }
-        let many = (0..MAX_SKILL_FILES).fold(Skill::new(PDF), |s, i| s.file(format!("f{i}.txt"), "x"));
+        let many =
+            (0..MAX_SKILL_FILES).fold(Skill::new(PDF), |s, i| s.file(format!("f{i}.txt"), "x"));
         let err = build(vec![many]).err().unwrap();
         assert_eq!(err.file, "skill://pdf-processing/SKILL.md");
         assert!(err.problem.contains("513 files"), "{err}");
@@ -829,9 +855,18 @@ mod tests {
 
     #[test]
     fn binary_files_are_served_as_base64_and_text_as_text() {
-        let c = build(vec![Skill::new(PDF).file("logo.png", vec![0x89, b'P', 0, 1]).file("notes", "plain")]).unwrap();
+        let c = build(vec![Skill::new(PDF)
+            .file("logo.png", vec![0x89, b'P', 0, 1])
+            .file("notes", "plain")])
+        .unwrap();
         let contents = |uri: &str| c.files[uri].handler.contents.clone();
-        assert!(matches!(contents("skill://pdf-processing/logo.png"), ResourceContents::Blob { .. }));
-        assert!(matches!(contents("skill://pdf-processing/notes"), ResourceContents::Text { .. }));
+        assert!(matches!(
+            contents("skill://pdf-processing/logo.png"),
+            ResourceContents::Blob { .. }
+        ));
+        assert!(matches!(
+            contents("skill://pdf-processing/notes"),
+            ResourceContents::Text { .. }
+        ));
     }
 }
