@@ -392,6 +392,12 @@ fn a_skills_directory_serves_every_skill_below_it() {
     write(&root.join("pdf-processing/.cache/ignored"), b"x");
     write(&root.join("acme/release-notes/SKILL.md"), NOTES.as_bytes());
     write(&root.join("acme/README.md"), b"not a skill");
+    // A skill inside a skill is listed on its own, and its files belong to the outer one too.
+    let inner = "---\nname: fill-forms\ndescription: Fill PDF forms\n---\n";
+    write(
+        &root.join("pdf-processing/fill-forms/SKILL.md"),
+        inner.as_bytes(),
+    );
     let server = Server::builder().skills_dir(root).build().unwrap();
     let skills = server.skills();
     let uris: Vec<&str> = skills.iter().map(|e| e.uri.as_str()).collect();
@@ -399,7 +405,8 @@ fn a_skills_directory_serves_every_skill_below_it() {
         uris,
         [
             "skill://acme/release-notes/SKILL.md",
-            "skill://pdf-processing/SKILL.md"
+            "skill://pdf-processing/SKILL.md",
+            "skill://pdf-processing/fill-forms/SKILL.md"
         ]
     );
     let SkillResources::Files(files) = &skills[1].resources else {
@@ -410,11 +417,16 @@ fn a_skills_directory_serves_every_skill_below_it() {
         &[
             SkillFile::of("skill://pdf-processing/SKILL.md", PDF.as_bytes()),
             SkillFile::of(
+                "skill://pdf-processing/fill-forms/SKILL.md",
+                inner.as_bytes()
+            ),
+            SkillFile::of(
                 "skill://pdf-processing/references/FORMS.md",
                 FORMS.as_bytes()
             ),
         ]
     );
+    assert_eq!(skills[2].frontmatter.name, "fill-forms");
 
     // An empty directory still declares the extension, with no skill.
     let empty = tempfile::tempdir().unwrap();

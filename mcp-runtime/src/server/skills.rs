@@ -32,7 +32,7 @@ use crate::framing::{parse_params, to_raw};
 use crate::protocol::*;
 use futures_util::future::BoxFuture;
 use serde_json::value::RawValue;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -372,25 +372,14 @@ impl SkillCatalog {
         let mut entries = Vec::with_capacity(skills.len());
         let mut routes = Vec::with_capacity(skills.len());
         let mut children: BTreeMap<String, BTreeMap<String, Resource>> = BTreeMap::new();
+        let mut uris = HashSet::with_capacity(skills.len());
         for skill in skills {
-            let (route, resource) = catalog.add(skill, &mut children)?;
-            if entries
-                .iter()
-                .any(|e: &SkillRoute| e.entry.uri == route.entry.uri)
-            {
-                return Err(SkillError::new(
-                    route.entry.uri.clone(),
-                    "two skills are served at this URI",
-                ));
-            }
-            let handler = catalog.files[&route.entry.uri].handler.clone();
-            let mut r = ResourceRoute {
+            let (route, resource) = catalog.add(skill, &mut uris, &mut children)?;
+            routes.push(ResourceRoute {
                 resource,
-                handler,
-                cache: None,
-            };
-            r.cache = route.cache;
-            routes.push(r);
+                handler: catalog.files[&route.entry.uri].handler.clone(),
+                cache: route.cache,
+            });
             entries.push(route);
         }
         catalog.entries = Set::new(entries);
@@ -405,6 +394,7 @@ impl SkillCatalog {
     fn add(
         &mut self,
         skill: Skill,
+        uris: &mut HashSet<String>,
         children: &mut BTreeMap<String, BTreeMap<String, Resource>>,
     ) -> Result<(SkillRoute, Resource), SkillError> {
         let md_name = skill.describe(SKILL_MD, None);
@@ -446,6 +436,9 @@ impl SkillCatalog {
         }
         root.pop();
         let uri = format!("{root}/{SKILL_MD}");
+        if !uris.insert(uri.clone()) {
+            return Err(SkillError::new(&uri, "two skills are served at this URI"));
+        }
 
         let count = skill.files.len() + 1;
         if count > MAX_SKILL_FILES {
@@ -466,7 +459,7 @@ impl SkillCatalog {
         }
 
         let mut manifest = Vec::with_capacity(count);
-        let mut seen = std::collections::HashSet::with_capacity(count);
+        let mut seen = HashSet::with_capacity(count);
         let all = std::iter::once((SKILL_MD.to_string(), &skill.skill_md))
             .chain(skill.files.iter().map(|(p, b)| (p.clone(), b)));
         for (i, (rel, bytes)) in all.enumerate() {
@@ -733,7 +726,7 @@ impl ServerInner {
             None => to_raw(&body),
             Some(s) => Stamp {
                 result_type: s.result_type.clone(),
-                cache: route.cache.or(s.cache).or(Some(self.cache)),
+                cache: route.cache.or(s.cache),
                 server_info: s.server_info,
             }
             .apply(&body, None),
