@@ -61,6 +61,15 @@ pub struct SkillsCapability {
     pub directory_read: bool,
 }
 
+impl SkillsCapability {
+    /// The settings a server declared, or `None` when it does not declare the extension (a value that
+    /// is not a settings object counts as not declared).
+    pub fn of(capabilities: &super::ServerCapabilities) -> Option<SkillsCapability> {
+        let settings = capabilities.extensions.as_ref()?.get(SKILLS_EXTENSION)?;
+        serde_json::from_value(settings.clone()).ok()
+    }
+}
+
 /// One file of a skill's manifest: its URI, and the digest and size of its raw bytes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SkillFile {
@@ -662,6 +671,25 @@ mod tests {
             serde_json::to_value(with).unwrap(),
             json!({"directoryRead": true})
         );
+    }
+
+    #[test]
+    fn the_settings_are_read_from_the_capabilities() {
+        let caps: super::super::ServerCapabilities = serde_json::from_value(json!({
+            "resources": {}, "extensions": {"io.modelcontextprotocol/skills": {"directoryRead": true}}
+        }))
+        .unwrap();
+        assert_eq!(
+            SkillsCapability::of(&caps),
+            Some(SkillsCapability {
+                directory_read: true
+            })
+        );
+        assert_eq!(SkillsCapability::of(&Default::default()), None);
+        let odd: super::super::ServerCapabilities =
+            serde_json::from_value(json!({"extensions": {"io.modelcontextprotocol/skills": true}}))
+                .unwrap();
+        assert_eq!(SkillsCapability::of(&odd), None);
     }
 
     #[test]
