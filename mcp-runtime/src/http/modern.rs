@@ -220,6 +220,23 @@ pub(crate) async fn post(
             }
         },
     };
+    if method == methods::INITIALIZE && !view.meta.as_ref().is_some_and(MetaRaw::is_modern) {
+        // A handshake-era client at a 2026-only endpoint: tell it the version to use.
+        #[derive(Deserialize)]
+        struct Init {
+            #[serde(rename = "protocolVersion", default)]
+            version: String,
+        }
+        let requested = params
+            .and_then(|p| serde_json::from_str::<Init>(p.get()).ok())
+            .map(|i| i.version)
+            .unwrap_or_default();
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            Some(&id),
+            crate::server::era::initialize_refused(&requested),
+        );
+    }
     if let Err(e) = check_headers(svc, h, &method, &view) {
         return rpc_error(StatusCode::BAD_REQUEST, Some(&id), e);
     }
