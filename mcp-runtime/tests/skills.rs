@@ -1,12 +1,14 @@
 //! The skills extension (SEP-2640) over the wire, in both eras: a message in, the messages out.
 
+mod wire;
+
 use mcp_runtime::protocol::{
     SkillEntry, SkillFile, SkillFrontmatter, SkillResources, DIRECTORY_MIME_TYPE, MAX_SKILL_BYTES,
 };
 use mcp_runtime::server::{ResourceRoute, ServerError, Skill, UriVars};
 use mcp_runtime::{Context, Server};
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, ReadHalf, WriteHalf};
+use wire::{code, Wire};
 
 const PDF: &str = "---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\nlicense: MIT\n---\n\nRead `references/FORMS.md`.\n";
 const FORMS: &str = "Supporting content.\n";
@@ -33,73 +35,17 @@ fn server(page_size: usize) -> Server {
         .expect("valid skills")
 }
 
-/// One connection to a server, spoken in raw JSON lines.
-struct Wire {
-    w: WriteHalf<DuplexStream>,
-    r: BufReader<ReadHalf<DuplexStream>>,
-    next: u64,
-}
-
-impl Wire {
-    fn open(server: Server) -> Wire {
-        let (a, b) = tokio::io::duplex(1 << 20);
-        let (sr, sw) = tokio::io::split(a);
-        tokio::spawn(async move { server.serve(sr, sw).await });
-        let (r, w) = tokio::io::split(b);
-        Wire {
-            w,
-            r: BufReader::new(r),
-            next: 1,
-        }
-    }
-
-    /// Sends a request and returns its response (`result` or `error`).
-    async fn call(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next;
-        self.next += 1;
-        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        self.w
-            .write_all(format!("{line}\n").as_bytes())
-            .await
-            .unwrap();
-        loop {
-            let mut buf = String::new();
-            assert!(self.r.read_line(&mut buf).await.unwrap() > 0, "closed");
-            let v: Value = serde_json::from_str(&buf).unwrap();
-            if v["id"] == json!(id) {
-                return v;
-            }
-        }
-    }
-
-    /// A 2026-07-28 request: the protocol fields ride in `_meta`.
-    async fn modern(&mut self, method: &str, mut params: Value) -> Value {
-        params["_meta"] = json!({
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": {}
-        });
-        self.call(method, params).await
-    }
-
-    async fn initialize(&mut self) -> Value {
-        let r = self
-            .call(
-                "initialize",
-                json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
-            )
-            .await;
-        self.w
-            .write_all(b"{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")
-            .await
-            .unwrap();
-        r
-    }
-}
-
-fn code(v: &Value) -> i64 {
-    v["error"]["code"]
-        .as_i64()
-        .unwrap_or_else(|| panic!("an error: {v}"))
+/// The handshake: `initialize`, then `notifications/initialized`.
+async fn initialize(w: &mut Wire) -> Value {
+    let r = w
+        .call(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+        )
+        .await;
+    w.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await;
+    r
 }
 
 /// The bytes a `resources/read` result carries.
@@ -115,8 +61,8 @@ fn bytes_of(read: &Value) -> Vec<u8> {
 
 #[tokio::test]
 async fn the_handshake_era_declares_lists_gets_and_reads_skills() {
-    let mut s = Wire::open(server(100));
-    let init = s.initialize().await;
+    let mut s = Wire::connect(&server(100));
+    let init = initialize(&mut s).await;
     let caps = &init["result"]["capabilities"];
     assert_eq!(
         caps["extensions"]["io.modelcontextprotocol/skills"],
@@ -205,7 +151,7 @@ async fn the_handshake_era_declares_lists_gets_and_reads_skills() {
 
 #[tokio::test]
 async fn directories_list_their_direct_children() {
-    let mut s = Wire::open(server(100));
+    let mut s = Wire::connect(&server(100));
     let root = s
         .modern(
             "resources/directory/read",
@@ -239,7 +185,7 @@ async fn directories_list_their_direct_children() {
 
 #[tokio::test]
 async fn the_2026_era_stamps_results_and_reports_bad_requests_as_invalid_params() {
-    let mut s = Wire::open(server(100));
+    let mut s = Wire::connect(&server(100));
     let discover = s.modern("server/discover", json!({})).await;
     assert_eq!(
         discover["result"]["capabilities"]["extensions"]["io.modelcontextprotocol/skills"],
@@ -299,7 +245,7 @@ async fn the_2026_era_stamps_results_and_reports_bad_requests_as_invalid_params(
 
 #[tokio::test]
 async fn skills_and_directories_are_paginated_without_splitting_an_entry() {
-    let mut s = Wire::open(server(1));
+    let mut s = Wire::connect(&server(1));
     let first = s.modern("skills/list", json!({})).await;
     assert_eq!(first["result"]["skills"].as_array().unwrap().len(), 1);
     let cursor = first["result"]["nextCursor"].as_str().unwrap().to_string();
@@ -337,8 +283,8 @@ async fn skills_and_directories_are_paginated_without_splitting_an_entry() {
 async fn a_server_without_skills_knows_no_skills_methods() {
     let server = Server::builder().build().unwrap();
     assert!(server.capabilities().extensions.is_none());
-    let mut s = Wire::open(server);
-    s.initialize().await;
+    let mut s = Wire::connect(&server);
+    initialize(&mut s).await;
     assert_eq!(code(&s.call("skills/list", json!({})).await), -32601);
     assert_eq!(
         code(
