@@ -424,8 +424,24 @@ fn a_bad_skills_directory_is_refused_naming_the_file_and_the_problem() {
     let big = std::fs::File::create(root.join("pdf-processing/big.bin")).unwrap();
     big.set_len(MAX_SKILL_BYTES + 1).unwrap();
     let err = refused(root);
-    assert!(err.contains("more than 16777216 bytes"), "{err}");
+    assert!(
+        err.starts_with(&root.join("pdf-processing/big.bin").display().to_string()),
+        "{err}"
+    );
+    assert!(err.contains("has more than 16777216 bytes"), "{err}");
     std::fs::remove_file(root.join("pdf-processing/big.bin")).unwrap();
+
+    // SKILL.md and 512 more files: one over the limit.
+    for i in 0..512 {
+        write(&root.join(format!("pdf-processing/many/{i:03}.txt")), b"x");
+    }
+    let err = refused(root);
+    assert!(
+        err.contains("many/511.txt: with this file the skill"),
+        "{err}"
+    );
+    assert!(err.contains("has more than 512 files"), "{err}");
+    std::fs::remove_dir_all(root.join("pdf-processing/many")).unwrap();
 
     write(&root.join("SKILL.md"), PDF.as_bytes());
     assert!(refused(root).contains("a skill needs a directory of its own"));

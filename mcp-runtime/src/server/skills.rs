@@ -219,14 +219,19 @@ impl Walk<'_> {
     }
 
     fn read(&mut self, path: &Path, rel: String) -> Result<(), SkillError> {
-        let over = |what: String| {
+        // Named by the file that crosses the limit, and the skill it would overfill.
+        let over = |what: &str| {
             SkillError::new(
-                self.root.display().to_string(),
-                format!("{what}: hosts need not load such a skill, so it is not served"),
+                path.display().to_string(),
+                format!(
+                    "with this file the skill {} has more than {what}: hosts need not load such a \
+                     skill, so it is not served",
+                    self.root.display()
+                ),
             )
         };
         if self.files.len() + 1 > MAX_SKILL_FILES {
-            return Err(over(format!("more than {MAX_SKILL_FILES} files")));
+            return Err(over(&format!("{MAX_SKILL_FILES} files")));
         }
         let left = MAX_SKILL_BYTES - self.bytes;
         let file = std::fs::File::open(path)
@@ -237,7 +242,7 @@ impl Walk<'_> {
             .read_to_end(&mut bytes)
             .map_err(|e| SkillError::new(path.display().to_string(), e.to_string()))?;
         if bytes.len() as u64 > left {
-            return Err(over(format!("more than {MAX_SKILL_BYTES} bytes")));
+            return Err(over(&format!("{MAX_SKILL_BYTES} bytes (16 MiB)")));
         }
         self.bytes += bytes.len() as u64;
         self.files.push((rel, bytes));
