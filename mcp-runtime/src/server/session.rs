@@ -14,6 +14,7 @@ use super::{Context, Eras, ServerInner};
 use crate::connection::{Handler, Peer, Reply, RequestIn};
 use crate::framing::{parse_params, to_raw};
 use crate::protocol::*;
+use futures_util::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -48,6 +49,9 @@ pub struct SessionState {
     principal: OnceLock<String>,
     /// What the session's own tasks are filed under.
     pub(crate) tasks: super::tasks::SessionTasks,
+    /// The declarations of the one 2026-07-28 request this connection carries, when its transport read
+    /// them already (HTTP: a connection per request), so that they are not read twice.
+    preset: OnceLock<Arc<ModernRequest>>,
 }
 
 impl SessionState {
@@ -63,7 +67,13 @@ impl SessionState {
             subscriptions: Mutex::new(HashSet::new()),
             principal: OnceLock::new(),
             tasks: Default::default(),
+            preset: OnceLock::new(),
         })
+    }
+
+    /// The transport already read the `_meta` of the request this connection carries.
+    pub(crate) fn preset(&self, m: Arc<ModernRequest>) {
+        let _ = self.preset.set(m);
     }
 
     pub fn phase(&self) -> Phase {
@@ -197,8 +207,16 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValu
 }
 
 /// The MRTR fields of a retried request.
+#[derive(Deserialize)]
 struct RetryRaw<'a> {
+    #[serde(
+        rename = "inputResponses",
+        borrow,
+        default,
+        deserialize_with = "present"
+    )]
     input_responses: Option<&'a RawValue>,
+    #[serde(rename = "requestState", borrow, default)]
     request_state: Option<Cow<'a, str>>,
 }
 
@@ -260,6 +278,9 @@ impl ServerHandler {
         let eras = self.0.server.eras;
         if eras == Eras::LegacyOnly {
             return Ok(None);
+        }
+        if let (Some(m), true) = (self.0.preset.get(), meta.is_modern()) {
+            return Ok(Some(m.clone()));
         }
         match meta.resolve()? {
             Resolved::Modern(m) => Ok(Some(Arc::from(m))),
@@ -336,7 +357,11 @@ impl ServerHandler {
             | methods::TASKS_RESULT
             | methods::TASKS_LIST
             | methods::TASKS_CANCEL => super::tasks::handshake_method(&self.0, req),
-            other => Reply::Now(Err(ErrorObject::method_not_found(other))),
+            // The skills extension (SEP-2640) when the server declares it; otherwise unknown.
+            other => Reply::Now(
+                srv.skills_request(other, req.params, None)
+                    .unwrap_or_else(|| Err(ErrorObject::method_not_found(other))),
+            ),
         }
     }
 
@@ -381,9 +406,16 @@ impl ServerHandler {
             methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL => {
                 super::tasks::extension_method(&self.0, req, &m)
             }
-            // Removed in 2026-07-28 (initialize, ping, logging/setLevel, resources/(un)subscribe), and
-            // anything unknown.
-            other => Reply::Now(Err(ErrorObject::method_not_found(other))),
+            // The skills extension (SEP-2640) when the server declares it. Otherwise: removed in
+            // 2026-07-28 (initialize, ping, logging/setLevel, resources/(un)subscribe), or unknown.
+            other => Reply::Now(
+                srv.skills_request(
+                    other,
+                    req.params,
+                    Some(&self.stamp(ResultType::Complete, Some(list))),
+                )
+                .unwrap_or_else(|| Err(ErrorObject::method_not_found(other))),
+            ),
         }
     }
 
@@ -474,7 +506,8 @@ impl ServerHandler {
         }
     }
 
-    /// A retry's answers (`None` for a handshake-era request, which has no input rounds).
+    /// The input round of a request that may ask for input (`None` in the handshake era, which has no
+    /// rounds): the answers its retry brings, once its state is checked.
     fn input_round(
         &self,
         modern: &Option<Arc<ModernRequest>>,
@@ -510,6 +543,44 @@ impl ServerHandler {
         )
     }
 
+    /// Runs a handler that may ask for input. In the handshake era its result is the response. Under
+    /// 2026-07-28 it runs in its input round (`ctx` is made modern here): `input_required` when it asks for
+    /// what the retry did not bring, else `finish` stamps its result. `binding` names the request a state
+    /// belongs to; it is computed only when a state is sealed.
+    fn run_handler<T: serde::Serialize + Send + 'static>(
+        &self,
+        modern: Option<(Arc<ModernRequest>, Arc<InputRound>)>,
+        ctx: Context,
+        handler: impl FnOnce(Context) -> BoxFuture<'static, Result<T, ErrorObject>>,
+        binding: impl FnOnce(&ServerHandler) -> Binding + Send + 'static,
+        finish: impl FnOnce(&ServerHandler, T) -> Result<Box<RawValue>, ErrorObject> + Send + 'static,
+    ) -> Reply {
+        let Some((m, round)) = modern else {
+            let fut = handler(ctx);
+            return Reply::Spawn {
+                fut: Box::pin(async move { to_raw(&fut.await?) }),
+                cancellable: true,
+            };
+        };
+        let fut = handler(ctx.modern(m, Some(round.clone())));
+        let session = self.0.clone();
+        Reply::Spawn {
+            fut: Box::pin(async move {
+                let h = ServerHandler(session);
+                round
+                    .run(
+                        fut,
+                        &h.0.server.sealer,
+                        || binding(&h),
+                        |ir| h.stamp(ResultType::InputRequired, None).apply(&ir, None),
+                        |r| finish(&h, r),
+                    )
+                    .await
+            }),
+            cancellable: true,
+        }
+    }
+
     fn call_tool(&self, req: &RequestIn<'_>) -> Reply {
         let call: CallRaw<'_> = match parse_params(req.params) {
             Ok(c) => c,
@@ -530,7 +601,16 @@ impl ServerHandler {
             }
             _ => {}
         }
-        let Some(route) = srv.tools.snapshot().get(&call.name).cloned() else {
+        // Before 2025-11-25 there were no tasks: a `task` field is just an unknown one.
+        let task = call
+            .task
+            .filter(|_| modern.is_some() || self.0.version() >= ProtocolVersion::V2025_11_25);
+        // Only the handler is taken from the registry: cloning the whole route would copy the tool's
+        // definition and schemas on every call. The task plan is read there too.
+        let Some((handler, plan)) = srv.tools.snapshot().get(&call.name).map(|r| {
+            let plan = srv.tasks.plan(&srv.tools, r, modern.as_deref(), task);
+            (r.handler.clone(), plan)
+        }) else {
             return Reply::Now(Err(ErrorObject::invalid_params(format!(
                 "Unknown tool: {}",
                 call.name
@@ -538,28 +618,9 @@ impl ServerHandler {
             .with_data(serde_json::json!({"field": "name"}))));
         };
         let arguments = call.arguments.filter(|a| a.get() != "null");
-        let retry = RetryRaw {
-            input_responses: call.input_responses,
-            request_state: call.request_state,
-        };
-        // Absent arguments bind like `{}`, as the handler sees them.
-        let round = match self.input_round(&modern, &retry, || {
-            self.binding(
-                methods::TOOLS_CALL,
-                &call.name,
-                serde_json::from_str(arguments.map_or("{}", RawValue::get)).ok(),
-            )
-        }) {
-            Ok(r) => r,
-            Err(e) => return Reply::Now(Err(e)),
-        };
         let args = super::tools::Arguments::from_borrowed(arguments);
+        let name = call.name.into_owned();
         // Tasks: a task-augmented call (handshake era), or one that may become a task (2026-07-28).
-        // Before 2025-11-25 there were no tasks: a `task` field is just an unknown one.
-        let task = call
-            .task
-            .filter(|_| modern.is_some() || self.0.version() >= ProtocolVersion::V2025_11_25);
-        let plan = srv.tasks.plan(&srv.tools, &route, modern.as_deref(), task);
         let window = match plan {
             Plan::Direct => None,
             Plan::Refuse(e) => return Reply::Now(Err(e)),
@@ -568,86 +629,64 @@ impl ServerHandler {
                     &self.0,
                     req.id,
                     meta.progress_token,
-                    route,
+                    name,
+                    handler,
                     args,
                     ttl,
                 )
             }
-            Plan::Extension(window) => Some(window),
+            Plan::Extension(window) => Some((window, name.clone())),
         };
-        let ctx = self.0.ctx(req, meta.progress_token);
-        let Some((m, round)) = modern.zip(round) else {
-            let fut = route.handler.call(args, ctx);
-            return Reply::Spawn {
-                fut: Box::pin(async move {
-                    let result = fut.await?;
-                    to_raw(&result)
-                }),
-                cancellable: true,
-            };
+        // Absent arguments bind like `{}`, as the handler sees them.
+        let bound_args = args.clone();
+        let bind = move |h: &ServerHandler| {
+            h.binding(
+                methods::TOOLS_CALL,
+                &name,
+                serde_json::from_str(bound_args.as_str()).ok(),
+            )
         };
-        let binding_args = args.clone();
-        let name = call.name.into_owned();
-        if let Some(window) = window {
-            let (s1, s2) = (self.0.clone(), self.0.clone());
-            return super::tasks::call_extension(
-                &self.0,
-                req.id,
-                req.token,
-                route,
-                args,
-                m,
-                round,
-                window,
-                move |round| {
-                    let h = ServerHandler(s1);
-                    round.conclude(
-                        &h.0.server.sealer,
-                        || {
-                            h.binding(
-                                methods::TOOLS_CALL,
-                                &name,
-                                serde_json::from_str(binding_args.as_str()).ok(),
-                            )
-                        },
-                        |ir| h.stamp(ResultType::InputRequired, None).apply(&ir, None),
-                    )
-                },
-                move |mut r: CallToolResult| {
-                    let own = r.meta.take();
-                    ServerHandler(s2)
-                        .stamp(ResultType::Complete, None)
-                        .apply(&r, own)
-                },
-            );
-        }
-        let fut = route.handler.call(args, ctx.modern(m, Some(round.clone())));
-        let session = self.0.clone();
-        Reply::Spawn {
-            fut: Box::pin(async move {
-                let h = ServerHandler(session);
-                let srv = &h.0.server;
-                round
-                    .run(
-                        fut,
-                        &srv.sealer,
-                        || {
-                            h.binding(
-                                methods::TOOLS_CALL,
-                                &name,
-                                serde_json::from_str(binding_args.as_str()).ok(),
-                            )
-                        },
-                        |ir| h.stamp(ResultType::InputRequired, None).apply(&ir, None),
-                        |mut r: CallToolResult| {
-                            let own = r.meta.take();
-                            h.stamp(ResultType::Complete, None).apply(&r, own)
-                        },
-                    )
-                    .await
-            }),
-            cancellable: true,
-        }
+        let retry = RetryRaw {
+            input_responses: call.input_responses,
+            request_state: call.request_state,
+        };
+        let round = match self.input_round(&modern, &retry, || bind(self)) {
+            Ok(r) => r,
+            Err(e) => return Reply::Now(Err(e)),
+        };
+        let finish = |h: &ServerHandler, mut r: CallToolResult| {
+            let own = r.meta.take();
+            h.stamp(ResultType::Complete, None).apply(&r, own)
+        };
+        let modern = match (window, modern.zip(round)) {
+            (Some((window, tool)), Some(modern)) => {
+                let (s1, s2) = (self.0.clone(), self.0.clone());
+                return super::tasks::call_extension(
+                    &self.0,
+                    req,
+                    (tool, handler, args),
+                    modern,
+                    window,
+                    move |round| {
+                        let h = ServerHandler(s1);
+                        round.conclude(
+                            &h.0.server.sealer,
+                            || bind(&h),
+                            |ir| h.stamp(ResultType::InputRequired, None).apply(&ir, None),
+                        )
+                    },
+                    move |r| finish(&ServerHandler(s2), r),
+                );
+            }
+            (_, modern) => modern,
+        };
+        self.run_handler(
+            modern,
+            self.0.ctx(req, meta.progress_token),
+            move |ctx| handler.call(args, ctx),
+            bind,
+            finish,
+        )
     }
 
     fn read_resource(
@@ -656,20 +695,7 @@ impl ServerHandler {
         progress_token: Option<ProgressToken>,
         modern: Option<Arc<ModernRequest>>,
     ) -> Reply {
-        #[derive(Deserialize)]
-        struct P<'a> {
-            uri: String,
-            #[serde(
-                rename = "inputResponses",
-                borrow,
-                default,
-                deserialize_with = "present"
-            )]
-            input_responses: Option<&'a RawValue>,
-            #[serde(rename = "requestState", borrow, default)]
-            request_state: Option<Cow<'a, str>>,
-        }
-        let p: P<'_> = match parse_params(req.params) {
+        let p: ResourceUriParams = match parse_params(req.params) {
             Ok(p) => p,
             Err(e) => return Reply::Now(Err(e)),
         };
@@ -686,54 +712,47 @@ impl ServerHandler {
             )
             .with_data(serde_json::json!({"uri": p.uri}))));
         };
-        let retry = RetryRaw {
-            input_responses: p.input_responses,
-            request_state: p.request_state,
-        };
-        let round = match self.input_round(&modern, &retry, || {
-            self.binding(methods::RESOURCES_READ, &p.uri, None)
-        }) {
+        let uri = p.uri;
+        let bound_uri = uri.clone();
+        let bind = move |h: &ServerHandler| h.binding(methods::RESOURCES_READ, &bound_uri, None);
+        let round = match self.retry(req.params, &modern, |s| bind(s)) {
             Ok(r) => r,
             Err(e) => return Reply::Now(Err(e)),
         };
-        let ctx = self.0.ctx(req, progress_token);
-        let Some((m, round)) = modern.zip(round) else {
-            let fut = handler.read(p.uri, vars, ctx);
-            return Reply::Spawn {
-                fut: Box::pin(async move { to_raw(&fut.await?) }),
-                cancellable: true,
-            };
-        };
-        let uri = p.uri.clone();
-        let fut = handler.read(p.uri, vars, ctx.modern(m, Some(round.clone())));
-        let session = self.0.clone();
-        Reply::Spawn {
-            fut: Box::pin(async move {
-                let h = ServerHandler(session);
-                let srv = &h.0.server;
-                round
-                    .run(
-                        fut,
-                        &srv.sealer,
-                        || h.binding(methods::RESOURCES_READ, &uri, None),
-                        |ir| h.stamp(ResultType::InputRequired, None).apply(&ir, None),
-                        |mut r: ReadResourceResult| {
-                            if r.contents.is_empty() {
-                                // 2026-07-28 forbids an empty read: it would look like a missing resource.
-                                return Err(ErrorObject::invalid_params(format!(
-                                    "Resource not found: {uri}"
-                                ))
-                                .with_data(serde_json::json!({"uri": uri})));
-                            }
-                            let hints = r.cache.take().or(cache).unwrap_or(srv.read_cache);
-                            let own = r.meta.take();
-                            h.stamp(ResultType::Complete, Some(hints)).apply(&r, own)
-                        },
-                    )
-                    .await
-            }),
-            cancellable: true,
+        let read_uri = uri.clone();
+        self.run_handler(
+            modern.zip(round),
+            self.0.ctx(req, progress_token),
+            move |ctx| handler.read(read_uri, vars, ctx),
+            bind,
+            move |h, mut r: ReadResourceResult| {
+                if r.contents.is_empty() {
+                    // 2026-07-28 forbids an empty read: it would look like a missing resource.
+                    return Err(
+                        ErrorObject::invalid_params(format!("Resource not found: {uri}"))
+                            .with_data(serde_json::json!({"uri": uri})),
+                    );
+                }
+                let hints = r.cache.take().or(cache).unwrap_or(h.0.server.read_cache);
+                let own = r.meta.take();
+                h.stamp(ResultType::Complete, Some(hints)).apply(&r, own)
+            },
+        )
+    }
+
+    /// The input round of a 2026 `prompts/get` or `resources/read`: their params are small, so the retry's
+    /// fields are read in a pass of their own.
+    fn retry(
+        &self,
+        params: Option<&RawValue>,
+        modern: &Option<Arc<ModernRequest>>,
+        binding: impl FnOnce(&ServerHandler) -> Binding,
+    ) -> Result<Option<Arc<InputRound>>, ErrorObject> {
+        if modern.is_none() {
+            return Ok(None);
         }
+        let retry: RetryRaw<'_> = parse_params(params)?;
+        self.input_round(modern, &retry, || binding(self))
     }
 
     fn subscribe(&self, params: Option<&RawValue>, on: bool) -> Result<Box<RawValue>, ErrorObject> {
@@ -757,81 +776,42 @@ impl ServerHandler {
         progress_token: Option<ProgressToken>,
         modern: Option<Arc<ModernRequest>>,
     ) -> Reply {
-        #[derive(Deserialize)]
-        struct P<'a> {
-            name: String,
-            #[serde(default)]
-            arguments: Option<std::collections::BTreeMap<String, String>>,
-            #[serde(
-                rename = "inputResponses",
-                borrow,
-                default,
-                deserialize_with = "present"
-            )]
-            input_responses: Option<&'a RawValue>,
-            #[serde(rename = "requestState", borrow, default)]
-            request_state: Option<Cow<'a, str>>,
-        }
-        let p: P<'_> = match parse_params(req.params) {
+        let p: GetPromptParams = match parse_params(req.params) {
             Ok(p) => p,
             Err(e) => return Reply::Now(Err(e)),
         };
-        let Some(route) = self.0.server.prompts.snapshot().get(&p.name).cloned() else {
-            return Reply::Now(Err(ErrorObject::invalid_params(format!(
-                "Unknown prompt: {}",
-                p.name
-            ))
-            .with_data(serde_json::json!({"field": "name"}))));
-        };
         let args = p.arguments.unwrap_or_default();
-        if let Err(e) = route.check_required(&args) {
-            return Reply::Now(Err(e));
-        }
-        let retry = RetryRaw {
-            input_responses: p.input_responses,
-            request_state: p.request_state,
+        let handler = {
+            let prompts = self.0.server.prompts.snapshot();
+            let Some(route) = prompts.get(&p.name) else {
+                return Reply::Now(Err(ErrorObject::invalid_params(format!(
+                    "Unknown prompt: {}",
+                    p.name
+                ))
+                .with_data(serde_json::json!({"field": "name"}))));
+            };
+            if let Err(e) = route.check_required(&args) {
+                return Reply::Now(Err(e));
+            }
+            route.handler.clone()
         };
-        let round = match self.input_round(&modern, &retry, || {
-            self.binding(
-                methods::PROMPTS_GET,
-                &p.name,
-                serde_json::to_value(&args).ok(),
-            )
-        }) {
+        let name = p.name;
+        let bound_args = serde_json::to_value(&args).ok();
+        let bind = move |h: &ServerHandler| h.binding(methods::PROMPTS_GET, &name, bound_args);
+        let round = match self.retry(req.params, &modern, |s| bind.clone()(s)) {
             Ok(r) => r,
             Err(e) => return Reply::Now(Err(e)),
         };
-        let ctx = self.0.ctx(req, progress_token);
-        let Some((m, round)) = modern.zip(round) else {
-            let fut = route.handler.get(args, ctx);
-            return Reply::Spawn {
-                fut: Box::pin(async move { to_raw(&fut.await?) }),
-                cancellable: true,
-            };
-        };
-        let binding_args = serde_json::to_value(&args).ok();
-        let fut = route.handler.get(args, ctx.modern(m, Some(round.clone())));
-        let session = self.0.clone();
-        let name = p.name;
-        Reply::Spawn {
-            fut: Box::pin(async move {
-                let h = ServerHandler(session);
-                let srv = &h.0.server;
-                round
-                    .run(
-                        fut,
-                        &srv.sealer,
-                        || h.binding(methods::PROMPTS_GET, &name, binding_args),
-                        |ir| h.stamp(ResultType::InputRequired, None).apply(&ir, None),
-                        |mut r: GetPromptResult| {
-                            let own = r.meta.take();
-                            h.stamp(ResultType::Complete, None).apply(&r, own)
-                        },
-                    )
-                    .await
-            }),
-            cancellable: true,
-        }
+        self.run_handler(
+            modern.zip(round),
+            self.0.ctx(req, progress_token),
+            move |ctx| handler.get(args, ctx),
+            bind,
+            |h, mut r: GetPromptResult| {
+                let own = r.meta.take();
+                h.stamp(ResultType::Complete, None).apply(&r, own)
+            },
+        )
     }
 
     fn complete(&self, req: &RequestIn<'_>, modern: Option<Arc<ModernRequest>>) -> Reply {

@@ -4,7 +4,7 @@
 use super::input::{Inputs, TaskInput};
 use super::store::{now_ms, TaskEra, TaskOutcome, TaskRecord, TaskUpdate, Updated};
 use super::{random_id, Shared};
-use crate::connection::Reply;
+use crate::connection::{Reply, RequestIn};
 use crate::framing::to_raw;
 use crate::protocol::*;
 use crate::server::context::Input;
@@ -12,8 +12,8 @@ use crate::server::era::ModernRequest;
 use crate::server::mrtr::{Driven, InputRound};
 use crate::server::session::SessionState;
 use crate::server::stamp::Stamp;
-use crate::server::tools::Arguments;
-use crate::server::{Context, ToolRoute};
+use crate::server::tools::{Arguments, ToolHandler};
+use crate::server::Context;
 use futures_util::future::BoxFuture;
 use futures_util::FutureExt;
 use serde_json::value::RawValue;
@@ -118,7 +118,7 @@ fn new_record(
     shared: &Shared,
     owner: String,
     era: TaskEra,
-    tool: &str,
+    tool: String,
     ttl: Option<u64>,
 ) -> TaskRecord {
     let now = now_ms();
@@ -126,7 +126,7 @@ fn new_record(
         id: random_id(),
         owner,
         era,
-        tool: tool.to_string(),
+        tool,
         status: TaskStatus::Working,
         status_message: None,
         created_at_ms: now,
@@ -144,7 +144,8 @@ pub(crate) fn call_handshake(
     session: &Arc<SessionState>,
     id: &RequestId,
     progress: Option<ProgressToken>,
-    route: ToolRoute,
+    tool: String,
+    handler: Arc<dyn ToolHandler>,
     args: Arguments,
     ttl: Option<u64>,
 ) -> Reply {
@@ -154,7 +155,7 @@ pub(crate) fn call_handshake(
         fut: Box::pin(async move {
             let shared = session.server.tasks.shared().clone();
             let owner = super::owner(&session, false);
-            let record = new_record(&shared, owner, TaskEra::Handshake, &route.tool.name, ttl);
+            let record = new_record(&shared, owner, TaskEra::Handshake, tool, ttl);
             shared
                 .store
                 .create(record.clone())
@@ -171,7 +172,7 @@ pub(crate) fn call_handshake(
             // The progress token stays valid until the task ends.
             let ctx = Context::new(session, id, token, progress)
                 .with_input(Input::Task(TaskInput::running(run.clone())));
-            let handler = route.handler.call(args, ctx);
+            let handler = handler.call(args, ctx);
             shared.add_running(run.clone());
             tokio::spawn(finish_in_background(run, handler));
             tracing::debug!(task = %record.id, tool = %record.tool, "task created (2025-11-25)");
@@ -188,22 +189,18 @@ pub(crate) fn call_handshake(
 /// within it is the answer (`complete`), its input requests within it end the call (`input_required`,
 /// answered by `conclude`); past it the task is created, the call answers `resultType: "task"`, and the
 /// handler goes on in the background, where its input requests wait for `tasks/update`.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn call_extension(
     session: &Arc<SessionState>,
-    id: &RequestId,
-    request_token: &CancellationToken,
-    route: ToolRoute,
-    args: Arguments,
-    modern: Arc<ModernRequest>,
-    round: Arc<InputRound>,
+    req: &RequestIn<'_>,
+    (tool, handler, args): (String, Arc<dyn ToolHandler>, Arguments),
+    (modern, round): (Arc<ModernRequest>, Arc<InputRound>),
     window: Duration,
     conclude: impl FnOnce(&InputRound) -> Answer + Send + 'static,
     complete: impl FnOnce(CallToolResult) -> Answer + Send + 'static,
 ) -> Reply {
     let session = session.clone();
-    let id = id.clone();
-    let request_token = request_token.clone();
+    let id = req.id.clone();
+    let request_token = req.token.clone();
     Reply::Spawn {
         fut: Box::pin(async move {
             let shared = session.server.tasks.shared().clone();
@@ -215,7 +212,7 @@ pub(crate) fn call_extension(
             let ctx = Context::new(session.clone(), id, token.clone(), None)
                 .modern(modern, None)
                 .with_input(Input::Task(input.clone()));
-            let mut handler = route.handler.call(args, ctx);
+            let mut handler = handler.call(args, ctx);
             let deadline = tokio::time::sleep(window);
             tokio::pin!(deadline);
             let driven = tokio::select! {
@@ -234,7 +231,7 @@ pub(crate) fn call_extension(
                 None => {}
             }
             let owner = super::owner(&session, true);
-            let record = new_record(&shared, owner, TaskEra::Extension, &route.tool.name, None);
+            let record = new_record(&shared, owner, TaskEra::Extension, tool, None);
             if let Err(e) = shared.store.create(record.clone()).await {
                 token.cancel();
                 return Err(e.to_error());
