@@ -14,8 +14,10 @@
 //!   finishes within the tool's *immediate window* ([`TaskConfig::immediate_window`], or
 //!   [`ToolRoute::task_after`]) the call answers its result directly; if it asks for input first, the
 //!   call answers `input_required` (multi round-trip, the handler runs again on the retry); otherwise the
-//!   task is created and the call answers `resultType: "task"` while the handler goes on. A `required`
-//!   tool called by a client without the extension is `-32021`.
+//!   task is created and the call answers `resultType: "task"` while the handler goes on. A handler
+//!   that knows it is long (or must ask inside the task) says so with [`Context::continue_as_task`]: the
+//!   task is created at that point. A `required` tool called by a client without the extension is
+//!   `-32021`.
 //!
 //! **Input inside a task.** The handler is never re-run: it waits. In the handshake era its input
 //! requests are real requests carrying `_meta["io.modelcontextprotocol/related-task"]`, sent on the
@@ -53,9 +55,9 @@ pub(crate) use run::{call_extension, call_handshake};
 use super::era::ModernRequest;
 use super::registry::Registry;
 use super::session::SessionState;
+#[allow(unused_imports)] // for the docs' links
+use super::Context;
 use super::ToolRoute;
-#[allow(unused_imports)]
-use super::{Context, Server};
 use crate::protocol::{
     methods as m, ErrorObject, JsonObject, ServerCapabilities, TaskMetadata, TaskSupport,
     TASKS_EXTENSION,
