@@ -461,6 +461,9 @@ async fn a_session_of_an_older_version_knows_no_tasks() {
         )
         .await;
     assert_eq!(r["content"][0]["text"], "worked 1 ms");
+    // A tool that needs a task elsewhere is a direct call for a client that knows none.
+    let r = w.result("tools/call", json!({"name": "must"})).await;
+    assert_eq!(r["content"][0]["text"], "done");
     w.error("tasks/get", json!({"taskId": "x"}), -32601).await;
     w.still_serving().await;
 }

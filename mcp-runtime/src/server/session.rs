@@ -601,14 +601,14 @@ impl ServerHandler {
             }
             _ => {}
         }
-        // Before 2025-11-25 there were no tasks: a `task` field is just an unknown one.
-        let task = call
-            .task
-            .filter(|_| modern.is_some() || self.0.version() >= ProtocolVersion::V2025_11_25);
-        // Only the handler is taken from the registry: cloning the whole route would copy the tool's
-        // definition and schemas on every call. The task plan is read there too.
+        // Before 2025-11-25 there were no tasks: every call is direct, and `task` an unknown field.
+        let tasks_known = modern.is_some() || self.0.version() >= ProtocolVersion::V2025_11_25;
         let Some((handler, plan)) = srv.tools.snapshot().get(&call.name).map(|r| {
-            let plan = srv.tasks.plan(&srv.tools, r, modern.as_deref(), task);
+            let plan = if tasks_known {
+                srv.tasks.plan(&srv.tools, r, modern.as_deref(), call.task)
+            } else {
+                Plan::Direct
+            };
             (r.handler.clone(), plan)
         }) else {
             return Reply::Now(Err(ErrorObject::invalid_params(format!(
