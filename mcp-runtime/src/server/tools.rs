@@ -106,6 +106,9 @@ where
 pub struct ToolRoute {
     pub tool: Tool,
     pub handler: Arc<dyn ToolHandler>,
+    /// OAuth scopes a caller's access token must grant to call this tool (HTTP with a token verifier;
+    /// a call without them is refused with 403 `insufficient_scope` naming them).
+    pub scopes: Vec<String>,
 }
 
 impl ToolRoute {
@@ -113,7 +116,14 @@ impl ToolRoute {
         ToolRoute {
             tool,
             handler: Arc::new(handler),
+            scopes: Vec::new(),
         }
+    }
+
+    /// Requires these OAuth scopes of the caller (what `#[tool(scopes = "...")]` expands to).
+    pub fn require_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes.extend(scopes.into_iter().map(Into::into));
+        self
     }
 }
 
