@@ -107,6 +107,11 @@ pub async fn start(server: Server, config: HttpConfig) -> Running {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
+    start_on(listener, server, config)
+}
+
+/// Like [`start`] on a listener bound already (when the config needs the address: a resource URI).
+pub fn start_on(listener: tokio::net::TcpListener, server: Server, config: HttpConfig) -> Running {
     let addr = listener.local_addr().unwrap();
     let (tx, rx) = oneshot::channel::<()>();
     let done = tokio::spawn(serve_http_on(server, listener, config, async move {
