@@ -26,6 +26,17 @@ fn schema(v: Value) -> mcp_runtime::protocol::JsonObject {
 
 /// `echo{text}`; `slow{ms, steps}` sends `steps` log messages `ms` apart, then answers "done".
 pub fn test_server() -> Server {
+    Server::builder()
+        .name("http-test")
+        .version("1")
+        .tools(test_routes())
+        .offer_tools()
+        .build()
+        .expect("valid server")
+}
+
+/// The tools of [`test_server`], for servers that add their own.
+pub fn test_routes() -> Vec<ToolRoute> {
     let echo = ToolRoute::new(
         Tool::new(
             "echo",
@@ -64,14 +75,7 @@ pub fn test_server() -> Server {
             Ok(CallToolResult::text("done"))
         },
     );
-    Server::builder()
-        .name("http-test")
-        .version("1")
-        .tool(echo)
-        .tool(slow)
-        .offer_tools()
-        .build()
-        .expect("valid server")
+    vec![echo, slow]
 }
 
 /// A server on a free port; dropping the handle (or `stop`) shuts it down gracefully.
