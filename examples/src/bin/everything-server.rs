@@ -8,6 +8,7 @@
 //!     [--json] answers as application/json instead of SSE   [--stateless] no sessions
 //!     [--host ADDR] bind address (default 127.0.0.1)
 //!     [--bearer-token T] require `Authorization: Bearer T` (also MCP_BEARER_TOKEN)
+//!     [--compress] gzip/zstd/brotli answers and SSE streams for clients that accept them
 //! ```
 
 use mcp_runtime::http::{serve_http, ContextHttpExt, HttpConfig};
@@ -361,6 +362,7 @@ struct Args {
     json: bool,
     stateless: bool,
     token: Option<String>,
+    compress: bool,
 }
 
 fn args() -> anyhow::Result<Args> {
@@ -376,6 +378,7 @@ fn args() -> anyhow::Result<Args> {
         token: std::env::var("MCP_BEARER_TOKEN")
             .ok()
             .filter(|t| !t.is_empty()),
+        compress: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -383,6 +386,7 @@ fn args() -> anyhow::Result<Args> {
             "--http" => a.http = true,
             "--json" => a.json = true,
             "--stateless" => a.stateless = true,
+            "--compress" => a.compress = true,
             "--port" => {
                 a.port = it
                     .next()
@@ -401,7 +405,7 @@ fn args() -> anyhow::Result<Args> {
                 )
             }
             "-h" | "--help" => {
-                eprintln!("usage: everything-server [--http [--port N] [--host ADDR] [--json] [--stateless] [--bearer-token T]]");
+                eprintln!("usage: everything-server [--http [--port N] [--host ADDR] [--json] [--stateless] [--bearer-token T] [--compress]]");
                 std::process::exit(0);
             }
             other => anyhow::bail!("unknown argument {other}"),
@@ -431,6 +435,9 @@ async fn main() -> anyhow::Result<()> {
     }
     if let Some(t) = a.token {
         config = config.bearer_token(t);
+    }
+    if a.compress {
+        config.compression = Some(mcp_runtime::http::Compression::default());
     }
     let addr: std::net::SocketAddr = format!("{}:{}", a.host, a.port).parse()?;
     eprintln!(

@@ -52,6 +52,7 @@ impl Drop for StreamGuard {
 }
 
 pub(crate) async fn get_sse(svc: StreamableHttpService, mut req: Request) -> Response {
+    super::layers::host_from_authority(&mut req);
     if let Err(r) = svc.check_host(req.headers()) {
         return r;
     }
@@ -118,6 +119,7 @@ pub(crate) async fn get_sse(svc: StreamableHttpService, mut req: Request) -> Res
 }
 
 pub(crate) async fn post_message(svc: StreamableHttpService, mut req: Request) -> Response {
+    super::layers::host_from_authority(&mut req);
     if let Err(r) = svc.check_host(req.headers()) {
         return r;
     }

@@ -240,7 +240,8 @@ impl StreamableHttpService {
     }
 
     /// RFC 9728: what this resource is and who issues tokens for it.
-    fn resource_metadata(&self, req: Request) -> Response {
+    fn resource_metadata(&self, mut req: Request) -> Response {
+        super::layers::host_from_authority(&mut req);
         match self.resource_metadata_doc(req.headers()) {
             Some(doc) => json_response(doc.to_string().into_bytes()),
             None => plain(StatusCode::NOT_FOUND, "Not Found"),
@@ -249,6 +250,7 @@ impl StreamableHttpService {
 
     /// Handles one request to the Streamable HTTP endpoint, wherever it is mounted.
     pub async fn handle(&self, mut req: Request) -> Response {
+        super::layers::host_from_authority(&mut req);
         if let Err(resp) = self.check_host(req.headers()) {
             return resp;
         }
