@@ -502,3 +502,57 @@ async fn the_python_sdk_client_completes_its_oauth_flow() {
     assert!(served("py-1"));
     s.stop().await;
 }
+
+/// The deployment example of docs/deploy.md, as a process, with tokens from the authorization server.
+#[tokio::test]
+async fn the_deploy_example_serves_an_authorized_client() {
+    let Some(py) = python() else { return };
+    let auth = AuthServer::start(&py);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_files-server"))
+        .env("MCP_ADDR", format!("127.0.0.1:{port}"))
+        .env("MCP_RESOURCE", &url)
+        .env("MCP_ISSUER", &auth.issuer)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    for _ in 0..200 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    let client = Client::builder()
+        .connect_http(
+            &url,
+            HttpClientConfig {
+                oauth: Some(OAuthConfig::default()),
+                ..HttpClientConfig::default()
+            },
+        )
+        .await
+        .expect("authorized and initialized");
+    let r = client.call_tool("list_files", json!({})).await.unwrap();
+    assert!(
+        r.text_content().contains("/home/user-1/"),
+        "{}",
+        r.text_content()
+    );
+    let r = client
+        .call_tool("delete_file", json!({"path": "/home/user-1/notes.txt"}))
+        .await
+        .expect("stepped up to files:write");
+    assert!(
+        r.text_content().contains("deleted for user-1"),
+        "{}",
+        r.text_content()
+    );
+    client.close().await;
+    let _ = child.kill();
+    let _ = child.wait();
+}
