@@ -26,13 +26,16 @@ fn schema(v: Value) -> mcp_runtime::protocol::JsonObject {
 
 /// `echo{text}`; `slow{ms, steps}` sends `steps` log messages `ms` apart, then answers "done".
 pub fn test_server() -> Server {
+    test_server_builder().build().expect("valid server")
+}
+
+/// [`test_server`], to extend before building.
+pub fn test_server_builder() -> mcp_runtime::ServerBuilder {
     Server::builder()
         .name("http-test")
         .version("1")
         .tools(test_routes())
         .offer_tools()
-        .build()
-        .expect("valid server")
 }
 
 /// The tools of [`test_server`], for servers that add their own.

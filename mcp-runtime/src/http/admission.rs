@@ -261,7 +261,7 @@ fn client_key(req: &Request, auth: Option<&AuthInfo>, limiter: Option<&Limiter>)
     }
     let forwarded = limiter
         .and_then(|l| l.config.client_address_header.as_deref())
-        .and_then(|h| req.headers().get_all(h).iter().last())
+        .and_then(|h| req.headers().get_all(h).iter().next_back())
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.rsplit(',').next())
         .and_then(|v| v.trim().parse().ok());

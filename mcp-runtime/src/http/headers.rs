@@ -28,13 +28,14 @@ pub fn name_param(method: &str) -> Option<&'static str> {
 /// the sentinel otherwise (non-ASCII, control characters, surrounding whitespace, or text that looks
 /// like the sentinel itself).
 pub fn encode_value(text: &str) -> String {
+    let looks_encoded = text.starts_with(SENTINEL_START) && text.ends_with(SENTINEL_END);
     let plain = !text.is_empty()
         && text
             .bytes()
             .all(|b| b == b' ' || b == b'\t' || (0x21..=0x7e).contains(&b))
         && !text.starts_with([' ', '\t'])
         && !text.ends_with([' ', '\t'])
-        && !(text.starts_with(SENTINEL_START) && text.ends_with(SENTINEL_END));
+        && !looks_encoded;
     if plain {
         text.to_string()
     } else {

@@ -41,6 +41,7 @@ mod jwt;
 mod layers;
 mod legacy;
 mod listen;
+mod modern;
 mod rate_limit;
 mod resource_server;
 mod server;
