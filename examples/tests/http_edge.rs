@@ -14,7 +14,6 @@ use mcp_runtime::protocol::ProgressParams;
 use mcp_runtime::{tool, AuthInfo, CallOptions, Client, Context, Server};
 use serde_json::{json, Value};
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -268,21 +267,6 @@ async fn curl_compressed_reads_a_compressing_server() {
         "{text}"
     );
     s.stop().await;
-}
-
-fn python() -> Option<PathBuf> {
-    let p = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../.peers/py/bin/python"
-    ));
-    if p.exists() {
-        return Some(p);
-    }
-    if std::env::var("MCP_PEERS_REQUIRED").is_ok_and(|v| v == "1") {
-        panic!("peers missing: run scripts/install-peers.sh");
-    }
-    eprintln!("SKIPPED: the Python SDK is not installed (run scripts/install-peers.sh)");
-    None
 }
 
 const PYTHON_COMPRESSED: &str = r#"

@@ -13,7 +13,7 @@ use mcp_runtime::http::{
 use mcp_runtime::{tool, Client, Context, Server};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -50,21 +50,6 @@ fn server() -> Server {
         .unwrap()
 }
 
-fn python() -> Option<PathBuf> {
-    let p = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../.peers/py/bin/python"
-    ));
-    if p.exists() {
-        return Some(p);
-    }
-    if std::env::var("MCP_PEERS_REQUIRED").is_ok_and(|v| v == "1") {
-        panic!("peers missing: run scripts/install-peers.sh");
-    }
-    eprintln!("SKIPPED: the Python SDK is not installed (run scripts/install-peers.sh)");
-    None
-}
-
 /// The authorization server, stopped on drop.
 struct AuthServer {
     child: Child,
@@ -80,7 +65,7 @@ impl Drop for AuthServer {
 }
 
 impl AuthServer {
-    fn start(python: &PathBuf) -> AuthServer {
+    fn start(python: &Path) -> AuthServer {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()

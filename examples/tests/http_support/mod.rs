@@ -257,3 +257,20 @@ impl RawEvent {
 pub fn parse_sse(bytes: &[u8]) -> Vec<SseEvent> {
     SseParser::new().feed(bytes)
 }
+
+/// The Python SDK's interpreter from scripts/install-peers.sh; `None` (the test says it skipped) when it
+/// is missing, unless MCP_PEERS_REQUIRED=1.
+pub fn python() -> Option<std::path::PathBuf> {
+    let p = std::path::PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../.peers/py/bin/python"
+    ));
+    if p.exists() {
+        return Some(p);
+    }
+    if std::env::var("MCP_PEERS_REQUIRED").is_ok_and(|v| v == "1") {
+        panic!("peers missing: run scripts/install-peers.sh");
+    }
+    eprintln!("SKIPPED: the Python SDK is not installed (run scripts/install-peers.sh)");
+    None
+}
