@@ -46,6 +46,9 @@ pub struct SessionState {
     subscriptions: Mutex<HashSet<String>>,
     /// Who the transport authenticated on this connection, if anyone (binds request states to them).
     principal: OnceLock<String>,
+    /// The declarations of the one 2026-07-28 request this connection carries, when its transport read
+    /// them already (HTTP: a connection per request), so that they are not read twice.
+    preset: OnceLock<Arc<ModernRequest>>,
 }
 
 impl SessionState {
@@ -60,7 +63,13 @@ impl SessionState {
             log_level: AtomicU8::new(LOG_DEFAULT),
             subscriptions: Mutex::new(HashSet::new()),
             principal: OnceLock::new(),
+            preset: OnceLock::new(),
         })
+    }
+
+    /// The transport already read the `_meta` of the request this connection carries.
+    pub(crate) fn preset(&self, m: Arc<ModernRequest>) {
+        let _ = self.preset.set(m);
     }
 
     pub fn phase(&self) -> Phase {
@@ -258,6 +267,9 @@ impl ServerHandler {
         if eras == Eras::LegacyOnly {
             return Ok(None);
         }
+        if let (Some(m), true) = (self.0.preset.get(), meta.is_modern()) {
+            return Ok(Some(m.clone()));
+        }
         match meta.resolve()? {
             Resolved::Modern(m) => Ok(Some(Arc::from(m))),
             Resolved::Legacy if eras == Eras::ModernOnly => Err(ErrorObject::invalid_params(
@@ -329,7 +341,11 @@ impl ServerHandler {
             methods::PROMPTS_GET if srv.has_prompts() => self.get_prompt(req, progress_token, None),
             methods::COMPLETION_COMPLETE if srv.completion.is_some() => self.complete(req, None),
             methods::LOGGING_SET_LEVEL => Reply::Now(self.set_level(req.params)),
-            other => Reply::Now(Err(ErrorObject::method_not_found(other))),
+            // The skills extension (SEP-2640) when the server declares it; otherwise unknown.
+            other => Reply::Now(
+                srv.skills_request(other, req.params, None)
+                    .unwrap_or_else(|| Err(ErrorObject::method_not_found(other))),
+            ),
         }
     }
 
@@ -371,9 +387,16 @@ impl ServerHandler {
             }
             methods::COMPLETION_COMPLETE if srv.completion.is_some() => self.complete(req, Some(m)),
             methods::SUBSCRIPTIONS_LISTEN if srv.offers_listen() => self.listen(req),
-            // Removed in 2026-07-28 (initialize, ping, logging/setLevel, resources/(un)subscribe), and
-            // anything unknown.
-            other => Reply::Now(Err(ErrorObject::method_not_found(other))),
+            // The skills extension (SEP-2640) when the server declares it. Otherwise: removed in
+            // 2026-07-28 (initialize, ping, logging/setLevel, resources/(un)subscribe), or unknown.
+            other => Reply::Now(
+                srv.skills_request(
+                    other,
+                    req.params,
+                    Some(&self.stamp(ResultType::Complete, Some(list))),
+                )
+                .unwrap_or_else(|| Err(ErrorObject::method_not_found(other))),
+            ),
         }
     }
 
@@ -559,7 +582,14 @@ impl ServerHandler {
             }
             _ => {}
         }
-        let Some(route) = srv.tools.snapshot().get(&call.name).cloned() else {
+        // Only the handler is taken from the registry: cloning the whole route would copy the tool's
+        // definition and schemas on every call.
+        let Some(handler) = srv
+            .tools
+            .snapshot()
+            .get(&call.name)
+            .map(|r| r.handler.clone())
+        else {
             return Reply::Now(Err(ErrorObject::invalid_params(format!(
                 "Unknown tool: {}",
                 call.name
@@ -589,7 +619,7 @@ impl ServerHandler {
         self.run_handler(
             modern.zip(round),
             self.0.ctx(req, meta.progress_token),
-            move |ctx| route.handler.call(args, ctx),
+            move |ctx| handler.call(args, ctx),
             bind,
             |h, mut r: CallToolResult| {
                 let own = r.meta.take();
@@ -689,17 +719,21 @@ impl ServerHandler {
             Ok(p) => p,
             Err(e) => return Reply::Now(Err(e)),
         };
-        let Some(route) = self.0.server.prompts.snapshot().get(&p.name).cloned() else {
-            return Reply::Now(Err(ErrorObject::invalid_params(format!(
-                "Unknown prompt: {}",
-                p.name
-            ))
-            .with_data(serde_json::json!({"field": "name"}))));
-        };
         let args = p.arguments.unwrap_or_default();
-        if let Err(e) = route.check_required(&args) {
-            return Reply::Now(Err(e));
-        }
+        let handler = {
+            let prompts = self.0.server.prompts.snapshot();
+            let Some(route) = prompts.get(&p.name) else {
+                return Reply::Now(Err(ErrorObject::invalid_params(format!(
+                    "Unknown prompt: {}",
+                    p.name
+                ))
+                .with_data(serde_json::json!({"field": "name"}))));
+            };
+            if let Err(e) = route.check_required(&args) {
+                return Reply::Now(Err(e));
+            }
+            route.handler.clone()
+        };
         let name = p.name;
         let bound_args = serde_json::to_value(&args).ok();
         let bind = move |h: &ServerHandler| h.binding(methods::PROMPTS_GET, &name, bound_args);
@@ -710,7 +744,7 @@ impl ServerHandler {
         self.run_handler(
             modern.zip(round),
             self.0.ctx(req, progress_token),
-            move |ctx| route.handler.get(args, ctx),
+            move |ctx| handler.get(args, ctx),
             bind,
             |h, mut r: GetPromptResult| {
                 let own = r.meta.take();
