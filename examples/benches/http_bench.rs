@@ -4,6 +4,9 @@
 //! Handshake-era modes first, then protocol 2026-07-28 (stateless: every POST carries its `_meta` and the
 //! `Mcp-Method`/`Mcp-Name` headers; no session on either side).
 //!
+//! A second table compares HTTP/1.1 with HTTP/2 (h2c) on our server, compression off and on (gzip), for
+//! a tool answering 4 KiB of text, through one client library (hyper) for both protocols.
+//!
 //! Run: `cargo bench -p examples --bench http_bench`. `BENCH_SECS` sets the seconds per run (default 5),
 //! `BENCH_CLIENTS` the concurrent clients (default 64). The bench re-executes itself as the server
 //! (`HTTP_BENCH_SERVER=<kind>`, `PORT=<port>`).
@@ -98,10 +101,22 @@ mod our_server {
                 Ok(CallToolResult::text((a + b).to_string()))
             },
         );
+        let page = ToolRoute::new(
+            Tool::new(
+                "page",
+                "4 KiB of text.",
+                serde_json::json!({"type": "object"})
+                    .as_object()
+                    .unwrap()
+                    .clone(),
+            ),
+            |_: Arguments, _: Context| async move { Ok(CallToolResult::text(super::page_text())) },
+        );
         let server = Server::builder()
             .name("bench")
             .version("1")
             .tool(add)
+            .tool(page)
             .build()
             .unwrap();
         serve_http_on(server, listener, config, std::future::pending())
@@ -167,6 +182,27 @@ fn run_server(kind: &str) {
                     mcp_runtime::http::HttpConfig::default()
                         .json_responses()
                         .stateless(),
+                )
+                .await
+            }
+            "ours-page" => {
+                our_server::serve(
+                    listener,
+                    mcp_runtime::http::HttpConfig::default().json_responses(),
+                )
+                .await
+            }
+            "ours-page-gzip" => {
+                our_server::serve(
+                    listener,
+                    mcp_runtime::http::HttpConfig {
+                        compression: Some(mcp_runtime::http::Compression {
+                            zstd: false,
+                            brotli: false,
+                            ..Default::default()
+                        }),
+                        ..mcp_runtime::http::HttpConfig::default().json_responses()
+                    },
                 )
                 .await
             }
@@ -401,6 +437,150 @@ async fn load(pid: u32, port: u16, era: Era, clients: usize, secs: f64) -> Figur
     }
     let elapsed = started.elapsed().as_secs_f64();
     let cpu = (cpu_time(pid) - cpu_before).as_secs_f64();
+    figures(all, elapsed, cpu)
+}
+
+/// The `page` tool's answer: 4 KiB of varied, compressible text (log-like lines).
+fn page_text() -> String {
+    (0..64)
+        .map(|i| {
+            format!(
+                "{i:04} INFO request served in {:>3} us, status 200\n",
+                (i * 37) % 900
+            )
+        })
+        .collect::<String>()
+        .chars()
+        .take(4096)
+        .collect()
+}
+
+type H = http_body_util::Full<bytes::Bytes>;
+
+/// One HTTP/1.1 or HTTP/2 (h2c) connection through hyper's client.
+enum HConn {
+    H1(hyper::client::conn::http1::SendRequest<H>),
+    H2(hyper::client::conn::http2::SendRequest<H>),
+}
+
+impl HConn {
+    async fn open(port: u16, h2: bool) -> HConn {
+        let tcp = tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .unwrap();
+        tcp.set_nodelay(true).unwrap();
+        let io = hyper_util::rt::TokioIo::new(tcp);
+        if h2 {
+            let (send, conn) =
+                hyper::client::conn::http2::handshake(hyper_util::rt::TokioExecutor::new(), io)
+                    .await
+                    .unwrap();
+            tokio::spawn(conn);
+            HConn::H2(send)
+        } else {
+            let (send, conn) = hyper::client::conn::http1::handshake(io).await.unwrap();
+            tokio::spawn(conn);
+            HConn::H1(send)
+        }
+    }
+
+    /// POSTs `body`; the status, the session id, whether the answer was gzip, and its body.
+    async fn post(
+        &mut self,
+        port: u16,
+        session: Option<&str>,
+        gzip: bool,
+        body: String,
+    ) -> (Option<String>, bool, bytes::Bytes) {
+        use http_body_util::BodyExt;
+        let mut b = hyper::Request::post(format!("http://127.0.0.1:{port}/mcp"))
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .header("mcp-protocol-version", "2025-06-18");
+        if let Some(s) = session {
+            b = b.header("mcp-session-id", s);
+        }
+        if gzip {
+            b = b.header("accept-encoding", "gzip");
+        }
+        let req = b.body(H::new(bytes::Bytes::from(body))).unwrap();
+        let resp = match self {
+            HConn::H1(s) => {
+                s.ready().await.unwrap();
+                s.send_request(req).await.unwrap()
+            }
+            HConn::H2(s) => s.send_request(req).await.unwrap(),
+        };
+        assert!(resp.status().is_success(), "{}", resp.status());
+        let sid = resp
+            .headers()
+            .get("mcp-session-id")
+            .map(|v| v.to_str().unwrap().to_string());
+        let zipped = resp.headers().get("content-encoding").is_some();
+        let body = resp.into_body().collect().await.unwrap().to_bytes();
+        (sid, zipped, body)
+    }
+}
+
+/// `tools/call page` with sessions and JSON answers, over HTTP/1.1 or HTTP/2, asking for gzip or not.
+async fn load_page(
+    pid: u32,
+    port: u16,
+    h2: bool,
+    gzip: bool,
+    clients: usize,
+    secs: f64,
+) -> Figures {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}});
+    let mut conns = Vec::new();
+    for _ in 0..clients {
+        let mut c = HConn::open(port, h2).await;
+        let (sid, _, _) = c.post(port, None, false, init.to_string()).await;
+        let sid = sid.expect("a session id");
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
+        c.post(port, Some(&sid), false, note).await;
+        conns.push((c, sid));
+    }
+    let expected = page_text().len();
+    let deadline = Instant::now() + Duration::from_secs_f64(secs);
+    let started = Instant::now();
+    let cpu_before = cpu_time(pid);
+    let tasks: Vec<_> = conns
+        .into_iter()
+        .map(|(mut c, sid)| {
+            tokio::spawn(async move {
+                let mut lat = Vec::new();
+                let mut id = 1u64;
+                while Instant::now() < deadline {
+                    let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"page","arguments":{{}}}}}}"#);
+                    let t = Instant::now();
+                    let (_, zipped, body) = c.post(port, Some(&sid), gzip, body).await;
+                    lat.push(t.elapsed());
+                    assert_eq!(zipped, gzip);
+                    if zipped {
+                        assert!(body.len() < expected / 2, "compressed: {} bytes", body.len());
+                    } else {
+                        let v: Value = serde_json::from_slice(&body).unwrap();
+                        assert_eq!(v["result"]["content"][0]["text"].as_str().unwrap().len(), expected);
+                    }
+                    id += 1;
+                }
+                lat
+            })
+        })
+        .collect();
+    let mut all = Vec::new();
+    for t in tasks {
+        all.extend(t.await.unwrap());
+    }
+    figures(
+        all,
+        started.elapsed().as_secs_f64(),
+        (cpu_time(pid) - cpu_before).as_secs_f64(),
+    )
+}
+
+fn figures(mut all: Vec<Duration>, elapsed: f64, cpu: f64) -> Figures {
     all.sort();
     let pct =
         |p: f64| all[((all.len() as f64 * p) as usize).min(all.len() - 1)].as_secs_f64() * 1e3;
@@ -485,4 +665,23 @@ fn main() {
         "{:<24} mcp-runtime {:>7.0} req/s p50 {:>5.2} ms p99 {:>5.2} ms {:>5.1} us/call | rmcp: no JSON answers with sessions",
         "JSON answers, sessions", f.rps, f.p50_ms, f.p99_ms, f.cpu_us
     );
+
+    println!(
+        "\ntools/call of a 4 KiB answer, JSON answers with sessions, mcp-runtime; HTTP/1.1 and HTTP/2 (h2c), compression off and gzip (req/s; p50 / p99; server CPU per call)"
+    );
+    for (kind, gzip) in [("ours-page", false), ("ours-page-gzip", true)] {
+        let mut row = Vec::new();
+        for h2 in [false, true] {
+            let (server, port) = spawn(kind);
+            let pid = server.0.id();
+            rt.block_on(load_page(pid, port, h2, gzip, clients, 0.5));
+            row.push(rt.block_on(load_page(pid, port, h2, gzip, clients, secs)));
+        }
+        let (a, b) = (&row[0], &row[1]);
+        println!(
+            "{:<24} HTTP/1.1 {:>7.0} req/s p50 {:>5.2} ms p99 {:>5.2} ms {:>5.1} us/call | HTTP/2 {:>7.0} req/s p50 {:>5.2} ms p99 {:>5.2} ms {:>5.1} us/call | h2/h1 {:.2}x",
+            if gzip { "compression gzip" } else { "compression off" },
+            a.rps, a.p50_ms, a.p99_ms, a.cpu_us, b.rps, b.p50_ms, b.p99_ms, b.cpu_us, b.rps / a.rps
+        );
+    }
 }

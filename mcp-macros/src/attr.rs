@@ -22,6 +22,9 @@ pub struct ToolAttr {
     pub cache_scope: Option<SpannedValue<String>>,
     /// `task` (the call may run as a task) or `task = "optional" | "required" | "forbidden"`.
     pub task: Option<TaskAttr>,
+    /// OAuth scopes a caller's token must grant: `scopes = "files:read files:write"` or
+    /// `scopes = ["files:read", "files:write"]`.
+    pub scopes: Option<Scopes>,
     /// Set by `#[tools]` on the methods it has already expanded.
     #[darling(rename = "__method")]
     pub method_marker: bool,
@@ -157,6 +160,48 @@ pub fn cache_hints(
             TokenStream::new()
         }
         (None, None) => TokenStream::new(),
+    }
+}
+
+/// `scopes = "a b"` or `scopes = ["a", "b"]`: OAuth scope tokens (RFC 6749 section 3.3).
+#[derive(Debug, Clone, Default)]
+pub struct Scopes(pub Vec<String>);
+
+impl FromMeta for Scopes {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        let lits: Vec<&Expr> = match expr {
+            Expr::Array(a) => a.elems.iter().collect(),
+            other => vec![other],
+        };
+        let mut out = Vec::new();
+        for e in lits {
+            let Expr::Lit(ExprLit {
+                lit: Lit::Str(s), ..
+            }) = e
+            else {
+                return Err(darling::Error::custom(
+                    "expected a string of scopes or an array of strings",
+                )
+                .with_span(e));
+            };
+            for scope in s.value().split_whitespace() {
+                // scope-token = 1*( %x21 / %x23-5B / %x5D-7E ): printable ASCII without `"` and `\`.
+                if let Some(c) = scope
+                    .chars()
+                    .find(|c| !matches!(*c, '\x21' | '\x23'..='\x5B' | '\x5D'..='\x7E'))
+                {
+                    return Err(darling::Error::custom(format!(
+                        "scope `{scope}` contains `{c}`, which a scope token cannot hold"
+                    ))
+                    .with_span(s));
+                }
+                out.push(scope.to_string());
+            }
+        }
+        if out.is_empty() {
+            return Err(darling::Error::custom("`scopes` names no scope").with_span(expr));
+        }
+        Ok(Scopes(out))
     }
 }
 

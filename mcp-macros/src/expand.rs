@@ -305,6 +305,10 @@ fn tool_def(attr: &ToolAttr, f: &Function, method: bool) -> TokenStream {
         (&::mcp_runtime::schema::__private::SchemaProbe::<#ok>::new()).output_schema(__profile)
     }};
     let this_inner = method.then(|| quote!(let __this = ::std::sync::Arc::clone(&__this);));
+    let scopes = attr.scopes.as_ref().map(|s| {
+        let s = &s.0;
+        quote!(.require_scopes([#(#s),*]))
+    });
 
     quote! {{
         #args_struct
@@ -323,7 +327,7 @@ fn tool_def(attr: &ToolAttr, f: &Function, method: bool) -> TokenStream {
                     let __ret = #call;
                     ::core::result::Result::Ok(#convert)
                 }
-            })#cache #task
+            })#cache #task #scopes
         })
     }}
 }

@@ -33,6 +33,7 @@ pub mod error;
 pub mod framing;
 #[cfg(feature = "http")]
 pub mod http;
+pub mod identity;
 pub mod protocol;
 pub mod schema;
 pub mod server;
@@ -43,6 +44,7 @@ pub use client::{
 };
 pub use connection::{ConnectionConfig, Peer};
 pub use error::Error;
+pub use identity::AuthInfo;
 pub use server::{Context, Server, ServerBuilder};
 
 /// `#[tool]`, `#[tools]`, `#[prompt]` and `#[resource]`: see [`mcp_macros`].

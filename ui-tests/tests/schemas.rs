@@ -519,3 +519,25 @@ fn task_support_is_declared_as_the_option_says() {
         "forbidden by default, and then not written"
     );
 }
+
+/// Needs the write scope.
+#[tool(scopes = "files:read files:write")]
+fn scoped_string() -> String {
+    String::new()
+}
+
+/// The same, as a list.
+#[tool(idempotent, scopes = ["files:read", "files:write"])]
+fn scoped_list() -> String {
+    String::new()
+}
+
+#[test]
+fn scopes_reach_the_route_and_stay_out_of_the_definition() {
+    for def in [scoped_string_tool(), scoped_list_tool()] {
+        let route: mcp_runtime::server::ToolRoute = def.into();
+        assert_eq!(route.scopes, ["files:read", "files:write"]);
+        let listed = serde_json::to_value(&route.tool).unwrap();
+        assert!(!listed.to_string().contains("files:"), "{listed}");
+    }
+}

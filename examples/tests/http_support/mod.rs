@@ -31,6 +31,15 @@ pub fn test_server() -> Server {
 
 /// [`test_server`], to extend before building.
 pub fn test_server_builder() -> mcp_runtime::ServerBuilder {
+    Server::builder()
+        .name("http-test")
+        .version("1")
+        .tools(test_routes())
+        .offer_tools()
+}
+
+/// The tools of [`test_server`], for servers that add their own.
+pub fn test_routes() -> Vec<ToolRoute> {
     let echo = ToolRoute::new(
         Tool::new(
             "echo",
@@ -69,12 +78,7 @@ pub fn test_server_builder() -> mcp_runtime::ServerBuilder {
             Ok(CallToolResult::text("done"))
         },
     );
-    Server::builder()
-        .name("http-test")
-        .version("1")
-        .tool(echo)
-        .tool(slow)
-        .offer_tools()
+    vec![echo, slow]
 }
 
 /// A server on a free port; dropping the handle (or `stop`) shuts it down gracefully.
@@ -110,6 +114,11 @@ pub async fn start(server: Server, config: HttpConfig) -> Running {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
+    start_on(listener, server, config)
+}
+
+/// Like [`start`] on a listener bound already (when the config needs the address: a resource URI).
+pub fn start_on(listener: tokio::net::TcpListener, server: Server, config: HttpConfig) -> Running {
     let addr = listener.local_addr().unwrap();
     let (tx, rx) = oneshot::channel::<()>();
     let done = tokio::spawn(serve_http_on(server, listener, config, async move {
@@ -322,4 +331,21 @@ pub async fn json_of(r: reqwest::Response) -> (u16, Value) {
         return (status, serde_json::from_str(&last.data).unwrap());
     }
     (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+/// The Python SDK's interpreter from scripts/install-peers.sh; `None` (the test says it skipped) when it
+/// is missing, unless MCP_PEERS_REQUIRED=1.
+pub fn python() -> Option<std::path::PathBuf> {
+    let p = std::path::PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../.peers/py/bin/python"
+    ));
+    if p.exists() {
+        return Some(p);
+    }
+    if std::env::var("MCP_PEERS_REQUIRED").is_ok_and(|v| v == "1") {
+        panic!("peers missing: run scripts/install-peers.sh");
+    }
+    eprintln!("SKIPPED: the Python SDK is not installed (run scripts/install-peers.sh)");
+    None
 }

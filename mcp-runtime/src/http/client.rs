@@ -48,6 +48,9 @@ pub struct HttpClientConfig {
     pub http: Option<reqwest::Client>,
     /// Authorize with OAuth when the server answers 401 (or 403 `insufficient_scope`).
     pub oauth: Option<OAuthConfig>,
+    /// Speak HTTP/2 without negotiation (h2c) to an `http://` server known to take it. Over `https://`
+    /// HTTP/2 is used whenever the server offers it (ALPN), without this.
+    pub http2_prior_knowledge: bool,
 }
 
 impl Default for HttpClientConfig {
@@ -60,6 +63,7 @@ impl Default for HttpClientConfig {
             max_reconnects: 5,
             http: None,
             oauth: None,
+            http2_prior_knowledge: false,
         }
     }
 }
@@ -92,10 +96,17 @@ impl ClientBuilder {
         }
         let http = match &config.http {
             Some(c) => c.clone(),
-            None => reqwest::Client::builder()
-                .pool_max_idle_per_host(64)
-                .build()
-                .map_err(|e| Error::Io(format!("cannot build the HTTP client: {e}")))?,
+            // With the `compression` feature reqwest asks for gzip, zstd and brotli and decodes them.
+            None => {
+                let b = reqwest::Client::builder().pool_max_idle_per_host(64);
+                if config.http2_prior_knowledge {
+                    b.http2_prior_knowledge()
+                } else {
+                    b
+                }
+            }
+            .build()
+            .map_err(|e| Error::Io(format!("cannot build the HTTP client: {e}")))?,
         };
         let oauth = match &config.oauth {
             Some(o) => Some(OAuth::new(o.clone(), http.clone()).map_err(Error::Io)?),

@@ -51,11 +51,12 @@ impl Drop for StreamGuard {
     }
 }
 
-pub(crate) async fn get_sse(svc: StreamableHttpService, req: Request) -> Response {
-    if let Err(r) = svc
-        .check_host(req.headers())
-        .and_then(|_| svc.check_auth(req.headers()))
-    {
+pub(crate) async fn get_sse(svc: StreamableHttpService, mut req: Request) -> Response {
+    super::layers::host_from_authority(&mut req);
+    if let Err(r) = svc.check_host(req.headers()) {
+        return r;
+    }
+    if let Err(r) = svc.admit_request(&mut req).await {
         return r;
     }
     if !accepts(req.headers(), "text/event-stream") {
@@ -117,13 +118,17 @@ pub(crate) async fn get_sse(svc: StreamableHttpService, req: Request) -> Respons
     r
 }
 
-pub(crate) async fn post_message(svc: StreamableHttpService, req: Request) -> Response {
-    if let Err(r) = svc
-        .check_host(req.headers())
-        .and_then(|_| svc.check_auth(req.headers()))
-    {
+pub(crate) async fn post_message(svc: StreamableHttpService, mut req: Request) -> Response {
+    super::layers::host_from_authority(&mut req);
+    if let Err(r) = svc.check_host(req.headers()) {
         return r;
     }
+    let auth = match svc.admit_request(&mut req).await {
+        Ok(a) => a,
+        Err(r) => return r,
+    };
+    let caller = req.extensions().get::<super::admission::Caller>().cloned();
+    let headers = req.headers().clone();
     let id = req
         .uri()
         .query()
@@ -155,8 +160,12 @@ pub(crate) async fn post_message(svc: StreamableHttpService, req: Request) -> Re
             return plain(StatusCode::REQUEST_TIMEOUT, "Request Timeout")
         }
     };
-    if let Incoming::Invalid { id, error } = framing::decode(&body) {
-        return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), error);
+    let msg = framing::decode(&body);
+    if let Incoming::Invalid { id, error } = &msg {
+        return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), error.clone());
+    }
+    if let Err(r) = svc.admit_message(caller.as_ref(), &headers, &msg) {
+        return r;
     }
     if session.peer.is_closed() {
         return rpc_error(
@@ -165,6 +174,6 @@ pub(crate) async fn post_message(svc: StreamableHttpService, req: Request) -> Re
             ErrorObject::new(-32001, "Session not found"),
         );
     }
-    session.peer.dispatch_line(&body, &session.handler).await;
+    crate::identity::with_auth(auth, session.peer.dispatch(msg, &session.handler)).await;
     (StatusCode::ACCEPTED, "Accepted").into_response()
 }

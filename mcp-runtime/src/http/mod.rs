@@ -27,18 +27,43 @@
 // A check's `Err` is the HTTP rejection itself, handed to axum as is; boxing it buys nothing.
 #![allow(clippy::result_large_err)]
 
+mod admission;
 mod auth;
 mod client;
+#[cfg(feature = "compression")]
+mod compression;
+mod cors;
 pub mod headers;
+#[cfg(feature = "oauth")]
+mod introspection;
+#[cfg(feature = "oauth")]
+mod jwt;
+mod layers;
 mod legacy;
+mod listen;
 mod modern;
+mod rate_limit;
+mod resource_server;
 mod server;
 mod session;
 pub mod sse;
+#[cfg(feature = "tls")]
+mod tls;
 
 pub use auth::{Authorizer, OAuthConfig};
 pub use client::{HttpClientConfig, HttpTransportKind};
+#[cfg(feature = "compression")]
+pub use compression::Compression;
+pub use cors::Cors;
+#[cfg(feature = "oauth")]
+pub use introspection::IntrospectionVerifier;
+#[cfg(feature = "oauth")]
+pub use jwt::JwtVerifier;
+pub use rate_limit::{Quota, RateLimits};
+pub use resource_server::{ResourceServer, StaticToken, TokenError, TokenVerifier};
 pub use server::{serve_http, serve_http_on, HttpConfig, ResponseMode, StreamableHttpService};
+#[cfg(feature = "tls")]
+pub use tls::TlsConfig;
 
 use crate::connection::{OutKind, Outgoing};
 use crate::server::Context;

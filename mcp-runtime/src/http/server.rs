@@ -80,6 +80,24 @@ pub struct HttpConfig {
     pub bearer_token: Option<String>,
     /// The authorization servers named in the protected resource metadata.
     pub authorization_servers: Vec<String>,
+    /// An OAuth 2.1 resource server: tokens checked by a verifier (JWT, introspection, or your own),
+    /// per-tool scopes, the identity handed to handlers (`Context::auth`). Takes precedence over
+    /// `bearer_token`.
+    pub auth: Option<super::ResourceServer>,
+    /// CORS for browser clients (an explicit origin allow-list). `None`: no CORS headers.
+    pub cors: Option<super::Cors>,
+    /// Rate limits per client and per tool (429 with `Retry-After`). `None`: unlimited.
+    pub rate_limits: Option<super::RateLimits>,
+    /// Compress answers and SSE streams for clients that accept it. `None`: never.
+    #[cfg(feature = "compression")]
+    pub compression: Option<super::Compression>,
+    /// Serve HTTP/2 beside HTTP/1.1 ([`serve_http`] only): h2c by prior knowledge, or by ALPN over TLS.
+    pub http2: bool,
+    /// Concurrent streams (requests, SSE streams included) one HTTP/2 connection may open.
+    pub http2_max_streams: u32,
+    /// Serve HTTPS with this certificate ([`serve_http`] only).
+    #[cfg(feature = "tls")]
+    pub tls: Option<super::TlsConfig>,
 }
 
 impl Default for HttpConfig {
@@ -103,6 +121,15 @@ impl Default for HttpConfig {
             body_read_timeout: Duration::from_secs(30),
             bearer_token: None,
             authorization_servers: Vec::new(),
+            auth: None,
+            cors: None,
+            rate_limits: None,
+            #[cfg(feature = "compression")]
+            compression: None,
+            http2: true,
+            http2_max_streams: 256,
+            #[cfg(feature = "tls")]
+            tls: None,
         }
     }
 }
@@ -121,6 +148,13 @@ impl HttpConfig {
         self.bearer_token = Some(token.into());
         self
     }
+    /// Whether [`serve_http`] serves HTTPS.
+    pub(crate) fn is_https(&self) -> bool {
+        #[cfg(feature = "tls")]
+        return self.tls.is_some();
+        #[cfg(not(feature = "tls"))]
+        false
+    }
 }
 
 pub(crate) struct Inner {
@@ -131,6 +165,8 @@ pub(crate) struct Inner {
     /// Cancelled at shutdown: open SSE streams end, new sessions are refused.
     pub(crate) shutdown: CancellationToken,
     reaper: std::sync::Once,
+    /// Tokens, scopes and rate limits (`admission.rs`).
+    pub(crate) gate: super::admission::Gate,
 }
 
 /// Serves one [`Server`] over Streamable HTTP (and the legacy HTTP+SSE transport). Cheap to clone.
@@ -155,11 +191,12 @@ impl StreamableHttpService {
         StreamableHttpService {
             inner: Arc::new(Inner {
                 server,
-                config,
                 sessions: RwLock::new(HashMap::new()),
                 legacy: Default::default(),
                 shutdown: CancellationToken::new(),
                 reaper: std::sync::Once::new(),
+                gate: super::admission::Gate::new(&config),
+                config,
             }),
         }
     }
@@ -185,7 +222,7 @@ impl StreamableHttpService {
                     post(move |req: Request| async move { legacy::post_message(b, req).await }),
                 );
         }
-        if c.bearer_token.is_some() {
+        if self.inner.gate.auth.is_some() {
             let a = self.clone();
             let b = self.clone();
             let suffixed = format!("/.well-known/oauth-protected-resource{}", c.path);
@@ -199,30 +236,27 @@ impl StreamableHttpService {
                     get(move |req: Request| async move { b.resource_metadata(req) }),
                 );
         }
-        r
+        super::layers::wrap(r, c)
     }
 
     /// RFC 9728: what this resource is and who issues tokens for it.
-    fn resource_metadata(&self, req: Request) -> Response {
-        let c = &self.inner.config;
-        let host = req
-            .headers()
-            .get(header::HOST)
-            .and_then(|h| h.to_str().ok())
-            .unwrap_or("localhost");
-        let doc = serde_json::json!({
-            "resource": format!("http://{host}{}", c.path),
-            "authorization_servers": c.authorization_servers,
-            "bearer_methods_supported": ["header"],
-        });
-        json_response(doc.to_string().into_bytes())
+    fn resource_metadata(&self, mut req: Request) -> Response {
+        super::layers::host_from_authority(&mut req);
+        match self.resource_metadata_doc(req.headers()) {
+            Some(doc) => json_response(doc.to_string().into_bytes()),
+            None => plain(StatusCode::NOT_FOUND, "Not Found"),
+        }
     }
 
-    /// Who the request authenticated as, for handlers and request-state binding: with a static bearer
-    /// token, a digest of the token (never the token itself).
+    /// Who the request authenticated as, for handlers and request-state binding: the verified token's
+    /// subject, else (a static bearer token, a verifier without subjects) a digest of the token (never
+    /// the token itself). Called inside the dispatch of an admitted request.
     pub(crate) fn principal(&self, headers: &HeaderMap) -> Option<String> {
         use sha2::Digest;
-        self.inner.config.bearer_token.as_ref()?;
+        self.inner.gate.auth.as_ref()?;
+        if let Some(sub) = crate::identity::current().and_then(|a| a.subject.clone()) {
+            return Some(format!("sub:{sub}"));
+        }
         let token = headers
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())?;
@@ -236,61 +270,31 @@ impl StreamableHttpService {
         ))
     }
 
-    /// The bearer token check: 401 with a challenge naming the resource metadata.
-    pub(crate) fn check_auth(&self, headers: &HeaderMap) -> Result<(), Response> {
-        use subtle::ConstantTimeEq;
-        let Some(expected) = &self.inner.config.bearer_token else {
-            return Ok(());
-        };
-        let given = headers
-            .get(header::AUTHORIZATION)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| {
-                v.strip_prefix("Bearer ")
-                    .or_else(|| v.strip_prefix("bearer "))
-            })
-            .unwrap_or("");
-        if bool::from(given.as_bytes().ct_eq(expected.as_bytes())) {
-            return Ok(());
-        }
-        let host = headers
-            .get(header::HOST)
-            .and_then(|h| h.to_str().ok())
-            .unwrap_or("localhost");
-        let challenge = format!(
-            r#"Bearer error="invalid_token", error_description="a valid bearer token is required", resource_metadata="http://{host}/.well-known/oauth-protected-resource{}""#,
-            self.inner.config.path
-        );
-        let mut r = rpc_error(
-            StatusCode::UNAUTHORIZED,
-            None,
-            ErrorObject::new(-32000, "Unauthorized: a valid bearer token is required"),
-        );
-        if let Ok(v) = HeaderValue::from_str(&challenge) {
-            r.headers_mut().insert(header::WWW_AUTHENTICATE, v);
-        }
-        Err(r)
-    }
-
     /// Handles one request to the Streamable HTTP endpoint, wherever it is mounted.
-    pub async fn handle(&self, req: Request) -> Response {
+    pub async fn handle(&self, mut req: Request) -> Response {
+        super::layers::host_from_authority(&mut req);
         if let Err(resp) = self.check_host(req.headers()) {
             return resp;
         }
-        if let Err(resp) = self.check_auth(req.headers()) {
-            return resp;
-        }
-        match *req.method() {
-            Method::POST => self.post(req).await,
-            Method::GET => self.get(req).await,
-            Method::DELETE => self.delete(req).await,
-            _ => {
-                let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "Method not allowed");
-                r.headers_mut()
-                    .insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
-                r
+        let auth = match self.admit_request(&mut req).await {
+            Ok(auth) => auth,
+            Err(resp) => return resp,
+        };
+        // Handlers dispatched below see the caller's identity in their `Context`.
+        crate::identity::with_auth(auth, async move {
+            match *req.method() {
+                Method::POST => self.post(req).await,
+                Method::GET => self.get(req).await,
+                Method::DELETE => self.delete(req).await,
+                _ => {
+                    let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "Method not allowed");
+                    r.headers_mut()
+                        .insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE"));
+                    r
+                }
             }
-        }
+        })
+        .await
     }
 
     /// GET and DELETE have no meaning for 2026-07-28 (no GET stream, no sessions): 405 for a client that
@@ -368,6 +372,7 @@ impl StreamableHttpService {
         if let Some(origin) = headers.get(header::ORIGIN) {
             let o = origin.to_str().unwrap_or("");
             let ok = c.allowed_origins.iter().any(|a| a == o)
+                || c.cors.as_ref().is_some_and(|cors| cors.allows(o))
                 || origin_host(o)
                     .is_some_and(|h| c.allowed_hosts.iter().any(|a| a.eq_ignore_ascii_case(h)));
             if !ok {
@@ -490,6 +495,7 @@ impl StreamableHttpService {
                 ),
             );
         }
+        let caller = req.extensions().get::<super::admission::Caller>().cloned();
         let body = match read_body(req, &self.inner.config).await {
             Ok(b) => b,
             Err(BodyError::Slow) => {
@@ -522,6 +528,9 @@ impl StreamableHttpService {
             }
             Incoming::Ignored => return StatusCode::ACCEPTED.into_response(),
             _ => {}
+        }
+        if let Err(r) = self.admit_message(caller.as_ref(), &headers, &msg) {
+            return r;
         }
         let eras = self.inner.server.eras();
         if eras != crate::server::Eras::LegacyOnly
@@ -1090,8 +1099,9 @@ pub async fn serve_http(
 
 /// Like [`serve_http`] on a listener bound already (port 0 in tests).
 ///
-/// Each connection is HTTP/1.1 with the configured head size limit and header-read (and keep-alive
-/// idle) timeout. At shutdown the listener closes, kept-alive connections end after their current
+/// Each connection is HTTP/1.1 or HTTP/2 (h2c by prior knowledge; by ALPN over TLS when
+/// `config.tls` is set), with the configured head size limit and header-read (and keep-alive idle)
+/// timeout. At shutdown the listener closes, kept-alive connections end after their current
 /// response, SSE streams end, and in-flight calls get the connection's drain timeout to finish.
 pub async fn serve_http_on(
     server: Server,
@@ -1099,48 +1109,7 @@ pub async fn serve_http_on(
     config: HttpConfig,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    use hyper_util::rt::{TokioIo, TokioTimer};
-    let grace = server.connection_config().drain_timeout;
-    let max_head = config.max_header_bytes.max(8 * 1024);
-    let head_timeout = config.header_read_timeout;
-    let svc = StreamableHttpService::new(server, config);
-    let app = svc.router();
-    let connections = hyper_util::server::graceful::GracefulShutdown::new();
-    let mut shutdown = std::pin::pin!(shutdown);
-    loop {
-        let (stream, _) = tokio::select! {
-            a = listener.accept() => match a {
-                Ok(a) => a,
-                Err(e) => {
-                    // Out of descriptors and the like: wait instead of spinning.
-                    tracing::warn!(error = %e, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
-            _ = &mut shutdown => break,
-        };
-        let _ = stream.set_nodelay(true);
-        let mut http = hyper::server::conn::http1::Builder::new();
-        http.timer(TokioTimer::new())
-            .header_read_timeout(head_timeout)
-            .max_buf_size(max_head);
-        let conn = http.serve_connection(
-            TokioIo::new(stream),
-            hyper_util::service::TowerToHyperService::new(app.clone()),
-        );
-        let conn = connections.watch(conn);
-        tokio::spawn(async move {
-            if let Err(e) = conn.await {
-                tracing::debug!(error = %e, "HTTP connection ended with an error");
-            }
-        });
-    }
-    drop(listener);
-    let sessions = svc.shutdown(grace);
-    let conns = tokio::time::timeout(grace + Duration::from_secs(1), connections.shutdown());
-    let _ = tokio::join!(sessions, conns);
-    Ok(())
+    super::listen::serve(server, listener, config, shutdown).await
 }
 
 pub(crate) enum BodyError {

@@ -61,6 +61,8 @@ pub struct Context {
     token: CancellationToken,
     progress_token: Option<ProgressToken>,
     last_progress: Arc<AtomicU64>,
+    // The caller's verified identity (HTTP with a token verifier); see `crate::identity`.
+    auth: Option<Arc<crate::AuthInfo>>,
     /// A 2026-07-28 request's own declarations (`None`: the handshake era, served by the session).
     modern: Option<Arc<ModernRequest>>,
     /// Where input requests go.
@@ -93,9 +95,16 @@ impl Context {
             token,
             progress_token,
             last_progress: Arc::new(AtomicU64::new(f64::NEG_INFINITY.to_bits())),
+            auth: crate::identity::current(),
             modern: None,
             input: Input::Direct,
         }
+    }
+
+    /// Who is calling: the subject, client, scopes and claims of the access token the HTTP transport
+    /// verified for this request. `None` without authentication (stdio, or no token verifier).
+    pub fn auth(&self) -> Option<&crate::AuthInfo> {
+        self.auth.as_deref()
     }
 
     /// This context serves a 2026-07-28 request.

@@ -451,6 +451,16 @@ impl Server {
             .collect()
     }
 
+    /// The OAuth scopes a tool requires (checked by the HTTP transport); `None` for an unknown tool.
+    #[cfg(feature = "http")]
+    pub(crate) fn tool_scopes(&self, name: &str) -> Option<Vec<String>> {
+        self.inner
+            .tools
+            .snapshot()
+            .get(name)
+            .map(|r| r.scopes.clone())
+    }
+
     /// Adds a tool while serving and tells every session (`notifications/tools/list_changed`).
     pub fn add_tool(&self, route: ToolRoute) -> Result<(), ServerError> {
         let mut route = route;

@@ -116,6 +116,9 @@ where
 pub struct ToolRoute {
     pub tool: Tool,
     pub handler: Arc<dyn ToolHandler>,
+    /// OAuth scopes a caller's access token must grant to call this tool (HTTP with a token verifier;
+    /// a call without them is refused with 403 `insufficient_scope` naming them).
+    pub scopes: Vec<String>,
     /// Caching hints this tool gives a 2026-07-28 `tools/list` (the list takes the shortest freshness
     /// and the narrowest scope of its tools); `None`: the server's.
     pub cache: Option<CacheHints>,
@@ -130,6 +133,7 @@ impl ToolRoute {
         ToolRoute {
             tool,
             handler: Arc::new(handler),
+            scopes: Vec::new(),
             cache: None,
             header_params: Arc::from([]),
             task_after: None,
@@ -160,6 +164,12 @@ impl ToolRoute {
     /// directly.
     pub fn task_after(mut self, window: std::time::Duration) -> Self {
         self.task_after = Some(window);
+        self
+    }
+
+    /// Requires these OAuth scopes of the caller (what `#[tool(scopes = "...")]` expands to).
+    pub fn require_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes.extend(scopes.into_iter().map(Into::into));
         self
     }
 

@@ -13,6 +13,7 @@
 //!     [--modern-only | --legacy-only] speak one era only (default: both)
 //!     [--state-keys kid:hex,...] keys that seal MRTR request states, shared by instances
 //!                                (also MCP_REQUEST_STATE_KEYS; default: a random key)
+//!     [--compress] gzip/zstd/brotli answers and SSE streams for clients that accept them
 //! ```
 
 mod modern;
@@ -396,6 +397,7 @@ struct Args {
     json: bool,
     stateless: bool,
     token: Option<String>,
+    compress: bool,
 }
 
 fn args() -> anyhow::Result<Args> {
@@ -419,6 +421,7 @@ fn args() -> anyhow::Result<Args> {
         token: std::env::var("MCP_BEARER_TOKEN")
             .ok()
             .filter(|t| !t.is_empty()),
+        compress: false,
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -437,6 +440,7 @@ fn args() -> anyhow::Result<Args> {
                         .map_err(|e| anyhow::anyhow!("--state-keys: {e}"))?,
                 );
             }
+            "--compress" => a.compress = true,
             "--port" => {
                 a.port = it
                     .next()
@@ -455,7 +459,7 @@ fn args() -> anyhow::Result<Args> {
                 )
             }
             "-h" | "--help" => {
-                eprintln!("usage: everything-server [--http [--port N] [--host ADDR] [--json] [--stateless] [--bearer-token T]] [--modern-only | --legacy-only] [--state-keys kid:hex,...]");
+                eprintln!("usage: everything-server [--http [--port N] [--host ADDR] [--json] [--stateless] [--bearer-token T] [--compress]] [--modern-only | --legacy-only] [--state-keys kid:hex,...]");
                 std::process::exit(0);
             }
             other => anyhow::bail!("unknown argument {other}"),
@@ -485,6 +489,9 @@ async fn main() -> anyhow::Result<()> {
     }
     if let Some(t) = a.token {
         config = config.bearer_token(t);
+    }
+    if a.compress {
+        config.compression = Some(mcp_runtime::http::Compression::default());
     }
     let addr: std::net::SocketAddr = format!("{}:{}", a.host, a.port).parse()?;
     eprintln!(
