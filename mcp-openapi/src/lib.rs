@@ -106,6 +106,8 @@ pub struct Operation {
     pub input: Value,
     /// The full output schema (an object; a non-object answer is wrapped as `{"result": ...}`).
     pub output: Option<Value>,
+    /// The full description (summary and description), before the budget.
+    pub description: String,
     /// What the budget cut from the tool.
     pub cuts: Vec<Cut>,
     /// The operation's tags, as the spec lists them.
@@ -392,6 +394,7 @@ fn render_all(
             tool,
             input: m.input.clone(),
             output: m.output.clone(),
+            description: m.description.clone(),
             cuts,
             tags: tags.clone(),
             request: m.request.clone(),

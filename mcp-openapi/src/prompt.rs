@@ -1137,7 +1137,10 @@ mod tests {
     #[test]
     fn text_is_cut_at_a_boundary() {
         assert_eq!(cut_text("One. Two three four.", 12), "One. Two…");
-        assert_eq!(cut_text("First sentence here. Then more words follow", 30), "First sentence here.…");
+        assert_eq!(
+            cut_text("First sentence here. Then more words follow", 30),
+            "First sentence here.…"
+        );
         assert_eq!(cut_text("short", 12), "short");
         assert_eq!(first_sentence("First one. Second."), "First one.");
     }
