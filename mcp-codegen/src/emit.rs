@@ -66,7 +66,20 @@ pub fn tool_module_with(
     if !no_arguments {
         normalizer.add_root("Params", "/inputSchema", &tool.input_schema);
     }
-    if let Some(output) = &tool.output_schema {
+    // An output that is a shared type as it stands is that type, named, not a newtype around it.
+    let output_alias = shared.and_then(|shared| {
+        let o = tool.output_schema.as_ref()?;
+        let r = o.get("$ref").and_then(|r| r.as_str()).filter(|_| o.len() == 1)?;
+        let name = shared.names.get(r)?;
+        let path: TokenStream = format!("{}{}::{name}", "super::".repeat(depth + 1), shared.module)
+            .parse()
+            .ok()?;
+        Some(quote! {
+            /// The tool's output.
+            pub type Output = #path;
+        })
+    });
+    if let (Some(output), None) = (&tool.output_schema, &output_alias) {
         normalizer.add_root("Output", "/outputSchema", output);
     }
     let (defs, mut found, extras) = normalizer.finish_with_extras();
@@ -88,8 +101,14 @@ pub fn tool_module_with(
         TokenStream::new()
     };
     let name = &tool.name;
-    let docs = doc_attrs(tool.description.as_deref().or(tool.title.as_deref()));
+    let description = tool.description.as_deref().or(tool.title.as_deref());
+    // Bindings of a spec carry its long descriptions once, on the client's methods; the module says what it is.
+    let docs = match shared {
+        Some(_) => doc_attrs(description.map(|d| d.trim().split("\n\n").next().unwrap_or(d))),
+        None => doc_attrs(description),
+    };
     let module = format_ident!("{}", ident);
+    let output_alias = output_alias.unwrap_or_default();
     let tokens = quote! {
         #(#docs)*
         #[allow(clippy::all, clippy::pedantic, dead_code, unused_imports, non_camel_case_types, irrefutable_let_patterns)]
@@ -97,6 +116,7 @@ pub fn tool_module_with(
             /// The tool's name on the wire.
             pub const NAME: &str = #name;
             #params
+            #output_alias
             #types
         }
     };
@@ -431,12 +451,69 @@ fn without_error_module(types: TokenStream, depth: usize) -> TokenStream {
     };
     file.items
         .retain(|item| !matches!(item, syn::Item::Mod(m) if m.ident == "error"));
+    prune_conversions(&mut file.items);
     let items = file.items;
     let up: TokenStream = "super::".repeat(depth + 1).parse().unwrap_or_default();
     quote! {
         use #up error;
         #(#items)*
     }
+}
+
+/// typify gives every string enum `TryFrom<&str>`, `TryFrom<&String>` and `TryFrom<String>` beside its
+/// `FromStr`, each only calling `parse`; in a spec's bindings they are a third of the code. They go, unless
+/// serde deserializes the type through one (`#[serde(try_from = ...)]`); `FromStr` and `Display` stay.
+fn prune_conversions(items: &mut Vec<syn::Item>) {
+    let type_name = |ty: &syn::Type| match ty {
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    };
+    let trait_name = |i: &syn::ItemImpl| {
+        i.trait_
+            .as_ref()
+            .and_then(|(_, path, _)| path.segments.last())
+            .map(|s| s.ident.to_string())
+    };
+    let parsed: std::collections::BTreeSet<String> = items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Impl(i) if trait_name(i).as_deref() == Some("FromStr") => type_name(&i.self_ty),
+            _ => None,
+        })
+        .collect();
+    let through_try_from: std::collections::BTreeSet<String> = items
+        .iter()
+        .filter_map(|item| {
+            let (ident, attrs) = match item {
+                syn::Item::Struct(s) => (&s.ident, &s.attrs),
+                syn::Item::Enum(e) => (&e.ident, &e.attrs),
+                _ => return None,
+            };
+            attrs
+                .iter()
+                .any(|a| {
+                    let text = quote!(#a).to_string();
+                    text.contains("try_from") || text.contains("from =")
+                })
+                .then(|| ident.to_string())
+        })
+        .collect();
+    items.retain(|item| {
+        let syn::Item::Impl(i) = item else { return true };
+        if trait_name(i).as_deref() != Some("TryFrom") {
+            return true;
+        }
+        let Some(ty) = type_name(&i.self_ty) else {
+            return true;
+        };
+        let from_text = i
+            .trait_
+            .as_ref()
+            .map(|(_, path, _)| quote!(#path).to_string())
+            .unwrap_or_default();
+        let from_string = from_text.contains("str") || from_text.contains("String");
+        !(from_string && parsed.contains(&ty) && !through_try_from.contains(&ty))
+    });
 }
 
 /// Puts back the wire names of properties the normalizer renamed (see `Normalizer::distinct_fields`):

@@ -280,7 +280,7 @@ fn parameters(
             continue;
         }
         let (schema, json) = match (p.get("schema"), p.get("content").and_then(Value::as_object)) {
-            (Some(s), _) => (schemas.convert(s, &format!("{at}/schema")), false),
+            (Some(s), _) => (schemas.convert_shared(s, &format!("{at}/schema")), false),
             (None, Some(content)) => match content.iter().next() {
                 Some((media, m)) => match m.get("schema") {
                     Some(s) => (

@@ -221,6 +221,24 @@ impl<'a> Schemas<'a> {
         self.node(schema, pointer, 0)
     }
 
+    /// A schema that lives in the spec's shared components (`/components/parameters/sort/schema`) as a
+    /// reference to a definition of its own, so that the operations sharing it share one type. Schemas that
+    /// are not worth a type of their own (a plain string) are converted in place.
+    pub fn convert_shared(&mut self, schema: &Value, pointer: &str) -> Value {
+        let worth_a_type = |s: &Value| {
+            s.get("enum").is_some_and(|e| e.as_array().is_some_and(|e| e.len() > 1))
+                || s.get("properties").is_some()
+        };
+        let shared = pointer.starts_with("/components/")
+            && schema.get("$ref").is_none()
+            && (worth_a_type(schema) || schema.get("items").is_some_and(worth_a_type));
+        if !shared {
+            return self.convert(schema, pointer);
+        }
+        let name = self.define(pointer);
+        json!({ "$ref": format!("#/$defs/{name}") })
+    }
+
     /// Takes the warnings found since the last call.
     pub fn take_warnings(&mut self) -> Vec<(String, String)> {
         std::mem::take(&mut self.warnings)
@@ -228,7 +246,9 @@ impl<'a> Schemas<'a> {
 
     /// Converts every definition referenced so far, and those they reference.
     pub fn settle(&mut self) {
+        let mut settled = Vec::new();
         while let Some(i) = self.pending.pop() {
+            settled.push(i);
             let pointer = self.defs[i].pointer.clone();
             let doc = self.doc;
             let schema = match doc.root.pointer(&pointer) {
@@ -238,7 +258,7 @@ impl<'a> Schemas<'a> {
             self.defs[i].schema = schema;
         }
         // A definition that is only a reference to itself, through any chain, accepts anything.
-        for i in 0..self.defs.len() {
+        for i in settled {
             if self.alias_loops(i) {
                 self.warnings.push((
                     self.defs[i].pointer.clone(),
@@ -307,6 +327,8 @@ impl<'a> Schemas<'a> {
         // `components/schemas/Pet` → `Pet`; a schema deep in a path → its last two tokens.
         let base = match tokens.as_slice() {
             [c, s, name] if c == "components" && s == "schemas" => name.clone(),
+            // A shared parameter's schema is named after the parameter.
+            [c, p, name, s] if c == "components" && p == "parameters" && s == "schema" => name.clone(),
             [.., a, b] if matches!(b.as_str(), "schema" | "items") || b.parse::<u32>().is_ok() => {
                 format!("{a}_{b}")
             }

@@ -485,9 +485,10 @@ impl ServerBuilder {
             config: self.config,
             sessions: Mutex::new(Vec::new()),
         };
-        for t in self.tools {
-            inner.tools.insert(t).map_err(ServerError::DuplicateTool)?;
-        }
+        inner
+            .tools
+            .extend(self.tools)
+            .map_err(ServerError::DuplicateTool)?;
         for r in self.resources {
             inner
                 .resources
