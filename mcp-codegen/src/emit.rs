@@ -111,8 +111,9 @@ pub fn tool_module_with(
     let output_alias = output_alias.unwrap_or_default();
     let tokens = quote! {
         #(#docs)*
-        #[allow(clippy::all, clippy::pedantic, dead_code, unused_imports, non_camel_case_types, irrefutable_let_patterns)]
+        #[allow(clippy::all, clippy::pedantic, warnings)]
         pub mod #module {
+            use ::mcp_runtime::serde;
             /// The tool's name on the wire.
             pub const NAME: &str = #name;
             #params
@@ -131,15 +132,15 @@ pub fn tool_module_with(
 fn method(tool: &Tool, module: &Ident, no_arguments: bool) -> TokenStream {
     let mut docs = doc_attrs(tool.description.as_deref().or(tool.title.as_deref()));
     let returns = if tool.output_schema.is_some() {
-        "Returns the tool's `structuredContent` as [`Output`]"
+        "returns its `structuredContent` as [`Output`]"
     } else {
-        "Returns the tool's content blocks"
+        "returns its content blocks"
     };
     if !docs.is_empty() {
         docs.extend(doc_attrs(Some("")));
     }
     docs.extend(doc_attrs(Some(&format!(
-        "Calls `{}`. {returns}; a result with `isError` is [`ToolCallError::Tool`].",
+        "Calls `{}`; {returns}, `isError` as [`ToolCallError::Tool`].",
         tool.name.replace('`', "'")
     ))));
     let (output, call) = if tool.output_schema.is_some() {
@@ -372,7 +373,8 @@ pub fn files(
 pub fn shared_module(types: TokenStream, extras: &Extras) -> String {
     let body = without_error_module(reexported_paths(restore_renamed(types, extras)), 0);
     let tokens = quote! {
-        #![allow(clippy::all, clippy::pedantic, dead_code, unused_imports, non_camel_case_types, irrefutable_let_patterns)]
+        #![allow(clippy::all, clippy::pedantic, warnings)]
+        use ::mcp_runtime::serde;
         #body
     };
     format_file(add_serde_crate_attrs(tokens))
@@ -452,17 +454,98 @@ fn without_error_module(types: TokenStream, depth: usize) -> TokenStream {
     file.items
         .retain(|item| !matches!(item, syn::Item::Mod(m) if m.ident == "error"));
     prune_conversions(&mut file.items);
-    let items = file.items;
+    let defined: std::collections::BTreeSet<String> = file
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Struct(s) => Some(s.ident.to_string()),
+            syn::Item::Enum(e) => Some(e.ident.to_string()),
+            syn::Item::Type(t) => Some(t.ident.to_string()),
+            syn::Item::Mod(m) => Some(m.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    let items: Vec<TokenStream> = file
+        .items
+        .iter()
+        .map(|item| prelude_paths(quote!(#item), &defined))
+        .collect();
     let up: TokenStream = "super::".repeat(depth + 1).parse().unwrap_or_default();
+    let uses_error = items.iter().any(|i| i.to_string().contains("error ::"));
+    let import = uses_error.then(|| quote!(use #up error;));
     quote! {
-        use #up error;
+        #import
         #(#items)*
     }
 }
 
-/// typify gives every string enum `TryFrom<&str>`, `TryFrom<&String>` and `TryFrom<String>` beside its
-/// `FromStr`, each only calling `parse`; in a spec's bindings they are a third of the code. They go, unless
-/// serde deserializes the type through one (`#[serde(try_from = ...)]`); `FromStr` and `Display` stay.
+/// The prelude's types, which typify names by their full paths: `::std::string::String` → `String`, also in
+/// serde's attributes (`"::std::option::Option::is_none"`), unless the module defines a type of that name.
+const PRELUDE: &[(&str, &str)] = &[
+    ("option", "Option"),
+    ("string", "String"),
+    ("vec", "Vec"),
+    ("boxed", "Box"),
+];
+
+fn prelude_paths(tokens: TokenStream, defined: &std::collections::BTreeSet<String>) -> TokenStream {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = Vec::with_capacity(trees.len());
+    let mut i = 0;
+    let colons = |a: Option<&TokenTree>, b: Option<&TokenTree>| {
+        matches!((a, b), (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b)))
+            if a.as_char() == ':' && a.spacing() == Spacing::Joint && b.as_char() == ':')
+    };
+    let ident_is = |t: Option<&TokenTree>, name: &str| matches!(t, Some(TokenTree::Ident(x)) if x == name);
+    while i < trees.len() {
+        let leading = i == 0 || !matches!(&trees[i - 1], TokenTree::Ident(_));
+        if leading && colons(trees.get(i), trees.get(i + 1)) && ident_is(trees.get(i + 2), "std") {
+            let found = PRELUDE.iter().find(|(module, ty)| {
+                colons(trees.get(i + 3), trees.get(i + 4))
+                    && ident_is(trees.get(i + 5), module)
+                    && colons(trees.get(i + 6), trees.get(i + 7))
+                    && ident_is(trees.get(i + 8), ty)
+                    && !defined.contains(*ty)
+            });
+            if let Some((_, ty)) = found {
+                out.push(TokenTree::Ident(Ident::new(ty, Span::call_site())));
+                i += 9;
+                continue;
+            }
+        }
+        match &trees[i] {
+            TokenTree::Group(g) => {
+                let mut group = Group::new(g.delimiter(), prelude_paths(g.stream(), defined));
+                group.set_span(g.span());
+                out.push(TokenTree::Group(group));
+            }
+            TokenTree::Literal(lit) => {
+                let text = lit.to_string();
+                let short = PRELUDE.iter().find_map(|(module, ty)| {
+                    let prefix = format!("\"::std::{module}::{ty}::");
+                    text.strip_prefix(&prefix)
+                        .filter(|_| !defined.contains(*ty))
+                        .map(|rest| format!("\"{ty}::{rest}"))
+                });
+                match short.and_then(|s| s.parse::<Literal>().ok()) {
+                    Some(mut l) => {
+                        l.set_span(lit.span());
+                        out.push(TokenTree::Literal(l));
+                    }
+                    None => out.push(trees[i].clone()),
+                }
+            }
+            other => out.push(other.clone()),
+        }
+        i += 1;
+    }
+    out.into_iter().collect()
+}
+
+/// typify gives every string enum `FromStr`, and `TryFrom<&str>`, `TryFrom<&String>` and `TryFrom<String>`
+/// that only call `parse`; in a spec's bindings they are a third of the code, and serde already parses the
+/// enum. They go (an enum keeps `Display`), unless serde deserializes the type through one
+/// (`#[serde(try_from = ...)]`).
 fn prune_conversions(items: &mut Vec<syn::Item>) {
     let type_name = |ty: &syn::Type| match ty {
         syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
@@ -498,8 +581,19 @@ fn prune_conversions(items: &mut Vec<syn::Item>) {
                 .then(|| ident.to_string())
         })
         .collect();
+    let enums: std::collections::BTreeSet<String> = items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Enum(e) => Some(e.ident.to_string()),
+            _ => None,
+        })
+        .collect();
     items.retain(|item| {
         let syn::Item::Impl(i) = item else { return true };
+        if trait_name(i).as_deref() == Some("FromStr") {
+            // An enum parses through serde as well; its `FromStr` goes with its `TryFrom`s.
+            return type_name(&i.self_ty).is_none_or(|ty| !enums.contains(&ty) || through_try_from.contains(&ty));
+        }
         if trait_name(i).as_deref() != Some("TryFrom") {
             return true;
         }
@@ -665,8 +759,8 @@ fn reexported_paths(tokens: TokenStream) -> TokenStream {
     out.into_iter().collect()
 }
 
-/// Adds `#[serde(crate = "::mcp_runtime::serde")]` after every derive of serde's traits, so the derived code
-/// names the runtime's serde.
+/// Adds `#[serde(crate = "serde")]` after every derive of serde's traits, so the derived code names the
+/// runtime's serde (every module that holds derives has `use ::mcp_runtime::serde;`).
 fn add_serde_crate_attrs(tokens: TokenStream) -> TokenStream {
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
     let mut out = Vec::with_capacity(trees.len());
@@ -678,11 +772,24 @@ fn add_serde_crate_attrs(tokens: TokenStream) -> TokenStream {
                     if g.delimiter() == Delimiter::Bracket {
                         let text = g.stream().to_string();
                         out.push(trees[i].clone());
-                        out.push(trees[i + 1].clone());
                         if text.starts_with("derive")
                             && (text.contains("Serialize") || text.contains("Deserialize"))
                         {
-                            out.extend(quote!(#[serde(crate = "::mcp_runtime::serde")]));
+                            // `serde::Deserialize` through the module's `use ::mcp_runtime::serde`: a derive
+                            // list that fits on one line.
+                            let short = text.replace(":: mcp_runtime :: serde ::", "serde ::");
+                            match short.parse::<TokenStream>() {
+                                Ok(stream) => {
+                                    let mut group = Group::new(Delimiter::Bracket, stream);
+                                    group.set_span(g.span());
+                                    out.push(TokenTree::Group(group));
+                                }
+                                Err(_) => out.push(trees[i + 1].clone()),
+                            }
+                            // The module's `use ::mcp_runtime::serde` is what the derived code names.
+                            out.extend(quote!(#[serde(crate = "serde")]));
+                        } else {
+                            out.push(trees[i + 1].clone());
                         }
                         i += 2;
                         continue;

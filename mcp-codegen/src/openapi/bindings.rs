@@ -34,7 +34,8 @@ pub fn bindings(
     layout: Layout,
 ) -> (Files, Vec<Warning>) {
     let mut warnings = Vec::new();
-    // The tools as the bindings see them: the full schemas and descriptions, not the model's view.
+    // The tools as the bindings see them: the full schemas, not the model's view; the descriptions are the
+    // model's, so that the docs say what the model reads.
     let tools: Vec<Tool> = conversion
         .operations
         .iter()
@@ -42,7 +43,6 @@ pub fn bindings(
             let mut tool = op.tool.clone();
             tool.input_schema = op.input.as_object().cloned().unwrap_or_default();
             tool.output_schema = op.output.as_ref().and_then(Value::as_object).cloned();
-            tool.description = Some(op.description.clone()).filter(|d| !d.trim().is_empty());
             tool
         })
         .collect();
