@@ -130,7 +130,11 @@ fn unknown_method_is_method_not_found() {
     assert_eq!(error_of(&r), -32601);
     assert_eq!(r["id"], json!(3));
     s.send(&json!({"jsonrpc":"2.0","id":4,"method":"server/discover","params":{}}));
-    assert_eq!(error_of(&s.recv()), -32601, "the 2026 probe gets -32601");
+    assert_eq!(
+        error_of(&s.recv()),
+        -32602,
+        "server/discover without its _meta is invalid params"
+    );
     s.still_serving(1);
 }
 
@@ -195,7 +199,14 @@ fn requests_before_initialize_are_rejected_but_ping_is_answered() {
     let mut s = Raw::spawn(bench_server());
     s.send(&json!({"jsonrpc":"2.0","id":1,"method":"tools/list"}));
     let r = s.recv();
-    assert_eq!(error_of(&r), -32600);
+    // Either a 2026-07-28 request without its _meta or a handshake-era request sent too early: the
+    // error says both.
+    assert_eq!(error_of(&r), -32602);
+    let msg = r["error"]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("initialize") && msg.contains("protocolVersion"),
+        "{msg}"
+    );
     s.send(&json!({"jsonrpc":"2.0","id":2,"method":"ping"}));
     assert_eq!(s.recv()["result"], json!({}));
     s.initialize("2025-06-18");

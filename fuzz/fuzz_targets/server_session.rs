@@ -45,7 +45,7 @@ fn server() -> &'static Server {
             .resource(ResourceRoute::new(
                 Resource { uri: "mem://a".into(), name: "a".into(), ..Default::default() },
                 |u: String, _v: UriVars, _c: Context| async move {
-                    Ok(ReadResourceResult { contents: vec![ResourceContents::text(u, None, "a")], meta: None })
+                    Ok(ReadResourceResult { contents: vec![ResourceContents::text(u, None, "a")], cache: None, meta: None })
                 },
             ))
             .prompt(PromptRoute::new(Prompt { name: "p".into(), ..Default::default() }, |_a: PromptArgs, _c: Context| async move {

@@ -128,6 +128,7 @@ fn features() -> ServerBuilder {
             |uri: String, _v: UriVars, _c: Context| async move {
                 Ok(ReadResourceResult {
                     contents: vec![ResourceContents::text(uri, Some("text/plain"), "A")],
+                    cache: None,
                     meta: None,
                 })
             },
@@ -145,6 +146,7 @@ fn features() -> ServerBuilder {
                         None,
                         format!("item {}", v["id"]),
                     )],
+                    cache: None,
                     meta: None,
                 })
             },

@@ -13,7 +13,7 @@ use mcp_runtime::protocol::{Implementation, ProtocolVersion};
 pub fn snapshot(conversion: &Conversion) -> crate::Snapshot {
     crate::Snapshot {
         server: Implementation::new(conversion.title.clone(), conversion.version.clone()),
-        protocol_version: ProtocolVersion::LATEST.as_str().to_string(),
+        protocol_version: ProtocolVersion::LATEST_LEGACY.as_str().to_string(),
         client_capabilities: Default::default(),
         tools: conversion.tools(),
     }

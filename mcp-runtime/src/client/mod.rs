@@ -76,7 +76,7 @@ impl Client {
         ClientBuilder {
             info: Implementation::new("mcp-runtime-client", env!("CARGO_PKG_VERSION")),
             capabilities: ClientCapabilities::default(),
-            version: ProtocolVersion::LATEST,
+            version: ProtocolVersion::LATEST_LEGACY,
             sampling: None,
             elicitation: None,
             roots: None,
@@ -177,7 +177,7 @@ impl ClientBuilder {
         Ok(Client {
             peer,
             version: ProtocolVersion::parse(&init.protocol_version)
-                .unwrap_or(ProtocolVersion::LATEST),
+                .unwrap_or(ProtocolVersion::LATEST_LEGACY),
             init,
             notifications,
             roots,
@@ -231,7 +231,7 @@ impl ClientBuilder {
         Ok(Client {
             peer,
             version: ProtocolVersion::parse(&init.protocol_version)
-                .unwrap_or(ProtocolVersion::LATEST),
+                .unwrap_or(ProtocolVersion::LATEST_LEGACY),
             init,
             notifications,
             roots,

@@ -29,7 +29,9 @@
 
 mod auth;
 mod client;
+pub mod headers;
 mod legacy;
+mod modern;
 mod server;
 mod session;
 pub mod sse;

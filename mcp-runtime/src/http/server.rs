@@ -218,6 +218,24 @@ impl StreamableHttpService {
         json_response(doc.to_string().into_bytes())
     }
 
+    /// Who the request authenticated as, for handlers and request-state binding: with a static bearer
+    /// token, a digest of the token (never the token itself).
+    pub(crate) fn principal(&self, headers: &HeaderMap) -> Option<String> {
+        use sha2::Digest;
+        self.inner.config.bearer_token.as_ref()?;
+        let token = headers
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())?;
+        let d = sha2::Sha256::digest(token.as_bytes());
+        Some(format!(
+            "bearer:{}",
+            d[..12]
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+        ))
+    }
+
     /// The bearer token check: 401 with a challenge naming the resource metadata.
     pub(crate) fn check_auth(&self, headers: &HeaderMap) -> Result<(), Response> {
         use subtle::ConstantTimeEq;
@@ -275,9 +293,21 @@ impl StreamableHttpService {
         }
     }
 
-    /// Stops: open SSE streams end, every session closes after in-flight calls had `grace` to finish.
+    /// GET and DELETE have no meaning for 2026-07-28 (no GET stream, no sessions): 405 for a client that
+    /// says it speaks it, or on an endpoint that speaks nothing else.
+    fn modern_only_or_modern_client(&self, headers: &HeaderMap) -> bool {
+        match self.inner.server.eras() {
+            crate::server::Eras::ModernOnly => true,
+            crate::server::Eras::LegacyOnly => false,
+            crate::server::Eras::Both => super::modern::header_is_modern(headers),
+        }
+    }
+
+    /// Stops: open SSE streams end, listen streams end gracefully, every session closes after in-flight
+    /// calls had `grace` to finish.
     pub async fn shutdown(&self, grace: Duration) {
         self.inner.shutdown.cancel();
+        self.inner.server.close_subscriptions();
         let sessions: Vec<_> = self
             .inner
             .sessions
@@ -375,7 +405,7 @@ impl StreamableHttpService {
         }
     }
 
-    fn new_session(&self) -> Arc<HttpSession> {
+    fn new_session(&self, principal: Option<String>) -> Arc<HttpSession> {
         let id = if self.inner.config.stateful {
             uuid::Uuid::new_v4().simple().to_string()
         } else {
@@ -383,7 +413,10 @@ impl StreamableHttpService {
         };
         let (peer, rx) =
             crate::connection::Peer::new(self.inner.server.connection_config().clone());
-        let handler = self.inner.server.session_handler(peer.clone());
+        let handler = self
+            .inner
+            .server
+            .session_handler_for(peer.clone(), principal);
         let s = HttpSession::new(id, peer, handler, self.inner.config.replay_buffer);
         s.spawn_router(rx);
         s.touch();
@@ -490,6 +523,12 @@ impl StreamableHttpService {
             Incoming::Ignored => return StatusCode::ACCEPTED.into_response(),
             _ => {}
         }
+        let eras = self.inner.server.eras();
+        if eras != crate::server::Eras::LegacyOnly
+            && (eras == crate::server::Eras::ModernOnly || super::modern::is_modern(&headers, &msg))
+        {
+            return super::modern::post(self, &headers, msg).await;
+        }
         if !self.inner.config.stateful {
             return self.post_stateless(&headers, msg, is_init).await;
         }
@@ -500,7 +539,7 @@ impl StreamableHttpService {
                     "the server is shutting down",
                 );
             }
-            let s = self.new_session();
+            let s = self.new_session(self.principal(&headers));
             if let Incoming::Request { params, .. } = &msg {
                 s.set_version(requested_version(*params));
             }
@@ -541,7 +580,7 @@ impl StreamableHttpService {
                 return r;
             }
         }
-        let session = self.new_session();
+        let session = self.new_session(self.principal(headers));
         if !is_init {
             // A stateless request stands alone: initialize a fresh session with the version the client sent.
             let version = headers
@@ -755,6 +794,9 @@ impl StreamableHttpService {
 
     async fn get(&self, req: Request) -> Response {
         let headers = req.headers();
+        if self.modern_only_or_modern_client(headers) {
+            return super::modern::method_not_allowed();
+        }
         if !self.inner.config.stateful {
             return plain(
                 StatusCode::METHOD_NOT_ALLOWED,
@@ -805,6 +847,9 @@ impl StreamableHttpService {
     }
 
     async fn delete(&self, req: Request) -> Response {
+        if self.modern_only_or_modern_client(req.headers()) {
+            return super::modern::method_not_allowed();
+        }
         if !self.inner.config.stateful {
             return plain(
                 StatusCode::METHOD_NOT_ALLOWED,
@@ -835,32 +880,50 @@ impl StreamableHttpService {
         live: Option<mpsc::UnboundedReceiver<Bytes>>,
         busy: Option<Busy>,
     ) -> Response {
-        let keep_alive = self.inner.config.keep_alive;
         // A POST stream runs until its answer, even during shutdown; other streams end at shutdown.
-        let shutdown = if busy.is_some() {
-            CancellationToken::new()
-        } else {
+        let ends_at_shutdown = busy.is_none();
+        let tail = futures_util::stream::unfold((live, busy), |(mut live, busy)| async move {
+            let ev = live.as_mut()?.recv().await?;
+            Some((ev, (live, busy)))
+        });
+        self.sse_stream(first, tail, ends_at_shutdown)
+    }
+
+    /// An SSE answer from any stream of events: `first`, then `tail` with a keep-alive comment after every
+    /// quiet `keep_alive`, until `tail` ends, the client goes away, or (if `ends_at_shutdown`) the server
+    /// shuts down.
+    pub(crate) fn sse_stream(
+        &self,
+        first: Vec<Bytes>,
+        tail: impl futures_util::Stream<Item = Bytes> + Send + 'static,
+        ends_at_shutdown: bool,
+    ) -> Response {
+        let keep_alive = self.inner.config.keep_alive;
+        let shutdown = if ends_at_shutdown {
             self.inner.shutdown.clone()
+        } else {
+            CancellationToken::new()
         };
         let head = futures_util::stream::iter(
             first.into_iter().map(Ok::<Bytes, std::convert::Infallible>),
         );
         // One timer per stream, pushed back after every event (not a new timer per event).
         let idle = keep_alive.map(|d| Box::pin(tokio::time::sleep(d)));
+        let tail = Box::pin(tail);
         let tail = futures_util::stream::unfold(
-            (live, shutdown, busy, idle),
-            move |(mut live, shutdown, busy, mut idle)| async move {
-                let rx = live.as_mut()?;
+            (Some(tail), shutdown, idle),
+            move |(mut tail, shutdown, mut idle)| async move {
+                let t = tail.as_mut()?;
                 let next = tokio::select! {
                     biased;
-                    m = rx.recv() => m,
+                    m = t.next() => m,
                     _ = shutdown.cancelled() => None,
                     _ = async { match idle.as_mut() { Some(t) => t.as_mut().await, None => std::future::pending().await } } => Some(sse::keep_alive()),
                 };
                 if let (Some(t), Some(d)) = (idle.as_mut(), keep_alive) {
                     t.as_mut().reset(tokio::time::Instant::now() + d);
                 }
-                next.map(|b| (Ok(b), (live, shutdown, busy, idle)))
+                next.map(|b| (Ok(b), (tail, shutdown, idle)))
             },
         );
         let body = Body::from_stream(head.chain(tail));
@@ -920,7 +983,7 @@ fn requested_version(params: Option<&RawValue>) -> ProtocolVersion {
     params
         .and_then(|p| serde_json::from_str::<P>(p.get()).ok())
         .map(|p| ProtocolVersion::negotiate(&p.protocol_version))
-        .unwrap_or(ProtocolVersion::LATEST)
+        .unwrap_or(ProtocolVersion::LATEST_LEGACY)
 }
 
 /// `MCP-Protocol-Version`: absent means 2025-03-26; an unknown value is a 400.
@@ -929,27 +992,27 @@ fn check_version_header(headers: &HeaderMap) -> Result<(), Response> {
         None => Ok(()),
         Some(v) => match v.to_str().ok().and_then(ProtocolVersion::parse) {
             Some(_) => Ok(()),
-            None => {
-                let supported: Vec<&str> =
-                    ProtocolVersion::ALL.iter().map(|v| v.as_str()).collect();
-                Err(rpc_error(
-                    StatusCode::BAD_REQUEST,
-                    None,
-                    ErrorObject::new(
-                        -32000,
-                        format!(
-                            "Bad Request: Unsupported protocol version {} (supported versions: {})",
-                            v.to_str().unwrap_or("?"),
-                            supported.join(", ")
-                        ),
-                    ),
-                ))
-            }
+            None => Err(rpc_error(
+                StatusCode::BAD_REQUEST,
+                None,
+                ErrorObject::unsupported_version(
+                    v.to_str().unwrap_or("?"),
+                    ProtocolVersion::supported_strings(),
+                ),
+            )),
         },
     }
 }
 
 pub(crate) fn accepts(headers: &HeaderMap, mime: &str) -> bool {
+    // What clients send nearly always, settled without splitting.
+    if let Some(v) = headers.get(header::ACCEPT) {
+        if v.as_bytes() == b"application/json, text/event-stream"
+            && (mime == "application/json" || mime == "text/event-stream")
+        {
+            return true;
+        }
+    }
     headers
         .get_all(header::ACCEPT)
         .iter()
@@ -994,7 +1057,7 @@ fn join_batch(frames: &[Vec<u8>]) -> Vec<u8> {
     out
 }
 
-fn json_response(body: Vec<u8>) -> Response {
+pub(crate) fn json_response(body: Vec<u8>) -> Response {
     let mut r = Response::new(Body::from(body));
     r.headers_mut().insert(
         header::CONTENT_TYPE,

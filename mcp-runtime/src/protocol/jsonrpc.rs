@@ -81,8 +81,14 @@ pub mod codes {
     pub const INTERNAL_ERROR: i32 = -32603;
     /// Resource not found (2024-11-05 to 2025-11-25 only).
     pub const RESOURCE_NOT_FOUND: i32 = -32002;
-    /// `URLElicitationRequiredError` (2025-11-25).
+    /// `URLElicitationRequiredError` (2025-11-25 only).
     pub const URL_ELICITATION_REQUIRED: i32 = -32042;
+    /// `HeaderMismatch` (2026-07-28): HTTP headers disagree with the body, or a required one is missing.
+    pub const HEADER_MISMATCH: i32 = -32020;
+    /// `MissingRequiredClientCapability` (2026-07-28), with `data.requiredCapabilities`.
+    pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i32 = -32021;
+    /// `UnsupportedProtocolVersion` (2026-07-28), with `data: {supported, requested}`.
+    pub const UNSUPPORTED_PROTOCOL_VERSION: i32 = -32022;
 }
 
 /// A JSON-RPC error object: `{code, message, data?}`.
@@ -124,6 +130,44 @@ impl ErrorObject {
     }
     pub fn internal(msg: impl Into<String>) -> Self {
         Self::new(codes::INTERNAL_ERROR, msg)
+    }
+    /// `-32020`: an HTTP header disagrees with the body, or a required one is missing or malformed.
+    pub fn header_mismatch(msg: impl fmt::Display) -> Self {
+        Self::new(codes::HEADER_MISMATCH, format!("Header mismatch: {msg}"))
+    }
+    /// `-32021`: the request needs client capabilities it did not declare (`required` is a
+    /// `ClientCapabilities` object naming them, e.g. `{"sampling": {}}`).
+    pub fn missing_client_capability(required: serde_json::Value) -> Self {
+        let names: Vec<String> = required
+            .as_object()
+            .map(|o| o.keys().cloned().collect())
+            .unwrap_or_default();
+        Self::new(
+            codes::MISSING_REQUIRED_CLIENT_CAPABILITY,
+            format!("Missing required client capability: {}", names.join(", ")),
+        )
+        .with_data(serde_json::json!({ "requiredCapabilities": required }))
+    }
+    /// `-32022`: the requested protocol version is not one this side speaks.
+    pub fn unsupported_version(requested: &str, supported: Vec<String>) -> Self {
+        Self::new(
+            codes::UNSUPPORTED_PROTOCOL_VERSION,
+            format!(
+                "Unsupported protocol version {requested:?} (supported: {})",
+                supported.join(", ")
+            ),
+        )
+        .with_data(serde_json::json!({ "supported": supported, "requested": requested }))
+    }
+    /// Whether this is one of the errors only a 2026-07-28 peer sends (`-32020`..`-32022`), which tells a
+    /// dual-era client it talks to a modern server.
+    pub fn is_modern_protocol_error(&self) -> bool {
+        matches!(
+            self.code,
+            codes::HEADER_MISMATCH
+                | codes::MISSING_REQUIRED_CLIENT_CAPABILITY
+                | codes::UNSUPPORTED_PROTOCOL_VERSION
+        )
     }
 }
 

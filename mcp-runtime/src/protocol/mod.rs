@@ -1,33 +1,47 @@
 //! The typed protocol model: every message of MCP 2025-11-25, with the fields of 2024-11-05, 2025-03-26 and
-//! 2025-06-18. Field names follow the spec's `schema.ts`; optional fields are omitted when absent so that a
-//! value round-trips to the same JSON.
+//! 2025-06-18, and the additions of 2026-07-28 (`meta`, `discover`, `mrtr`, `subscriptions`, `caching`) and of the
+//! skills extension (`skills`).
+//! Field names follow the spec's `schema.ts`; optional fields are omitted when absent so that a value
+//! round-trips to the same JSON.
 
+pub mod caching;
 pub mod completion;
 pub mod content;
+pub mod discover;
 pub mod elicitation;
 pub mod jsonrpc;
 pub mod lifecycle;
 pub mod logging;
+pub mod meta;
+pub mod mrtr;
 pub mod notifications;
 pub mod prompts;
 pub mod resources;
 pub mod roots;
 pub mod sampling;
+pub mod skills;
+pub mod subscriptions;
 pub mod tasks;
 pub mod tools;
 pub mod version;
 
+pub use caching::*;
 pub use completion::*;
 pub use content::*;
+pub use discover::*;
 pub use elicitation::*;
 pub use jsonrpc::*;
 pub use lifecycle::*;
 pub use logging::*;
+pub use meta::ProtocolMeta;
+pub use mrtr::*;
 pub use notifications::*;
 pub use prompts::*;
 pub use resources::*;
 pub use roots::*;
 pub use sampling::*;
+pub use skills::*;
+pub use subscriptions::*;
 pub use tasks::*;
 pub use tools::*;
 pub use version::*;

@@ -52,7 +52,17 @@ pub mod methods {
     pub const SAMPLING_CREATE_MESSAGE: &str = "sampling/createMessage";
     pub const ELICITATION_CREATE: &str = "elicitation/create";
     pub const ROOTS_LIST: &str = "roots/list";
+    /// The skills extension (SEP-2640).
+    pub const SKILLS_LIST: &str = "skills/list";
+    pub const SKILLS_GET: &str = "skills/get";
+    pub const RESOURCES_DIRECTORY_READ: &str = "resources/directory/read";
     pub const SERVER_DISCOVER: &str = "server/discover";
+    pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
+    pub const TASKS_GET: &str = "tasks/get";
+    pub const TASKS_RESULT: &str = "tasks/result";
+    pub const TASKS_LIST: &str = "tasks/list";
+    pub const TASKS_CANCEL: &str = "tasks/cancel";
+    pub const TASKS_UPDATE: &str = "tasks/update";
 
     pub const INITIALIZED: &str = "notifications/initialized";
     pub const CANCELLED: &str = "notifications/cancelled";
@@ -64,4 +74,6 @@ pub mod methods {
     pub const PROMPTS_LIST_CHANGED: &str = "notifications/prompts/list_changed";
     pub const ROOTS_LIST_CHANGED: &str = "notifications/roots/list_changed";
     pub const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
+    pub const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+    pub const TASKS_STATUS: &str = "notifications/tasks/status";
 }

@@ -36,6 +36,9 @@ pub struct ListPromptsResult {
     pub prompts: Vec<Prompt>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<Cursor>,
+    /// 2026-07-28 caching hints (`ttlMs`, `cacheScope`).
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<super::CacheHints>,
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
 }

@@ -50,6 +50,9 @@ pub struct ListResourcesResult {
     pub resources: Vec<Resource>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<Cursor>,
+    /// 2026-07-28 caching hints (`ttlMs`, `cacheScope`).
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<super::CacheHints>,
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
 }
@@ -60,6 +63,9 @@ pub struct ListResourceTemplatesResult {
     pub resource_templates: Vec<ResourceTemplate>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<Cursor>,
+    /// 2026-07-28 caching hints (`ttlMs`, `cacheScope`).
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<super::CacheHints>,
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
 }
@@ -80,6 +86,9 @@ pub type ResourceUpdatedParams = ResourceUriParams;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ReadResourceResult {
     pub contents: Vec<ResourceContents>,
+    /// 2026-07-28 caching hints (`ttlMs`, `cacheScope`).
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<super::CacheHints>,
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
 }

@@ -9,17 +9,30 @@ pub enum ProtocolVersion {
     V2025_03_26,
     V2025_06_18,
     V2025_11_25,
+    /// The stateless era: no handshake, version and capabilities in every request's `_meta`.
+    V2026_07_28,
 }
 
 impl ProtocolVersion {
-    /// Every version we negotiate, oldest first.
-    pub const ALL: [ProtocolVersion; 4] = [
+    /// Every version we speak, oldest first.
+    pub const ALL: [ProtocolVersion; 5] = [
+        ProtocolVersion::V2024_11_05,
+        ProtocolVersion::V2025_03_26,
+        ProtocolVersion::V2025_06_18,
+        ProtocolVersion::V2025_11_25,
+        ProtocolVersion::V2026_07_28,
+    ];
+    /// The handshake-era versions, the ones `initialize` negotiates, oldest first.
+    pub const LEGACY: [ProtocolVersion; 4] = [
         ProtocolVersion::V2024_11_05,
         ProtocolVersion::V2025_03_26,
         ProtocolVersion::V2025_06_18,
         ProtocolVersion::V2025_11_25,
     ];
-    pub const LATEST: ProtocolVersion = ProtocolVersion::V2025_11_25;
+    /// The newest handshake-era version: what `initialize` counter-offers.
+    pub const LATEST_LEGACY: ProtocolVersion = ProtocolVersion::V2025_11_25;
+    /// The newest version, of the stateless era.
+    pub const MODERN: ProtocolVersion = ProtocolVersion::V2026_07_28;
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -27,6 +40,7 @@ impl ProtocolVersion {
             ProtocolVersion::V2025_03_26 => "2025-03-26",
             ProtocolVersion::V2025_06_18 => "2025-06-18",
             ProtocolVersion::V2025_11_25 => "2025-11-25",
+            ProtocolVersion::V2026_07_28 => "2026-07-28",
         }
     }
 
@@ -34,9 +48,26 @@ impl ProtocolVersion {
         Self::ALL.into_iter().find(|v| v.as_str() == s)
     }
 
-    /// The version rule: the requested one when we support it, otherwise a counter-offer of our latest.
+    /// The `initialize` version rule: the requested one when it is a handshake-era version we support,
+    /// otherwise a counter-offer of our latest handshake-era version (2026-07-28 has no handshake).
     pub fn negotiate(requested: &str) -> Self {
-        Self::parse(requested).unwrap_or(Self::LATEST)
+        Self::parse(requested)
+            .filter(|v| !v.is_modern())
+            .unwrap_or(Self::LATEST_LEGACY)
+    }
+
+    /// Whether this version belongs to the stateless era (per-request `_meta`, no `initialize`).
+    pub fn is_modern(self) -> bool {
+        self >= ProtocolVersion::V2026_07_28
+    }
+
+    /// Every supported version as strings, newest first (what `server/discover` and `-32022` list).
+    pub fn supported_strings() -> Vec<String> {
+        Self::ALL
+            .iter()
+            .rev()
+            .map(|v| v.as_str().to_string())
+            .collect()
     }
 
     /// JSON-RPC batches exist only in 2025-03-26.

@@ -20,9 +20,11 @@
 //! [`ToolDef::profile`] or per impl block with `tool_routes_with`.
 
 mod def;
+pub mod header_params;
 mod portable;
 
 pub use def::ToolDef;
+pub use header_params::{header_params, HeaderParam, HeaderParamType};
 pub use portable::{make_portable, STANDARD_FORMATS};
 
 use crate::protocol::JsonObject;

@@ -1,18 +1,51 @@
 //! What a handler gets besides its arguments: cancellation, progress, logging, and requests to the client.
+//!
+//! The same handler code serves both eras. [`Context::elicit`], [`Context::create_message`] and
+//! [`Context::list_roots`] send a real request to a handshake-era client; under protocol 2026-07-28 the
+//! server sends no requests, so they end the call with `resultType: "input_required"` and the handler
+//! runs again, from the start, when the client retries with the answers, which it then gets in the order
+//! it asks. **A handler may therefore run more than once for one call**: work before its first input
+//! request is repeated on every round; do side effects after the inputs are in, or make them idempotent.
 
+use super::era::ModernRequest;
+use super::mrtr::InputRound;
 use super::session::SessionState;
 use crate::connection::RequestOptions;
 use crate::error::Error;
 use crate::framing::to_raw;
 use crate::protocol::{
     methods, ClientCapabilities, CreateMessageParams, CreateMessageResult, ElicitParams,
-    ElicitResult, Implementation, ListRootsResult, LoggingLevel, LoggingMessageParams,
-    ProgressParams, ProgressToken, ProtocolVersion, RequestId,
+    ElicitResult, ErrorObject, Implementation, InputRequest, ListRootsResult, LoggingLevel,
+    LoggingMessageParams, ProgressParams, ProgressToken, ProtocolVersion, RequestId,
 };
 use serde::de::DeserializeOwned;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
+
+/// An input request with a key the handler chose; see [`Context::input`].
+pub struct NamedInput<'a> {
+    ctx: &'a Context,
+    key: &'a str,
+}
+
+impl NamedInput<'_> {
+    /// [`Context::elicit`], answered under this key.
+    pub async fn elicit(self, params: ElicitParams) -> Result<ElicitResult, Error> {
+        self.ctx.input_elicit(Some(self.key), params).await
+    }
+    /// [`Context::create_message`], answered under this key.
+    pub async fn create_message(
+        self,
+        params: CreateMessageParams,
+    ) -> Result<CreateMessageResult, Error> {
+        self.ctx.input_create_message(Some(self.key), params).await
+    }
+    /// [`Context::list_roots`], answered under this key.
+    pub async fn list_roots(self) -> Result<ListRootsResult, Error> {
+        self.ctx.input_list_roots(Some(self.key)).await
+    }
+}
 
 /// The context of one request. Cheap to clone; a `#[tool]` function takes it as an argument of type
 /// `Context` and it stays out of the tool's schema.
@@ -23,6 +56,10 @@ pub struct Context {
     token: CancellationToken,
     progress_token: Option<ProgressToken>,
     last_progress: Arc<AtomicU64>,
+    /// A 2026-07-28 request's own declarations (`None`: the handshake era, served by the session).
+    modern: Option<Arc<ModernRequest>>,
+    /// Where input requests go under 2026-07-28 (only `tools/call`, `prompts/get`, `resources/read`).
+    input: Option<Arc<InputRound>>,
 }
 
 impl Context {
@@ -38,7 +75,33 @@ impl Context {
             token,
             progress_token,
             last_progress: Arc::new(AtomicU64::new(f64::NEG_INFINITY.to_bits())),
+            modern: None,
+            input: None,
         }
+    }
+
+    /// This context serves a 2026-07-28 request.
+    pub(crate) fn modern(mut self, m: Arc<ModernRequest>, input: Option<Arc<InputRound>>) -> Self {
+        self.modern = Some(m);
+        self.input = input;
+        self
+    }
+
+    /// Whether this request is served by the stateless rules of protocol 2026-07-28.
+    pub fn is_modern(&self) -> bool {
+        self.modern.is_some()
+    }
+
+    /// The server serving this request (to change its tools, prompts or resources, or notify).
+    pub fn server(&self) -> super::Server {
+        super::Server {
+            inner: self.session.server.clone(),
+        }
+    }
+
+    /// Who the transport authenticated, if it did (for example the subject of a verified bearer token).
+    pub fn principal(&self) -> Option<&str> {
+        self.session.principal()
     }
 
     /// The id of the request being handled.
@@ -100,7 +163,12 @@ impl Context {
         logger: Option<&str>,
         data: impl serde::Serialize,
     ) {
-        if !self.session.log_enabled(level) {
+        let wanted = match &self.modern {
+            // 2026-07-28: only when the request asked for a level, and at or above it.
+            Some(m) => m.log_level.is_some_and(|min| level >= min),
+            None => self.session.log_enabled(level),
+        };
+        if !wanted {
             return;
         }
         let params = LoggingMessageParams {
@@ -122,62 +190,169 @@ impl Context {
         self.log(LoggingLevel::Info, None, text.into()).await
     }
 
-    /// The negotiated protocol version.
+    /// The protocol version of this request: the one it declares (2026-07-28), or the one `initialize`
+    /// negotiated.
     pub fn protocol_version(&self) -> ProtocolVersion {
-        self.session.version()
+        match &self.modern {
+            Some(m) => m.version,
+            None => self.session.version(),
+        }
     }
 
-    /// What the client declared.
+    /// What the client declared: in this request's `_meta` (2026-07-28), or at `initialize`.
     pub fn client_capabilities(&self) -> ClientCapabilities {
-        self.session.client_capabilities()
+        match &self.modern {
+            Some(m) => m.capabilities.clone(),
+            None => self.session.client_capabilities(),
+        }
     }
 
     pub fn client_info(&self) -> Option<Implementation> {
-        self.session.client_info.get().cloned()
+        match &self.modern {
+            Some(m) => m.client_info.clone(),
+            None => self.session.client_info.get().cloned(),
+        }
     }
 
-    /// `sampling/createMessage`: asks the client's model. Refused without the `sampling` capability.
+    /// Asks the client for input. `missing` names the capability the request needs when the client
+    /// lacks it (as a `ClientCapabilities` object, e.g. `{"sampling": {}}`), with its short name.
+    async fn ask<R: DeserializeOwned>(
+        &self,
+        key: Option<&str>,
+        request: InputRequest,
+        missing: Option<(&'static str, serde_json::Value)>,
+    ) -> Result<R, Error> {
+        if self.modern.is_some() {
+            let Some(round) = &self.input else {
+                return Err(Error::Protocol(format!(
+                    "{} is not possible here: under protocol 2026-07-28 only tools/call, prompts/get and                      resources/read can ask the client for input",
+                    request.method()
+                )));
+            };
+            if let Some((_, required)) = missing {
+                // The request cannot be served: -32021 names what the client must declare.
+                return Ok(round
+                    .refuse(ErrorObject::missing_client_capability(required))
+                    .await);
+            }
+            return Ok(round.ask(key.map(str::to_string), request).await);
+        }
+        if let Some((name, _)) = missing {
+            return Err(Error::CapabilityMissing(name));
+        }
+        match request {
+            InputRequest::Elicit(p) => self.request(methods::ELICITATION_CREATE, &p).await,
+            InputRequest::CreateMessage(p) => {
+                self.request(methods::SAMPLING_CREATE_MESSAGE, &p).await
+            }
+            InputRequest::ListRoots => {
+                self.request(methods::ROOTS_LIST, &serde_json::json!({}))
+                    .await
+            }
+        }
+    }
+
+    /// `sampling/createMessage`: asks the client's model. Refused without the `sampling` capability (and
+    /// `sampling.tools` when the request offers tools): an error in the handshake era, `-32021` for the
+    /// whole request under 2026-07-28. Under 2026-07-28 this becomes an input request (see the module
+    /// docs: the handler runs again with the answer).
     pub async fn create_message(
         &self,
         params: CreateMessageParams,
     ) -> Result<CreateMessageResult, Error> {
-        if self.client_capabilities().sampling.is_none() {
-            return Err(Error::CapabilityMissing("sampling"));
-        }
-        self.request(methods::SAMPLING_CREATE_MESSAGE, &params)
-            .await
+        self.input_create_message(None, params).await
     }
 
-    /// `elicitation/create`: asks the user. Refused without the `elicitation` capability (or its URL mode).
-    pub async fn elicit(&self, params: ElicitParams) -> Result<ElicitResult, Error> {
+    async fn input_create_message(
+        &self,
+        key: Option<&str>,
+        params: CreateMessageParams,
+    ) -> Result<CreateMessageResult, Error> {
         let caps = self.client_capabilities();
-        let Some(el) = caps.elicitation else {
-            return Err(Error::CapabilityMissing("elicitation"));
+        let missing = match &caps.sampling {
+            None => Some(("sampling", serde_json::json!({"sampling": {}}))),
+            Some(s) if params.tools.is_some() && s.tools.is_none() => Some((
+                "sampling.tools",
+                serde_json::json!({"sampling": {"tools": {}}}),
+            )),
+            Some(_) => None,
         };
-        if params.is_url() && !el.supports_url() {
-            return Err(Error::CapabilityMissing("elicitation.url"));
-        }
-        if !params.is_url() && !el.supports_form() {
-            return Err(Error::CapabilityMissing("elicitation.form"));
-        }
-        self.request(methods::ELICITATION_CREATE, &params).await
-    }
-
-    /// `roots/list`. Refused without the `roots` capability.
-    pub async fn list_roots(&self) -> Result<ListRootsResult, Error> {
-        if self.client_capabilities().roots.is_none() {
-            return Err(Error::CapabilityMissing("roots"));
-        }
-        self.request(methods::ROOTS_LIST, &serde_json::json!({}))
+        self.ask(key, InputRequest::CreateMessage(params), missing)
             .await
     }
 
-    /// Any request to the client, on behalf of this one.
+    /// `elicitation/create`: asks the user. Refused without the `elicitation` capability (or its URL
+    /// mode). Under 2026-07-28 this becomes an input request (see the module docs).
+    pub async fn elicit(&self, params: ElicitParams) -> Result<ElicitResult, Error> {
+        self.input_elicit(None, params).await
+    }
+
+    async fn input_elicit(
+        &self,
+        key: Option<&str>,
+        mut params: ElicitParams,
+    ) -> Result<ElicitResult, Error> {
+        let caps = self.client_capabilities();
+        let missing = match &caps.elicitation {
+            None => Some(("elicitation", serde_json::json!({"elicitation": {}}))),
+            Some(el) if params.is_url() && !el.supports_url() => Some((
+                "elicitation.url",
+                serde_json::json!({"elicitation": {"url": {}}}),
+            )),
+            Some(el) if !params.is_url() && !el.supports_form() => Some((
+                "elicitation.form",
+                serde_json::json!({"elicitation": {"form": {}}}),
+            )),
+            Some(_) => None,
+        };
+        if self.modern.is_some() {
+            // 2026-07-28 has no elicitation ids: the retry itself tells the outcome.
+            params.elicitation_id = None;
+        }
+        self.ask(key, InputRequest::Elicit(params), missing).await
+    }
+
+    /// `roots/list`. Refused without the `roots` capability. Under 2026-07-28 this becomes an input
+    /// request (see the module docs).
+    pub async fn list_roots(&self) -> Result<ListRootsResult, Error> {
+        self.input_list_roots(None).await
+    }
+
+    async fn input_list_roots(&self, key: Option<&str>) -> Result<ListRootsResult, Error> {
+        let missing = self
+            .client_capabilities()
+            .roots
+            .is_none()
+            .then(|| ("roots", serde_json::json!({"roots": {}})));
+        self.ask(key, InputRequest::ListRoots, missing).await
+    }
+
+    /// Names the next input request: under 2026-07-28 the client answers it under this key (`inputRequests`
+    /// and `inputResponses` are maps by key). Without a name a key is made from the request's kind and
+    /// position (`elicit-1`). A key names one question: asking it again in the same call gets the same
+    /// answer. Ignored in the handshake era, where input requests are real requests.
+    ///
+    /// ```no_run
+    /// # async fn demo(ctx: mcp_runtime::Context, form: mcp_runtime::protocol::ElicitParams) {
+    /// let answer = ctx.input("user_name").elicit(form).await;
+    /// # }
+    /// ```
+    pub fn input<'a>(&'a self, key: &'a str) -> NamedInput<'a> {
+        NamedInput { ctx: self, key }
+    }
+
+    /// Any request to the client, on behalf of this one (handshake era only: a 2026-07-28 server sends no
+    /// requests; use [`Context::elicit`], [`Context::create_message`] or [`Context::list_roots`]).
     pub async fn request<P: serde::Serialize, R: DeserializeOwned>(
         &self,
         method: &str,
         params: &P,
     ) -> Result<R, Error> {
+        if self.modern.is_some() {
+            return Err(Error::Protocol(format!(
+                "a server sends no requests under protocol 2026-07-28 ({method} was asked)"
+            )));
+        }
         let raw = to_raw(params).map_err(|e| Error::Protocol(e.message))?;
         let opts = RequestOptions {
             related: Some(self.request_id.clone()),

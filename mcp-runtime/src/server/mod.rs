@@ -1,17 +1,26 @@
 //! The server: what it offers (tools, resources, prompts, completion), how it is built, and how it serves.
 
 mod context;
+pub mod era;
+mod listen;
 pub mod logging;
+mod mrtr;
 pub mod prompts;
 mod registry;
+pub mod request_state;
 pub mod resources;
 pub mod session;
+pub mod skills;
+mod stamp;
 pub mod tool_result;
 pub mod tools;
 
-pub use context::Context;
+pub use context::{Context, NamedInput};
+pub use era::ModernRequest;
 pub use prompts::{PromptArgs, PromptHandler, PromptRoute};
+pub use request_state::{RequestStateKeys, StateKeyError};
 pub use resources::{ResourceHandler, ResourceRoute, ResourceTemplateRoute, UriTemplate, UriVars};
+pub use skills::{Skill, SkillError};
 pub use tool_result::{IntoContent, IntoPromptResult, IntoResourceResult};
 pub use tools::{ArgumentError, Arguments, ToolHandler, ToolRoute};
 
@@ -23,8 +32,23 @@ use registry::Registry;
 use serde_json::value::RawValue;
 use session::{ServerHandler, SessionState};
 use std::future::Future;
+use std::path::Path;
 use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
+use tokio_util::sync::CancellationToken;
+
+/// Which protocol eras a server speaks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Eras {
+    /// The handshake era (2024-11-05 to 2025-11-25) and 2026-07-28, chosen per request: the default.
+    #[default]
+    Both,
+    /// Only 2026-07-28: `initialize` is refused (naming the version to use), GET/DELETE on HTTP are 405.
+    ModernOnly,
+    /// Only the handshake era: `server/discover` is an unknown method, as in servers before 2026.
+    LegacyOnly,
+}
 
 /// Answers `completion/complete`. Implemented for `Fn(CompleteParams, Context) -> impl Future` closures.
 pub trait CompletionHandler: Send + Sync + 'static {
@@ -62,6 +86,22 @@ pub enum ServerError {
     InvalidTool(String),
     #[error("invalid resource template: {0}")]
     InvalidTemplate(String),
+    #[error("invalid skill: {0}")]
+    InvalidSkill(SkillError),
+}
+
+fn check_tool(route: &mut ToolRoute) -> Result<(), ServerError> {
+    tools::validate_tool_name(&route.tool.name).map_err(ServerError::InvalidTool)?;
+    if route.tool.input_schema.get("type").and_then(|t| t.as_str()) != Some("object") {
+        return Err(ServerError::InvalidTool(format!(
+            "tool `{}`: inputSchema must have type \"object\"",
+            route.tool.name
+        )));
+    }
+    let params = crate::schema::header_params(&route.tool.input_schema)
+        .map_err(|e| ServerError::InvalidTool(format!("tool `{}`: {e}", route.tool.name)))?;
+    route.header_params = params.into();
+    Ok(())
 }
 
 pub(crate) struct ServerInner {
@@ -71,14 +111,28 @@ pub(crate) struct ServerInner {
     pub(crate) resources: Registry<ResourceRoute>,
     pub(crate) templates: Registry<ResourceTemplateRoute>,
     pub(crate) prompts: Registry<PromptRoute>,
+    /// The skills extension (SEP-2640): `None` when the server does not declare it.
+    pub(crate) skills: Option<skills::SkillCatalog>,
     pub(crate) completion: Option<Arc<dyn CompletionHandler>>,
     pub(crate) on_roots_changed: Option<Arc<dyn Fn() + Send + Sync>>,
-    offers_tools: bool,
+    pub(crate) offers_tools: bool,
     offers_resources: bool,
     offers_prompts: bool,
     page_size: usize,
     pub(crate) config: ConnectionConfig,
     sessions: Mutex<Vec<Weak<SessionState>>>,
+    pub(crate) eras: Eras,
+    /// The server's `Implementation`, serialized once, for the `_meta` of 2026-07-28 results.
+    pub(crate) info_raw: Box<RawValue>,
+    pub(crate) info_in_results: bool,
+    /// Caching hints of `server/discover` and of list items that set none.
+    pub(crate) cache: CacheHints,
+    /// Caching hints of `resources/read` results whose resource sets none.
+    pub(crate) read_cache: CacheHints,
+    pub(crate) sealer: mrtr::StateSealer,
+    pub(crate) listeners: listen::Listeners,
+    /// Cancelled when the server closes its `subscriptions/listen` streams.
+    pub(crate) closing: CancellationToken,
 }
 
 impl ServerInner {
@@ -95,8 +149,22 @@ impl ServerInner {
             prompts: self.offers_prompts.then(|| listed.clone()).flatten(),
             logging: Some(JsonObject::new()),
             completions: self.completion.as_ref().map(|_| JsonObject::new()),
+            extensions: self.extensions(),
             ..Default::default()
         }
+    }
+
+    /// `capabilities.extensions`: each declared extension's settings under its identifier.
+    fn extensions(&self) -> Option<JsonObject> {
+        let mut ext = JsonObject::new();
+        if self.skills.is_some() {
+            let settings = skills::SkillCatalog::capability();
+            ext.insert(
+                SKILLS_EXTENSION.into(),
+                serde_json::to_value(settings).unwrap_or_default(),
+            );
+        }
+        (!ext.is_empty()).then_some(ext)
     }
 
     pub(crate) fn has_resources(&self) -> bool {
@@ -106,74 +174,127 @@ impl ServerInner {
         self.offers_prompts
     }
 
+    /// A page of a list; `stamp` (2026-07-28) adds `resultType`, the server's identity and caching hints:
+    /// the shortest freshness of the page's items, and a scope that is private if any item of the whole
+    /// list is (every page of a list has the same scope).
+    fn page<T: registry::Keyed + Clone, I: serde::Serialize>(
+        &self,
+        set: &registry::Set<T>,
+        params: Option<&RawValue>,
+        key: &'static str,
+        item: impl Fn(&T) -> &I,
+        hints: impl Fn(&T) -> Option<CacheHints>,
+        stamp: Option<&stamp::Stamp<'_>>,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        let p: PaginatedParams = parse_params(params)?;
+        let (page, next) = set.page(p.cursor.as_deref(), self.page_size)?;
+        let items: Vec<&I> = page.iter().map(&item).collect();
+        let body = ListPage {
+            items: (key, &items),
+            next_cursor: next,
+        };
+        let Some(stamp) = stamp else {
+            return to_raw(&body);
+        };
+        // Each item's own hints, or the server's; the list is as fresh as its stalest item on this
+        // page, and private if any item of the whole list is.
+        let base = stamp.cache.unwrap_or(self.cache);
+        let effective = |t: &T| hints(t).unwrap_or(base);
+        let scope = set
+            .items
+            .iter()
+            .map(|t| effective(t).cache_scope)
+            .max()
+            .unwrap_or(base.cache_scope);
+        let ttl = page
+            .iter()
+            .map(|t| effective(t).ttl_ms)
+            .min()
+            .unwrap_or(base.ttl_ms);
+        stamp::Stamp {
+            result_type: stamp.result_type.clone(),
+            cache: Some(CacheHints::new(ttl, scope)),
+            server_info: stamp.server_info,
+        }
+        .apply(&body, None)
+    }
+
     pub(crate) fn list_tools(
         &self,
         params: Option<&RawValue>,
+        stamp: Option<&stamp::Stamp<'_>>,
     ) -> Result<Box<RawValue>, ErrorObject> {
-        let p: PaginatedParams = parse_params(params)?;
         let set = self.tools.snapshot();
-        let (page, next) = set.page(p.cursor.as_deref(), self.page_size)?;
-        let tools: Vec<&Tool> = page.iter().map(|r| &r.tool).collect();
-        to_raw(&ListPage {
-            items: ("tools", &tools),
-            next_cursor: next,
-        })
+        self.page(&set, params, "tools", |r| &r.tool, |r| r.cache, stamp)
     }
 
     pub(crate) fn list_resources(
         &self,
         params: Option<&RawValue>,
+        stamp: Option<&stamp::Stamp<'_>>,
     ) -> Result<Box<RawValue>, ErrorObject> {
-        let p: PaginatedParams = parse_params(params)?;
         let set = self.resources.snapshot();
-        let (page, next) = set.page(p.cursor.as_deref(), self.page_size)?;
-        let items: Vec<&Resource> = page.iter().map(|r| &r.resource).collect();
-        to_raw(&ListPage {
-            items: ("resources", &items),
-            next_cursor: next,
-        })
+        self.page(
+            &set,
+            params,
+            "resources",
+            |r| &r.resource,
+            |r| r.cache,
+            stamp,
+        )
     }
 
     pub(crate) fn list_resource_templates(
         &self,
         params: Option<&RawValue>,
+        stamp: Option<&stamp::Stamp<'_>>,
     ) -> Result<Box<RawValue>, ErrorObject> {
-        let p: PaginatedParams = parse_params(params)?;
         let set = self.templates.snapshot();
-        let (page, next) = set.page(p.cursor.as_deref(), self.page_size)?;
-        let items: Vec<&ResourceTemplate> = page.iter().map(|r| &r.template).collect();
-        to_raw(&ListPage {
-            items: ("resourceTemplates", &items),
-            next_cursor: next,
-        })
+        self.page(
+            &set,
+            params,
+            "resourceTemplates",
+            |r| &r.template,
+            |r| r.cache,
+            stamp,
+        )
     }
 
     pub(crate) fn list_prompts(
         &self,
         params: Option<&RawValue>,
+        stamp: Option<&stamp::Stamp<'_>>,
     ) -> Result<Box<RawValue>, ErrorObject> {
-        let p: PaginatedParams = parse_params(params)?;
         let set = self.prompts.snapshot();
-        let (page, next) = set.page(p.cursor.as_deref(), self.page_size)?;
-        let items: Vec<&Prompt> = page.iter().map(|r| &r.prompt).collect();
-        to_raw(&ListPage {
-            items: ("prompts", &items),
-            next_cursor: next,
+        self.page(&set, params, "prompts", |r| &r.prompt, |r| r.cache, stamp)
+    }
+
+    /// Whether `subscriptions/listen` has anything to deliver.
+    pub(crate) fn offers_listen(&self) -> bool {
+        self.offers_tools || self.offers_prompts || self.offers_resources
+    }
+
+    /// The handler of a URI, the template's variables, and the resource's caching hints.
+    pub(crate) fn find_resource(
+        &self,
+        uri: &str,
+    ) -> Option<(Arc<dyn ResourceHandler>, UriVars, Option<CacheHints>)> {
+        if let Some(r) = self.resources.snapshot().get(uri) {
+            return Some((r.handler.clone(), UriVars::new(), r.cache));
+        }
+        // A skill's files other than its SKILL.md are read like resources but not listed.
+        if let Some((handler, cache)) = self.skills.as_ref().and_then(|s| s.file(uri)) {
+            return Some((handler, UriVars::new(), cache));
+        }
+        let templates = self.templates.snapshot();
+        templates.items.iter().find_map(|t| {
+            t.parsed
+                .matches(uri)
+                .map(|vars| (t.handler.clone(), vars, t.cache))
         })
     }
 
-    pub(crate) fn find_resource(&self, uri: &str) -> Option<(Arc<dyn ResourceHandler>, UriVars)> {
-        if let Some(r) = self.resources.snapshot().get(uri) {
-            return Some((r.handler.clone(), UriVars::new()));
-        }
-        let templates = self.templates.snapshot();
-        templates
-            .items
-            .iter()
-            .find_map(|t| t.parsed.matches(uri).map(|vars| (t.handler.clone(), vars)))
-    }
-
-    fn add_session(&self, s: &Arc<SessionState>) {
+    pub(crate) fn add_session(&self, s: &Arc<SessionState>) {
         let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
         sessions.retain(|w| w.strong_count() > 0);
         sessions.push(Arc::downgrade(s));
@@ -188,17 +309,22 @@ impl ServerInner {
             .collect()
     }
 
+    /// A change notification to the handshake-era sessions `only` selects and to the 2026-07-28 listen
+    /// streams `wants` selects.
     fn broadcast(
         &self,
         method: &str,
-        params: Option<&RawValue>,
+        params: Option<serde_json::Value>,
         only: impl Fn(&SessionState) -> bool,
+        wants: impl Fn(&SubscriptionFilter) -> bool,
     ) {
+        let raw = params.as_ref().and_then(|p| to_raw(p).ok());
         for s in self.live_sessions() {
             if only(&s) {
-                s.peer.try_notify(method, params, None);
+                s.peer.try_notify(method, raw.as_deref(), None);
             }
         }
+        self.listeners.notify(method, params.as_ref(), wants);
     }
 }
 
@@ -234,12 +360,20 @@ pub struct ServerBuilder {
     resources: Vec<ResourceRoute>,
     templates: Vec<ResourceTemplateRoute>,
     prompts: Vec<PromptRoute>,
+    /// `Some` once a skill or a skills directory is given: the server declares the skills extension.
+    skills: Option<Vec<Skill>>,
     completion: Option<Arc<dyn CompletionHandler>>,
     on_roots_changed: Option<Arc<dyn Fn() + Send + Sync>>,
     offer: (bool, bool, bool),
     page_size: usize,
     config: ConnectionConfig,
     errors: Vec<ServerError>,
+    eras: Eras,
+    info_in_results: bool,
+    cache: CacheHints,
+    read_cache: CacheHints,
+    state_keys: Option<RequestStateKeys>,
+    state_ttl: Duration,
 }
 
 impl Server {
@@ -251,18 +385,49 @@ impl Server {
             resources: Vec::new(),
             templates: Vec::new(),
             prompts: Vec::new(),
+            skills: None,
             completion: None,
             on_roots_changed: None,
             offer: (false, false, false),
             page_size: 100,
             config: ConnectionConfig::default(),
             errors: Vec::new(),
+            eras: Eras::Both,
+            info_in_results: true,
+            cache: CacheHints::new(0, CacheScope::Public),
+            read_cache: CacheHints::new(0, CacheScope::Private),
+            state_keys: None,
+            state_ttl: Duration::from_secs(10 * 60),
         }
     }
 
     /// The capabilities this server declares.
     pub fn capabilities(&self) -> ServerCapabilities {
         self.inner.capabilities()
+    }
+
+    /// Which eras this server speaks.
+    pub fn eras(&self) -> Eras {
+        self.inner.eras
+    }
+
+    /// The `x-mcp-header` arguments of a tool (empty for an unknown tool or one without any).
+    pub fn tool_header_params(&self, name: &str) -> Arc<[crate::schema::HeaderParam]> {
+        self.inner
+            .tools
+            .snapshot()
+            .get(name)
+            .map(|r| r.header_params.clone())
+            .unwrap_or_else(|| Arc::from([]))
+    }
+
+    /// Every skill this server serves (SEP-2640), as `skills/list` lists them.
+    pub fn skills(&self) -> Vec<SkillEntry> {
+        self.inner
+            .skills
+            .as_ref()
+            .map(|c| c.entries.items.iter().map(|r| r.entry.clone()).collect())
+            .unwrap_or_default()
     }
 
     /// Every tool, in registration order.
@@ -278,22 +443,48 @@ impl Server {
 
     /// Adds a tool while serving and tells every session (`notifications/tools/list_changed`).
     pub fn add_tool(&self, route: ToolRoute) -> Result<(), ServerError> {
-        tools::validate_tool_name(&route.tool.name).map_err(ServerError::InvalidTool)?;
+        let mut route = route;
+        check_tool(&mut route)?;
         self.inner
             .tools
             .insert(route)
             .map_err(ServerError::DuplicateTool)?;
-        self.inner
-            .broadcast(methods::TOOLS_LIST_CHANGED, None, |_| true);
+        self.notify_tools_list_changed();
         Ok(())
+    }
+
+    /// Tells every session and listen stream that the tool list changed (`notifications/tools/list_changed`),
+    /// for servers whose tools change without [`Server::add_tool`] (a list filtered per user, say).
+    pub fn notify_tools_list_changed(&self) {
+        self.inner
+            .broadcast(methods::TOOLS_LIST_CHANGED, None, |_| true, |f| f.tools());
+    }
+
+    /// Tells every session and listen stream that the prompt list changed.
+    pub fn notify_prompts_list_changed(&self) {
+        self.inner.broadcast(
+            methods::PROMPTS_LIST_CHANGED,
+            None,
+            |_| true,
+            |f| f.prompts(),
+        );
+    }
+
+    /// Ends every open `subscriptions/listen` request gracefully (a complete result), for a shutdown.
+    pub fn close_subscriptions(&self) {
+        self.inner.closing.cancel();
+    }
+
+    /// How many `subscriptions/listen` requests are open.
+    pub fn subscription_count(&self) -> usize {
+        self.inner.listeners.count()
     }
 
     /// Removes a tool while serving; whether it existed.
     pub fn remove_tool(&self, name: &str) -> bool {
         let removed = self.inner.tools.remove(name);
         if removed {
-            self.inner
-                .broadcast(methods::TOOLS_LIST_CHANGED, None, |_| true);
+            self.notify_tools_list_changed();
         }
         removed
     }
@@ -303,8 +494,7 @@ impl Server {
             .prompts
             .insert(route)
             .map_err(ServerError::DuplicatePrompt)?;
-        self.inner
-            .broadcast(methods::PROMPTS_LIST_CHANGED, None, |_| true);
+        self.notify_prompts_list_changed();
         Ok(())
     }
 
@@ -318,22 +508,23 @@ impl Server {
     }
 
     pub fn notify_resource_list_changed(&self) {
-        self.inner
-            .broadcast(methods::RESOURCES_LIST_CHANGED, None, |_| true);
+        self.inner.broadcast(
+            methods::RESOURCES_LIST_CHANGED,
+            None,
+            |_| true,
+            |f| f.resources(),
+        );
     }
 
-    /// `notifications/resources/updated`, to the sessions subscribed to this URI (or a parent of it).
+    /// `notifications/resources/updated`, to the sessions subscribed to this URI (or a parent of it) and
+    /// the listen streams watching it.
     pub fn notify_resource_updated(&self, uri: &str) {
-        let params = ResourceUriParams {
-            uri: uri.to_string(),
-            meta: None,
-        };
-        if let Ok(raw) = to_raw(&params) {
-            self.inner
-                .broadcast(methods::RESOURCES_UPDATED, Some(&raw), |s| {
-                    s.is_subscribed(uri)
-                });
-        }
+        self.inner.broadcast(
+            methods::RESOURCES_UPDATED,
+            Some(serde_json::json!({ "uri": uri })),
+            |s| s.is_subscribed(uri),
+            |f| f.watches(uri),
+        );
     }
 
     /// Serves one session over any byte stream until its input ends.
@@ -350,6 +541,31 @@ impl Server {
     /// A session's handler on a connection made elsewhere (a transport such as Streamable HTTP).
     pub fn session_handler(&self, peer: Peer) -> Arc<dyn Handler> {
         Arc::new(ServerHandler(SessionState::new(self.inner.clone(), peer)))
+    }
+
+    /// [`Server::session_handler`] for a connection whose transport authenticated `principal` (an
+    /// opaque name: the subject of a verified token, say). It reaches handlers as
+    /// [`Context::principal`] and binds multi round-trip request states to that principal.
+    pub fn session_handler_for(&self, peer: Peer, principal: Option<String>) -> Arc<dyn Handler> {
+        self.request_handler(peer, principal, None)
+    }
+
+    /// The handler of a connection that carries one 2026-07-28 request whose declarations the transport
+    /// has read already.
+    pub(crate) fn request_handler(
+        &self,
+        peer: Peer,
+        principal: Option<String>,
+        modern: Option<Arc<ModernRequest>>,
+    ) -> Arc<dyn Handler> {
+        let s = SessionState::new(self.inner.clone(), peer);
+        if let Some(p) = principal {
+            s.set_principal(p);
+        }
+        if let Some(m) = modern {
+            s.preset(m);
+        }
+        Arc::new(ServerHandler(s))
     }
 
     /// The connection settings sessions of this server use.
@@ -392,17 +608,12 @@ impl ServerBuilder {
         self
     }
 
-    /// Registers a tool (from `#[tool]`, or built by hand with [`ToolRoute::new`]).
+    /// Registers a tool (from `#[tool]`, or built by hand with [`ToolRoute::new`]). Its name, its input
+    /// schema and any `x-mcp-header` annotations in it are checked when the server is built.
     pub fn tool(mut self, route: impl Into<ToolRoute>) -> Self {
-        let route = route.into();
-        if let Err(e) = tools::validate_tool_name(&route.tool.name) {
-            self.errors.push(ServerError::InvalidTool(e));
-        }
-        if route.tool.input_schema.get("type").and_then(|t| t.as_str()) != Some("object") {
-            self.errors.push(ServerError::InvalidTool(format!(
-                "tool `{}`: inputSchema must have type \"object\"",
-                route.tool.name
-            )));
+        let mut route = route.into();
+        if let Err(e) = check_tool(&mut route) {
+            self.errors.push(e);
         }
         self.tools.push(route);
         self
@@ -440,6 +651,34 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves a skill (SEP-2640): declares the skills extension, lists the skill's `SKILL.md` among the
+    /// resources and serves its files. The skill is checked and digested by [`ServerBuilder::build`],
+    /// which refuses a malformed or oversized one with an error naming the file.
+    pub fn skill(mut self, skill: Skill) -> Self {
+        self.skills.get_or_insert_with(Vec::new).push(skill);
+        self
+    }
+
+    /// Serves several skills (see [`ServerBuilder::skill`]).
+    pub fn skills(mut self, skills: impl IntoIterator<Item = Skill>) -> Self {
+        self.skills.get_or_insert_with(Vec::new).extend(skills);
+        self
+    }
+
+    /// Serves every skill below a directory: each directory holding a `SKILL.md`, with all its files,
+    /// at `skill://<path from root>/SKILL.md` (the directory's name is the skill's). The files are read
+    /// now, within the extension's limits ([`MAX_SKILL_FILES`] files and [`MAX_SKILL_BYTES`] bytes per
+    /// skill), and never again: restart to serve changes. An unreadable directory, a symbolic link or
+    /// a skill over the limits makes [`ServerBuilder::build`] fail, naming the file. An empty directory
+    /// still declares the extension, with no skill.
+    pub fn skills_dir(mut self, root: impl AsRef<Path>) -> Self {
+        match skills::skills_in(root.as_ref()) {
+            Ok(found) => self.skills.get_or_insert_with(Vec::new).extend(found),
+            Err(e) => self.errors.push(ServerError::InvalidSkill(e)),
+        }
+        self
+    }
+
     pub fn completion(mut self, handler: impl CompletionHandler) -> Self {
         self.completion = Some(Arc::new(handler));
         self
@@ -462,13 +701,58 @@ impl ServerBuilder {
         self
     }
 
+    /// Which eras to speak (default: both, chosen per request).
+    pub fn eras(mut self, eras: Eras) -> Self {
+        self.eras = eras;
+        self
+    }
+
+    /// Whether 2026-07-28 results name the server in `_meta` (default: yes, as the spec recommends).
+    pub fn server_info_in_results(mut self, on: bool) -> Self {
+        self.info_in_results = on;
+        self
+    }
+
+    /// Caching hints of `server/discover` and of the list results whose items set none (default: 0 ms,
+    /// public). A tool, prompt or resource sets its own with `.cache(..)` on its route.
+    pub fn cache_hints(mut self, hints: CacheHints) -> Self {
+        self.cache = hints;
+        self
+    }
+
+    /// Caching hints of `resources/read` results whose resource sets none (default: 0 ms, private).
+    pub fn read_cache_hints(mut self, hints: CacheHints) -> Self {
+        self.read_cache = hints;
+        self
+    }
+
+    /// The keys that seal the `requestState` of multi round-trip requests. Instances behind a load
+    /// balancer need the same keys (default: a random key of this process).
+    pub fn request_state_keys(mut self, keys: RequestStateKeys) -> Self {
+        self.state_keys = Some(keys);
+        self
+    }
+
+    /// How long a client may take to answer an input request (default: 10 minutes).
+    pub fn request_state_ttl(mut self, ttl: Duration) -> Self {
+        self.state_ttl = ttl;
+        self
+    }
+
     /// Builds the server; duplicate names and invalid definitions are errors.
     pub fn build(self) -> Result<Server, ServerError> {
         if let Some(e) = self.errors.into_iter().next() {
             return Err(e);
         }
+        let (skills, skill_routes) = match self.skills {
+            Some(list) => {
+                let (catalog, routes) =
+                    skills::SkillCatalog::build(list).map_err(ServerError::InvalidSkill)?;
+                (Some(catalog), routes)
+            }
+            None => (None, Vec::new()),
+        };
         let inner = ServerInner {
-            info: self.info,
             instructions: self.instructions,
             tools: Registry::default(),
             resources: Registry::default(),
@@ -477,19 +761,34 @@ impl ServerBuilder {
             completion: self.completion,
             on_roots_changed: self.on_roots_changed,
             offers_tools: self.offer.0 || !self.tools.is_empty(),
+            // Skill files are served with resources/read: the skills extension needs resources.
             offers_resources: self.offer.1
                 || !self.resources.is_empty()
-                || !self.templates.is_empty(),
+                || !self.templates.is_empty()
+                || skills.is_some(),
+            skills,
             offers_prompts: self.offer.2 || !self.prompts.is_empty(),
             page_size: self.page_size,
             config: self.config,
             sessions: Mutex::new(Vec::new()),
+            eras: self.eras,
+            info_raw: to_raw(&self.info).map_err(|e| ServerError::InvalidTool(e.message))?,
+            info: self.info,
+            info_in_results: self.info_in_results,
+            cache: self.cache,
+            read_cache: self.read_cache,
+            sealer: mrtr::StateSealer {
+                keys: self.state_keys.unwrap_or_else(RequestStateKeys::random),
+                ttl: self.state_ttl,
+            },
+            listeners: Default::default(),
+            closing: CancellationToken::new(),
         };
         inner
             .tools
             .extend(self.tools)
             .map_err(ServerError::DuplicateTool)?;
-        for r in self.resources {
+        for r in self.resources.into_iter().chain(skill_routes) {
             inner
                 .resources
                 .insert(r)

@@ -2,7 +2,7 @@
 
 use super::registry::Keyed;
 use super::Context;
-use crate::protocol::{ErrorObject, GetPromptResult, Prompt};
+use crate::protocol::{CacheHints, ErrorObject, GetPromptResult, Prompt};
 use futures_util::future::BoxFuture;
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -38,6 +38,8 @@ where
 pub struct PromptRoute {
     pub prompt: Prompt,
     pub handler: Arc<dyn PromptHandler>,
+    /// Caching hints this prompt gives a 2026-07-28 `prompts/list`; `None`: the server's.
+    pub cache: Option<CacheHints>,
 }
 
 impl PromptRoute {
@@ -45,7 +47,14 @@ impl PromptRoute {
         PromptRoute {
             prompt,
             handler: Arc::new(handler),
+            cache: None,
         }
+    }
+
+    /// Sets the caching hints this prompt gives `prompts/list` (2026-07-28).
+    pub fn cache(mut self, hints: CacheHints) -> Self {
+        self.cache = Some(hints);
+        self
     }
 
     /// `-32602` naming the first required argument that is missing.

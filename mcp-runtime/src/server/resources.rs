@@ -3,7 +3,7 @@
 use super::registry::Keyed;
 use super::tools::ToolRoute;
 use super::Context;
-use crate::protocol::{ErrorObject, ReadResourceResult, Resource, ResourceTemplate};
+use crate::protocol::{CacheHints, ErrorObject, ReadResourceResult, Resource, ResourceTemplate};
 use futures_util::future::BoxFuture;
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -41,6 +41,9 @@ where
 pub struct ResourceRoute {
     pub resource: Resource,
     pub handler: Arc<dyn ResourceHandler>,
+    /// Caching hints of this resource in a 2026-07-28 `resources/list` and of its `resources/read`
+    /// results (a handler may still set its own on a result); `None`: the server's.
+    pub cache: Option<CacheHints>,
 }
 
 impl ResourceRoute {
@@ -48,7 +51,14 @@ impl ResourceRoute {
         ResourceRoute {
             resource,
             handler: Arc::new(handler),
+            cache: None,
         }
+    }
+
+    /// Sets the caching hints of this resource (2026-07-28).
+    pub fn cache(mut self, hints: CacheHints) -> Self {
+        self.cache = Some(hints);
+        self
     }
 }
 
@@ -57,6 +67,8 @@ pub struct ResourceTemplateRoute {
     pub template: ResourceTemplate,
     pub(crate) parsed: Arc<UriTemplate>,
     pub handler: Arc<dyn ResourceHandler>,
+    /// Caching hints of this template in `resources/templates/list` and of the reads it serves.
+    pub cache: Option<CacheHints>,
 }
 
 impl ResourceTemplateRoute {
@@ -67,7 +79,14 @@ impl ResourceTemplateRoute {
             template,
             parsed: Arc::new(parsed),
             handler: Arc::new(handler),
+            cache: None,
         })
+    }
+
+    /// Sets the caching hints of this template and of the reads it serves (2026-07-28).
+    pub fn cache(mut self, hints: CacheHints) -> Self {
+        self.cache = Some(hints);
+        self
     }
 }
 

@@ -1,20 +1,31 @@
-//! One client's session: the lifecycle state machine and the dispatch of every server method.
+//! One connection's session and the dispatch of every server method, in both eras.
+//!
+//! Each request finds its era from its own `_meta` (see [`super::era`]): a 2026-07-28 request is served
+//! from what it declares about itself; any other one by the handshake-era state of this connection
+//! (the lifecycle below: `initialize`, then `notifications/initialized`). Both can arrive on one
+//! connection.
 
-use super::{Context, ServerInner};
+use super::era::{self, MetaRaw, ModernRequest, Resolved, WithMeta};
+use super::listen::{self, Listener};
+use super::mrtr::{Binding, InputRound};
+use super::stamp::Stamp;
+use super::{Context, Eras, ServerInner};
 use crate::connection::{Handler, Peer, Reply, RequestIn};
 use crate::framing::{parse_params, to_raw};
 use crate::protocol::*;
+use futures_util::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-/// Where a session is in its lifecycle.
+/// Where a session is in its (handshake-era) lifecycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
 pub enum Phase {
-    /// Only `initialize` and `ping` are accepted.
+    /// Only `initialize` and `ping` are accepted (and 2026-07-28 requests, which need no session).
     Connected = 0,
     /// `initialize` answered; waiting for `notifications/initialized` (requests are tolerated).
     Initializing = 1,
@@ -33,12 +44,17 @@ pub struct SessionState {
     pub(crate) client_info: OnceLock<Implementation>,
     log_level: AtomicU8,
     subscriptions: Mutex<HashSet<String>>,
+    /// Who the transport authenticated on this connection, if anyone (binds request states to them).
+    principal: OnceLock<String>,
+    /// The declarations of the one 2026-07-28 request this connection carries, when its transport read
+    /// them already (HTTP: a connection per request), so that they are not read twice.
+    preset: OnceLock<Arc<ModernRequest>>,
 }
 
 impl SessionState {
     pub(crate) fn new(server: Arc<ServerInner>, peer: Peer) -> Arc<Self> {
-        let s = Arc::new(SessionState {
-            server: server.clone(),
+        Arc::new(SessionState {
+            server,
             peer,
             phase: AtomicU8::new(Phase::Connected as u8),
             version: OnceLock::new(),
@@ -46,9 +62,14 @@ impl SessionState {
             client_info: OnceLock::new(),
             log_level: AtomicU8::new(LOG_DEFAULT),
             subscriptions: Mutex::new(HashSet::new()),
-        });
-        server.add_session(&s);
-        s
+            principal: OnceLock::new(),
+            preset: OnceLock::new(),
+        })
+    }
+
+    /// The transport already read the `_meta` of the request this connection carries.
+    pub(crate) fn preset(&self, m: Arc<ModernRequest>) {
+        let _ = self.preset.set(m);
     }
 
     pub fn phase(&self) -> Phase {
@@ -60,15 +81,25 @@ impl SessionState {
         }
     }
 
+    /// The version `initialize` negotiated (the latest handshake-era one before that).
     pub fn version(&self) -> ProtocolVersion {
         self.version
             .get()
             .copied()
-            .unwrap_or(ProtocolVersion::LATEST)
+            .unwrap_or(ProtocolVersion::LATEST_LEGACY)
     }
 
     pub fn client_capabilities(&self) -> ClientCapabilities {
         self.client_caps.get().cloned().unwrap_or_default()
+    }
+
+    /// Records who the transport authenticated on this connection (once; later calls are ignored).
+    pub(crate) fn set_principal(&self, who: String) {
+        let _ = self.principal.set(who);
+    }
+
+    pub(crate) fn principal(&self) -> Option<&str> {
+        self.principal.get().map(String::as_str)
     }
 
     pub(crate) fn log_enabled(&self, level: LoggingLevel) -> bool {
@@ -83,7 +114,7 @@ impl SessionState {
                 .any(|s| uri.starts_with(s.as_str()) && uri[s.len()..].starts_with('/'))
     }
 
-    /// Whether notifications may be sent (after `initialize` was answered, before close).
+    /// Whether handshake-era notifications may be sent (after `initialize` was answered, before close).
     pub(crate) fn is_live(&self) -> bool {
         matches!(self.phase(), Phase::Initializing | Phase::Ready) && !self.peer.is_closed()
     }
@@ -101,8 +132,14 @@ impl SessionState {
         )
     }
 
-    fn initialize(&self, params: Option<&RawValue>) -> Result<Box<RawValue>, ErrorObject> {
+    fn initialize(
+        self: &Arc<Self>,
+        params: Option<&RawValue>,
+    ) -> Result<Box<RawValue>, ErrorObject> {
         let p: InitializeParams = parse_params(params)?;
+        if self.server.eras == Eras::ModernOnly {
+            return Err(era::initialize_refused(&p.protocol_version));
+        }
         if self
             .phase
             .compare_exchange(
@@ -121,6 +158,7 @@ impl SessionState {
         let _ = self.version.set(version);
         let _ = self.client_caps.set(p.capabilities);
         let _ = self.client_info.set(p.client_info);
+        self.server.add_session(self);
         let result = InitializeResult {
             protocol_version: version.as_str().to_string(),
             capabilities: self.server.capabilities(),
@@ -133,32 +171,42 @@ impl SessionState {
 }
 
 #[derive(Deserialize)]
-struct MetaRaw {
-    #[serde(rename = "progressToken", default)]
-    progress_token: Option<ProgressToken>,
-}
-
-#[derive(Deserialize)]
 struct CallRaw<'a> {
     #[serde(borrow)]
-    name: std::borrow::Cow<'a, str>,
+    name: Cow<'a, str>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
-    #[serde(rename = "_meta", default)]
-    meta: Option<MetaRaw>,
+    #[serde(rename = "_meta", borrow, default)]
+    meta: Option<MetaRaw<'a>>,
+    #[serde(
+        rename = "inputResponses",
+        borrow,
+        default,
+        deserialize_with = "present"
+    )]
+    input_responses: Option<&'a RawValue>,
+    #[serde(rename = "requestState", borrow, default)]
+    request_state: Option<Cow<'a, str>>,
 }
 
+/// A raw field that is `Some` whenever it is present, `null` included (plain `Option` reads `null` as
+/// absent; an explicit `"inputResponses": null` is malformed and must be answered as such).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
+/// The MRTR fields of a retried request.
 #[derive(Deserialize)]
-struct WithMeta {
-    #[serde(rename = "_meta", default)]
-    meta: Option<MetaRaw>,
-}
-
-fn progress_token_of(params: Option<&RawValue>) -> Option<ProgressToken> {
-    params
-        .and_then(|p| serde_json::from_str::<WithMeta>(p.get()).ok())
-        .and_then(|m| m.meta)
-        .and_then(|m| m.progress_token)
+struct RetryRaw<'a> {
+    #[serde(
+        rename = "inputResponses",
+        borrow,
+        default,
+        deserialize_with = "present"
+    )]
+    input_responses: Option<&'a RawValue>,
+    #[serde(rename = "requestState", borrow, default)]
+    request_state: Option<Cow<'a, str>>,
 }
 
 fn empty() -> Result<Box<RawValue>, ErrorObject> {
@@ -170,44 +218,17 @@ pub struct ServerHandler(pub Arc<SessionState>);
 
 impl Handler for ServerHandler {
     fn request(&self, req: RequestIn<'_>) -> Reply {
-        let s = &self.0;
-        match req.method {
-            methods::INITIALIZE => return Reply::Now(s.initialize(req.params)),
-            methods::PING => return Reply::Now(empty()),
-            // The 2026-07-28 probe: this server speaks the legacy era only.
-            methods::SERVER_DISCOVER => {
-                return Reply::Now(Err(ErrorObject::method_not_found(req.method)))
-            }
-            _ => {}
+        if req.method == methods::TOOLS_CALL {
+            return self.call_tool(&req);
         }
-        if s.phase() == Phase::Connected {
-            return Reply::Now(Err(ErrorObject::invalid_request(format!(
-                "Invalid Request: the server is not initialized; send initialize before {}",
-                req.method
-            ))));
-        }
-        let srv = &s.server;
-        match req.method {
-            methods::TOOLS_LIST => Reply::Now(srv.list_tools(req.params)),
-            methods::TOOLS_CALL => self.call_tool(&req),
-            methods::RESOURCES_LIST if srv.has_resources() => {
-                Reply::Now(srv.list_resources(req.params))
-            }
-            methods::RESOURCES_TEMPLATES_LIST if srv.has_resources() => {
-                Reply::Now(srv.list_resource_templates(req.params))
-            }
-            methods::RESOURCES_READ if srv.has_resources() => self.read_resource(&req),
-            methods::RESOURCES_SUBSCRIBE if srv.has_resources() => {
-                Reply::Now(self.subscribe(req.params, true))
-            }
-            methods::RESOURCES_UNSUBSCRIBE if srv.has_resources() => {
-                Reply::Now(self.subscribe(req.params, false))
-            }
-            methods::PROMPTS_LIST if srv.has_prompts() => Reply::Now(srv.list_prompts(req.params)),
-            methods::PROMPTS_GET if srv.has_prompts() => self.get_prompt(&req),
-            methods::COMPLETION_COMPLETE if srv.completion.is_some() => self.complete(&req),
-            methods::LOGGING_SET_LEVEL => Reply::Now(self.set_level(req.params)),
-            other => Reply::Now(Err(ErrorObject::method_not_found(other))),
+        let meta = match parse_params::<WithMeta<'_>>(req.params) {
+            Ok(w) => w.meta.unwrap_or_default(),
+            Err(e) => return Reply::Now(Err(e)),
+        };
+        match self.era(&meta) {
+            Err(e) => Reply::Now(Err(e)),
+            Ok(Some(m)) => self.modern(&req, m, meta.progress_token),
+            Ok(None) => self.legacy(&req, meta.progress_token),
         }
     }
 
@@ -240,52 +261,437 @@ impl Handler for ServerHandler {
 }
 
 impl ServerHandler {
+    /// The era of a request: `None` for the handshake era, the request's declarations for 2026-07-28.
+    fn era(&self, meta: &MetaRaw<'_>) -> Result<Option<Arc<ModernRequest>>, ErrorObject> {
+        let eras = self.0.server.eras;
+        if eras == Eras::LegacyOnly {
+            return Ok(None);
+        }
+        if let (Some(m), true) = (self.0.preset.get(), meta.is_modern()) {
+            return Ok(Some(m.clone()));
+        }
+        match meta.resolve()? {
+            Resolved::Modern(m) => Ok(Some(Arc::from(m))),
+            Resolved::Legacy if eras == Eras::ModernOnly => Err(ErrorObject::invalid_params(
+                "Invalid params: _meta is missing `io.modelcontextprotocol/protocolVersion`, which every \
+                 request of protocol 2026-07-28 carries (this server speaks only 2026-07-28)",
+            )),
+            Resolved::Legacy => Ok(None),
+            Resolved::LegacyVersionInMeta(v) => {
+                if eras == Eras::Both && self.0.phase() != Phase::Connected {
+                    Ok(None)
+                } else {
+                    Err(era::legacy_version_needs_initialize(v))
+                }
+            }
+        }
+    }
+
+    fn stamp(&self, result_type: ResultType, cache: Option<CacheHints>) -> Stamp<'_> {
+        let srv = &self.0.server;
+        Stamp {
+            result_type,
+            cache,
+            server_info: srv.info_in_results.then_some(&*srv.info_raw),
+        }
+    }
+
+    // ---- the handshake era ----
+
+    fn legacy(&self, req: &RequestIn<'_>, progress_token: Option<ProgressToken>) -> Reply {
+        let s = &self.0;
+        match req.method {
+            methods::INITIALIZE => return Reply::Now(s.initialize(req.params)),
+            methods::PING => return Reply::Now(empty()),
+            methods::SERVER_DISCOVER if s.server.eras == Eras::LegacyOnly => {
+                return Reply::Now(Err(ErrorObject::method_not_found(req.method)))
+            }
+            methods::SERVER_DISCOVER => {
+                return Reply::Now(Err(ErrorObject::invalid_params(
+                    "Invalid params: server/discover needs _meta.io.modelcontextprotocol/protocolVersion \
+                     and clientCapabilities (protocol 2026-07-28)",
+                )))
+            }
+            _ => {}
+        }
+        if s.phase() == Phase::Connected {
+            return Reply::Now(Err(era::not_initialized(req.method)));
+        }
+        let srv = &s.server;
+        match req.method {
+            methods::TOOLS_LIST => Reply::Now(srv.list_tools(req.params, None)),
+            methods::RESOURCES_LIST if srv.has_resources() => {
+                Reply::Now(srv.list_resources(req.params, None))
+            }
+            methods::RESOURCES_TEMPLATES_LIST if srv.has_resources() => {
+                Reply::Now(srv.list_resource_templates(req.params, None))
+            }
+            methods::RESOURCES_READ if srv.has_resources() => {
+                self.read_resource(req, progress_token, None)
+            }
+            methods::RESOURCES_SUBSCRIBE if srv.has_resources() => {
+                Reply::Now(self.subscribe(req.params, true))
+            }
+            methods::RESOURCES_UNSUBSCRIBE if srv.has_resources() => {
+                Reply::Now(self.subscribe(req.params, false))
+            }
+            methods::PROMPTS_LIST if srv.has_prompts() => {
+                Reply::Now(srv.list_prompts(req.params, None))
+            }
+            methods::PROMPTS_GET if srv.has_prompts() => self.get_prompt(req, progress_token, None),
+            methods::COMPLETION_COMPLETE if srv.completion.is_some() => self.complete(req, None),
+            methods::LOGGING_SET_LEVEL => Reply::Now(self.set_level(req.params)),
+            // The skills extension (SEP-2640) when the server declares it; otherwise unknown.
+            other => Reply::Now(
+                srv.skills_request(other, req.params, None)
+                    .unwrap_or_else(|| Err(ErrorObject::method_not_found(other))),
+            ),
+        }
+    }
+
+    // ---- 2026-07-28 ----
+
+    fn modern(
+        &self,
+        req: &RequestIn<'_>,
+        m: Arc<ModernRequest>,
+        progress_token: Option<ProgressToken>,
+    ) -> Reply {
+        let srv = &self.0.server;
+        let list = srv.cache;
+        match req.method {
+            methods::SERVER_DISCOVER => Reply::Now(self.discover()),
+            methods::TOOLS_LIST if srv.offers_tools => Reply::Now(srv.list_tools(
+                req.params,
+                Some(&self.stamp(ResultType::Complete, Some(list))),
+            )),
+            methods::RESOURCES_LIST if srv.has_resources() => Reply::Now(srv.list_resources(
+                req.params,
+                Some(&self.stamp(ResultType::Complete, Some(list))),
+            )),
+            methods::RESOURCES_TEMPLATES_LIST if srv.has_resources() => {
+                Reply::Now(srv.list_resource_templates(
+                    req.params,
+                    Some(&self.stamp(ResultType::Complete, Some(list))),
+                ))
+            }
+            methods::RESOURCES_READ if srv.has_resources() => {
+                self.read_resource(req, progress_token, Some(m))
+            }
+            methods::PROMPTS_LIST if srv.has_prompts() => Reply::Now(srv.list_prompts(
+                req.params,
+                Some(&self.stamp(ResultType::Complete, Some(list))),
+            )),
+            methods::PROMPTS_GET if srv.has_prompts() => {
+                self.get_prompt(req, progress_token, Some(m))
+            }
+            methods::COMPLETION_COMPLETE if srv.completion.is_some() => self.complete(req, Some(m)),
+            methods::SUBSCRIPTIONS_LISTEN if srv.offers_listen() => self.listen(req),
+            // The skills extension (SEP-2640) when the server declares it. Otherwise: removed in
+            // 2026-07-28 (initialize, ping, logging/setLevel, resources/(un)subscribe), or unknown.
+            other => Reply::Now(
+                srv.skills_request(
+                    other,
+                    req.params,
+                    Some(&self.stamp(ResultType::Complete, Some(list))),
+                )
+                .unwrap_or_else(|| Err(ErrorObject::method_not_found(other))),
+            ),
+        }
+    }
+
+    fn discover(&self) -> Result<Box<RawValue>, ErrorObject> {
+        let srv = &self.0.server;
+        #[derive(serde::Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Body<'a> {
+            supported_versions: Vec<String>,
+            capabilities: ServerCapabilities,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            instructions: Option<&'a str>,
+        }
+        let supported_versions = match srv.eras {
+            Eras::ModernOnly => vec![ProtocolVersion::MODERN.as_str().to_string()],
+            _ => ProtocolVersion::supported_strings(),
+        };
+        self.stamp(ResultType::Complete, Some(srv.cache)).apply(
+            &Body {
+                supported_versions,
+                capabilities: srv.capabilities(),
+                instructions: srv.instructions.as_deref(),
+            },
+            None,
+        )
+    }
+
+    fn listen(&self, req: &RequestIn<'_>) -> Reply {
+        let p: SubscriptionsListenParams = match parse_params(req.params) {
+            Ok(p) => p,
+            Err(e) => return Reply::Now(Err(e)),
+        };
+        let srv = self.0.server.clone();
+        let want = p.notifications;
+        // What this server honours: the acknowledgement names exactly that.
+        let granted = SubscriptionFilter {
+            tools_list_changed: (want.tools() && srv.offers_tools).then_some(true),
+            prompts_list_changed: (want.prompts() && srv.has_prompts()).then_some(true),
+            resources_list_changed: (want.resources() && srv.has_resources()).then_some(true),
+            resource_subscriptions: want.resource_subscriptions.filter(|_| srv.has_resources()),
+        };
+        let id = req.id.clone();
+        let token = req.token.clone();
+        let peer = self.0.peer.clone();
+        let server_info = srv.info_in_results.then(|| srv.info_raw.clone());
+        Reply::Spawn {
+            fut: Box::pin(async move {
+                let mut ack = JsonObject::new();
+                ack.insert(
+                    "notifications".into(),
+                    serde_json::to_value(&granted).unwrap_or_default(),
+                );
+                listen::tag(&mut ack, &id);
+                let ack = to_raw(&ack)?;
+                let _ = peer
+                    .notify(
+                        methods::SUBSCRIPTIONS_ACKNOWLEDGED,
+                        Some(&ack),
+                        Some(id.clone()),
+                    )
+                    .await;
+                let _registration = srv.listeners.add(Listener {
+                    id: id.clone(),
+                    filter: granted,
+                    peer,
+                });
+                tokio::select! {
+                    _ = token.cancelled() => {}
+                    _ = srv.closing.cancelled() => {}
+                }
+                // The server ends the subscription: a complete result says it ended gracefully.
+                let mut own = JsonObject::new();
+                listen::tag(&mut own, &id);
+                Stamp {
+                    result_type: ResultType::Complete,
+                    cache: None,
+                    server_info: server_info.as_deref(),
+                }
+                .apply(
+                    &serde_json::json!({}),
+                    own.remove("_meta").and_then(|v| match v {
+                        serde_json::Value::Object(o) => Some(o),
+                        _ => None,
+                    }),
+                )
+            }),
+            cancellable: true,
+        }
+    }
+
+    /// The input round of a request that may ask for input (`None` in the handshake era, which has no
+    /// rounds): the answers its retry brings, once its state is checked.
+    fn input_round(
+        &self,
+        modern: &Option<Arc<ModernRequest>>,
+        retry: &RetryRaw<'_>,
+        binding: impl FnOnce() -> Binding,
+    ) -> Result<Option<Arc<InputRound>>, ErrorObject> {
+        if modern.is_none() {
+            return Ok(None);
+        }
+        let answers = if retry.request_state.is_some() || retry.input_responses.is_some() {
+            self.0.server.sealer.answers(
+                &binding(),
+                retry.request_state.as_deref(),
+                retry.input_responses,
+            )?
+        } else {
+            Default::default()
+        };
+        Ok(Some(InputRound::new(answers)))
+    }
+
+    fn binding(
+        &self,
+        method: &str,
+        subject: &str,
+        arguments: Option<serde_json::Value>,
+    ) -> Binding {
+        Binding::new(
+            method,
+            subject,
+            arguments.as_ref(),
+            self.0.principal().map(str::to_string),
+        )
+    }
+
+    /// Runs a handler that may ask for input. In the handshake era its result is the response. Under
+    /// 2026-07-28 it runs in its input round (`ctx` is made modern here): `input_required` when it asks for
+    /// what the retry did not bring, else `finish` stamps its result. `binding` names the request a state
+    /// belongs to; it is computed only when a state is sealed.
+    fn run_handler<T: serde::Serialize + Send + 'static>(
+        &self,
+        modern: Option<(Arc<ModernRequest>, Arc<InputRound>)>,
+        ctx: Context,
+        handler: impl FnOnce(Context) -> BoxFuture<'static, Result<T, ErrorObject>>,
+        binding: impl FnOnce(&ServerHandler) -> Binding + Send + 'static,
+        finish: impl FnOnce(&ServerHandler, T) -> Result<Box<RawValue>, ErrorObject> + Send + 'static,
+    ) -> Reply {
+        let Some((m, round)) = modern else {
+            let fut = handler(ctx);
+            return Reply::Spawn {
+                fut: Box::pin(async move { to_raw(&fut.await?) }),
+                cancellable: true,
+            };
+        };
+        let fut = handler(ctx.modern(m, Some(round.clone())));
+        let session = self.0.clone();
+        Reply::Spawn {
+            fut: Box::pin(async move {
+                let h = ServerHandler(session);
+                round
+                    .run(
+                        fut,
+                        &h.0.server.sealer,
+                        || binding(&h),
+                        |ir| h.stamp(ResultType::InputRequired, None).apply(&ir, None),
+                        |r| finish(&h, r),
+                    )
+                    .await
+            }),
+            cancellable: true,
+        }
+    }
+
     fn call_tool(&self, req: &RequestIn<'_>) -> Reply {
         let call: CallRaw<'_> = match parse_params(req.params) {
             Ok(c) => c,
             Err(e) => return Reply::Now(Err(e)),
         };
-        let Some(route) = self.0.server.tools.snapshot().get(&call.name).cloned() else {
+        let meta = call.meta.unwrap_or_default();
+        let modern = match self.era(&meta) {
+            Ok(m) => m,
+            Err(e) => return Reply::Now(Err(e)),
+        };
+        let srv = &self.0.server;
+        match &modern {
+            None if self.0.phase() == Phase::Connected => {
+                return Reply::Now(Err(era::not_initialized(req.method)))
+            }
+            Some(_) if !srv.offers_tools => {
+                return Reply::Now(Err(ErrorObject::method_not_found(req.method)))
+            }
+            _ => {}
+        }
+        // Only the handler is taken from the registry: cloning the whole route would copy the tool's
+        // definition and schemas on every call.
+        let Some(handler) = srv
+            .tools
+            .snapshot()
+            .get(&call.name)
+            .map(|r| r.handler.clone())
+        else {
             return Reply::Now(Err(ErrorObject::invalid_params(format!(
                 "Unknown tool: {}",
                 call.name
             ))
             .with_data(serde_json::json!({"field": "name"}))));
         };
-        let args = super::tools::Arguments::from_raw(
-            call.arguments
-                .filter(|a| a.get() != "null")
-                .map(RawValue::to_owned),
-        );
-        let ctx = self.0.ctx(req, call.meta.and_then(|m| m.progress_token));
-        let fut = route.handler.call(args, ctx);
-        Reply::Spawn {
-            fut: Box::pin(async move {
-                let result = fut.await?;
-                to_raw(&result)
-            }),
-            cancellable: true,
-        }
+        let arguments = call.arguments.filter(|a| a.get() != "null");
+        let args = super::tools::Arguments::from_borrowed(arguments);
+        let name = call.name.into_owned();
+        // Absent arguments bind like `{}`, as the handler sees them.
+        let bound_args = args.clone();
+        let bind = move |h: &ServerHandler| {
+            h.binding(
+                methods::TOOLS_CALL,
+                &name,
+                serde_json::from_str(bound_args.as_str()).ok(),
+            )
+        };
+        let retry = RetryRaw {
+            input_responses: call.input_responses,
+            request_state: call.request_state,
+        };
+        let round = match self.input_round(&modern, &retry, || bind(self)) {
+            Ok(r) => r,
+            Err(e) => return Reply::Now(Err(e)),
+        };
+        self.run_handler(
+            modern.zip(round),
+            self.0.ctx(req, meta.progress_token),
+            move |ctx| handler.call(args, ctx),
+            bind,
+            |h, mut r: CallToolResult| {
+                let own = r.meta.take();
+                h.stamp(ResultType::Complete, None).apply(&r, own)
+            },
+        )
     }
 
-    fn read_resource(&self, req: &RequestIn<'_>) -> Reply {
+    fn read_resource(
+        &self,
+        req: &RequestIn<'_>,
+        progress_token: Option<ProgressToken>,
+        modern: Option<Arc<ModernRequest>>,
+    ) -> Reply {
         let p: ResourceUriParams = match parse_params(req.params) {
             Ok(p) => p,
             Err(e) => return Reply::Now(Err(e)),
         };
-        let Some((handler, vars)) = self.0.server.find_resource(&p.uri) else {
+        let Some((handler, vars, cache)) = self.0.server.find_resource(&p.uri) else {
+            // 2026-07-28 reports a missing resource as invalid params; earlier versions as -32002.
+            let code = if modern.is_some() {
+                codes::INVALID_PARAMS
+            } else {
+                codes::RESOURCE_NOT_FOUND
+            };
             return Reply::Now(Err(ErrorObject::new(
-                codes::RESOURCE_NOT_FOUND,
+                code,
                 format!("Resource not found: {}", p.uri),
             )
             .with_data(serde_json::json!({"uri": p.uri}))));
         };
-        let ctx = self.0.ctx(req, progress_token_of(req.params));
-        let fut = handler.read(p.uri, vars, ctx);
-        Reply::Spawn {
-            fut: Box::pin(async move { to_raw(&fut.await?) }),
-            cancellable: true,
+        let uri = p.uri;
+        let bound_uri = uri.clone();
+        let bind = move |h: &ServerHandler| h.binding(methods::RESOURCES_READ, &bound_uri, None);
+        let round = match self.retry(req.params, &modern, |s| bind(s)) {
+            Ok(r) => r,
+            Err(e) => return Reply::Now(Err(e)),
+        };
+        let read_uri = uri.clone();
+        self.run_handler(
+            modern.zip(round),
+            self.0.ctx(req, progress_token),
+            move |ctx| handler.read(read_uri, vars, ctx),
+            bind,
+            move |h, mut r: ReadResourceResult| {
+                if r.contents.is_empty() {
+                    // 2026-07-28 forbids an empty read: it would look like a missing resource.
+                    return Err(
+                        ErrorObject::invalid_params(format!("Resource not found: {uri}"))
+                            .with_data(serde_json::json!({"uri": uri})),
+                    );
+                }
+                let hints = r.cache.take().or(cache).unwrap_or(h.0.server.read_cache);
+                let own = r.meta.take();
+                h.stamp(ResultType::Complete, Some(hints)).apply(&r, own)
+            },
+        )
+    }
+
+    /// The input round of a 2026 `prompts/get` or `resources/read`: their params are small, so the retry's
+    /// fields are read in a pass of their own.
+    fn retry(
+        &self,
+        params: Option<&RawValue>,
+        modern: &Option<Arc<ModernRequest>>,
+        binding: impl FnOnce(&ServerHandler) -> Binding,
+    ) -> Result<Option<Arc<InputRound>>, ErrorObject> {
+        if modern.is_none() {
+            return Ok(None);
         }
+        let retry: RetryRaw<'_> = parse_params(params)?;
+        self.input_round(modern, &retry, || binding(self))
     }
 
     fn subscribe(&self, params: Option<&RawValue>, on: bool) -> Result<Box<RawValue>, ErrorObject> {
@@ -303,31 +709,51 @@ impl ServerHandler {
         empty()
     }
 
-    fn get_prompt(&self, req: &RequestIn<'_>) -> Reply {
+    fn get_prompt(
+        &self,
+        req: &RequestIn<'_>,
+        progress_token: Option<ProgressToken>,
+        modern: Option<Arc<ModernRequest>>,
+    ) -> Reply {
         let p: GetPromptParams = match parse_params(req.params) {
             Ok(p) => p,
             Err(e) => return Reply::Now(Err(e)),
         };
-        let Some(route) = self.0.server.prompts.snapshot().get(&p.name).cloned() else {
-            return Reply::Now(Err(ErrorObject::invalid_params(format!(
-                "Unknown prompt: {}",
-                p.name
-            ))
-            .with_data(serde_json::json!({"field": "name"}))));
-        };
         let args = p.arguments.unwrap_or_default();
-        if let Err(e) = route.check_required(&args) {
-            return Reply::Now(Err(e));
-        }
-        let ctx = self.0.ctx(req, progress_token_of(req.params));
-        let fut = route.handler.get(args, ctx);
-        Reply::Spawn {
-            fut: Box::pin(async move { to_raw(&fut.await?) }),
-            cancellable: true,
-        }
+        let handler = {
+            let prompts = self.0.server.prompts.snapshot();
+            let Some(route) = prompts.get(&p.name) else {
+                return Reply::Now(Err(ErrorObject::invalid_params(format!(
+                    "Unknown prompt: {}",
+                    p.name
+                ))
+                .with_data(serde_json::json!({"field": "name"}))));
+            };
+            if let Err(e) = route.check_required(&args) {
+                return Reply::Now(Err(e));
+            }
+            route.handler.clone()
+        };
+        let name = p.name;
+        let bound_args = serde_json::to_value(&args).ok();
+        let bind = move |h: &ServerHandler| h.binding(methods::PROMPTS_GET, &name, bound_args);
+        let round = match self.retry(req.params, &modern, |s| bind.clone()(s)) {
+            Ok(r) => r,
+            Err(e) => return Reply::Now(Err(e)),
+        };
+        self.run_handler(
+            modern.zip(round),
+            self.0.ctx(req, progress_token),
+            move |ctx| handler.get(args, ctx),
+            bind,
+            |h, mut r: GetPromptResult| {
+                let own = r.meta.take();
+                h.stamp(ResultType::Complete, None).apply(&r, own)
+            },
+        )
     }
 
-    fn complete(&self, req: &RequestIn<'_>) -> Reply {
+    fn complete(&self, req: &RequestIn<'_>, modern: Option<Arc<ModernRequest>>) -> Reply {
         let p: CompleteParams = match parse_params(req.params) {
             Ok(p) => p,
             Err(e) => return Reply::Now(Err(e)),
@@ -335,8 +761,13 @@ impl ServerHandler {
         let Some(handler) = self.0.server.completion.clone() else {
             return Reply::Now(Err(ErrorObject::method_not_found(req.method)));
         };
-        let ctx = self.0.ctx(req, None);
+        let mut ctx = self.0.ctx(req, None);
+        let stamped = modern.is_some();
+        if let Some(m) = modern {
+            ctx = ctx.modern(m, None);
+        }
         let fut = handler.complete(p, ctx);
+        let session = self.0.clone();
         Reply::Spawn {
             fut: Box::pin(async move {
                 let mut r = fut.await?;
@@ -347,7 +778,14 @@ impl ServerHandler {
                     r.completion.total = Some(total);
                     r.completion.has_more = Some(true);
                 }
-                to_raw(&r)
+                if stamped {
+                    let own = r.meta.take();
+                    ServerHandler(session)
+                        .stamp(ResultType::Complete, None)
+                        .apply(&r, own)
+                } else {
+                    to_raw(&r)
+                }
             }),
             cancellable: true,
         }

@@ -219,6 +219,7 @@ impl IntoResourceResult for Vec<ResourceContents> {
     ) -> Result<ReadResourceResult, ErrorObject> {
         Ok(ReadResourceResult {
             contents: self,
+            cache: None,
             meta: None,
         })
     }

@@ -1,17 +1,18 @@
 //! Tools: the handler interface, argument decoding, and the registry behind `tools/list` and `tools/call`.
 
 use super::Context;
-use crate::protocol::{CallToolResult, ErrorObject, Tool};
+use crate::protocol::{CacheHints, CallToolResult, ErrorObject, Tool};
+use crate::schema::HeaderParam;
 use futures_util::future::BoxFuture;
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 use std::future::Future;
 use std::sync::Arc;
 
-/// The arguments of one `tools/call`, still raw JSON.
+/// The arguments of one `tools/call`, still raw JSON (cheap to clone).
 #[derive(Debug, Clone, Default)]
 pub struct Arguments {
-    raw: Option<Box<RawValue>>,
+    raw: Option<Arc<str>>,
 }
 
 /// Why arguments could not be decoded: the argument at fault (its JSON path) and what was expected.
@@ -35,19 +36,28 @@ impl ArgumentError {
 
 impl Arguments {
     pub fn from_raw(raw: Option<Box<RawValue>>) -> Self {
-        Arguments { raw }
+        Arguments {
+            raw: raw.map(|r| Arc::from(r.get())),
+        }
+    }
+
+    /// Arguments borrowed from a request, copied once.
+    pub(crate) fn from_borrowed(raw: Option<&RawValue>) -> Self {
+        Arguments {
+            raw: raw.map(|r| Arc::from(r.get())),
+        }
     }
 
     /// Arguments from a JSON value (tests, in-process calls).
     pub fn from_value(v: serde_json::Value) -> Self {
         Arguments {
-            raw: serde_json::value::to_raw_value(&v).ok(),
+            raw: Some(Arc::from(v.to_string())),
         }
     }
 
     /// The raw JSON text (`{}` when the call had no arguments).
     pub fn as_str(&self) -> &str {
-        self.raw.as_deref().map_or("{}", RawValue::get)
+        self.raw.as_deref().unwrap_or("{}")
     }
 
     /// Decodes the arguments into `T`, naming the argument at fault on failure.
@@ -106,6 +116,11 @@ where
 pub struct ToolRoute {
     pub tool: Tool,
     pub handler: Arc<dyn ToolHandler>,
+    /// Caching hints this tool gives a 2026-07-28 `tools/list` (the list takes the shortest freshness
+    /// and the narrowest scope of its tools); `None`: the server's.
+    pub cache: Option<CacheHints>,
+    /// The tool's `x-mcp-header` arguments, read from its input schema when it is registered.
+    pub(crate) header_params: Arc<[HeaderParam]>,
 }
 
 impl ToolRoute {
@@ -113,7 +128,20 @@ impl ToolRoute {
         ToolRoute {
             tool,
             handler: Arc::new(handler),
+            cache: None,
+            header_params: Arc::from([]),
         }
+    }
+
+    /// Sets the caching hints this tool gives `tools/list` (2026-07-28).
+    pub fn cache(mut self, hints: CacheHints) -> Self {
+        self.cache = Some(hints);
+        self
+    }
+
+    /// The tool's `x-mcp-header` arguments (empty until the tool is registered with a server).
+    pub fn header_params(&self) -> &[HeaderParam] {
+        &self.header_params
     }
 }
 

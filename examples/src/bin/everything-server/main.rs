@@ -1,5 +1,7 @@
 //! Every fixture of the MCP conformance server scenarios (tools, resources, prompts, completion, logging,
-//! sampling, elicitation, SSE polling), written with the hand-registration API.
+//! sampling, elicitation, SSE polling; and for protocol 2026-07-28 multi round-trip requests, listen
+//! streams, caching hints and `x-mcp-header`; the skills extension), written with the hand-registration API. It speaks both
+//! eras at once, chosen per request.
 //!
 //! ```text
 //! everything-server                      # stdio
@@ -8,7 +10,13 @@
 //!     [--json] answers as application/json instead of SSE   [--stateless] no sessions
 //!     [--host ADDR] bind address (default 127.0.0.1)
 //!     [--bearer-token T] require `Authorization: Bearer T` (also MCP_BEARER_TOKEN)
+//!     [--modern-only | --legacy-only] speak one era only (default: both)
+//!     [--state-keys kid:hex,...] keys that seal MRTR request states, shared by instances
+//!                                (also MCP_REQUEST_STATE_KEYS; default: a random key)
 //! ```
+
+mod modern;
+mod skills;
 
 use mcp_runtime::http::{serve_http, ContextHttpExt, HttpConfig};
 use mcp_runtime::protocol::{
@@ -17,7 +25,8 @@ use mcp_runtime::protocol::{
     ReadResourceResult, Resource, ResourceContents, ResourceTemplate, SamplingMessage, Tool,
 };
 use mcp_runtime::server::{
-    Arguments, PromptArgs, PromptRoute, ResourceRoute, ResourceTemplateRoute, ToolRoute, UriVars,
+    Arguments, Eras, PromptArgs, PromptRoute, RequestStateKeys, ResourceRoute,
+    ResourceTemplateRoute, ToolRoute, UriVars,
 };
 use mcp_runtime::{Context, Server};
 use serde_json::{json, Value};
@@ -28,18 +37,18 @@ const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z
 /// A WAV header with no samples.
 const WAV: &str = "UklGRiQAAABXQVZFZm10IBAAAAABAAEARKwAAIhYAQACABAAZGF0YQAAAAA=";
 
-fn obj(v: Value) -> JsonObject {
+pub(crate) fn obj(v: Value) -> JsonObject {
     match v {
         Value::Object(m) => m,
         _ => unreachable!("schemas are objects"),
     }
 }
 
-fn no_args() -> JsonObject {
+pub(crate) fn no_args() -> JsonObject {
     obj(json!({"type": "object", "properties": {}}))
 }
 
-fn tool(
+pub(crate) fn tool(
     name: &str,
     desc: &str,
     schema: JsonObject,
@@ -200,11 +209,23 @@ fn tools() -> Vec<ToolRoute> {
         tool(
             "json_schema_2020_12_tool",
             "Tool with JSON Schema 2020-12 features",
+            // Given by hand, so it is passed through as written: $schema, $defs with $anchor,
+            // composition and conditionals included.
             obj(json!({
                 "$schema": "https://json-schema.org/draft/2020-12/schema",
                 "type": "object",
-                "$defs": {"address": {"type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
-                "properties": {"name": {"type": "string"}, "address": {"$ref": "#/$defs/address"}},
+                "$defs": {"address": {"$anchor": "addressDef", "type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+                "properties": {
+                    "name": {"type": "string"},
+                    "address": {"$ref": "#/$defs/address"},
+                    "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                    "phone": {"type": "string"},
+                    "email": {"type": "string"}
+                },
+                "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+                "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+                "then": {"required": ["phone"]},
+                "else": {"required": ["email"]},
                 "additionalProperties": false
             })),
             |args: Arguments, _: Context| async move { Ok(CallToolResult::text(format!("Received: {}", args.as_str()))) },
@@ -280,7 +301,7 @@ fn messages(v: Value) -> Result<GetPromptResult, ErrorObject> {
     serde_json::from_value(v).map_err(|e| ErrorObject::internal(e.to_string()))
 }
 
-fn build() -> Server {
+fn build(eras: Eras, keys: Option<RequestStateKeys>) -> Server {
     let template = ResourceTemplate {
         uri_template: "test://template/{id}/data".into(),
         name: "template-data".into(),
@@ -288,10 +309,20 @@ fn build() -> Server {
         mime_type: Some("application/json".into()),
         ..Default::default()
     };
-    Server::builder()
+    let mut b = Server::builder()
         .name("mcp-runtime-everything-server")
         .version(env!("CARGO_PKG_VERSION"))
+        .eras(eras)
         .tools(tools())
+        .tools(modern::tools())
+        .skills(skills::skills());
+    for p in modern::prompts() {
+        b = b.prompt(p);
+    }
+    if let Some(k) = keys {
+        b = b.request_state_keys(k);
+    }
+    b
         .resource(ResourceRoute::new(
             resource("test://static-text", "static-text", "A static text resource", "text/plain"),
             |uri: String, _: UriVars, _: Context| async move {
@@ -355,6 +386,8 @@ fn build() -> Server {
 }
 
 struct Args {
+    eras: Eras,
+    state_keys: Option<RequestStateKeys>,
     http: bool,
     port: u16,
     host: String,
@@ -365,6 +398,14 @@ struct Args {
 
 fn args() -> anyhow::Result<Args> {
     let mut a = Args {
+        eras: Eras::Both,
+        state_keys: match std::env::var("MCP_REQUEST_STATE_KEYS") {
+            Ok(k) if !k.is_empty() => Some(
+                RequestStateKeys::parse(&k)
+                    .map_err(|e| anyhow::anyhow!("MCP_REQUEST_STATE_KEYS: {e}"))?,
+            ),
+            _ => None,
+        },
         http: false,
         port: std::env::var("PORT")
             .ok()
@@ -383,6 +424,17 @@ fn args() -> anyhow::Result<Args> {
             "--http" => a.http = true,
             "--json" => a.json = true,
             "--stateless" => a.stateless = true,
+            "--modern-only" => a.eras = Eras::ModernOnly,
+            "--legacy-only" => a.eras = Eras::LegacyOnly,
+            "--state-keys" => {
+                let spec = it
+                    .next()
+                    .ok_or_else(|| anyhow::anyhow!("--state-keys needs a value"))?;
+                a.state_keys = Some(
+                    RequestStateKeys::parse(&spec)
+                        .map_err(|e| anyhow::anyhow!("--state-keys: {e}"))?,
+                );
+            }
             "--port" => {
                 a.port = it
                     .next()
@@ -401,7 +453,7 @@ fn args() -> anyhow::Result<Args> {
                 )
             }
             "-h" | "--help" => {
-                eprintln!("usage: everything-server [--http [--port N] [--host ADDR] [--json] [--stateless] [--bearer-token T]]");
+                eprintln!("usage: everything-server [--http [--port N] [--host ADDR] [--json] [--stateless] [--bearer-token T]] [--modern-only | --legacy-only] [--state-keys kid:hex,...]");
                 std::process::exit(0);
             }
             other => anyhow::bail!("unknown argument {other}"),
@@ -417,7 +469,7 @@ async fn main() -> anyhow::Result<()> {
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .try_init();
     let a = args()?;
-    let server = build();
+    let server = build(a.eras, a.state_keys.clone());
     if !a.http {
         server.serve_stdio().await?;
         return Ok(());

@@ -1,0 +1,243 @@
+//! Which era a request is served in, read from the request itself: protocol 2026-07-28 is chosen per
+//! request, beside the handshake era, on the same connection or endpoint.
+//!
+//! A request whose `_meta` carries the per-request protocol fields (`io.modelcontextprotocol/
+//! protocolVersion`, `…/clientCapabilities`, `…/clientInfo`, `…/logLevel`) is served statelessly by the
+//! 2026-07-28 rules, from what it says about itself alone. Any other request belongs to the handshake
+//! era (2024-11-05 to 2025-11-25) and is served by the state its connection's `initialize` set up.
+
+use crate::protocol::*;
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+
+/// What a 2026-07-28 request declares about itself in `_meta`: everything `initialize` used to establish.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModernRequest {
+    pub version: ProtocolVersion,
+    pub capabilities: ClientCapabilities,
+    pub client_info: Option<Implementation>,
+    /// The lowest level of log messages the client wants for this request; `None`: no log messages.
+    pub log_level: Option<LoggingLevel>,
+}
+
+/// The `_meta` of a request as the dispatcher reads it: borrowed, its parts typed only when needed.
+#[derive(Deserialize, Default)]
+pub(crate) struct MetaRaw<'a> {
+    #[serde(rename = "progressToken", default)]
+    pub progress_token: Option<ProgressToken>,
+    #[serde(rename = "io.modelcontextprotocol/protocolVersion", borrow, default)]
+    pub protocol_version: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/clientCapabilities", borrow, default)]
+    pub client_capabilities: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/clientInfo", borrow, default)]
+    pub client_info: Option<&'a RawValue>,
+    #[serde(rename = "io.modelcontextprotocol/logLevel", borrow, default)]
+    pub log_level: Option<&'a RawValue>,
+}
+
+/// Params with nothing read but `_meta`.
+#[derive(Deserialize)]
+pub(crate) struct WithMeta<'a> {
+    #[serde(rename = "_meta", borrow, default)]
+    pub meta: Option<MetaRaw<'a>>,
+}
+
+/// The era a request's `_meta` puts it in.
+pub(crate) enum Resolved {
+    /// No per-request protocol fields: the handshake era.
+    Legacy,
+    Modern(Box<ModernRequest>),
+    /// Per-request fields naming a handshake-era version: served only on a connection initialized for it.
+    LegacyVersionInMeta(ProtocolVersion),
+}
+
+fn missing(field: &str) -> ErrorObject {
+    ErrorObject::invalid_params(format!(
+        "Invalid params: _meta is missing `io.modelcontextprotocol/{field}`, which every request of \
+         protocol 2026-07-28 carries"
+    ))
+    .with_data(serde_json::json!({ "field": format!("_meta.io.modelcontextprotocol/{field}") }))
+}
+
+fn invalid(field: &str, why: impl std::fmt::Display) -> ErrorObject {
+    ErrorObject::invalid_params(format!(
+        "Invalid params: _meta `io.modelcontextprotocol/{field}`: {why}"
+    ))
+    .with_data(serde_json::json!({ "field": format!("_meta.io.modelcontextprotocol/{field}") }))
+}
+
+impl MetaRaw<'_> {
+    /// Whether any per-request protocol field is present.
+    pub(crate) fn is_modern(&self) -> bool {
+        self.protocol_version.is_some()
+            || self.client_capabilities.is_some()
+            || self.client_info.is_some()
+            || self.log_level.is_some()
+    }
+
+    /// The requested protocol version as written, if it is a string.
+    pub(crate) fn version_str(&self) -> Option<Cow<'_, str>> {
+        self.protocol_version
+            .and_then(|v| serde_json::from_str::<Cow<'_, str>>(v.get()).ok())
+    }
+
+    /// Reads and checks the per-request fields: `-32602` when a required one is missing or malformed,
+    /// `-32022` when the version is not one we speak.
+    pub(crate) fn resolve(&self) -> Result<Resolved, ErrorObject> {
+        if !self.is_modern() {
+            return Ok(Resolved::Legacy);
+        }
+        let raw_version = self
+            .protocol_version
+            .ok_or_else(|| missing("protocolVersion"))?;
+        let version: Cow<'_, str> = serde_json::from_str(raw_version.get())
+            .map_err(|_| invalid("protocolVersion", "must be a string"))?;
+        let Some(v) = ProtocolVersion::parse(&version) else {
+            return Err(ErrorObject::unsupported_version(
+                &version,
+                ProtocolVersion::supported_strings(),
+            ));
+        };
+        let caps = self
+            .client_capabilities
+            .ok_or_else(|| missing("clientCapabilities"))?;
+        let capabilities: ClientCapabilities =
+            serde_json::from_str(caps.get()).map_err(|e| invalid("clientCapabilities", e))?;
+        let client_info = match self.client_info {
+            Some(raw) => Some(
+                serde_json::from_str::<Implementation>(raw.get())
+                    .map_err(|e| invalid("clientInfo", e))?,
+            ),
+            None => None,
+        };
+        let log_level = match self.log_level {
+            Some(raw) => Some(serde_json::from_str::<LoggingLevel>(raw.get()).map_err(|_| {
+                invalid(
+                    "logLevel",
+                    format!(
+                        "{} is not a log level (debug, info, notice, warning, error, critical, alert, emergency)",
+                        raw.get()
+                    ),
+                )
+            })?),
+            None => None,
+        };
+        if !v.is_modern() {
+            return Ok(Resolved::LegacyVersionInMeta(v));
+        }
+        Ok(Resolved::Modern(Box::new(ModernRequest {
+            version: v,
+            capabilities,
+            client_info,
+            log_level,
+        })))
+    }
+}
+
+/// The `-32022` for a handshake-era version named in `_meta` on a connection that did not initialize.
+pub(crate) fn legacy_version_needs_initialize(v: ProtocolVersion) -> ErrorObject {
+    let mut e = ErrorObject::unsupported_version(v.as_str(), ProtocolVersion::supported_strings());
+    e.message = format!(
+        "Unsupported protocol version {:?} for a request without a session: {} needs the initialize \
+         handshake first; per-request _meta needs {}",
+        v.as_str(),
+        v.as_str(),
+        ProtocolVersion::MODERN.as_str()
+    );
+    e
+}
+
+/// The answer of a 2026-07-28-only server to `initialize`: the version it speaks, since a handshake-era
+/// client has no other way to learn it.
+pub(crate) fn initialize_refused(requested: &str) -> ErrorObject {
+    let mut e = ErrorObject::unsupported_version(
+        requested,
+        vec![ProtocolVersion::MODERN.as_str().to_string()],
+    );
+    e.message = format!(
+        "This server speaks only protocol {} (stateless, no initialize): send every request with \
+         _meta.io.modelcontextprotocol/protocolVersion",
+        ProtocolVersion::MODERN
+    );
+    e
+}
+
+/// The error for a handshake-era request on a connection that has not initialized: it could be either a
+/// 2026-07-28 request missing its `_meta`, or a handshake-era request sent too early, so it says both.
+pub(crate) fn not_initialized(method: &str) -> ErrorObject {
+    ErrorObject::invalid_params(format!(
+        "Invalid params: {method} carries no `_meta.io.modelcontextprotocol/protocolVersion` (protocol \
+         2026-07-28 requires it on every request) and this connection has not been initialized (protocol \
+         2025-11-25 and earlier: send initialize first)"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resolve(meta: serde_json::Value) -> Result<Resolved, ErrorObject> {
+        let text = meta.to_string();
+        let m: MetaRaw<'_> = serde_json::from_str(&text).unwrap();
+        m.resolve()
+    }
+
+    #[test]
+    fn per_request_fields_select_the_modern_era() {
+        let r = resolve(serde_json::json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"sampling": {}},
+            "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"},
+            "io.modelcontextprotocol/logLevel": "warning"
+        }))
+        .unwrap();
+        let Resolved::Modern(m) = r else {
+            panic!("not modern")
+        };
+        assert_eq!(m.version, ProtocolVersion::V2026_07_28);
+        assert!(m.capabilities.sampling.is_some());
+        assert_eq!(m.log_level, Some(LoggingLevel::Warning));
+        assert!(matches!(
+            resolve(serde_json::json!({"progressToken": 1})).unwrap(),
+            Resolved::Legacy
+        ));
+    }
+
+    #[test]
+    fn missing_and_malformed_fields_are_invalid_params() {
+        let e = resolve(serde_json::json!({"io.modelcontextprotocol/clientCapabilities": {}}))
+            .err()
+            .unwrap();
+        assert_eq!(e.code, codes::INVALID_PARAMS);
+        assert!(e.message.contains("protocolVersion"));
+        let e =
+            resolve(serde_json::json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"}))
+                .err()
+                .unwrap();
+        assert!(e.message.contains("clientCapabilities"));
+        let e = resolve(serde_json::json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/logLevel": "loud"
+        }))
+        .err()
+        .unwrap();
+        assert_eq!(e.code, codes::INVALID_PARAMS);
+        assert!(e.message.contains("loud"));
+    }
+
+    #[test]
+    fn an_unknown_version_is_unsupported_with_the_list() {
+        let e = resolve(serde_json::json!({
+            "io.modelcontextprotocol/protocolVersion": "v999.0.0",
+            "io.modelcontextprotocol/clientCapabilities": {}
+        }))
+        .err()
+        .unwrap();
+        assert_eq!(e.code, codes::UNSUPPORTED_PROTOCOL_VERSION);
+        let data = e.data.unwrap();
+        assert_eq!(data["requested"], "v999.0.0");
+        assert_eq!(data["supported"][0], "2026-07-28");
+    }
+}
