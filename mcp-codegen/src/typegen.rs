@@ -110,7 +110,8 @@ pub fn generate_types(
     let mut budget = SEARCH_BUDGET;
     // Groups of definitions are tried together, the others standing in as `{}` so that references still
     // resolve; a group that fails is halved until the definitions that fail alone are found.
-    let mut groups = vec![0..defs.len()];
+    let mut groups: Vec<std::ops::Range<usize>> = Vec::new();
+    groups.push(0..defs.len());
     while let Some(range) = groups.pop() {
         if budget == 0 {
             break;

@@ -703,11 +703,7 @@ fn portable(o: &mut Map<String, Value>, direction: Direction) {
 pub fn first_sentence(text: &str) -> String {
     let text = text.trim();
     let line = text.lines().next().unwrap_or_default();
-    let mut end = line.len();
-    for (i, _) in line.match_indices(". ") {
-        end = i + 1;
-        break;
-    }
+    let end = line.find(". ").map_or(line.len(), |i| i + 1);
     let s = &line[..end];
     match s.char_indices().nth(120) {
         Some((i, _)) => format!("{}…", s[..i].trim_end()),

@@ -226,7 +226,8 @@ impl<'a> Schemas<'a> {
     /// are not worth a type of their own (a plain string) are converted in place.
     pub fn convert_shared(&mut self, schema: &Value, pointer: &str) -> Value {
         let worth_a_type = |s: &Value| {
-            s.get("enum").is_some_and(|e| e.as_array().is_some_and(|e| e.len() > 1))
+            s.get("enum")
+                .is_some_and(|e| e.as_array().is_some_and(|e| e.len() > 1))
                 || s.get("properties").is_some()
         };
         let shared = pointer.starts_with("/components/")
@@ -328,7 +329,9 @@ impl<'a> Schemas<'a> {
         let base = match tokens.as_slice() {
             [c, s, name] if c == "components" && s == "schemas" => name.clone(),
             // A shared parameter's schema is named after the parameter.
-            [c, p, name, s] if c == "components" && p == "parameters" && s == "schema" => name.clone(),
+            [c, p, name, s] if c == "components" && p == "parameters" && s == "schema" => {
+                name.clone()
+            }
             [.., a, b] if matches!(b.as_str(), "schema" | "items") || b.parse::<u32>().is_ok() => {
                 format!("{a}_{b}")
             }
@@ -569,7 +572,7 @@ impl<'a> Schemas<'a> {
             let mut s = siblings;
             let nullable = s.remove("nullable") == Some(Value::Bool(true));
             self.dialect(&mut s);
-            s.retain(|k, v| !(k == "description" && !v.is_string()));
+            s.retain(|k, v| k != "description" || v.is_string());
             let mut out = resolved;
             out.extend(s);
             if nullable {
@@ -806,11 +809,12 @@ fn percent_decode(s: &str) -> String {
 pub fn object_shape<'v>(
     schema: &Value,
     lookup: &dyn Fn(&str) -> Option<&'v Value>,
-) -> Option<(Vec<(String, Value)>, Vec<String>)> {
+) -> Option<Shape> {
     shape(schema, lookup, 0)
 }
 
-type Shape = (Vec<(String, Value)>, Vec<String>);
+/// An object's properties in order, and its required names.
+pub type Shape = (Vec<(String, Value)>, Vec<String>);
 
 fn shape<'v>(
     schema: &Value,

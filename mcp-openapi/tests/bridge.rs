@@ -76,7 +76,10 @@ async fn calls_are_validated_against_the_full_schema_whatever_the_budget_cut() {
     assert_eq!(tools.len(), 1);
     // The model sees stubs: the line items' fields are not listed within 256 bytes.
     let shown = Value::Object(tools[0].input_schema.clone());
-    assert!(serde_json::to_string(&shown).unwrap().len() <= 256, "{shown}");
+    assert!(
+        serde_json::to_string(&shown).unwrap().len() <= 256,
+        "{shown}"
+    );
     assert!(!shown.to_string().contains("quantity"), "{shown}");
 
     // A line without its quantity, and a SKU of the wrong form: both found, both named.
@@ -89,13 +92,22 @@ async fn calls_are_validated_against_the_full_schema_whatever_the_budget_cut() {
         .unwrap();
     assert_eq!(r.is_error, Some(true));
     let text = r.text_content();
-    assert!(text.starts_with("invalid arguments for `createOrder`"), "{text}");
-    assert!(text.contains("argument `lines` at /0") && text.contains("quantity"), "{text}");
+    assert!(
+        text.starts_with("invalid arguments for `createOrder`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("argument `lines` at /0") && text.contains("quantity"),
+        "{text}"
+    );
     assert!(text.contains("\"bad\" does not match"), "{text}");
 
     // Out of range, and a required argument missing.
     let r = bridge
-        .call("createOrder", args(json!({"lines": [{"sku": "ABC-1", "quantity": 100}]})))
+        .call(
+            "createOrder",
+            args(json!({"lines": [{"sku": "ABC-1", "quantity": 100}]})),
+        )
         .await
         .unwrap();
     let text = r.text_content();
@@ -127,10 +139,21 @@ fn a_spec_without_operations_is_refused_by_name() {
     let dir = std::env::temp_dir().join(format!("mcp-openapi-bridge-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let spec = dir.join("empty.yaml");
-    std::fs::write(&spec, "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths: {}\n").unwrap();
-    let err = Bridge::from_spec(&spec, &ConvertOptions::default(), BridgeConfig::new("http://127.0.0.1:9"))
-        .err()
-        .unwrap();
-    assert!(err.to_string().contains("empty.yaml") && err.to_string().contains("no operation"), "{err}");
+    std::fs::write(
+        &spec,
+        "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths: {}\n",
+    )
+    .unwrap();
+    let err = Bridge::from_spec(
+        &spec,
+        &ConvertOptions::default(),
+        BridgeConfig::new("http://127.0.0.1:9"),
+    )
+    .err()
+    .unwrap();
+    assert!(
+        err.to_string().contains("empty.yaml") && err.to_string().contains("no operation"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

