@@ -213,6 +213,33 @@ impl Audit {
     }
 }
 
+/// What the prompt budget cut from each tool of an OpenAPI conversion: a line per cut, tools with cuts only,
+/// then a total.
+pub fn cuts_report(cuts: &[(String, Vec<mcp_openapi::Cut>)]) -> String {
+    let mut out = String::new();
+    let cut: Vec<&(String, Vec<mcp_openapi::Cut>)> =
+        cuts.iter().filter(|(_, c)| !c.is_empty()).collect();
+    if cut.is_empty() {
+        let _ = writeln!(out, "\nnothing cut: every tool fits its budget in full");
+        return out;
+    }
+    let _ = writeln!(out, "\ncut to fit the budget:");
+    for (tool, list) in &cut {
+        let _ = writeln!(out, "{tool}:");
+        for c in list {
+            let _ = writeln!(out, "  {c}");
+        }
+    }
+    let total: usize = cut.iter().map(|(_, c)| c.len()).sum();
+    let _ = writeln!(
+        out,
+        "{} of {} tools cut; {total} cuts",
+        cut.len(),
+        cuts.len()
+    );
+    out
+}
+
 fn describe(n: &Noise) -> String {
     let mut parts = Vec::new();
     let mut count = |k: usize, what: &str| {

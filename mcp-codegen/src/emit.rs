@@ -1,13 +1,16 @@
 //! Emits the bindings: one module per tool (its `Params`, its `Output`, the types of its definitions), a client
-//! with one async method per tool, all formatted with prettyplease.
+//! with one async method per tool, all formatted with prettyplease. Types shared by many tools (an OpenAPI
+//! spec's components) can live in one module of their own that the tool modules refer to; tool modules can
+//! be grouped (one module per tag).
 
 use crate::names::{snake_ident, Namer};
-use crate::normalize::{takes_no_arguments, Normalizer};
+use crate::normalize::{takes_no_arguments, Extras, Normalizer};
 use crate::typegen::generate_types;
 use crate::{Options, Warning};
 use mcp_runtime::protocol::Tool;
 use proc_macro2::{Delimiter, Group, Ident, Literal, Punct, Spacing, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote};
+use std::collections::BTreeMap;
 
 /// Crates the generated code reaches through `::mcp_runtime`, since it may depend on nothing else.
 const REEXPORTED: &[&str] = &["serde", "serde_json", "schemars"];
@@ -18,23 +21,78 @@ pub struct ToolModule {
     pub method: TokenStream,
 }
 
+/// Types generated once for the whole file, which tool modules refer to instead of generating their own.
+#[derive(Debug, Clone, Default)]
+pub struct SharedTypes {
+    /// `#/$defs/Pet` → `Pet`, the type's name in the shared module.
+    pub names: BTreeMap<String, String>,
+    /// The shared module's name (`components`), a sibling of the tool modules (or of their groups).
+    pub module: String,
+}
+
+/// Where a tool's module goes.
+#[derive(Debug, Clone)]
+pub struct Job<'a> {
+    pub tool: &'a Tool,
+    pub ident: String,
+    /// The group module it sits in (`repos`), if any.
+    pub group: Option<String>,
+}
+
 pub fn tool_module(tool: &Tool, ident: String, warnings: &mut Vec<Warning>) -> ToolModule {
+    tool_module_with(tool, ident, None, 0, warnings)
+}
+
+/// A tool's module; `shared` types are named by path, `depth` module levels below the file's root.
+pub fn tool_module_with(
+    tool: &Tool,
+    ident: String,
+    shared: Option<&SharedTypes>,
+    depth: usize,
+    warnings: &mut Vec<Warning>,
+) -> ToolModule {
     let no_arguments = takes_no_arguments(&tool.input_schema);
     let mut normalizer = Normalizer::new(&tool.name, &["Params", "Output", "NAME"]);
+    if let Some(shared) = shared {
+        let up = "super::".repeat(depth + 1);
+        normalizer = normalizer.with_external(
+            shared
+                .names
+                .iter()
+                .map(|(r, name)| (r.clone(), format!("{up}{}::{name}", shared.module)))
+                .collect(),
+        );
+    }
     if !no_arguments {
         normalizer.add_root("Params", "/inputSchema", &tool.input_schema);
     }
-    if let Some(output) = &tool.output_schema {
+    // An output that is a shared type as it stands is that type, named, not a newtype around it.
+    let output_alias = shared.and_then(|shared| {
+        let o = tool.output_schema.as_ref()?;
+        let r = o
+            .get("$ref")
+            .and_then(|r| r.as_str())
+            .filter(|_| o.len() == 1)?;
+        let name = shared.names.get(r)?;
+        let path: TokenStream = format!("{}{}::{name}", "super::".repeat(depth + 1), shared.module)
+            .parse()
+            .ok()?;
+        Some(quote! {
+            /// The tool's output.
+            pub type Output = #path;
+        })
+    });
+    if let (Some(output), None) = (&tool.output_schema, &output_alias) {
         normalizer.add_root("Output", "/outputSchema", output);
     }
-    let (defs, mut found) = normalizer.finish();
+    let (defs, mut found, extras) = normalizer.finish_with_extras();
     warnings.append(&mut found);
     let types = if defs.is_empty() {
         TokenStream::new()
     } else {
-        let (types, mut found) = generate_types(&tool.name, defs);
+        let (types, mut found) = generate_types(&tool.name, defs, &extras.replacements);
         warnings.append(&mut found);
-        without_error_module(reexported_paths(types))
+        without_error_module(reexported_paths(restore_renamed(types, &extras)), depth)
     };
     let params = if no_arguments {
         quote! {
@@ -46,15 +104,23 @@ pub fn tool_module(tool: &Tool, ident: String, warnings: &mut Vec<Warning>) -> T
         TokenStream::new()
     };
     let name = &tool.name;
-    let docs = doc_attrs(tool.description.as_deref().or(tool.title.as_deref()));
+    let description = tool.description.as_deref().or(tool.title.as_deref());
+    // Bindings of a spec carry its long descriptions once, on the client's methods; the module says what it is.
+    let docs = match shared {
+        Some(_) => doc_attrs(description.map(|d| d.trim().split("\n\n").next().unwrap_or(d))),
+        None => doc_attrs(description),
+    };
     let module = format_ident!("{}", ident);
+    let output_alias = output_alias.unwrap_or_default();
     let tokens = quote! {
         #(#docs)*
-        #[allow(clippy::all, clippy::pedantic, dead_code, unused_imports, non_camel_case_types, irrefutable_let_patterns)]
+        #[allow(clippy::all, clippy::pedantic, warnings)]
         pub mod #module {
+            use ::mcp_runtime::serde;
             /// The tool's name on the wire.
             pub const NAME: &str = #name;
             #params
+            #output_alias
             #types
         }
     };
@@ -69,15 +135,15 @@ pub fn tool_module(tool: &Tool, ident: String, warnings: &mut Vec<Warning>) -> T
 fn method(tool: &Tool, module: &Ident, no_arguments: bool) -> TokenStream {
     let mut docs = doc_attrs(tool.description.as_deref().or(tool.title.as_deref()));
     let returns = if tool.output_schema.is_some() {
-        "Returns the tool's `structuredContent` as [`Output`]"
+        "returns its `structuredContent` as [`Output`]"
     } else {
-        "Returns the tool's content blocks"
+        "returns its content blocks"
     };
     if !docs.is_empty() {
         docs.extend(doc_attrs(Some("")));
     }
     docs.extend(doc_attrs(Some(&format!(
-        "Calls `{}`. {returns}; a result with `isError` is [`ToolCallError::Tool`].",
+        "Calls `{}`; {returns}, `isError` as [`ToolCallError::Tool`].",
         tool.name.replace('`', "'")
     ))));
     let (output, call) = if tool.output_schema.is_some() {
@@ -130,12 +196,11 @@ fn doc_attrs(text: Option<&str>) -> Vec<TokenStream> {
         .collect()
 }
 
-/// The whole file.
-pub fn bindings(tools: &[Tool], options: &Options, warnings: &mut Vec<Warning>) -> String {
-    let mut sorted: Vec<&Tool> = tools.iter().collect();
+/// Identifiers for tools: sorted by name, a tool whose name is already its identifier keeps it and the others
+/// are numbered around it (`ping` stays `ping` and `Ping` becomes `ping_2`, whatever their order).
+pub fn idents<'a>(tools: impl IntoIterator<Item = &'a Tool>) -> Vec<(&'a Tool, String)> {
+    let mut sorted: Vec<&Tool> = tools.into_iter().collect();
     sorted.sort_by(|a, b| a.name.cmp(&b.name));
-    // A tool whose name is already its identifier keeps it; the others are numbered around it (`ping` stays
-    // `ping` and `Ping` becomes `ping_2`, whatever their order).
     let mut namer = Namer::default();
     let mut idents = vec![String::new(); sorted.len()];
     for exact in [true, false] {
@@ -145,17 +210,126 @@ pub fn bindings(tools: &[Tool], options: &Options, warnings: &mut Vec<Warning>) 
             }
         }
     }
-    let jobs: Vec<(&Tool, String)> = sorted.into_iter().zip(idents).collect();
-    let mut modules = String::new();
-    let mut methods = Vec::new();
-    for done in formatted_modules(&jobs) {
-        modules.push_str(&done.module);
-        // Token streams cannot cross threads; a method comes back as text and is parsed here (it is short).
-        methods.push(done.method.parse::<TokenStream>().unwrap_or_default());
-        warnings.extend(done.warnings);
+    sorted.into_iter().zip(idents).collect()
+}
+
+/// The whole file, one module per tool.
+pub fn bindings(tools: &[Tool], options: &Options, warnings: &mut Vec<Warning>) -> String {
+    let jobs: Vec<Job> = idents(tools)
+        .into_iter()
+        .map(|(tool, ident)| Job {
+            tool,
+            ident,
+            group: None,
+        })
+        .collect();
+    files(&jobs, options, None, warnings).joined()
+}
+
+/// Bindings as files: the root (client, error type), the shared module, and one part per group (or the
+/// ungrouped tool modules).
+#[derive(Debug, Clone, Default)]
+pub struct Files {
+    /// The header, the client and the error module.
+    pub root: String,
+    /// The shared types' module name and its contents (without the `pub mod` around them).
+    pub shared: Option<(String, String)>,
+    /// Group name → the group's contents: an `impl` of the client with its methods, and its tool modules.
+    pub groups: Vec<(String, String)>,
+    /// Tool modules outside any group.
+    pub modules: String,
+}
+
+impl Files {
+    /// Everything in one file.
+    pub fn joined(&self) -> String {
+        let mut out = self.root.clone();
+        if let Some((name, body)) = &self.shared {
+            out.push_str(&wrap(name, body));
+        }
+        for (name, body) in &self.groups {
+            out.push_str(&wrap(name, body));
+        }
+        out.push_str(&self.modules);
+        out
     }
-    let error_module = error_module();
+
+    /// One file per module: `mod.rs` declares the others (`components.rs`, one per group).
+    pub fn split(&self) -> Vec<(String, String)> {
+        let mut root = self.root.clone();
+        let mut out = Vec::new();
+        let mut declare = |name: &str, body: &str, out: &mut Vec<(String, String)>| {
+            root.push_str(&format!("pub mod {name};\n"));
+            out.push((format!("{name}.rs"), body.to_string()));
+        };
+        if let Some((name, body)) = &self.shared {
+            declare(name, body, &mut out);
+        }
+        for (name, body) in &self.groups {
+            declare(name, body, &mut out);
+        }
+        root.push_str(&self.modules);
+        out.insert(0, ("mod.rs".into(), root));
+        out
+    }
+}
+
+fn wrap(name: &str, body: &str) -> String {
+    let mut out = format!("pub mod {name} {{\n");
+    for line in body.lines() {
+        if line.is_empty() {
+            out.push('\n');
+        } else {
+            out.push_str("    ");
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// Bindings for `jobs`, with the tool modules referring to `shared` types when given.
+pub fn files(
+    jobs: &[Job],
+    options: &Options,
+    shared: Option<(&SharedTypes, String)>,
+    warnings: &mut Vec<Warning>,
+) -> Files {
+    let shared_names = shared.as_ref().map(|(s, _)| *s);
+    let mut modules = String::new();
+    let mut root_methods = Vec::new();
+    let mut groups: BTreeMap<String, (Vec<TokenStream>, String)> = BTreeMap::new();
+    for (job, done) in jobs.iter().zip(formatted_modules(jobs, shared_names)) {
+        // Token streams cannot cross threads; a method comes back as text and is parsed here (it is short).
+        let method = done.method.parse::<TokenStream>().unwrap_or_default();
+        warnings.extend(done.warnings);
+        match &job.group {
+            Some(g) => {
+                let entry = groups.entry(g.clone()).or_default();
+                entry.0.push(method);
+                entry.1.push_str(&done.module);
+            }
+            None => {
+                root_methods.push(method);
+                modules.push_str(&done.module);
+            }
+        }
+    }
     let client = format_ident!("{}", crate::names::camel_ident(&options.client_name));
+    let groups = groups
+        .into_iter()
+        .map(|(name, (methods, modules))| {
+            let block = quote! {
+                #[allow(clippy::all, clippy::pedantic, dead_code)]
+                impl super::#client {
+                    #(#methods)*
+                }
+            };
+            (name, format!("{}{modules}", format_file(block)))
+        })
+        .collect();
+    let error_module = error_module();
     let client_doc = format!(
         " A typed client for the tools of `{}`.",
         options.server_label.replace('`', "'")
@@ -181,7 +355,7 @@ pub fn bindings(tools: &[Tool], options: &Options, warnings: &mut Vec<Warning>) 
             pub fn into_inner(self) -> ::mcp_runtime::Client {
                 self.inner
             }
-            #(#methods)*
+            #(#root_methods)*
         }
 
         #error_module
@@ -190,7 +364,23 @@ pub fn bindings(tools: &[Tool], options: &Options, warnings: &mut Vec<Warning>) 
         "// Generated by mcp-codegen from {}. Do not edit: regenerate instead.\n\n",
         options.server_label.replace('\n', " ")
     );
-    format!("{header}{}{modules}", format_file(file))
+    Files {
+        root: format!("{header}{}", format_file(file)),
+        shared: shared.map(|(s, body)| (s.module.clone(), body)),
+        groups,
+        modules,
+    }
+}
+
+/// The shared module's contents from typify's tokens for the shared definitions.
+pub fn shared_module(types: TokenStream, extras: &Extras) -> String {
+    let body = without_error_module(reexported_paths(restore_renamed(types, extras)), 0);
+    let tokens = quote! {
+        #![allow(clippy::all, clippy::pedantic, warnings)]
+        use ::mcp_runtime::serde;
+        #body
+    };
+    format_file(add_serde_crate_attrs(tokens))
 }
 
 /// One tool's module, formatted, and its client method as text.
@@ -202,10 +392,11 @@ struct FormattedModule {
 
 /// Types and formatting for every tool, in the order given. Tools are independent, so they are split
 /// across the machine's cores; the result is the same whatever the number of threads.
-fn formatted_modules(jobs: &[(&Tool, String)]) -> Vec<FormattedModule> {
-    let one = |(tool, ident): &(&Tool, String)| {
+fn formatted_modules(jobs: &[Job], shared: Option<&SharedTypes>) -> Vec<FormattedModule> {
+    let one = |job: &Job| {
         let mut warnings = Vec::new();
-        let m = tool_module(tool, ident.clone(), &mut warnings);
+        let depth = usize::from(job.group.is_some());
+        let m = tool_module_with(job.tool, job.ident.clone(), shared, depth, &mut warnings);
         FormattedModule {
             module: format_file(m.tokens),
             method: m.method.to_string(),
@@ -257,18 +448,217 @@ fn format_file(tokens: TokenStream) -> String {
     }
 }
 
-/// typify emits the same `mod error` with every type space; the file carries one, shared by all tools.
-fn without_error_module(types: TokenStream) -> TokenStream {
+/// typify emits the same `mod error` with every type space; the file carries one, shared by all tools, `depth`
+/// module levels above the types.
+fn without_error_module(types: TokenStream, depth: usize) -> TokenStream {
     let Ok(mut file) = syn::parse2::<syn::File>(types.clone()) else {
         return types;
     };
     file.items
         .retain(|item| !matches!(item, syn::Item::Mod(m) if m.ident == "error"));
-    let items = file.items;
+    prune_conversions(&mut file.items);
+    let defined: std::collections::BTreeSet<String> = file
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Struct(s) => Some(s.ident.to_string()),
+            syn::Item::Enum(e) => Some(e.ident.to_string()),
+            syn::Item::Type(t) => Some(t.ident.to_string()),
+            syn::Item::Mod(m) => Some(m.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    let items: Vec<TokenStream> = file
+        .items
+        .iter()
+        .map(|item| prelude_paths(quote!(#item), &defined))
+        .collect();
+    let up: TokenStream = "super::".repeat(depth + 1).parse().unwrap_or_default();
+    let uses_error = items.iter().any(|i| i.to_string().contains("error ::"));
+    let import = uses_error.then(|| quote!(use #up error;));
     quote! {
-        use super::error;
+        #import
         #(#items)*
     }
+}
+
+/// The prelude's types, which typify names by their full paths: `::std::string::String` → `String`, also in
+/// serde's attributes (`"::std::option::Option::is_none"`), unless the module defines a type of that name.
+const PRELUDE: &[(&str, &str)] = &[
+    ("option", "Option"),
+    ("string", "String"),
+    ("vec", "Vec"),
+    ("boxed", "Box"),
+];
+
+fn prelude_paths(tokens: TokenStream, defined: &std::collections::BTreeSet<String>) -> TokenStream {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let mut out = Vec::with_capacity(trees.len());
+    let mut i = 0;
+    let colons = |a: Option<&TokenTree>, b: Option<&TokenTree>| {
+        matches!((a, b), (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b)))
+            if a.as_char() == ':' && a.spacing() == Spacing::Joint && b.as_char() == ':')
+    };
+    let ident_is =
+        |t: Option<&TokenTree>, name: &str| matches!(t, Some(TokenTree::Ident(x)) if x == name);
+    while i < trees.len() {
+        let leading = i == 0 || !matches!(&trees[i - 1], TokenTree::Ident(_));
+        if leading && colons(trees.get(i), trees.get(i + 1)) && ident_is(trees.get(i + 2), "std") {
+            let found = PRELUDE.iter().find(|(module, ty)| {
+                colons(trees.get(i + 3), trees.get(i + 4))
+                    && ident_is(trees.get(i + 5), module)
+                    && colons(trees.get(i + 6), trees.get(i + 7))
+                    && ident_is(trees.get(i + 8), ty)
+                    && !defined.contains(*ty)
+            });
+            if let Some((_, ty)) = found {
+                out.push(TokenTree::Ident(Ident::new(ty, Span::call_site())));
+                i += 9;
+                continue;
+            }
+        }
+        match &trees[i] {
+            TokenTree::Group(g) => {
+                let mut group = Group::new(g.delimiter(), prelude_paths(g.stream(), defined));
+                group.set_span(g.span());
+                out.push(TokenTree::Group(group));
+            }
+            TokenTree::Literal(lit) => {
+                let text = lit.to_string();
+                let short = PRELUDE.iter().find_map(|(module, ty)| {
+                    let prefix = format!("\"::std::{module}::{ty}::");
+                    text.strip_prefix(&prefix)
+                        .filter(|_| !defined.contains(*ty))
+                        .map(|rest| format!("\"{ty}::{rest}"))
+                });
+                match short.and_then(|s| s.parse::<Literal>().ok()) {
+                    Some(mut l) => {
+                        l.set_span(lit.span());
+                        out.push(TokenTree::Literal(l));
+                    }
+                    None => out.push(trees[i].clone()),
+                }
+            }
+            other => out.push(other.clone()),
+        }
+        i += 1;
+    }
+    out.into_iter().collect()
+}
+
+/// typify gives every string enum `FromStr`, and `TryFrom<&str>`, `TryFrom<&String>` and `TryFrom<String>`
+/// that only call `parse`; in a spec's bindings they are a third of the code, and serde already parses the
+/// enum. They go (an enum keeps `Display`), unless serde deserializes the type through one
+/// (`#[serde(try_from = ...)]`).
+fn prune_conversions(items: &mut Vec<syn::Item>) {
+    let type_name = |ty: &syn::Type| match ty {
+        syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+        _ => None,
+    };
+    let trait_name = |i: &syn::ItemImpl| {
+        i.trait_
+            .as_ref()
+            .and_then(|(_, path, _)| path.segments.last())
+            .map(|s| s.ident.to_string())
+    };
+    let parsed: std::collections::BTreeSet<String> = items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Impl(i) if trait_name(i).as_deref() == Some("FromStr") => {
+                type_name(&i.self_ty)
+            }
+            _ => None,
+        })
+        .collect();
+    let through_try_from: std::collections::BTreeSet<String> = items
+        .iter()
+        .filter_map(|item| {
+            let (ident, attrs) = match item {
+                syn::Item::Struct(s) => (&s.ident, &s.attrs),
+                syn::Item::Enum(e) => (&e.ident, &e.attrs),
+                _ => return None,
+            };
+            attrs
+                .iter()
+                .any(|a| {
+                    let text = quote!(#a).to_string();
+                    text.contains("try_from") || text.contains("from =")
+                })
+                .then(|| ident.to_string())
+        })
+        .collect();
+    let enums: std::collections::BTreeSet<String> = items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Enum(e) => Some(e.ident.to_string()),
+            _ => None,
+        })
+        .collect();
+    items.retain(|item| {
+        let syn::Item::Impl(i) = item else {
+            return true;
+        };
+        if trait_name(i).as_deref() == Some("FromStr") {
+            // An enum parses through serde as well; its `FromStr` goes with its `TryFrom`s.
+            return type_name(&i.self_ty)
+                .is_none_or(|ty| !enums.contains(&ty) || through_try_from.contains(&ty));
+        }
+        if trait_name(i).as_deref() != Some("TryFrom") {
+            return true;
+        }
+        let Some(ty) = type_name(&i.self_ty) else {
+            return true;
+        };
+        let from_text = i
+            .trait_
+            .as_ref()
+            .map(|(_, path, _)| quote!(#path).to_string())
+            .unwrap_or_default();
+        let from_string = from_text.contains("str") || from_text.contains("String");
+        !(from_string && parsed.contains(&ty) && !through_try_from.contains(&ty))
+    });
+}
+
+/// Puts back the wire names of properties the normalizer renamed (see `Normalizer::distinct_fields`):
+/// every string literal holding a marked name is replaced by the real one.
+fn restore_renamed(tokens: TokenStream, extras: &Extras) -> TokenStream {
+    if extras.renamed.is_empty() {
+        return tokens;
+    }
+    tokens
+        .into_iter()
+        .map(|tree| match tree {
+            TokenTree::Group(g) => {
+                let mut group = Group::new(g.delimiter(), restore_renamed(g.stream(), extras));
+                group.set_span(g.span());
+                TokenTree::Group(group)
+            }
+            TokenTree::Literal(lit) => {
+                let text = lit.to_string();
+                let Ok(syn::Lit::Str(s)) = syn::parse_str::<syn::Lit>(&text) else {
+                    return TokenTree::Literal(lit);
+                };
+                let value = s.value();
+                match extras
+                    .renamed
+                    .iter()
+                    .find(|(marked, _)| value.contains(marked.as_str()))
+                {
+                    Some(_) => {
+                        let mut v = value;
+                        for (marked, real) in &extras.renamed {
+                            v = v.replace(marked.as_str(), real);
+                        }
+                        let mut l = Literal::string(&v);
+                        l.set_span(lit.span());
+                        TokenTree::Literal(l)
+                    }
+                    None => TokenTree::Literal(lit),
+                }
+            }
+            other => other,
+        })
+        .collect()
 }
 
 /// The error type of typify's `TryFrom` and `FromStr` implementations.
@@ -378,8 +768,8 @@ fn reexported_paths(tokens: TokenStream) -> TokenStream {
     out.into_iter().collect()
 }
 
-/// Adds `#[serde(crate = "::mcp_runtime::serde")]` after every derive of serde's traits, so the derived code
-/// names the runtime's serde.
+/// Adds `#[serde(crate = "serde")]` after every derive of serde's traits, so the derived code names the
+/// runtime's serde (every module that holds derives has `use ::mcp_runtime::serde;`).
 fn add_serde_crate_attrs(tokens: TokenStream) -> TokenStream {
     let trees: Vec<TokenTree> = tokens.into_iter().collect();
     let mut out = Vec::with_capacity(trees.len());
@@ -391,11 +781,24 @@ fn add_serde_crate_attrs(tokens: TokenStream) -> TokenStream {
                     if g.delimiter() == Delimiter::Bracket {
                         let text = g.stream().to_string();
                         out.push(trees[i].clone());
-                        out.push(trees[i + 1].clone());
                         if text.starts_with("derive")
                             && (text.contains("Serialize") || text.contains("Deserialize"))
                         {
-                            out.extend(quote!(#[serde(crate = "::mcp_runtime::serde")]));
+                            // `serde::Deserialize` through the module's `use ::mcp_runtime::serde`: a derive
+                            // list that fits on one line.
+                            let short = text.replace(":: mcp_runtime :: serde ::", "serde ::");
+                            match short.parse::<TokenStream>() {
+                                Ok(stream) => {
+                                    let mut group = Group::new(Delimiter::Bracket, stream);
+                                    group.set_span(g.span());
+                                    out.push(TokenTree::Group(group));
+                                }
+                                Err(_) => out.push(trees[i + 1].clone()),
+                            }
+                            // The module's `use ::mcp_runtime::serde` is what the derived code names.
+                            out.extend(quote!(#[serde(crate = "serde")]));
+                        } else {
+                            out.push(trees[i + 1].clone());
                         }
                         i += 2;
                         continue;

@@ -31,26 +31,11 @@ pub mod typegen;
 pub use snapshot::{DeclaredCapabilities, Snapshot};
 
 use mcp_runtime::protocol::Tool;
-use std::fmt;
 
 /// Something the generator had to give up on: a schema that became `serde_json::Value`, a `$ref` that does
-/// not resolve. `pointer` is a JSON pointer into the tool (`/inputSchema/properties/x`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Warning {
-    pub tool: String,
-    pub pointer: String,
-    pub message: String,
-}
-
-impl fmt::Display for Warning {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "tool `{}` at {}: {}",
-            self.tool, self.pointer, self.message
-        )
-    }
-}
+/// not resolve. `pointer` is a JSON pointer into the tool (`/inputSchema/properties/x`). The same type as the
+/// OpenAPI mapping's, so that both kinds of warning print alike.
+pub use mcp_openapi::Warning;
 
 /// What to generate.
 #[derive(Debug, Clone)]

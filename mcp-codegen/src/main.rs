@@ -86,11 +86,16 @@ struct Server {
     timeout: f64,
 }
 
-/// A snapshot file or a live server.
+/// A snapshot file, a live server, or an OpenAPI spec.
 #[derive(Args, Clone)]
 struct Input {
-    #[arg(long, conflicts_with_all = ["stdio", "url"], required_unless_present_any = ["stdio", "url"])]
+    #[arg(long, conflicts_with_all = ["stdio", "url", "openapi"], required_unless_present_any = ["stdio", "url", "openapi"])]
     snapshot: Option<PathBuf>,
+    /// An OpenAPI 3.0/3.1 spec, converted as `mcp-codegen openapi` does (with its filter and budget flags).
+    #[arg(long, value_name = "SPEC", conflicts_with_all = ["stdio", "url"])]
+    openapi: Option<PathBuf>,
+    #[command(flatten)]
+    spec_options: mcp_codegen::openapi::cli::SpecOptions,
     #[arg(long, value_name = "CMD ARGS", conflicts_with = "url")]
     stdio: Option<String>,
     #[arg(long)]
@@ -148,7 +153,20 @@ impl Server {
 }
 
 impl Input {
+    fn conversion(&self) -> Result<Option<mcp_codegen::openapi::Conversion>> {
+        match &self.openapi {
+            Some(spec) => Ok(Some(mcp_codegen::openapi::cli::load(
+                spec,
+                &self.spec_options.convert_options(Vec::new()),
+            )?)),
+            None => Ok(None),
+        }
+    }
+
     async fn snapshot(&self) -> Result<Snapshot> {
+        if let Some(conversion) = self.conversion()? {
+            return Ok(mcp_codegen::openapi::snapshot(&conversion));
+        }
         match &self.snapshot {
             Some(path) => Ok(Snapshot::load(path)?),
             None => {
@@ -219,6 +237,15 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             output,
             client_name,
         } => {
+            if let Some(conversion) = input.conversion()? {
+                mcp_codegen::openapi::cli::write_bindings(
+                    &conversion,
+                    &output,
+                    &client_name,
+                    false,
+                )?;
+                return Ok(ExitCode::SUCCESS);
+            }
             let snapshot = input.snapshot().await?;
             let options = Options {
                 client_name,
@@ -250,6 +277,17 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             );
         }
         Command::Audit { input } => {
+            if let Some(conversion) = input.conversion()? {
+                let audit = mcp_codegen::audit::audit(&conversion.tools());
+                print!("{}", audit.report());
+                let cuts: Vec<(String, Vec<mcp_codegen::openapi::Cut>)> = conversion
+                    .operations
+                    .iter()
+                    .map(|o| (o.tool.name.clone(), o.cuts.clone()))
+                    .collect();
+                print!("{}", mcp_codegen::audit::cuts_report(&cuts));
+                return Ok(ExitCode::SUCCESS);
+            }
             let snapshot = input.snapshot().await?;
             print!("{}", mcp_codegen::audit::audit(&snapshot.tools).report());
         }

@@ -95,7 +95,28 @@ pub struct Normalizer<'a> {
     prefix: String,
     defs: Definitions,
     warnings: Vec<Warning>,
+    /// References to types defined elsewhere (the shared module of an OpenAPI spec's components):
+    /// `#/$defs/Pet` → the Rust path of the type.
+    external: BTreeMap<String, String>,
+    /// The stand-in definitions that took the place of external types, and the paths they stand for.
+    used_external: BTreeMap<String, String>,
+    /// Property names renamed so that their Rust fields differ: the marked name → the name on the wire.
+    renamed: Vec<(String, String)>,
 }
+
+/// What typify needs besides the definitions: the types it must not generate but name by path, and the
+/// property names to restore in the generated `#[serde(rename)]`s.
+#[derive(Debug, Clone, Default)]
+pub struct Extras {
+    /// (stand-in definition name, Rust path).
+    pub replacements: Vec<(String, String)>,
+    /// (marked property name, the real one).
+    pub renamed: Vec<(String, String)>,
+}
+
+/// Renamed properties end with a character of Unicode's private use area (one per rename, from this one on),
+/// which typify's field names drop and no real property name holds.
+pub const RENAME_MARK: u32 = 0xE000;
 
 impl<'a> Normalizer<'a> {
     pub fn new(tool: &'a str, reserved: &[&str]) -> Self {
@@ -109,22 +130,58 @@ impl<'a> Normalizer<'a> {
             prefix: String::new(),
             defs: Vec::new(),
             warnings: Vec::new(),
+            external: BTreeMap::new(),
+            used_external: BTreeMap::new(),
+            renamed: Vec::new(),
         }
+    }
+
+    /// References to resolve to types defined elsewhere instead of generating them: `#/$defs/Pet` →
+    /// `super::components::Pet`.
+    pub fn with_external(mut self, external: BTreeMap<String, String>) -> Self {
+        self.external = external;
+        self
+    }
+
+    /// Adds named definitions without a root (the shared component types of a spec): `defs` maps a
+    /// `$defs` key to its schema, and references between them are `#/$defs/<key>`. Returns the type name
+    /// given to each key.
+    pub fn add_definitions(
+        &mut self,
+        prefix: &str,
+        defs: &Map<String, Value>,
+    ) -> BTreeMap<String, String> {
+        let mut root = Map::new();
+        root.insert("$defs".into(), Value::Object(defs.clone()));
+        self.add(None, prefix, &root)
     }
 
     /// Adds a root schema (the input or the output schema) under `name`; `prefix` is its pointer in the tool
     /// (`/inputSchema`), used in warnings.
     pub fn add_root(&mut self, name: &str, prefix: &str, schema: &Map<String, Value>) {
+        self.add(Some(name), prefix, schema);
+    }
+
+    fn add(
+        &mut self,
+        name: Option<&str>,
+        prefix: &str,
+        schema: &Map<String, Value>,
+    ) -> BTreeMap<String, String> {
         let doc = Value::Object(schema.clone());
         self.prefix = prefix.to_string();
         let mut refs: BTreeMap<String, String> = BTreeMap::new();
-        refs.insert("#".into(), name.into());
+        if let Some(name) = name {
+            refs.insert("#".into(), name.into());
+        }
+        let mut named = BTreeMap::new();
         // `$defs` and `definitions` of the root get their own types, named after their keys.
         let mut queue: Vec<(String, String, Value)> = Vec::new();
         for keyword in ["$defs", "definitions"] {
             if let Some(Value::Object(defs)) = schema.get(keyword) {
                 for (key, def) in defs {
                     let type_name = self.namer.unique(camel_ident(key));
+                    named.insert(key.clone(), type_name.clone());
                     refs.insert(
                         format!("#/{keyword}/{}", escape_pointer_token(key)),
                         type_name.clone(),
@@ -137,18 +194,21 @@ impl<'a> Normalizer<'a> {
                 }
             }
         }
-        let root_index = self.defs.len();
-        self.defs.push(Definition {
-            name: name.into(),
-            pointer: prefix.into(),
-            schema: Value::Null,
-        });
-        let mut root = doc.clone();
-        if let Value::Object(o) = &mut root {
-            o.remove("$defs");
-            o.remove("definitions");
+        let mut pending = Vec::new();
+        if let Some(name) = name {
+            let root_index = self.defs.len();
+            self.defs.push(Definition {
+                name: name.into(),
+                pointer: prefix.into(),
+                schema: Value::Null,
+            });
+            let mut root = doc.clone();
+            if let Value::Object(o) = &mut root {
+                o.remove("$defs");
+                o.remove("definitions");
+            }
+            pending.push((root_index, prefix.to_string(), root));
         }
-        let mut pending = vec![(root_index, prefix.to_string(), root)];
         for (name, pointer, def) in queue {
             self.defs.push(Definition {
                 name,
@@ -171,10 +231,20 @@ impl<'a> Normalizer<'a> {
                 pending.push((self.defs.len() - 1, pointer, target));
             }
         }
+        named
     }
 
     pub fn finish(self) -> (Definitions, Vec<Warning>) {
         (self.defs, self.warnings)
+    }
+
+    /// The definitions, the warnings, and what typify needs besides.
+    pub fn finish_with_extras(self) -> (Definitions, Vec<Warning>, Extras) {
+        let extras = Extras {
+            replacements: self.used_external.into_iter().collect(),
+            renamed: self.renamed,
+        };
+        (self.defs, self.warnings, extras)
     }
 
     fn warn(&mut self, pointer: &str, message: String) {
@@ -345,6 +415,7 @@ impl<'a> Normalizer<'a> {
                 None => {}
             }
         }
+        self.distinct_fields(o);
         if o.get("required")
             .is_some_and(|r| !r.as_array().is_some_and(|a| a.iter().all(Value::is_string)))
         {
@@ -353,6 +424,61 @@ impl<'a> Normalizer<'a> {
                 "`required` is not a list of names; ignored".into(),
             );
             o.remove("required");
+        }
+    }
+
+    /// Properties whose names typify would turn into the same Rust field (`DateCreated`, `DateCreated<`,
+    /// `DateCreated>` are all `date_created`) are renamed with a mark, so that each gets a field of its own
+    /// (`date_created_lt`); the mark is taken out of the generated `#[serde(rename)]` afterwards, so the wire
+    /// names are the spec's.
+    fn distinct_fields(&mut self, o: &mut Map<String, Value>) {
+        let Some(Value::Object(props)) = o.get("properties") else {
+            return;
+        };
+        let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+        let mut clashes = Vec::new();
+        for name in props.keys() {
+            let field = typify_field(name);
+            if seen.insert(field, 0).is_some() {
+                clashes.push(name.clone());
+            }
+        }
+        if clashes.is_empty() {
+            return;
+        }
+        let mut fields: std::collections::BTreeSet<String> =
+            props.keys().map(|n| typify_field(n)).collect();
+        let mut map = Vec::new();
+        for name in clashes {
+            let readable = mcp_openapi::names::argument(&name);
+            let mut base = readable.clone();
+            let mut n = 2;
+            while !fields.insert(typify_field(&base)) {
+                base = format!("{readable}_{n}");
+                n += 1;
+            }
+            let mark =
+                char::from_u32(RENAME_MARK + self.renamed.len() as u32).unwrap_or('\u{E000}');
+            let marked = format!("{base}{mark}");
+            self.renamed.push((marked.clone(), name.clone()));
+            map.push((name, marked));
+        }
+        if let Some(Value::Object(props)) = o.get_mut("properties") {
+            let old = std::mem::take(props);
+            for (k, v) in old {
+                let key = map
+                    .iter()
+                    .find(|(from, _)| *from == k)
+                    .map_or(k, |(_, to)| to.clone());
+                props.insert(key, v);
+            }
+        }
+        if let Some(Value::Array(required)) = o.get_mut("required") {
+            for r in required.iter_mut() {
+                if let Some((_, to)) = map.iter().find(|(from, _)| r == from) {
+                    *r = Value::String(to.clone());
+                }
+            }
         }
     }
 
@@ -368,6 +494,14 @@ impl<'a> Normalizer<'a> {
         let key = format!("#{}", percent_decode(fragment));
         if let Some(name) = refs.get(&key) {
             return Some(name.clone());
+        }
+        if let Some(path) = self.external.get(&key) {
+            // A stand-in typify replaces with the external type; named so no local type can take its name.
+            let last = path.rsplit("::").next().unwrap_or(path);
+            let name = self.namer.unique(format!("External{last}"));
+            refs.insert(key, name.clone());
+            self.used_external.insert(name.clone(), path.clone());
+            return Some(name);
         }
         let target = doc.pointer(&key[1..])?;
         if !target.is_object() && !target.is_boolean() {
@@ -387,6 +521,23 @@ impl<'a> Normalizer<'a> {
         ));
         Some(name)
     }
+}
+
+/// The field name typify gives a property (its `sanitize` for snake case, which it does not make unique).
+fn typify_field(name: &str) -> String {
+    use heck::ToSnakeCase;
+    let cleaned: String = name
+        .replace('\'', "")
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    cleaned.to_snake_case()
 }
 
 fn escape_pointer_token(s: &str) -> String {

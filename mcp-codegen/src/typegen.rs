@@ -31,9 +31,17 @@ fn install_quiet_hook() {
     });
 }
 
-/// Runs typify over a list of definitions, turning a panic into an error.
-fn run_typify(defs: &[(String, Value)]) -> Result<TokenStream, String> {
-    let mut schemas = Vec::with_capacity(defs.len());
+/// Runs typify over a list of definitions, turning a panic into an error. Each replacement names a
+/// definition typify must not generate but refer to by a Rust path (a shared component type); its stand-in
+/// schema is `{}`.
+fn run_typify(
+    defs: &[(String, Value)],
+    replacements: &[(String, String)],
+) -> Result<TokenStream, String> {
+    let mut schemas = Vec::with_capacity(defs.len() + replacements.len());
+    for (name, _) in replacements {
+        schemas.push((name.clone(), Schema::Bool(true)));
+    }
     for (name, value) in defs {
         let schema: Schema = serde_json::from_value(value.clone())
             .map_err(|e| format!("not a JSON schema typify can read: {e}"))?;
@@ -44,6 +52,10 @@ fn run_typify(defs: &[(String, Value)]) -> Result<TokenStream, String> {
     let outcome = catch_unwind(AssertUnwindSafe(|| {
         let mut settings = TypeSpaceSettings::default();
         settings.with_map_type("::std::collections::BTreeMap");
+        for (name, path) in replacements {
+            use heck::ToUpperCamelCase;
+            settings.with_replacement(name.to_upper_camel_case(), path, std::iter::empty());
+        }
         let mut space = TypeSpace::new(&settings);
         space
             .add_ref_types(schemas)
@@ -79,26 +91,60 @@ fn first_line(message: &str) -> String {
     line.to_string()
 }
 
-/// The types of one tool. Whatever typify cannot take is replaced by `{}` (any JSON value) and reported.
-pub fn generate_types(tool: &str, mut defs: Definitions) -> (TokenStream, Vec<Warning>) {
+/// The types of one tool (or of a spec's shared components). Whatever typify cannot take is replaced by `{}`
+/// (any JSON value) and reported.
+pub fn generate_types(
+    tool: &str,
+    mut defs: Definitions,
+    replacements: &[(String, String)],
+) -> (TokenStream, Vec<Warning>) {
     let mut warnings = Vec::new();
     let pairs = |defs: &Definitions| {
         defs.iter()
             .map(|d| (d.name.clone(), d.schema.clone()))
             .collect::<Vec<_>>()
     };
-    if let Ok(tokens) = run_typify(&pairs(&defs)) {
+    if let Ok(tokens) = run_typify(&pairs(&defs), replacements) {
         return (tokens, warnings);
     }
     let mut budget = SEARCH_BUDGET;
-    for index in 0..defs.len() {
-        // Each definition is tried alone, the others standing in as `{}` so that references still resolve.
-        let context: Vec<(String, Value)> =
-            defs.iter().map(|d| (d.name.clone(), json!({}))).collect();
-        let test = |probe: &Value| {
-            let mut c = context.clone();
-            c[index].1 = probe.clone();
-            run_typify(&c)
+    // Groups of definitions are tried together, the others standing in as `{}` so that references still
+    // resolve; a group that fails is halved until the definitions that fail alone are found.
+    let mut groups: Vec<std::ops::Range<usize>> = Vec::new();
+    groups.push(0..defs.len());
+    while let Some(range) = groups.pop() {
+        if budget == 0 {
+            break;
+        }
+        if range.is_empty() {
+            continue;
+        }
+        let probe: Vec<(String, Value)> = defs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let schema = if range.contains(&i) {
+                    d.schema.clone()
+                } else {
+                    json!({})
+                };
+                (d.name.clone(), schema)
+            })
+            .collect();
+        if range.len() > 1 {
+            if spend(&mut budget, || run_typify(&probe, replacements)).is_ok() {
+                continue;
+            }
+            let mid = range.start + range.len() / 2;
+            groups.push(mid..range.end);
+            groups.push(range.start..mid);
+            continue;
+        }
+        let index = range.start;
+        let test = |candidate: &Value| {
+            let mut c = probe.clone();
+            c[index].1 = candidate.clone();
+            run_typify(&c, replacements)
         };
         let pointer = defs[index].pointer.clone();
         let mut schema = std::mem::take(&mut defs[index].schema);
@@ -112,7 +158,7 @@ pub fn generate_types(tool: &str, mut defs: Definitions) -> (TokenStream, Vec<Wa
         );
         defs[index].schema = schema;
     }
-    match run_typify(&pairs(&defs)) {
+    match run_typify(&pairs(&defs), replacements) {
         Ok(tokens) => (tokens, warnings),
         Err(reason) => {
             // The definitions work alone but not together: give every one of them up.
@@ -124,7 +170,7 @@ pub fn generate_types(tool: &str, mut defs: Definitions) -> (TokenStream, Vec<Wa
                 });
                 d.schema = any_value(&d.schema);
             }
-            let tokens = run_typify(&pairs(&defs)).unwrap_or_default();
+            let tokens = run_typify(&pairs(&defs), replacements).unwrap_or_default();
             (tokens, warnings)
         }
     }
@@ -241,6 +287,7 @@ mod tests {
             defs(
                 json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}),
             ),
+            &[],
         );
         assert!(warnings.is_empty());
         assert!(tokens.to_string().contains("pub struct Params"));
@@ -256,7 +303,7 @@ mod tests {
                 "bad": {"type": "object", "properties": {"inner": {"$ref": "#/definitions/Missing"}}}
             }
         });
-        let (tokens, warnings) = generate_types("broken-tool", defs(schema));
+        let (tokens, warnings) = generate_types("broken-tool", defs(schema), &[]);
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert_eq!(warnings[0].tool, "broken-tool");
         assert_eq!(

@@ -129,7 +129,7 @@ fn what_typify_cannot_take_is_reported_by_tool_and_pointer() {
     // The rest of the tool stays typed.
     assert!(generated
         .code
-        .contains("pub fine: ::std::option::Option<::std::string::String>"));
+        .contains("pub fine: Option<String>"));
 }
 
 #[test]

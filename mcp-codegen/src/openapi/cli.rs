@@ -1,8 +1,11 @@
-//! The `openapi` and `serve-openapi` subcommands; `main.rs` only routes to them.
+//! The `openapi` and `serve-openapi` subcommands, and the OpenAPI flags `generate` and `audit` share; `main.rs`
+//! only routes to them.
 
-use super::bridge::{self, BridgeConfig};
-use super::{convert, Conversion, ConvertOptions, Document, Filter};
+use super::bindings::{bindings, Layout};
 use anyhow::{bail, Context as _, Result};
+use mcp_openapi::{
+    convert, Bridge, BridgeConfig, Budget, Conversion, ConvertOptions, Document, Filter,
+};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -36,12 +39,72 @@ impl Select {
     }
 }
 
+/// What each converted tool may cost in the model's prompt (bytes of compact JSON).
+#[derive(clap::Args, Debug, Clone)]
+pub struct BudgetArgs {
+    /// Bytes for each tool's input schema.
+    #[arg(long, value_name = "BYTES", default_value_t = Budget::DEFAULT.input)]
+    pub input_budget: usize,
+    /// Bytes for each tool's output schema.
+    #[arg(long, value_name = "BYTES", default_value_t = Budget::DEFAULT.output)]
+    pub output_budget: usize,
+    /// Bytes for each tool's description.
+    #[arg(long, value_name = "BYTES", default_value_t = Budget::DEFAULT.description)]
+    pub description_budget: usize,
+    /// No budget (schemas are still cut at recursion, and at 1 MiB).
+    #[arg(long, conflicts_with_all = ["input_budget", "output_budget", "description_budget"])]
+    pub no_budget: bool,
+}
+
+impl Default for BudgetArgs {
+    fn default() -> Self {
+        BudgetArgs {
+            input_budget: Budget::DEFAULT.input,
+            output_budget: Budget::DEFAULT.output,
+            description_budget: Budget::DEFAULT.description,
+            no_budget: false,
+        }
+    }
+}
+
+impl BudgetArgs {
+    pub fn budget(&self) -> Budget {
+        if self.no_budget {
+            return Budget::UNLIMITED;
+        }
+        Budget {
+            input: self.input_budget,
+            output: self.output_budget,
+            description: self.description_budget,
+        }
+    }
+}
+
+/// The flags every OpenAPI-reading command takes besides the spec.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct SpecOptions {
+    #[command(flatten)]
+    pub select: Select,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
+}
+
+impl SpecOptions {
+    pub fn convert_options(&self, hidden_headers: Vec<String>) -> ConvertOptions {
+        ConvertOptions {
+            filter: self.select.filter(),
+            hidden_headers,
+            budget: self.budget.budget(),
+        }
+    }
+}
+
 /// `mcp-codegen openapi SPEC [--emit-tools tools.json] -o bindings.rs`
 #[derive(clap::Args, Debug, Clone)]
 pub struct OpenapiArgs {
     /// The spec: OpenAPI 3.0 or 3.1, JSON or YAML.
     pub spec: PathBuf,
-    /// Where to write the bindings (`-` for stdout).
+    /// Where to write the bindings (`-` for stdout; a directory with `--by-tag`).
     #[arg(short, long, default_value = "-")]
     pub output: PathBuf,
     /// Also write the tools as a snapshot, as `mcp-codegen snapshot` records a live server's.
@@ -50,8 +113,12 @@ pub struct OpenapiArgs {
     /// The name of the generated client type.
     #[arg(long, default_value = "Client")]
     pub client_name: String,
+    /// One module per tag. With `-o DIR`, one file per module: `mod.rs`, `components.rs` and a file per
+    /// tag, each a `pub mod` line in `mod.rs` that can be removed to leave the tag out.
+    #[arg(long)]
+    pub by_tag: bool,
     #[command(flatten)]
-    pub select: Select,
+    pub options: SpecOptions,
 }
 
 /// `mcp-codegen serve-openapi SPEC --base-url URL [--header K:V]... [--http ADDR]`
@@ -75,14 +142,15 @@ pub struct ServeArgs {
     #[arg(long, value_name = "ADDR")]
     pub http: Option<SocketAddr>,
     #[command(flatten)]
-    pub select: Select,
+    pub options: SpecOptions,
 }
 
-fn load(spec: &Path, options: &ConvertOptions) -> Result<Conversion> {
+/// Loads and converts a spec, printing the conversion's warnings; an error when no operation is left.
+pub fn load(spec: &Path, options: &ConvertOptions) -> Result<Conversion> {
     let doc = Document::load(spec)?;
     let conversion = convert(&doc, options);
     for w in &conversion.warnings {
-        eprintln!("warning: {w}");
+        eprintln!("warning: {}: {w}", spec.display());
     }
     if conversion.operations.is_empty() {
         if conversion.filtered_out > 0 {
@@ -118,31 +186,51 @@ fn seconds(flag: &str, s: f64) -> Result<Duration> {
     Ok(Duration::from_secs_f64(s))
 }
 
-pub fn openapi(args: OpenapiArgs) -> Result<ExitCode> {
-    let conversion = load(
-        &args.spec,
-        &ConvertOptions {
-            filter: args.select.filter(),
-            hidden_headers: Vec::new(),
-        },
-    )?;
-    if let Some(path) = &args.emit_tools {
-        write(path, &conversion.snapshot().to_json())?;
-    }
+/// Writes the bindings of a conversion to `output` (a file, `-`, or a directory with `by_tag`).
+pub fn write_bindings(
+    conversion: &Conversion,
+    output: &Path,
+    client_name: &str,
+    by_tag: bool,
+) -> Result<()> {
     let options = crate::Options {
-        client_name: args.client_name,
+        client_name: client_name.to_string(),
         server_label: format!(
             "the OpenAPI spec {} {}",
             conversion.title, conversion.version
         ),
     };
-    let generated = crate::generate(&conversion.tools(), &options);
-    for w in &generated.warnings {
+    let layout = if by_tag { Layout::ByTag } else { Layout::Flat };
+    let (files, warnings) = bindings(conversion, &options, layout);
+    for w in &warnings {
         eprintln!("warning: {w}");
     }
-    write(&args.output, &generated.code)?;
+    let directory =
+        by_tag && output.as_os_str() != "-" && (output.is_dir() || output.extension().is_none());
+    if directory {
+        std::fs::create_dir_all(output)
+            .with_context(|| format!("could not create {}", output.display()))?;
+        for (name, text) in files.split() {
+            write(&output.join(name), &text)?;
+        }
+        return Ok(());
+    }
+    write(output, &files.joined())
+}
+
+pub fn openapi(args: OpenapiArgs) -> Result<ExitCode> {
+    let conversion = load(&args.spec, &args.options.convert_options(Vec::new()))?;
+    if let Some(path) = &args.emit_tools {
+        write(path, &super::snapshot(&conversion).to_json())?;
+    }
+    write_bindings(&conversion, &args.output, &args.client_name, args.by_tag)?;
+    let cut = conversion
+        .operations
+        .iter()
+        .filter(|o| !o.cuts.is_empty())
+        .count();
     eprintln!(
-        "{} tools from {} {}{}",
+        "{} tools from {} {}{}{}",
         conversion.operations.len(),
         conversion.title,
         conversion.version,
@@ -150,6 +238,13 @@ pub fn openapi(args: OpenapiArgs) -> Result<ExitCode> {
             format!(
                 " ({} operations left out by the filters)",
                 conversion.filtered_out
+            )
+        } else {
+            String::new()
+        },
+        if cut > 0 {
+            format!(
+                "; {cut} tools cut to fit the budget (`mcp-codegen audit --openapi` says where)"
             )
         } else {
             String::new()
@@ -169,10 +264,9 @@ pub async fn serve_openapi(args: ServeArgs) -> Result<ExitCode> {
             _ => bail!("--header {h:?} is not `Name: value`"),
         })
         .collect::<Result<_>>()?;
-    let options = ConvertOptions {
-        filter: args.select.filter(),
-        hidden_headers: headers.iter().map(|(k, _)| k.clone()).collect(),
-    };
+    let options = args
+        .options
+        .convert_options(headers.iter().map(|(k, _)| k.clone()).collect());
     let conversion = load(&args.spec, &options)?;
     let base_url = match args.base_url {
         Some(url) => url,
@@ -186,18 +280,15 @@ pub async fn serve_openapi(args: ServeArgs) -> Result<ExitCode> {
         connect_timeout: seconds("--connect-timeout", args.connect_timeout)?,
         ..BridgeConfig::new(base_url)
     };
-    let server = bridge::server(&conversion, &config)?;
+    let (count, title) = (conversion.operations.len(), conversion.title.clone());
+    let server = Bridge::new(conversion, &config)?.server()?;
     match args.http {
         Some(addr) => {
             let listener = tokio::net::TcpListener::bind(addr)
                 .await
                 .with_context(|| format!("could not listen on {addr}"))?;
             let local = listener.local_addr()?;
-            eprintln!(
-                "serving {} tools of {} on http://{local}/mcp",
-                conversion.operations.len(),
-                conversion.title
-            );
+            eprintln!("serving {count} tools of {title} on http://{local}/mcp");
             let stop = async {
                 let _ = tokio::signal::ctrl_c().await;
             };

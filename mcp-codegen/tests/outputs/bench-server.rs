@@ -20,7 +20,7 @@ impl Client {
     }
     /// Add two numbers.
     ///
-    /// Calls `add`. Returns the tool's content blocks; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `add`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
     pub async fn add(
         &self,
         params: &add::Params,
@@ -33,7 +33,7 @@ impl Client {
     }
     /// Return the text unchanged.
     ///
-    /// Calls `echo`. Returns the tool's content blocks; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `echo`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
     pub async fn echo(
         &self,
         params: &echo::Params,
@@ -46,7 +46,7 @@ impl Client {
     }
     /// Wait for the given number of milliseconds; stops early when cancelled.
     ///
-    /// Calls `sleep`. Returns the tool's content blocks; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `sleep`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
     pub async fn sleep(
         &self,
         params: &sleep::Params,
@@ -91,26 +91,14 @@ pub mod error {
     }
 }
 /// Add two numbers.
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod add {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "add";
-    use super::error;
     ///`Params`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     pub struct Params {
         ///First addend
         pub a: f64,
@@ -119,52 +107,28 @@ pub mod add {
     }
 }
 /// Return the text unchanged.
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod echo {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "echo";
-    use super::error;
     ///`Params`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     pub struct Params {
         ///Text to echo
-        pub text: ::std::string::String,
+        pub text: String,
     }
 }
 /// Wait for the given number of milliseconds; stops early when cancelled.
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod sleep {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "sleep";
-    use super::error;
     ///`Params`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     pub struct Params {
         ///Milliseconds to wait
         pub ms: u64,

@@ -20,7 +20,7 @@ impl Client {
     }
     /// Digits first; a tuple via prefixItems.
     ///
-    /// Calls `3d-render`. Returns the tool's content blocks; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `3d-render`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
     pub async fn tool_3d_render(
         &self,
         params: &tool_3d_render::Params,
@@ -37,7 +37,7 @@ impl Client {
     }
     ///
     ///
-    /// Calls `Ping`. Returns the tool's content blocks; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `Ping`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
     pub async fn ping_2(
         &self,
     ) -> ::std::result::Result<
@@ -53,7 +53,7 @@ impl Client {
     }
     /// Schemas typify cannot take.
     ///
-    /// Calls `broken`. Returns the tool's content blocks; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `broken`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
     pub async fn broken(
         &self,
         params: &broken::Params,
@@ -66,7 +66,7 @@ impl Client {
     }
     /// List issues; its Issue type is not the one of issues.create.
     ///
-    /// Calls `issues-list`. Returns the tool's `structuredContent` as [`issues_list::Output`]; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `issues-list`; returns its `structuredContent` as [`issues_list::Output`], `isError` as [`ToolCallError::Tool`].
     pub async fn issues_list(
         &self,
         params: &issues_list::Params,
@@ -81,7 +81,7 @@ impl Client {
     /// Create an issue.
     /// Labels must exist.
     ///
-    /// Calls `issues.create`. Returns the tool's `structuredContent` as [`issues_create::Output`]; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `issues.create`; returns its `structuredContent` as [`issues_create::Output`], `isError` as [`ToolCallError::Tool`].
     pub async fn issues_create(
         &self,
         params: &issues_create::Params,
@@ -95,7 +95,7 @@ impl Client {
     }
     /// No arguments.
     ///
-    /// Calls `ping`. Returns the tool's content blocks; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `ping`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
     pub async fn ping(
         &self,
     ) -> ::std::result::Result<
@@ -111,7 +111,7 @@ impl Client {
     }
     /// Ping (again)
     ///
-    /// Calls `ping_`. Returns the tool's content blocks; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `ping_`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
     pub async fn ping_3(
         &self,
     ) -> ::std::result::Result<
@@ -127,7 +127,7 @@ impl Client {
     }
     /// Recursion through the root.
     ///
-    /// Calls `tree`. Returns the tool's content blocks; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `tree`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
     pub async fn tree(
         &self,
         params: &tree::Params,
@@ -140,7 +140,7 @@ impl Client {
     }
     /// A keyword for a name.
     ///
-    /// Calls `type`. Returns the tool's content blocks; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `type`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
     pub async fn type_(
         &self,
         params: &type_::Params,
@@ -153,7 +153,7 @@ impl Client {
     }
     /// Structured output with nullable fields.
     ///
-    /// Calls `weather.get`. Returns the tool's `structuredContent` as [`weather_get::Output`]; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `weather.get`; returns its `structuredContent` as [`weather_get::Output`], `isError` as [`ToolCallError::Tool`].
     pub async fn weather_get(
         &self,
         params: &weather_get::Params,
@@ -167,7 +167,7 @@ impl Client {
     }
     /// A name with no ASCII letters.
     ///
-    /// Calls `名前`. Returns the tool's content blocks; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `名前`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
     pub async fn tool(
         &self,
         params: &tool::Params,
@@ -212,50 +212,32 @@ pub mod error {
     }
 }
 /// Digits first; a tuple via prefixItems.
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod tool_3d_render {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "3d-render";
-    use super::error;
     ///`Params`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     pub struct Params {
         pub at: (f64, f64, f64),
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub id: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub when: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub id: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub when: Option<String>,
     }
 }
 ///
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod ping_2 {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "Ping";
     /// This tool takes no arguments.
     #[derive(
-        ::mcp_runtime::serde::Serialize,
-        ::mcp_runtime::serde::Deserialize,
+        serde::Serialize,
+        serde::Deserialize,
         Debug,
         Clone,
         Copy,
@@ -263,67 +245,54 @@ pub mod ping_2 {
         PartialEq,
         Eq
     )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[serde(crate = "serde")]
     pub struct Params {}
 }
 /// Schemas typify cannot take.
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod broken {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "broken";
-    use super::error;
     ///`Params`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug,
-        Default
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, Default)]
+    #[serde(crate = "serde")]
     pub struct Params {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub allof_conflict: ::std::option::Option<ParamsAllofConflict>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub bad_default: ::std::option::Option<::mcp_runtime::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub contains: ::std::option::Option<::mcp_runtime::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub contradiction: ::std::option::Option<ParamsContradiction>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub dangling: ::std::option::Option<::mcp_runtime::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub elsewhere: ::std::option::Option<::mcp_runtime::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub empty_enum: ::std::option::Option<ParamsEmptyEnum>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub fine: ::std::option::Option<::std::string::String>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub if_then: ::std::option::Option<::mcp_runtime::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub misspelled_type: ::std::option::Option<::mcp_runtime::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub mixed_enum: ::std::option::Option<::mcp_runtime::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub multi_type: ::std::option::Option<ParamsMultiType>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub not_only: ::std::option::Option<::mcp_runtime::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub null_variants: ::std::option::Option<::mcp_runtime::serde_json::Value>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub required_missing: ::std::option::Option<ParamsRequiredMissing>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub allof_conflict: Option<ParamsAllofConflict>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub bad_default: Option<::mcp_runtime::serde_json::Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub contains: Option<::mcp_runtime::serde_json::Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub contradiction: Option<ParamsContradiction>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub dangling: Option<::mcp_runtime::serde_json::Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub elsewhere: Option<::mcp_runtime::serde_json::Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub empty_enum: Option<ParamsEmptyEnum>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub fine: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub if_then: Option<::mcp_runtime::serde_json::Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub misspelled_type: Option<::mcp_runtime::serde_json::Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub mixed_enum: Option<::mcp_runtime::serde_json::Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub multi_type: Option<ParamsMultiType>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub not_only: Option<::mcp_runtime::serde_json::Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub null_variants: Option<::mcp_runtime::serde_json::Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub required_missing: Option<ParamsRequiredMissing>,
     }
     ///`ParamsAllofConflict`
     #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
+        serde::Deserialize,
+        serde::Serialize,
         Clone,
         Copy,
         Debug,
@@ -333,26 +302,20 @@ pub mod broken {
         PartialEq,
         PartialOrd
     )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[serde(crate = "serde")]
     #[serde(deny_unknown_fields)]
     pub enum ParamsAllofConflict {}
     ///`ParamsContradiction`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug,
-        Default
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, Default)]
+    #[serde(crate = "serde")]
     pub struct ParamsContradiction {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub deep: ::std::option::Option<::mcp_runtime::serde_json::Value>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub deep: Option<::mcp_runtime::serde_json::Value>,
     }
     ///`ParamsEmptyEnum`
     #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
+        serde::Deserialize,
+        serde::Serialize,
         Clone,
         Copy,
         Debug,
@@ -362,113 +325,71 @@ pub mod broken {
         PartialEq,
         PartialOrd
     )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[serde(crate = "serde")]
     #[serde(deny_unknown_fields)]
     pub enum ParamsEmptyEnum {}
     ///`ParamsMultiType`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     #[serde(untagged)]
     pub enum ParamsMultiType {
-        String(::std::string::String),
-        Array(::std::vec::Vec<i64>),
-        Object {
-            #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-            a: ::std::option::Option<::std::string::String>,
-        },
+        String(String),
+        Array(Vec<i64>),
+        Object { #[serde(skip_serializing_if = "Option::is_none")] a: Option<String> },
     }
-    impl ::std::convert::From<::std::vec::Vec<i64>> for ParamsMultiType {
-        fn from(value: ::std::vec::Vec<i64>) -> Self {
+    impl ::std::convert::From<Vec<i64>> for ParamsMultiType {
+        fn from(value: Vec<i64>) -> Self {
             Self::Array(value)
         }
     }
     ///`ParamsRequiredMissing`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     #[serde(deny_unknown_fields)]
     pub struct ParamsRequiredMissing {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub a: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub a: Option<String>,
         pub b: ::mcp_runtime::serde_json::Value,
     }
 }
 /// List issues; its Issue type is not the one of issues.create.
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod issues_list {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "issues-list";
-    use super::error;
     ///`Issue`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug,
-        Default
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, Default)]
+    #[serde(crate = "serde")]
     pub struct Issue {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub key: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub key: Option<String>,
     }
     ///`Issue2`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     pub struct Issue2 {
-        pub key: ::std::string::String,
+        pub key: String,
     }
     ///`Output`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     pub struct Output {
-        pub issues: ::std::vec::Vec<Issue2>,
+        pub issues: Vec<Issue2>,
     }
     ///`Params`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug,
-        Default
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, Default)]
+    #[serde(crate = "serde")]
     pub struct Params {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub limit: ::std::option::Option<u32>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub state: ::std::option::Option<ParamsState>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub limit: Option<u32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub state: Option<ParamsState>,
     }
     ///`ParamsState`
     #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
+        serde::Deserialize,
+        serde::Serialize,
         Clone,
         Copy,
         Debug,
@@ -478,7 +399,7 @@ pub mod issues_list {
         PartialEq,
         PartialOrd
     )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[serde(crate = "serde")]
     pub enum ParamsState {
         #[serde(rename = "open")]
         Open,
@@ -493,69 +414,24 @@ pub mod issues_list {
             }
         }
     }
-    impl ::std::str::FromStr for ParamsState {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "open" => Ok(Self::Open),
-                "closed" => Ok(Self::Closed),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ParamsState {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ParamsState {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
 }
 /// Create an issue.
 /// Labels must exist.
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod issues_create {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "issues.create";
-    use super::error;
     ///`Issue`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     pub struct Issue {
         pub id: i64,
-        pub labels: ::std::vec::Vec<Label2>,
+        pub labels: Vec<Label2>,
     }
     ///`Items`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     #[serde(transparent)]
     pub struct Items(pub Label);
     impl ::std::ops::Deref for Items {
@@ -575,57 +451,37 @@ pub mod issues_create {
         }
     }
     ///A label
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     pub struct Label {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub color: ::std::option::Option<::std::string::String>,
-        pub name: ::std::string::String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub color: Option<String>,
+        pub name: String,
     }
     ///`Label2`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     pub struct Label2 {
-        pub name: ::std::string::String,
+        pub name: String,
     }
     ///`Output`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     pub struct Output {
         pub issue: Issue,
     }
     ///`Params`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     pub struct Params {
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub labels: ::std::vec::Vec<Label>,
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub parent: ::std::option::Option<Items>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pub labels: Vec<Label>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub parent: Option<Items>,
         #[serde(default = "defaults::default_nzu64::<::std::num::NonZeroU64, 3>")]
         pub priority: ::std::num::NonZeroU64,
         ///Issue title
-        pub title: ::std::string::String,
+        pub title: String,
     }
     /// Generation of default values for serde.
     pub mod defaults {
@@ -641,21 +497,15 @@ pub mod issues_create {
     }
 }
 /// No arguments.
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod ping {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "ping";
     /// This tool takes no arguments.
     #[derive(
-        ::mcp_runtime::serde::Serialize,
-        ::mcp_runtime::serde::Deserialize,
+        serde::Serialize,
+        serde::Deserialize,
         Debug,
         Clone,
         Copy,
@@ -663,25 +513,19 @@ pub mod ping {
         PartialEq,
         Eq
     )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[serde(crate = "serde")]
     pub struct Params {}
 }
 /// Ping (again)
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod ping_3 {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "ping_";
     /// This tool takes no arguments.
     #[derive(
-        ::mcp_runtime::serde::Serialize,
-        ::mcp_runtime::serde::Deserialize,
+        serde::Serialize,
+        serde::Deserialize,
         Debug,
         Clone,
         Copy,
@@ -689,68 +533,44 @@ pub mod ping_3 {
         PartialEq,
         Eq
     )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[serde(crate = "serde")]
     pub struct Params {}
 }
 /// Recursion through the root.
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod tree {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "tree";
-    use super::error;
     ///`Params`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     pub struct Params {
-        #[serde(default, skip_serializing_if = "::std::vec::Vec::is_empty")]
-        pub children: ::std::vec::Vec<Params>,
-        pub value: ::std::string::String,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        pub children: Vec<Params>,
+        pub value: String,
     }
 }
 /// A keyword for a name.
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod type_ {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "type";
-    use super::error;
     ///`Params`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     pub struct Params {
         pub kind: ParamsKind,
-        #[serde(rename = "r#x", skip_serializing_if = "::std::option::Option::is_none")]
-        pub r_x: ::std::option::Option<::std::string::String>,
-        #[serde(rename = "self", skip_serializing_if = "::std::option::Option::is_none")]
-        pub self_: ::std::option::Option<bool>,
+        #[serde(rename = "r#x", skip_serializing_if = "Option::is_none")]
+        pub r_x: Option<String>,
+        #[serde(rename = "self", skip_serializing_if = "Option::is_none")]
+        pub self_: Option<bool>,
     }
     ///`ParamsKind`
     #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
+        serde::Deserialize,
+        serde::Serialize,
         Clone,
         Copy,
         Debug,
@@ -760,7 +580,7 @@ pub mod type_ {
         PartialEq,
         PartialOrd
     )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[serde(crate = "serde")]
     pub enum ParamsKind {
         #[serde(rename = "fixed")]
         Fixed,
@@ -772,117 +592,52 @@ pub mod type_ {
             }
         }
     }
-    impl ::std::str::FromStr for ParamsKind {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "fixed" => Ok(Self::Fixed),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ParamsKind {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ParamsKind {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
 }
 /// Structured output with nullable fields.
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod weather_get {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "weather.get";
-    use super::error;
     ///`Output`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     pub struct Output {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub note: ::std::option::Option<::std::string::String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub note: Option<String>,
         #[serde(
             default,
             skip_serializing_if = ":: std :: collections :: BTreeMap::is_empty"
         )]
-        pub tags: ::std::collections::BTreeMap<
-            ::std::string::String,
-            ::std::string::String,
-        >,
+        pub tags: ::std::collections::BTreeMap<String, String>,
         pub temperature: f64,
     }
     ///`Params`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     pub struct Params {
-        pub city: ::std::string::String,
+        pub city: String,
     }
 }
 /// A name with no ASCII letters.
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod tool {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "名前";
-    use super::error;
     ///`Params`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug,
-        Default
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, Default)]
+    #[serde(crate = "serde")]
     pub struct Params {
-        #[serde(skip_serializing_if = "::std::option::Option::is_none")]
-        pub x: ::std::option::Option<ParamsX>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub x: Option<ParamsX>,
     }
     ///`ParamsX`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     #[serde(untagged)]
     pub enum ParamsX {
-        String(::std::string::String),
+        String(String),
         Integer(i64),
     }
     impl ::std::fmt::Display for ParamsX {

@@ -20,7 +20,7 @@ impl Client {
     }
     /// Echoes back the input string
     ///
-    /// Calls `echo`. Returns the tool's content blocks; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `echo`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
     pub async fn echo(
         &self,
         params: &echo::Params,
@@ -33,7 +33,7 @@ impl Client {
     }
     /// Demonstrates how annotations can be used to provide metadata about content.
     ///
-    /// Calls `get-annotated-message`. Returns the tool's content blocks; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `get-annotated-message`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
     pub async fn get_annotated_message(
         &self,
         params: &get_annotated_message::Params,
@@ -50,7 +50,7 @@ impl Client {
     }
     /// Returns all environment variables, helpful for debugging MCP server configuration
     ///
-    /// Calls `get-env`. Returns the tool's content blocks; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `get-env`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
     pub async fn get_env(
         &self,
     ) -> ::std::result::Result<
@@ -66,7 +66,7 @@ impl Client {
     }
     /// Returns up to ten resource links that reference different types of resources
     ///
-    /// Calls `get-resource-links`. Returns the tool's content blocks; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `get-resource-links`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
     pub async fn get_resource_links(
         &self,
         params: &get_resource_links::Params,
@@ -83,7 +83,7 @@ impl Client {
     }
     /// Returns a resource reference that can be used by MCP clients
     ///
-    /// Calls `get-resource-reference`. Returns the tool's content blocks; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `get-resource-reference`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
     pub async fn get_resource_reference(
         &self,
         params: &get_resource_reference::Params,
@@ -100,7 +100,7 @@ impl Client {
     }
     /// Lists the current MCP roots provided by the client. Demonstrates the roots protocol capability even though this server doesn't access files.
     ///
-    /// Calls `get-roots-list`. Returns the tool's content blocks; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `get-roots-list`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
     pub async fn get_roots_list(
         &self,
     ) -> ::std::result::Result<
@@ -116,7 +116,7 @@ impl Client {
     }
     /// Returns structured content along with an output schema for client data validation
     ///
-    /// Calls `get-structured-content`. Returns the tool's `structuredContent` as [`get_structured_content::Output`]; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `get-structured-content`; returns its `structuredContent` as [`get_structured_content::Output`], `isError` as [`ToolCallError::Tool`].
     pub async fn get_structured_content(
         &self,
         params: &get_structured_content::Params,
@@ -130,7 +130,7 @@ impl Client {
     }
     /// Returns the sum of two numbers
     ///
-    /// Calls `get-sum`. Returns the tool's content blocks; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `get-sum`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
     pub async fn get_sum(
         &self,
         params: &get_sum::Params,
@@ -143,7 +143,7 @@ impl Client {
     }
     /// Returns a tiny MCP logo image.
     ///
-    /// Calls `get-tiny-image`. Returns the tool's content blocks; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `get-tiny-image`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
     pub async fn get_tiny_image(
         &self,
     ) -> ::std::result::Result<
@@ -159,7 +159,7 @@ impl Client {
     }
     /// Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.
     ///
-    /// Calls `gzip-file-as-resource`. Returns the tool's content blocks; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `gzip-file-as-resource`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
     pub async fn gzip_file_as_resource(
         &self,
         params: &gzip_file_as_resource::Params,
@@ -176,7 +176,7 @@ impl Client {
     }
     /// Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
     ///
-    /// Calls `simulate-research-query`. Returns the tool's content blocks; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `simulate-research-query`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
     pub async fn simulate_research_query(
         &self,
         params: &simulate_research_query::Params,
@@ -193,7 +193,7 @@ impl Client {
     }
     /// Toggles simulated, random-leveled logging on or off.
     ///
-    /// Calls `toggle-simulated-logging`. Returns the tool's content blocks; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `toggle-simulated-logging`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
     pub async fn toggle_simulated_logging(
         &self,
     ) -> ::std::result::Result<
@@ -210,7 +210,7 @@ impl Client {
     }
     /// Toggles simulated resource subscription updates on or off.
     ///
-    /// Calls `toggle-subscriber-updates`. Returns the tool's content blocks; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `toggle-subscriber-updates`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
     pub async fn toggle_subscriber_updates(
         &self,
     ) -> ::std::result::Result<
@@ -227,7 +227,7 @@ impl Client {
     }
     /// Trigger a Request from the Server for User Elicitation
     ///
-    /// Calls `trigger-elicitation-request`. Returns the tool's content blocks; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `trigger-elicitation-request`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
     pub async fn trigger_elicitation_request(
         &self,
     ) -> ::std::result::Result<
@@ -244,7 +244,7 @@ impl Client {
     }
     /// Demonstrates a long running operation with progress updates.
     ///
-    /// Calls `trigger-long-running-operation`. Returns the tool's content blocks; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `trigger-long-running-operation`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
     pub async fn trigger_long_running_operation(
         &self,
         params: &trigger_long_running_operation::Params,
@@ -261,7 +261,7 @@ impl Client {
     }
     /// Trigger a Request from the Server for LLM Sampling
     ///
-    /// Calls `trigger-sampling-request`. Returns the tool's content blocks; a result with `isError` is [`ToolCallError::Tool`].
+    /// Calls `trigger-sampling-request`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
     pub async fn trigger_sampling_request(
         &self,
         params: &trigger_sampling_request::Params,
@@ -310,52 +310,28 @@ pub mod error {
     }
 }
 /// Echoes back the input string
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod echo {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "echo";
-    use super::error;
     ///`Params`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     pub struct Params {
         ///Message to echo
-        pub message: ::std::string::String,
+        pub message: String,
     }
 }
 /// Demonstrates how annotations can be used to provide metadata about content.
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod get_annotated_message {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "get-annotated-message";
-    use super::error;
     ///`Params`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     pub struct Params {
         ///Whether to include an example image
         #[serde(rename = "includeImage", default)]
@@ -366,8 +342,8 @@ pub mod get_annotated_message {
     }
     ///Type of message to demonstrate different annotation patterns
     #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
+        serde::Deserialize,
+        serde::Serialize,
         Clone,
         Copy,
         Debug,
@@ -377,7 +353,7 @@ pub mod get_annotated_message {
         PartialEq,
         PartialOrd
     )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[serde(crate = "serde")]
     pub enum ParamsMessageType {
         #[serde(rename = "error")]
         Error,
@@ -395,52 +371,17 @@ pub mod get_annotated_message {
             }
         }
     }
-    impl ::std::str::FromStr for ParamsMessageType {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "error" => Ok(Self::Error),
-                "success" => Ok(Self::Success),
-                "debug" => Ok(Self::Debug),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ParamsMessageType {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ParamsMessageType {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
 }
 /// Returns all environment variables, helpful for debugging MCP server configuration
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod get_env {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "get-env";
     /// This tool takes no arguments.
     #[derive(
-        ::mcp_runtime::serde::Serialize,
-        ::mcp_runtime::serde::Deserialize,
+        serde::Serialize,
+        serde::Deserialize,
         Debug,
         Clone,
         Copy,
@@ -448,30 +389,18 @@ pub mod get_env {
         PartialEq,
         Eq
     )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[serde(crate = "serde")]
     pub struct Params {}
 }
 /// Returns up to ten resource links that reference different types of resources
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod get_resource_links {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "get-resource-links";
-    use super::error;
     ///`Params`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     pub struct Params {
         ///Number of resource links to return (1-10)
         #[serde(default = "defaults::params_count")]
@@ -499,26 +428,14 @@ pub mod get_resource_links {
     }
 }
 /// Returns a resource reference that can be used by MCP clients
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod get_resource_reference {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "get-resource-reference";
-    use super::error;
     ///`Params`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     pub struct Params {
         ///ID of the text resource to fetch
         #[serde(rename = "resourceId", default = "defaults::params_resource_id")]
@@ -536,8 +453,8 @@ pub mod get_resource_reference {
     }
     ///`ParamsResourceType`
     #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
+        serde::Deserialize,
+        serde::Serialize,
         Clone,
         Copy,
         Debug,
@@ -547,7 +464,7 @@ pub mod get_resource_reference {
         PartialEq,
         PartialOrd
     )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[serde(crate = "serde")]
     pub enum ParamsResourceType {
         Text,
         Blob,
@@ -558,34 +475,6 @@ pub mod get_resource_reference {
                 Self::Text => f.write_str("Text"),
                 Self::Blob => f.write_str("Blob"),
             }
-        }
-    }
-    impl ::std::str::FromStr for ParamsResourceType {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "Text" => Ok(Self::Text),
-                "Blob" => Ok(Self::Blob),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ParamsResourceType {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ParamsResourceType {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
         }
     }
     impl ::std::default::Default for ParamsResourceType {
@@ -611,21 +500,15 @@ pub mod get_resource_reference {
     }
 }
 /// Lists the current MCP roots provided by the client. Demonstrates the roots protocol capability even though this server doesn't access files.
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod get_roots_list {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "get-roots-list";
     /// This tool takes no arguments.
     #[derive(
-        ::mcp_runtime::serde::Serialize,
-        ::mcp_runtime::serde::Deserialize,
+        serde::Serialize,
+        serde::Deserialize,
         Debug,
         Clone,
         Copy,
@@ -633,55 +516,38 @@ pub mod get_roots_list {
         PartialEq,
         Eq
     )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[serde(crate = "serde")]
     pub struct Params {}
 }
 /// Returns structured content along with an output schema for client data validation
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod get_structured_content {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "get-structured-content";
-    use super::error;
     ///`Output`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     #[serde(deny_unknown_fields)]
     pub struct Output {
         ///Weather conditions description
-        pub conditions: ::std::string::String,
+        pub conditions: String,
         ///Humidity percentage
         pub humidity: f64,
         ///Temperature in celsius
         pub temperature: f64,
     }
     ///`Params`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     pub struct Params {
         ///Choose city
         pub location: ParamsLocation,
     }
     ///Choose city
     #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
+        serde::Deserialize,
+        serde::Serialize,
         Clone,
         Copy,
         Debug,
@@ -691,7 +557,7 @@ pub mod get_structured_content {
         PartialEq,
         PartialOrd
     )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[serde(crate = "serde")]
     pub enum ParamsLocation {
         #[serde(rename = "New York")]
         NewYork,
@@ -708,57 +574,16 @@ pub mod get_structured_content {
             }
         }
     }
-    impl ::std::str::FromStr for ParamsLocation {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "New York" => Ok(Self::NewYork),
-                "Chicago" => Ok(Self::Chicago),
-                "Los Angeles" => Ok(Self::LosAngeles),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ParamsLocation {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ParamsLocation {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
 }
 /// Returns the sum of two numbers
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod get_sum {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "get-sum";
-    use super::error;
     ///`Params`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     pub struct Params {
         ///First number
         pub a: f64,
@@ -767,21 +592,15 @@ pub mod get_sum {
     }
 }
 /// Returns a tiny MCP logo image.
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod get_tiny_image {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "get-tiny-image";
     /// This tool takes no arguments.
     #[derive(
-        ::mcp_runtime::serde::Serialize,
-        ::mcp_runtime::serde::Deserialize,
+        serde::Serialize,
+        serde::Deserialize,
         Debug,
         Clone,
         Copy,
@@ -789,37 +608,25 @@ pub mod get_tiny_image {
         PartialEq,
         Eq
     )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[serde(crate = "serde")]
     pub struct Params {}
 }
 /// Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod gzip_file_as_resource {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "gzip-file-as-resource";
-    use super::error;
     ///`Params`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     pub struct Params {
         ///URL or data URI of the file content to compress
         #[serde(default = "defaults::params_data")]
-        pub data: ::std::string::String,
+        pub data: String,
         ///Name of the output file
         #[serde(default = "defaults::params_name")]
-        pub name: ::std::string::String,
+        pub name: String,
         ///How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
         #[serde(rename = "outputType", default = "defaults::params_output_type")]
         pub output_type: ParamsOutputType,
@@ -835,8 +642,8 @@ pub mod gzip_file_as_resource {
     }
     ///How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
     #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
+        serde::Deserialize,
+        serde::Serialize,
         Clone,
         Copy,
         Debug,
@@ -846,7 +653,7 @@ pub mod gzip_file_as_resource {
         PartialEq,
         PartialOrd
     )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[serde(crate = "serde")]
     pub enum ParamsOutputType {
         #[serde(rename = "resourceLink")]
         ResourceLink,
@@ -861,34 +668,6 @@ pub mod gzip_file_as_resource {
             }
         }
     }
-    impl ::std::str::FromStr for ParamsOutputType {
-        type Err = self::error::ConversionError;
-        fn from_str(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            match value {
-                "resourceLink" => Ok(Self::ResourceLink),
-                "resource" => Ok(Self::Resource),
-                _ => Err("invalid value".into()),
-            }
-        }
-    }
-    impl ::std::convert::TryFrom<&str> for ParamsOutputType {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: &str,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
-    impl ::std::convert::TryFrom<::std::string::String> for ParamsOutputType {
-        type Error = self::error::ConversionError;
-        fn try_from(
-            value: ::std::string::String,
-        ) -> ::std::result::Result<Self, self::error::ConversionError> {
-            value.parse()
-        }
-    }
     impl ::std::default::Default for ParamsOutputType {
         fn default() -> Self {
             ParamsOutputType::ResourceLink
@@ -896,11 +675,11 @@ pub mod gzip_file_as_resource {
     }
     /// Generation of default values for serde.
     pub mod defaults {
-        pub(super) fn params_data() -> ::std::string::String {
+        pub(super) fn params_data() -> String {
             "https://raw.githubusercontent.com/modelcontextprotocol/servers/refs/heads/main/README.md"
                 .to_string()
         }
-        pub(super) fn params_name() -> ::std::string::String {
+        pub(super) fn params_name() -> String {
             "README.md.gz".to_string()
         }
         pub(super) fn params_output_type() -> super::ParamsOutputType {
@@ -909,50 +688,32 @@ pub mod gzip_file_as_resource {
     }
 }
 /// Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod simulate_research_query {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "simulate-research-query";
-    use super::error;
     ///`Params`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     pub struct Params {
         ///Simulate an ambiguous query that requires clarification (triggers input_required status)
         #[serde(default)]
         pub ambiguous: bool,
         ///The research topic to investigate
-        pub topic: ::std::string::String,
+        pub topic: String,
     }
 }
 /// Toggles simulated, random-leveled logging on or off.
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod toggle_simulated_logging {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "toggle-simulated-logging";
     /// This tool takes no arguments.
     #[derive(
-        ::mcp_runtime::serde::Serialize,
-        ::mcp_runtime::serde::Deserialize,
+        serde::Serialize,
+        serde::Deserialize,
         Debug,
         Clone,
         Copy,
@@ -960,25 +721,19 @@ pub mod toggle_simulated_logging {
         PartialEq,
         Eq
     )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[serde(crate = "serde")]
     pub struct Params {}
 }
 /// Toggles simulated resource subscription updates on or off.
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod toggle_subscriber_updates {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "toggle-subscriber-updates";
     /// This tool takes no arguments.
     #[derive(
-        ::mcp_runtime::serde::Serialize,
-        ::mcp_runtime::serde::Deserialize,
+        serde::Serialize,
+        serde::Deserialize,
         Debug,
         Clone,
         Copy,
@@ -986,25 +741,19 @@ pub mod toggle_subscriber_updates {
         PartialEq,
         Eq
     )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[serde(crate = "serde")]
     pub struct Params {}
 }
 /// Trigger a Request from the Server for User Elicitation
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod trigger_elicitation_request {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "trigger-elicitation-request";
     /// This tool takes no arguments.
     #[derive(
-        ::mcp_runtime::serde::Serialize,
-        ::mcp_runtime::serde::Deserialize,
+        serde::Serialize,
+        serde::Deserialize,
         Debug,
         Clone,
         Copy,
@@ -1012,30 +761,18 @@ pub mod trigger_elicitation_request {
         PartialEq,
         Eq
     )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[serde(crate = "serde")]
     pub struct Params {}
 }
 /// Demonstrates a long running operation with progress updates.
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod trigger_long_running_operation {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "trigger-long-running-operation";
-    use super::error;
     ///`Params`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     pub struct Params {
         ///Duration of the operation in seconds
         #[serde(default = "defaults::params_duration")]
@@ -1070,32 +807,20 @@ pub mod trigger_long_running_operation {
     }
 }
 /// Trigger a Request from the Server for LLM Sampling
-#[allow(
-    clippy::all,
-    clippy::pedantic,
-    dead_code,
-    unused_imports,
-    non_camel_case_types,
-    irrefutable_let_patterns
-)]
+#[allow(clippy::all, clippy::pedantic, warnings)]
 pub mod trigger_sampling_request {
+    use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "trigger-sampling-request";
-    use super::error;
     ///`Params`
-    #[derive(
-        ::mcp_runtime::serde::Deserialize,
-        ::mcp_runtime::serde::Serialize,
-        Clone,
-        Debug
-    )]
-    #[serde(crate = "::mcp_runtime::serde")]
+    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
+    #[serde(crate = "serde")]
     pub struct Params {
         ///Maximum number of tokens to generate
         #[serde(rename = "maxTokens", default = "defaults::params_max_tokens")]
         pub max_tokens: f64,
         ///The prompt to send to the LLM
-        pub prompt: ::std::string::String,
+        pub prompt: String,
     }
     /// Generation of default values for serde.
     pub mod defaults {

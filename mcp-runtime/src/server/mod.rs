@@ -818,9 +818,10 @@ impl ServerBuilder {
             closing: CancellationToken::new(),
             tasks: tasks::Tasks::new(self.task_store, self.task_config),
         };
-        for t in self.tools {
-            inner.tools.insert(t).map_err(ServerError::DuplicateTool)?;
-        }
+        inner
+            .tools
+            .extend(self.tools)
+            .map_err(ServerError::DuplicateTool)?;
         for r in self.resources.into_iter().chain(skill_routes) {
             inner
                 .resources

@@ -84,6 +84,22 @@ impl<T: Keyed + Clone> Registry<T> {
         Ok(())
     }
 
+    /// Adds many items with one rebuild (a server built with thousands of tools must not rebuild the set
+    /// once per tool); `Err` names the first duplicate key, and then nothing is added.
+    pub fn extend(&self, new: Vec<T>) -> Result<(), String> {
+        let mut cur = self.current.write().unwrap_or_else(|e| e.into_inner());
+        let mut seen = std::collections::HashSet::with_capacity(new.len());
+        for item in &new {
+            if cur.index.contains_key(item.key()) || !seen.insert(item.key()) {
+                return Err(item.key().to_string());
+            }
+        }
+        let mut items = cur.items.clone();
+        items.extend(new);
+        *cur = Arc::new(Set::new(items));
+        Ok(())
+    }
+
     /// Removes an item by key; whether it was there.
     pub fn remove(&self, key: &str) -> bool {
         let mut cur = self.current.write().unwrap_or_else(|e| e.into_inner());

@@ -1,4 +1,5 @@
-//! Tool names from operations: `[A-Za-z0-9_.-]`, at most 64 characters, unique across the spec.
+//! Tool names from operations and argument names from parameters: `[A-Za-z0-9_.-]`, at most 64 characters,
+//! unique where they must be.
 
 use std::collections::HashSet;
 
@@ -30,6 +31,50 @@ pub fn sanitize(name: &str) -> String {
     } else {
         trimmed.to_string()
     }
+}
+
+/// An argument name strict clients accept (`[A-Za-z0-9_.-]{1,64}`), with the operator punctuation of filter
+/// parameters spelled out so that names differing only in it stay apart: `DateCreated<` → `DateCreated_lt`,
+/// `price>=` → `price_gte`, `filter[name]` → `filter_name`, `$top` → `top`.
+pub fn argument(name: &str) -> String {
+    let valid = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-');
+    if !name.is_empty() && name.len() <= MAX_LEN && name.chars().all(valid) {
+        return name.to_string();
+    }
+    let mut out = String::with_capacity(name.len() + 4);
+    let mut chars = name.chars().peekable();
+    while let Some(c) = chars.next() {
+        if valid(c) {
+            out.push(c);
+            continue;
+        }
+        let equals = chars.peek() == Some(&'=');
+        let word = match c {
+            '<' if equals => "lte",
+            '<' => "lt",
+            '>' if equals => "gte",
+            '>' => "gt",
+            '!' if equals => "ne",
+            '=' => "eq",
+            '@' => "at",
+            '+' => "plus",
+            _ => "",
+        };
+        if equals && matches!(c, '<' | '>' | '!') {
+            chars.next();
+        }
+        if !out.is_empty() && !out.ends_with('_') {
+            out.push('_');
+        }
+        out.push_str(word);
+    }
+    let trimmed = out.trim_matches('_');
+    let base = if trimmed.is_empty() {
+        "argument"
+    } else {
+        trimmed
+    };
+    fit(base, name, MAX_LEN)
 }
 
 /// FNV-1a: small, stable across platforms and releases (unlike `DefaultHasher`).
@@ -79,6 +124,18 @@ impl ToolNamer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn argument_names_keep_their_operators_apart() {
+        assert_eq!(argument("DateCreated"), "DateCreated");
+        assert_eq!(argument("DateCreated<"), "DateCreated_lt");
+        assert_eq!(argument("DateCreated>"), "DateCreated_gt");
+        assert_eq!(argument("price>="), "price_gte");
+        assert_eq!(argument("filter[name]"), "filter_name");
+        assert_eq!(argument("$top"), "top");
+        assert_eq!(argument("名前"), "argument");
+        assert!(argument(&"x".repeat(80)).len() <= 64);
+    }
 
     #[test]
     fn names_are_sanitized() {

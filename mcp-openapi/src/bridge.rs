@@ -1,19 +1,40 @@
-//! `serve-openapi`: a spec's operations served as an MCP server. A `tools/call` becomes the HTTP request the
-//! operation describes; a JSON answer comes back as `structuredContent` and text, an error status as
+//! The bridge: a spec's operations served as MCP tools. A `tools/call` is validated against the operation's
+//! full request schema (whatever the budget cut from the tool the model sees), then becomes the HTTP request
+//! the operation describes; a JSON answer comes back as `structuredContent` and text, an error status as
 //! `isError: true` with the status and an excerpt of the body.
 //!
 //! Headers given to the bridge (credentials) are added to every request and never reach the model: their
 //! parameters are left out of the tools' schemas, and their values are redacted from every result.
+//!
+//! [`Bridge`] is the library face a gateway uses (the tools, and [`Bridge::call`] to run one); [`Bridge::routes`]
+//! and [`Bridge::server`] put it behind this runtime's MCP server (`mcp-codegen serve-openapi`).
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! use mcp_openapi::{Bridge, BridgeConfig, ConvertOptions};
+//! let config = BridgeConfig {
+//!     headers: vec![("Authorization".into(), "Bearer secret".into())],
+//!     ..BridgeConfig::new("https://api.example.com/v1")
+//! };
+//! let bridge = Bridge::from_spec("openapi.yaml".as_ref(), &ConvertOptions::default(), config)?;
+//! let tools = bridge.tools(); // what an upstream lists
+//! let args = serde_json::json!({"id": 7}).as_object().cloned().unwrap_or_default();
+//! let result = bridge.call(&tools[0].name, args).await?; // a tools/call routed to it
+//! # let _ = result; Ok(()) }
+//! ```
 
-use super::{Body, BodyShape, Conversion, Encoding, Field, Location, Parameter, Request};
+use crate::{convert, Body, BodyShape, Conversion, ConvertOptions, Definitions, Document};
+use crate::{Encoding, Field, Location, Parameter, Request};
 use base64::Engine as _;
-use mcp_runtime::protocol::CallToolResult;
+use mcp_runtime::protocol::{CallToolResult, Tool};
 use mcp_runtime::server::{Arguments, ToolRoute};
 use mcp_runtime::{Context, Server};
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Map, Value};
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 /// Everything but RFC 3986's unreserved characters is encoded in a path parameter.
@@ -28,6 +49,9 @@ const EXCERPT_CHARS: usize = 1_000;
 
 /// Secrets shorter than this are not searched for in results: redacting `1` everywhere would garble them.
 const MIN_SECRET_LEN: usize = 4;
+
+/// At most this many validation errors are reported for one call.
+const MAX_VALIDATION_ERRORS: usize = 8;
 
 /// Where the API is and how to reach it.
 #[derive(Debug, Clone)]
@@ -55,10 +79,14 @@ impl BridgeConfig {
     }
 }
 
-/// A configuration the bridge cannot start with.
+/// A bridge that cannot start, or a call to a tool it does not have.
 #[derive(Debug, thiserror::Error)]
 pub enum BridgeError {
-    #[error("--base-url {0:?} is not an http:// or https:// URL")]
+    #[error(transparent)]
+    Load(#[from] crate::LoadError),
+    #[error("{0} has no operation that could be mapped to a tool")]
+    NoOperations(String),
+    #[error("the base URL {0:?} is not an http:// or https:// URL")]
     BaseUrl(String),
     #[error("the header {0:?} is not a valid HTTP header")]
     Header(String),
@@ -66,6 +94,8 @@ pub enum BridgeError {
     Client(String),
     #[error("could not build the MCP server: {0}")]
     Server(String),
+    #[error("no tool named `{0}`")]
+    UnknownTool(String),
 }
 
 struct Shared {
@@ -76,94 +106,281 @@ struct Shared {
     secrets: Vec<String>,
 }
 
-/// An MCP server whose tools call the API.
-pub fn server(conversion: &Conversion, config: &BridgeConfig) -> Result<Server, BridgeError> {
-    Server::builder()
-        .name(conversion.title.clone())
-        .version(conversion.version.clone())
-        .tools(routes(conversion, config)?)
-        .offer_tools()
-        .build()
-        .map_err(|e| BridgeError::Server(e.to_string()))
+/// One operation as the bridge runs it.
+struct Bridged {
+    tool: Tool,
+    input: Value,
+    request: Request,
+    /// Built on the first call: the full input schema with the definitions it reaches.
+    validator: OnceLock<Option<jsonschema::Validator>>,
 }
 
-/// One route per operation.
-pub fn routes(
-    conversion: &Conversion,
-    config: &BridgeConfig,
-) -> Result<Vec<ToolRoute>, BridgeError> {
-    let base = config.base_url.trim_end_matches('/').to_string();
-    if !(base.starts_with("http://") || base.starts_with("https://")) {
-        return Err(BridgeError::BaseUrl(config.base_url.clone()));
+/// A REST API served as MCP tools.
+#[derive(Clone)]
+pub struct Bridge {
+    shared: Arc<Shared>,
+    operations: Arc<Vec<Bridged>>,
+    definitions: Arc<Definitions>,
+    by_name: Arc<HashMap<String, usize>>,
+    title: String,
+    version: String,
+}
+
+impl Bridge {
+    /// A bridge for the operations of a conversion.
+    pub fn new(conversion: Conversion, config: &BridgeConfig) -> Result<Bridge, BridgeError> {
+        let shared = Arc::new(Shared::new(config)?);
+        let by_name = conversion
+            .operations
+            .iter()
+            .enumerate()
+            .map(|(i, op)| (op.tool.name.clone(), i))
+            .collect();
+        let operations = conversion
+            .operations
+            .into_iter()
+            .map(|op| Bridged {
+                tool: op.tool,
+                input: op.input,
+                request: op.request,
+                validator: OnceLock::new(),
+            })
+            .collect();
+        Ok(Bridge {
+            shared,
+            operations: Arc::new(operations),
+            definitions: Arc::new(conversion.definitions),
+            by_name: Arc::new(by_name),
+            title: conversion.title,
+            version: conversion.version,
+        })
     }
-    let mut headers = HeaderMap::new();
-    let mut secrets = Vec::new();
-    for (name, value) in &config.headers {
-        let n = HeaderName::from_bytes(name.as_bytes())
-            .map_err(|_| BridgeError::Header(name.clone()))?;
-        let mut v = HeaderValue::from_str(value).map_err(|_| BridgeError::Header(name.clone()))?;
-        v.set_sensitive(true);
-        headers.append(n, v);
-        secrets.push(value.clone());
-        // `Bearer abc`: the token alone is as secret as the whole value.
-        if let Some((_, token)) = value.split_once(' ') {
-            secrets.push(token.trim().to_string());
+
+    /// Loads a spec and bridges the operations `options` keeps. The secret headers of `config` are left out
+    /// of the tools' arguments. An empty `config.base_url` means the spec's first server.
+    pub fn from_spec(
+        spec: &Path,
+        options: &ConvertOptions,
+        mut config: BridgeConfig,
+    ) -> Result<Bridge, BridgeError> {
+        let doc = Document::load(spec)?;
+        let mut options = options.clone();
+        options
+            .hidden_headers
+            .extend(config.headers.iter().map(|(k, _)| k.clone()));
+        let conversion = convert(&doc, &options);
+        if conversion.operations.is_empty() {
+            return Err(BridgeError::NoOperations(spec.display().to_string()));
         }
-    }
-    secrets.retain(|s| s.len() >= MIN_SECRET_LEN);
-    secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
-    // Userinfo in the base URL is a secret too.
-    if let Some(rest) = base.split_once("://").map(|p| p.1) {
-        if let Some((userinfo, _)) = rest.split('/').next().unwrap_or_default().rsplit_once('@') {
-            secrets.push(userinfo.to_string());
+        if config.base_url.is_empty() {
+            config.base_url = doc.server_url().unwrap_or_default();
         }
+        Bridge::new(conversion, &config)
     }
-    let http = reqwest::Client::builder()
-        .default_headers(headers)
-        .timeout(config.timeout)
-        .connect_timeout(config.connect_timeout)
-        .user_agent(concat!(
-            "mcp-codegen-serve-openapi/",
-            env!("CARGO_PKG_VERSION")
-        ))
-        .build()
-        .map_err(|e| BridgeError::Client(e.to_string()))?;
-    let shared = Arc::new(Shared {
-        http,
-        base,
-        timeout: config.timeout,
-        max_response_bytes: config.max_response_bytes,
-        secrets,
-    });
-    Ok(conversion
-        .operations
-        .iter()
-        .map(|op| {
-            let shared = shared.clone();
-            let request = Arc::new(op.request.clone());
-            ToolRoute::new(op.tool.clone(), move |args: Arguments, ctx: Context| {
-                let shared = shared.clone();
-                let request = request.clone();
-                async move {
-                    let result = tokio::select! {
-                        r = shared.call(&request, &args) => r,
-                        _ = ctx.cancelled() => CallToolResult::error("cancelled"),
-                    };
-                    Ok(shared.redact_result(result))
+
+    /// The tools, as `tools/list` lists them.
+    pub fn tools(&self) -> Vec<Tool> {
+        self.operations.iter().map(|o| o.tool.clone()).collect()
+    }
+
+    /// Runs one tool: validates the arguments, makes the HTTP request, and returns the result with every
+    /// secret redacted. An API error is an `isError` result, not an `Err`.
+    pub async fn call(
+        &self,
+        tool: &str,
+        arguments: Map<String, Value>,
+    ) -> Result<CallToolResult, BridgeError> {
+        let &i = self
+            .by_name
+            .get(tool)
+            .ok_or_else(|| BridgeError::UnknownTool(tool.to_string()))?;
+        Ok(self.call_operation(i, arguments).await)
+    }
+
+    async fn call_operation(&self, i: usize, arguments: Map<String, Value>) -> CallToolResult {
+        let op = &self.operations[i];
+        if let Err(why) = self.validate(op, &arguments) {
+            return CallToolResult::error(why);
+        }
+        let result = self.shared.call(&op.request, &arguments).await;
+        self.shared.redact_result(result)
+    }
+
+    /// The arguments against the operation's full input schema; the errors say where and what.
+    fn validate(&self, op: &Bridged, arguments: &Map<String, Value>) -> Result<(), String> {
+        let validator = op
+            .validator
+            .get_or_init(|| validator(&self.definitions.self_contained(&op.input)));
+        let Some(validator) = validator else {
+            return Ok(());
+        };
+        let instance = Value::Object(arguments.clone());
+        let errors: Vec<String> = validator
+            .iter_errors(&instance)
+            .take(MAX_VALIDATION_ERRORS)
+            .map(|e| {
+                let at = e.instance_path().to_string();
+                match at.strip_prefix('/') {
+                    Some(rest) if !rest.is_empty() => {
+                        let (arg, inner) = rest.split_once('/').unwrap_or((rest, ""));
+                        let arg = arg.replace("~1", "/").replace("~0", "~");
+                        if inner.is_empty() {
+                            format!("argument `{arg}`: {e}")
+                        } else {
+                            format!("argument `{arg}` at /{inner}: {e}")
+                        }
+                    }
+                    _ => e.to_string(),
                 }
             })
-        })
-        .collect())
+            .collect();
+        if errors.is_empty() {
+            return Ok(());
+        }
+        Err(format!(
+            "invalid arguments for `{}`:\n- {}",
+            op.tool.name,
+            errors.join("\n- ")
+        ))
+    }
+
+    /// One route per operation, for a server of this runtime.
+    pub fn routes(&self) -> Vec<ToolRoute> {
+        (0..self.operations.len())
+            .map(|i| {
+                let bridge = self.clone();
+                ToolRoute::new(
+                    self.operations[i].tool.clone(),
+                    move |args: Arguments, ctx: Context| {
+                        let bridge = bridge.clone();
+                        async move {
+                            let arguments: Map<String, Value> = match args.parse() {
+                                Ok(a) => a,
+                                Err(e) => return Ok(CallToolResult::error(e.message())),
+                            };
+                            Ok(tokio::select! {
+                                r = bridge.call_operation(i, arguments) => r,
+                                _ = ctx.cancelled() => CallToolResult::error("cancelled"),
+                            })
+                        }
+                    },
+                )
+            })
+            .collect()
+    }
+
+    /// An MCP server whose tools call the API.
+    pub fn server(&self) -> Result<Server, BridgeError> {
+        Server::builder()
+            .name(self.title.clone())
+            .version(self.version.clone())
+            .tools(self.routes())
+            .offer_tools()
+            .build()
+            .map_err(|e| BridgeError::Server(e.to_string()))
+    }
+}
+
+/// A validator for a full input schema. `oneOf` is read as `anyOf` (OpenAPI's unions often overlap, and a
+/// call matching two branches is not wrong); a `pattern` this engine cannot compile is dropped. `None` when
+/// the schema cannot be compiled at all: the required arguments are still checked when the request is built.
+fn validator(schema: &Value) -> Option<jsonschema::Validator> {
+    let mut schema = schema.clone();
+    one_of_as_any_of(&mut schema);
+    let build = |s: &Value| {
+        jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .should_validate_formats(false)
+            .build(s)
+    };
+    match build(&schema) {
+        Ok(v) => Some(v),
+        Err(_) => {
+            drop_patterns(&mut schema);
+            build(&schema).ok()
+        }
+    }
+}
+
+fn one_of_as_any_of(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            if let Some(branches) = o.remove("oneOf") {
+                o.entry("anyOf").or_insert(branches);
+            }
+            for (k, child) in o.iter_mut() {
+                if !matches!(k.as_str(), "enum" | "const" | "default" | "examples") {
+                    one_of_as_any_of(child);
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(one_of_as_any_of),
+        _ => {}
+    }
+}
+
+fn drop_patterns(v: &mut Value) {
+    match v {
+        Value::Object(o) => {
+            if o.get("pattern").is_some_and(Value::is_string) {
+                o.remove("pattern");
+            }
+            o.values_mut().for_each(drop_patterns);
+        }
+        Value::Array(a) => a.iter_mut().for_each(drop_patterns),
+        _ => {}
+    }
 }
 
 impl Shared {
-    async fn call(&self, request: &Request, args: &Arguments) -> CallToolResult {
-        let args: Map<String, Value> = match args.parse() {
-            Ok(a) => a,
-            Err(e) => return CallToolResult::error(e.message()),
-        };
+    fn new(config: &BridgeConfig) -> Result<Shared, BridgeError> {
+        let base = config.base_url.trim_end_matches('/').to_string();
+        if !(base.starts_with("http://") || base.starts_with("https://")) {
+            return Err(BridgeError::BaseUrl(config.base_url.clone()));
+        }
+        let mut headers = HeaderMap::new();
+        let mut secrets = Vec::new();
+        for (name, value) in &config.headers {
+            let n = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| BridgeError::Header(name.clone()))?;
+            let mut v =
+                HeaderValue::from_str(value).map_err(|_| BridgeError::Header(name.clone()))?;
+            v.set_sensitive(true);
+            headers.append(n, v);
+            secrets.push(value.clone());
+            // `Bearer abc`: the token alone is as secret as the whole value.
+            if let Some((_, token)) = value.split_once(' ') {
+                secrets.push(token.trim().to_string());
+            }
+        }
+        secrets.retain(|s| s.len() >= MIN_SECRET_LEN);
+        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        // Userinfo in the base URL is a secret too.
+        if let Some(rest) = base.split_once("://").map(|p| p.1) {
+            if let Some((userinfo, _)) = rest.split('/').next().unwrap_or_default().rsplit_once('@')
+            {
+                secrets.push(userinfo.to_string());
+            }
+        }
+        let http = reqwest::Client::builder()
+            .default_headers(headers)
+            .timeout(config.timeout)
+            .connect_timeout(config.connect_timeout)
+            .user_agent(concat!("mcp-openapi-bridge/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| BridgeError::Client(e.to_string()))?;
+        Ok(Shared {
+            http,
+            base,
+            timeout: config.timeout,
+            max_response_bytes: config.max_response_bytes,
+            secrets,
+        })
+    }
+
+    async fn call(&self, request: &Request, args: &Map<String, Value>) -> CallToolResult {
         let what = format!("{} {}", request.method, request.path);
-        let builder = match self.build(request, &args) {
+        let builder = match self.build(request, args) {
             Ok(b) => b,
             Err(why) => return CallToolResult::error(why),
         };
@@ -171,7 +388,7 @@ impl Shared {
             Ok(r) => r,
             Err(e) if e.is_timeout() => {
                 return CallToolResult::error(format!(
-                    "{what}: no answer within {:?} (the bridge's --timeout)",
+                    "{what}: no answer within {:?} (the bridge's timeout)",
                     self.timeout
                 ))
             }

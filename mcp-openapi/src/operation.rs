@@ -1,14 +1,14 @@
 //! One operation → one tool: parameters and body flattened into one object input schema, the output schema from
-//! the first 2xx JSON response, and the [`Request`] a call becomes.
+//! the first 2xx JSON response (both full: references to the spec's definitions stay references), and the
+//! [`Request`] a call becomes. The model's view of the tool is rendered later, within the budget.
 
-use super::schema::{escape, Direction, Inliner, Resolver};
-use super::{
-    warning, Body, BodyShape, ConvertOptions, Encoding, Field, Location, Operation, Parameter,
-    Request,
+use crate::document::Document;
+use crate::schema::{deref, escape, object_shape, Schemas};
+use crate::{
+    names, warning, Body, BodyShape, ConvertOptions, Encoding, Field, Location, Parameter, Request,
+    Warning,
 };
-use crate::Warning;
-use mcp_runtime::protocol::{Tool, ToolAnnotations};
-use mcp_runtime::schema::make_portable;
+use mcp_runtime::protocol::ToolAnnotations;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 
@@ -43,40 +43,48 @@ enum Target {
     WholeBody,
 }
 
+/// An operation mapped, before the model's view of it is rendered.
+pub struct Mapped {
+    pub description: String,
+    pub annotations: ToolAnnotations,
+    /// The full input schema (references to the spec's definitions kept).
+    pub input: Value,
+    /// The full output schema, always an object (a non-object answer is wrapped as `{"result": ...}`).
+    pub output: Option<Value>,
+    pub request: Request,
+}
+
 pub fn map(
-    resolver: &Resolver,
+    schemas: &mut Schemas,
     site: &Site,
     options: &ConvertOptions,
-) -> Result<(Operation, Vec<Warning>), String> {
+) -> Result<(Mapped, Vec<Warning>), String> {
     let mut warnings = Vec::new();
-    let mut input = resolver.inliner(Direction::Request);
-    let mut candidates = parameters(resolver, site, options, &mut input)?;
-    let body = request_body(resolver, site, &mut input, &mut candidates, &mut warnings)?;
+    let mut candidates = parameters(schemas, site, options)?;
+    let body = request_body(schemas, site, &mut candidates, &mut warnings)?;
 
-    // Names used by more than one source get the source as a suffix (`id_path`, `id_body`), predictably.
-    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    // Argument names are portable (`[A-Za-z0-9_.-]`, as strict clients require) and distinct: `DateCreated<`
+    // and `DateCreated>` become `DateCreated_lt` and `DateCreated_gt`; names used by more than one source get
+    // the source as a suffix (`id_path`, `id_body`), predictably.
+    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
     for c in &candidates {
-        *counts.entry(c.name.as_str()).or_default() += 1;
+        *counts.entry(names::argument(&c.name)).or_default() += 1;
     }
-    let colliding: Vec<String> = counts
-        .into_iter()
-        .filter(|(_, n)| *n > 1)
-        .map(|(k, _)| k.to_string())
-        .collect();
     let mut properties = Map::new();
     let mut required = Vec::new();
     let mut parameters = Vec::new();
     let mut fields = Vec::new();
     let mut whole_body = None;
     for c in candidates {
-        let mut argument = if colliding.contains(&c.name) {
-            format!("{}_{}", c.name, c.source)
+        let base = names::argument(&c.name);
+        let mut argument = if counts[&base] > 1 {
+            names::argument(&format!("{base}_{}", c.source))
         } else {
-            c.name.clone()
+            base.clone()
         };
         let mut n = 2;
         while properties.contains_key(&argument) {
-            argument = format!("{}_{}_{n}", c.name, c.source);
+            argument = names::argument(&format!("{base}_{}_{n}", c.source));
             n += 1;
         }
         if c.required {
@@ -107,53 +115,40 @@ pub fn map(
         },
     });
 
-    let mut input_schema = Map::new();
-    input_schema.insert("type".into(), json!("object"));
+    let mut input = Map::new();
+    input.insert("type".into(), json!("object"));
     if properties.is_empty() {
-        input_schema.insert("additionalProperties".into(), json!(false));
+        input.insert("additionalProperties".into(), json!(false));
     } else {
-        input_schema.insert("properties".into(), Value::Object(properties));
+        input.insert("properties".into(), Value::Object(properties));
     }
     if !required.is_empty() {
-        input_schema.insert("required".into(), Value::Array(required));
+        input.insert("required".into(), Value::Array(required));
     }
-    warnings.extend(
-        input
-            .finish(&mut input_schema)
-            .into_iter()
-            .map(|(p, m)| warning(site.label, &p, m)),
-    );
-    let input_schema = portable(input_schema, true);
 
-    let (output_schema, accept, wrapped_output) = match output(resolver, site) {
+    let (output, accept, wrapped_output) = match output(schemas.doc(), site) {
         Some((schema, pointer, accept)) => {
-            let mut out = resolver.inliner(Direction::Response);
-            let schema = out.schema(schema, &pointer);
-            let (mut root, wrapped) = if schema.get("type") == Some(&json!("object")) {
-                (schema.as_object().cloned().unwrap_or_default(), false)
+            let schema = schemas.convert(schema, &pointer);
+            schemas.settle();
+            if is_object(&schema, schemas) {
+                (Some(schema), Some(accept), false)
             } else {
-                let mut wrapper = Map::new();
-                wrapper.insert("type".into(), json!("object"));
-                wrapper.insert("properties".into(), json!({ "result": schema }));
-                wrapper.insert("required".into(), json!(["result"]));
-                (wrapper, true)
-            };
-            warnings.extend(
-                out.finish(&mut root)
-                    .into_iter()
-                    .map(|(p, m)| warning(site.label, &p, m)),
-            );
-            (Some(portable(root, false)), Some(accept), wrapped)
+                let wrapper = json!({
+                    "type": "object",
+                    "properties": { "result": schema },
+                    "required": ["result"],
+                });
+                (Some(wrapper), Some(accept), true)
+            }
         }
         None => (None, None, false),
     };
-
-    let mut tool = Tool::new(site.name, description(site.op), input_schema);
-    if tool.description.as_deref() == Some("") {
-        tool.description = None;
-    }
-    tool.output_schema = output_schema;
-    tool.annotations = Some(annotations(site.method));
+    warnings.extend(
+        schemas
+            .take_warnings()
+            .into_iter()
+            .map(|(p, m)| warning(site.label, &p, m)),
+    );
     let request = Request {
         method: site.method.to_uppercase(),
         path: site.path.to_string(),
@@ -162,17 +157,31 @@ pub fn map(
         accept,
         wrapped_output,
     };
-    Ok((Operation { tool, request }, warnings))
+    Ok((
+        Mapped {
+            description: description(site.op),
+            annotations: annotations(site.method),
+            input: Value::Object(input),
+            output,
+            request,
+        },
+        warnings,
+    ))
 }
 
-/// The portable profile of the runtime: no titles, no non-standard formats; recursive `$defs` only.
-fn portable(schema: Map<String, Value>, input: bool) -> serde_json::Map<String, Value> {
-    let mut v = Value::Object(schema);
-    make_portable(&mut v, input);
-    match v {
-        Value::Object(o) => o,
-        _ => Map::new(),
+/// Whether an answer's schema is an object as it stands (an output schema's root must be one).
+fn is_object(schema: &Value, schemas: &Schemas) -> bool {
+    let mut s = schema;
+    for _ in 0..16 {
+        match s.get("$ref").and_then(Value::as_str) {
+            Some(r) if s.as_object().is_some_and(|o| o.len() == 1) => match schemas.lookup(r) {
+                Some(t) => s = t,
+                None => return false,
+            },
+            _ => break,
+        }
     }
+    s.get("type") == Some(&json!("object"))
 }
 
 /// "Summary\n\nDescription", or whichever there is.
@@ -206,11 +215,11 @@ fn annotations(method: &str) -> ToolAnnotations {
 
 /// The path item's parameters overridden by the operation's (same name and location), in that order.
 fn parameters(
-    resolver: &Resolver,
+    schemas: &mut Schemas,
     site: &Site,
     options: &ConvertOptions,
-    inliner: &mut Inliner,
 ) -> Result<Vec<Candidate>, String> {
+    let doc = schemas.doc();
     let mut declared: Vec<(Value, String)> = Vec::new();
     for (owner, pointer) in [
         (
@@ -230,9 +239,7 @@ fn parameters(
         };
         for (i, p) in list.iter().enumerate() {
             let at = format!("{pointer}/parameters/{i}");
-            let (p, at) = resolver
-                .deref(p, &at)
-                .map_err(|why| format!("parameter {i}: {why}"))?;
+            let (p, at) = deref(doc, p, &at).map_err(|why| format!("parameter {i}: {why}"))?;
             let key = (
                 p.get("name").and_then(Value::as_str),
                 p.get("in").and_then(Value::as_str),
@@ -273,11 +280,11 @@ fn parameters(
             continue;
         }
         let (schema, json) = match (p.get("schema"), p.get("content").and_then(Value::as_object)) {
-            (Some(s), _) => (inliner.schema(s, &format!("{at}/schema")), false),
+            (Some(s), _) => (schemas.convert_shared(s, &format!("{at}/schema")), false),
             (None, Some(content)) => match content.iter().next() {
                 Some((media, m)) => match m.get("schema") {
                     Some(s) => (
-                        inliner.schema(s, &format!("{at}/content/{}/schema", escape(media))),
+                        schemas.convert(s, &format!("{at}/content/{}/schema", escape(media))),
                         true,
                     ),
                     None => (json!({}), true),
@@ -369,18 +376,20 @@ fn pick_media(content: &Map<String, Value>) -> Option<(&String, &Value, Encoding
 /// The body: flattened into `candidates` when it is an object, one `body` argument otherwise.
 /// Returns the content type, encoding and whether the body is required.
 fn request_body(
-    resolver: &Resolver,
+    schemas: &mut Schemas,
     site: &Site,
-    inliner: &mut Inliner,
     candidates: &mut Vec<Candidate>,
     warnings: &mut Vec<Warning>,
 ) -> Result<Option<(String, Encoding, bool)>, String> {
     let Some(body) = site.op.get("requestBody") else {
         return Ok(None);
     };
-    let (body, at) = resolver
-        .deref(body, &format!("{}/requestBody", site.pointer))
-        .map_err(|why| format!("the request body: {why}"))?;
+    let (body, at) = deref(
+        schemas.doc(),
+        body,
+        &format!("{}/requestBody", site.pointer),
+    )
+    .map_err(|why| format!("the request body: {why}"))?;
     let required = body.get("required") == Some(&Value::Bool(true));
     let Some(content) = body.get("content").and_then(Value::as_object) else {
         warnings.push(warning(
@@ -405,7 +414,7 @@ fn request_body(
     };
     let schema_at = format!("{at}/content/{}/schema", escape(media));
     let schema = match m.get("schema") {
-        Some(s) => inliner.schema(s, &schema_at),
+        Some(s) => schemas.convert(s, &schema_at),
         None if encoding == Encoding::Binary => {
             json!({"type": "string", "contentEncoding": "base64"})
         }
@@ -420,10 +429,14 @@ fn request_body(
         encoding,
         Encoding::Json | Encoding::Form | Encoding::Multipart
     );
-    if let Some((properties, body_required)) = flattenable
-        .then(|| object_shape(&schema, inliner))
-        .flatten()
-    {
+    if flattenable {
+        // The body's own references must be converted before their shape can be read.
+        schemas.settle();
+    }
+    let shape = flattenable
+        .then(|| object_shape(&schema, &|r| schemas.lookup(r)))
+        .flatten();
+    if let Some((properties, body_required)) = shape {
         for (property, schema) in properties {
             let base64 = |s: &Value| s.get("contentEncoding") == Some(&json!("base64"));
             let binary = encoding == Encoding::Multipart
@@ -457,71 +470,15 @@ fn request_body(
     Ok(Some((content_type, encoding, required)))
 }
 
-/// An object schema's properties, in order, and its required names.
-type ObjectShape = (Vec<(String, Value)>, Vec<String>);
-
-/// The properties and required names of an object schema, merging `allOf` branches; `None` when the schema is
-/// not a plain object with properties (a union, a map, a scalar), which then travels whole as `body`.
-fn object_shape(schema: &Value, inliner: &Inliner) -> Option<ObjectShape> {
-    let o = schema.as_object()?;
-    if let Some(r) = o.get("$ref").and_then(Value::as_str) {
-        // A recursive body: look through the reference once.
-        return object_shape(inliner.definition(r)?, inliner);
-    }
-    if ["anyOf", "oneOf", "not", "if", "patternProperties"]
-        .iter()
-        .any(|k| o.contains_key(*k))
-    {
-        return None;
-    }
-    if o.get("additionalProperties")
-        .is_some_and(|a| a != &Value::Bool(false) && a != &Value::Bool(true))
-    {
-        return None;
-    }
-    if !o.get("type").is_none_or(|t| t == "object") {
-        return None;
-    }
-    let mut properties: Vec<(String, Value)> = Vec::new();
-    let mut required: Vec<String> = Vec::new();
-    if let Some(Value::Array(branches)) = o.get("allOf") {
-        for b in branches {
-            let (p, r) = object_shape(b, inliner)?;
-            for (name, s) in p {
-                match properties.iter_mut().find(|(n, _)| *n == name) {
-                    Some(existing) => existing.1 = json!({"allOf": [existing.1.clone(), s]}),
-                    None => properties.push((name, s)),
-                }
-            }
-            required.extend(r);
-        }
-    }
-    if let Some(Value::Object(p)) = o.get("properties") {
-        for (name, s) in p {
-            match properties.iter_mut().find(|(n, _)| n == name) {
-                Some(existing) => existing.1 = json!({"allOf": [existing.1.clone(), s.clone()]}),
-                None => properties.push((name.clone(), s.clone())),
-            }
-        }
-    }
-    if let Some(Value::Array(r)) = o.get("required") {
-        required.extend(r.iter().filter_map(Value::as_str).map(str::to_string));
-    }
-    if properties.is_empty() {
-        return None;
-    }
-    Some((properties, required))
-}
-
 /// The schema of the first 2xx response with JSON content, its pointer, and its media type.
-fn output<'a>(resolver: &Resolver<'a>, site: &Site<'a>) -> Option<(&'a Value, String, String)> {
+fn output<'a>(doc: &'a Document, site: &Site<'a>) -> Option<(&'a Value, String, String)> {
     let responses = site.op.get("responses")?.as_object()?;
     let mut codes: Vec<&String> = responses.keys().filter(|c| c.starts_with('2')).collect();
     // `200` before `201` before `2XX`.
     codes.sort_by_key(|c| (c.contains(['X', 'x']), (*c).clone()));
     for code in codes {
         let at = format!("{}/responses/{code}", site.pointer);
-        let Ok((response, at)) = resolver.deref(&responses[code.as_str()], &at) else {
+        let Ok((response, at)) = deref(doc, &responses[code.as_str()], &at) else {
             continue;
         };
         let Some(content) = response.get("content").and_then(Value::as_object) else {

@@ -21,6 +21,10 @@ pub struct Document {
     pub root: Value,
 }
 
+/// Specs larger than this are refused: the largest public spec we know (Microsoft Graph beta, 22,361
+/// operations) is 47 MB of JSON; a file of hundreds of megabytes is not a spec a tool list can come from.
+pub const MAX_SPEC_BYTES: u64 = 128 << 20;
+
 /// A spec that could not be read at all. Anything smaller is a warning, not an error.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
@@ -29,6 +33,8 @@ pub enum LoadError {
         path: String,
         source: std::io::Error,
     },
+    #[error("{0} is {1} bytes; specs over {MAX_SPEC_BYTES} bytes are refused")]
+    TooLarge(String, u64),
     #[error("{0} is neither JSON nor YAML: {1}")]
     Syntax(String, String),
     #[error("{0} is not an OpenAPI 3.0 or 3.1 document: {1}")]
@@ -37,10 +43,15 @@ pub enum LoadError {
 
 impl Document {
     pub fn load(path: &Path) -> Result<Self, LoadError> {
-        let text = std::fs::read_to_string(path).map_err(|source| LoadError::Io {
+        let io = |source| LoadError::Io {
             path: path.display().to_string(),
             source,
-        })?;
+        };
+        let size = std::fs::metadata(path).map_err(io)?.len();
+        if size > MAX_SPEC_BYTES {
+            return Err(LoadError::TooLarge(path.display().to_string(), size));
+        }
+        let text = std::fs::read_to_string(path).map_err(io)?;
         Self::parse(&text, &path.display().to_string())
     }
 
@@ -50,7 +61,8 @@ impl Document {
             serde_json::from_str(text)
                 .map_err(|e| LoadError::Syntax(origin.into(), e.to_string()))?
         } else {
-            let mut yaml: serde_yaml::Value = serde_yaml::from_str(text)
+            // yaml_serde bounds alias expansion (a "billion laughs" file is an error, not an allocation).
+            let mut yaml: yaml_serde::Value = yaml_serde::from_str(text)
                 .map_err(|e| LoadError::Syntax(origin.into(), e.to_string()))?;
             yaml.apply_merge()
                 .map_err(|e| LoadError::Syntax(origin.into(), e.to_string()))?;
@@ -123,8 +135,8 @@ impl Document {
 }
 
 /// YAML keys may be numbers (`200:` under `responses`) or booleans; JSON keys are their text.
-fn yaml_to_json(value: serde_yaml::Value) -> Value {
-    use serde_yaml::Value as Y;
+fn yaml_to_json(value: yaml_serde::Value) -> Value {
+    use yaml_serde::Value as Y;
     match value {
         Y::Null => Value::Null,
         Y::Bool(b) => Value::Bool(b),
@@ -149,7 +161,7 @@ fn yaml_to_json(value: serde_yaml::Value) -> Value {
                     Y::Number(n) => n.to_string(),
                     Y::Bool(b) => b.to_string(),
                     Y::Null => "null".into(),
-                    other => serde_yaml::to_string(&other)
+                    other => yaml_serde::to_string(&other)
                         .unwrap_or_default()
                         .trim()
                         .to_string(),
@@ -176,6 +188,23 @@ mod tests {
         assert_eq!(doc.version, Version::V3_0);
         assert!(doc.root.pointer("/paths/~1a/get/responses/200").is_some());
         assert_eq!(doc.api_version(), "1");
+    }
+
+    #[test]
+    fn an_alias_bomb_is_an_error_not_an_allocation() {
+        let mut text = String::from("openapi: 3.0.0\na: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+        let mut previous = 'a';
+        for c in 'b'..='j' {
+            let refs = vec![format!("*{previous}"); 9].join(",");
+            text.push_str(&format!("{c}: &{c} [{refs}]\n"));
+            previous = c;
+        }
+        let err = Document::parse(&text, "bomb.yaml").unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("bomb.yaml is neither JSON nor YAML"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -1,0 +1,117 @@
+//! Bindings for a converted spec, generated from its full schemas (never from the budgeted tools): the types
+//! the operations share are generated once, in a module named after `components/schemas` (as progenitor and
+//! openapi-generator do), and each operation's module keeps only what is local to it (its `Params`, its
+//! `Output` and their inline types), referring to the shared ones by path.
+
+use crate::emit::{self, Files, Job, SharedTypes};
+use crate::names::{snake_ident, Namer};
+use crate::normalize::Normalizer;
+use crate::typegen::generate_types;
+use crate::{Options, Warning};
+use mcp_openapi::Conversion;
+use mcp_runtime::protocol::Tool;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+/// The module holding the shared types.
+pub const SHARED_MODULE: &str = "components";
+
+/// How the operations' modules are laid out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Layout {
+    /// One module per operation, beside each other.
+    #[default]
+    Flat,
+    /// One module per tag (an operation's first tag; `other` without one), each with its operations' modules
+    /// and an `impl` of the client with their methods, so that a tag can be left out by its `mod` line.
+    ByTag,
+}
+
+/// The bindings of a conversion, and what had to be given up on the way.
+pub fn bindings(
+    conversion: &Conversion,
+    options: &Options,
+    layout: Layout,
+) -> (Files, Vec<Warning>) {
+    let mut warnings = Vec::new();
+    // The tools as the bindings see them: the full schemas, not the model's view; the descriptions are the
+    // model's, so that the docs say what the model reads.
+    let tools: Vec<Tool> = conversion
+        .operations
+        .iter()
+        .map(|op| {
+            let mut tool = op.tool.clone();
+            tool.input_schema = op.input.as_object().cloned().unwrap_or_default();
+            tool.output_schema = op.output.as_ref().and_then(Value::as_object).cloned();
+            tool
+        })
+        .collect();
+    let roots = conversion
+        .operations
+        .iter()
+        .flat_map(|op| std::iter::once(&op.input).chain(op.output.as_ref()));
+    let reachable: Map<String, Value> = conversion
+        .definitions
+        .reachable(roots)
+        .into_iter()
+        .map(|d| (d.name.clone(), d.schema.clone()))
+        .collect();
+    let shared = (!reachable.is_empty()).then(|| {
+        let mut normalizer = Normalizer::new(SHARED_MODULE, &[]);
+        let names = normalizer.add_definitions("/components/schemas", &reachable);
+        let (defs, mut found, extras) = normalizer.finish_with_extras();
+        warnings.append(&mut found);
+        let (tokens, mut found) = generate_types(SHARED_MODULE, defs, &[]);
+        warnings.append(&mut found);
+        let types = SharedTypes {
+            names: names
+                .into_iter()
+                .map(|(key, name)| (format!("#/$defs/{key}"), name))
+                .collect(),
+            module: SHARED_MODULE.into(),
+        };
+        (types, emit::shared_module(tokens, &extras))
+    });
+    let groups = match layout {
+        Layout::Flat => None,
+        Layout::ByTag => Some(tag_modules(conversion)),
+    };
+    let jobs: Vec<Job> = emit::idents(&tools)
+        .into_iter()
+        .map(|(tool, ident)| Job {
+            group: groups.as_ref().and_then(|g| g.get(&tool.name).cloned()),
+            tool,
+            ident,
+        })
+        .collect();
+    let files = emit::files(
+        &jobs,
+        options,
+        shared.as_ref().map(|(t, body)| (t, body.clone())),
+        &mut warnings,
+    );
+    (files, warnings)
+}
+
+/// Tool name → the module of its first tag.
+fn tag_modules(conversion: &Conversion) -> HashMap<String, String> {
+    let mut namer = Namer::default();
+    for reserved in [SHARED_MODULE, "error", "ToolCallError"] {
+        namer.unique(reserved.to_string());
+    }
+    let mut modules: Vec<(String, String)> = Vec::new();
+    let mut out = HashMap::new();
+    for op in &conversion.operations {
+        let tag = op.tags.first().map_or("other", String::as_str);
+        let module = match modules.iter().find(|(t, _)| t == tag) {
+            Some((_, m)) => m.clone(),
+            None => {
+                let m = namer.unique(snake_ident(tag));
+                modules.push((tag.to_string(), m.clone()));
+                m
+            }
+        };
+        out.insert(op.tool.name.clone(), module);
+    }
+    out
+}
