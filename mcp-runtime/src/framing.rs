@@ -332,12 +332,26 @@ impl LineBuffer {
 /// Writers of complete frames, each ending in `\n`.
 pub mod frame {
     use super::*;
-    use std::io::Write;
 
     fn push_id(out: &mut Vec<u8>, id: &RequestId) {
         match id {
             RequestId::Number(n) => {
-                let _ = write!(out, "{n}");
+                // Digits by hand: `write!` goes through the formatting machinery on every frame.
+                let mut digits = [0u8; 20];
+                let mut i = digits.len();
+                let mut v = n.unsigned_abs();
+                loop {
+                    i -= 1;
+                    digits[i] = b'0' + (v % 10) as u8;
+                    v /= 10;
+                    if v == 0 {
+                        break;
+                    }
+                }
+                if *n < 0 {
+                    out.push(b'-');
+                }
+                out.extend_from_slice(&digits[i..]);
             }
             RequestId::String(s) => {
                 let _ = serde_json::to_writer(&mut *out, &**s);
@@ -403,6 +417,90 @@ pub mod frame {
     }
 }
 
+/// Strings shorter than this are left to serde_json; longer ones are escaped 8 bytes at a time.
+const LONG_STRING: usize = 4096;
+
+/// Serializes a string that may be long (a tool's text, base64 data) with a word-at-a-time escape, then
+/// hands the escaped JSON to serde_json as a raw value: serde_json's own escape loop takes one byte at a
+/// time, which is most of the cost of a large result. Output is byte for byte what serde_json writes.
+pub(crate) fn serialize_long_str<S: serde::Serializer>(s: &str, ser: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeStruct;
+    if s.len() < LONG_STRING {
+        return ser.serialize_str(s);
+    }
+    let mut out = Vec::with_capacity(s.len() + 2);
+    escape_json_str(s, &mut out);
+    // SAFETY: escaping keeps valid UTF-8 valid (only ASCII bytes are inserted).
+    let json = unsafe { String::from_utf8_unchecked(out) };
+    // serde_json's (and serde_json::Value's) serializers write a struct of this name verbatim: this is
+    // how `RawValue` serializes itself, without re-parsing what we know is a valid JSON string.
+    const RAW: &str = "$serde_json::private::RawValue";
+    let mut st = ser.serialize_struct(RAW, 1)?;
+    st.serialize_field(RAW, &json)?;
+    st.end()
+}
+
+/// Appends `s` as a JSON string (quotes included), escaping exactly what serde_json escapes.
+pub fn escape_json_str(s: &str, out: &mut Vec<u8>) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    /// Whether any byte of `w` is below 0x20, a `"` or a `\`.
+    fn needs_escape(w: u64) -> bool {
+        let control = w.wrapping_sub(ONES * 0x20) & !w;
+        let q = w ^ (ONES * b'"' as u64);
+        let quote = q.wrapping_sub(ONES) & !q;
+        let b = w ^ (ONES * b'\\' as u64);
+        let backslash = b.wrapping_sub(ONES) & !b;
+        (control | quote | backslash) & HIGH != 0
+    }
+    fn escape(c: u8, out: &mut Vec<u8>) {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        match c {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            0x0c => out.extend_from_slice(b"\\f"),
+            c => out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[(c >> 4) as usize],
+                HEX[(c & 0xf) as usize],
+            ]),
+        }
+    }
+    let bytes = s.as_bytes();
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if i + 8 <= bytes.len() {
+            let w = u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
+            if !needs_escape(w) {
+                i += 8;
+                continue;
+            }
+        }
+        let end = (i + 8).min(bytes.len());
+        for j in i..end {
+            let c = bytes[j];
+            if c < 0x20 || c == b'"' || c == b'\\' {
+                out.extend_from_slice(&bytes[start..j]);
+                escape(c, out);
+                start = j + 1;
+            }
+        }
+        i = end;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
 /// Serializes a value to raw JSON. Serialization of our own types cannot fail in practice; if a user's
 /// type fails, the error becomes an internal error for that request alone.
 pub fn to_raw<T: serde::Serialize + ?Sized>(value: &T) -> Result<Box<RawValue>, ErrorObject> {
@@ -415,6 +513,10 @@ pub fn parse_params<'a, T: Deserialize<'a>>(
     params: Option<&'a RawValue>,
 ) -> Result<T, ErrorObject> {
     let text = params.map_or("{}", RawValue::get);
+    // The plain parse is the fast path; only a failure is parsed again to find the field at fault.
+    if let Ok(v) = serde_json::from_str(text) {
+        return Ok(v);
+    }
     let mut de = serde_json::Deserializer::from_str(text);
     serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
@@ -517,6 +619,30 @@ mod tests {
     }
 
     #[test]
+    fn long_strings_are_escaped_exactly_as_serde_json_escapes_them() {
+        #[derive(serde::Serialize)]
+        struct T<'a> {
+            #[serde(serialize_with = "serialize_long_str")]
+            text: &'a str,
+        }
+        let mut text = String::new();
+        for c in (0u8..0x80).map(char::from).chain("é✓𝄞".chars()) {
+            text.push(c);
+        }
+        let text = text.repeat(LONG_STRING / 64 + 3);
+        for s in [&text[..], &text[1..], &text[..LONG_STRING + 5], "short \" \\ \n"] {
+            let mut ours = Vec::new();
+            escape_json_str(s, &mut ours);
+            assert_eq!(ours, serde_json::to_vec(s).unwrap());
+            let t = T { text: s };
+            let expected = serde_json::json!({ "text": s });
+            assert_eq!(serde_json::to_value(&t).unwrap(), expected);
+            assert_eq!(serde_json::to_string(&t).unwrap(), expected.to_string());
+            assert_eq!(to_raw(&t).unwrap().get(), expected.to_string());
+        }
+    }
+
+    #[test]
     fn frames_are_single_lines_with_exact_ids() {
         let raw = to_raw(&serde_json::json!({"a": "b\nc"})).unwrap();
         let f = frame::response(&RequestId::String("7".into()), &raw);
@@ -524,6 +650,13 @@ mod tests {
             f,
             b"{\"jsonrpc\":\"2.0\",\"id\":\"7\",\"result\":{\"a\":\"b\\nc\"}}\n"
         );
+        for n in [0, 7, -12, i64::MAX, i64::MIN] {
+            let f = frame::response(&RequestId::Number(n), &raw);
+            assert_eq!(
+                f,
+                format!("{{\"jsonrpc\":\"2.0\",\"id\":{n},\"result\":{{\"a\":\"b\\nc\"}}}}\n").into_bytes()
+            );
+        }
         let e = frame::error(None, &ErrorObject::parse_error("x"));
         assert_eq!(
             e,

@@ -71,7 +71,10 @@ pub(crate) async fn get_sse(svc: StreamableHttpService, req: Request) -> Respons
         );
     }
     let id = uuid::Uuid::new_v4().simple().to_string();
-    let (peer, mut rx) = Peer::new(svc.inner.server.connection_config().clone());
+    let (peer, mut rx) = Peer::with_budget(
+        svc.inner.server.connection_config().clone(),
+        svc.inner.budget.clone(),
+    );
     let handler = svc.inner.server.session_handler(peer.clone());
     svc.inner.legacy.lock().insert(
         id.clone(),
@@ -146,7 +149,7 @@ pub(crate) async fn post_message(svc: StreamableHttpService, req: Request) -> Re
             "Unsupported Media Type: Content-Type must be application/json",
         );
     }
-    let body = match super::server::read_body(req, &svc.inner.config).await {
+    let (body, _held) = match super::server::read_body(req, &svc.inner.config, &svc.inner.budget).await {
         Ok(b) => b,
         Err(super::server::BodyError::TooLarge) => {
             return plain(StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large")

@@ -247,7 +247,7 @@ pub(crate) async fn post(
         Ok(Resolved::Modern(_)) => {}
     }
     let server = &svc.inner.server;
-    let (peer, rx) = Peer::new(server.connection_config().clone());
+    let (peer, rx) = Peer::with_budget(server.connection_config().clone(), svc.inner.budget.clone());
     let handler = server.session_handler_for(peer.clone(), svc.principal(h));
     let guard = CloseOnDrop(peer.clone());
     peer.dispatch(

@@ -17,6 +17,7 @@ use axum::Router;
 use bytes::Bytes;
 use futures_util::StreamExt;
 use serde_json::value::RawValue;
+use crate::budget::{ByteBudget, Charge};
 use std::collections::HashMap;
 use std::future::Future;
 use std::net::SocketAddr;
@@ -130,6 +131,8 @@ pub(crate) struct Inner {
     pub(crate) legacy: legacy::LegacySessions,
     /// Cancelled at shutdown: open SSE streams end, new sessions are refused.
     pub(crate) shutdown: CancellationToken,
+    /// One byte budget for every session and every request body being read.
+    pub(crate) budget: Arc<ByteBudget>,
     reaper: std::sync::Once,
 }
 
@@ -152,6 +155,7 @@ pub struct StreamableHttpService {
 
 impl StreamableHttpService {
     pub fn new(server: Server, config: HttpConfig) -> Self {
+        let budget = ByteBudget::new(server.connection_config().max_buffered_bytes);
         StreamableHttpService {
             inner: Arc::new(Inner {
                 server,
@@ -159,6 +163,7 @@ impl StreamableHttpService {
                 sessions: RwLock::new(HashMap::new()),
                 legacy: Default::default(),
                 shutdown: CancellationToken::new(),
+                budget,
                 reaper: std::sync::Once::new(),
             }),
         }
@@ -411,8 +416,10 @@ impl StreamableHttpService {
         } else {
             String::new()
         };
-        let (peer, rx) =
-            crate::connection::Peer::new(self.inner.server.connection_config().clone());
+        let (peer, rx) = crate::connection::Peer::with_budget(
+            self.inner.server.connection_config().clone(),
+            self.inner.budget.clone(),
+        );
         let handler = self
             .inner
             .server
@@ -490,7 +497,8 @@ impl StreamableHttpService {
                 ),
             );
         }
-        let body = match read_body(req, &self.inner.config).await {
+        // The body's bytes stay charged until its answer is built (`_held`, dropped with `body`).
+        let (body, _held) = match read_body(req, &self.inner.config, &self.inner.budget).await {
             Ok(b) => b,
             Err(BodyError::Slow) => {
                 return rpc_error(
@@ -1140,15 +1148,32 @@ pub(crate) enum BodyError {
     Slow,
 }
 
-/// The whole body, within the size limit and the body timeout.
-pub(crate) async fn read_body(req: Request, c: &HttpConfig) -> Result<Bytes, BodyError> {
+/// The whole body, within the size limit and the body timeout, with its bytes held on the server's budget
+/// (taken before reading: when the budget is spent, bodies wait unread).
+pub(crate) async fn read_body(
+    req: Request,
+    c: &HttpConfig,
+    budget: &Arc<ByteBudget>,
+) -> Result<(Bytes, Charge), BodyError> {
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > c.max_body_bytes) {
+        return Err(BodyError::TooLarge);
+    }
+    let mut charge = budget.acquire(declared.unwrap_or(c.max_body_bytes)).await;
     match tokio::time::timeout(
         c.body_read_timeout,
         axum::body::to_bytes(req.into_body(), c.max_body_bytes),
     )
     .await
     {
-        Ok(Ok(b)) => Ok(b),
+        Ok(Ok(b)) => {
+            charge.shrink_to(b.len());
+            Ok((b, charge))
+        }
         Ok(Err(_)) => Err(BodyError::TooLarge),
         Err(_) => Err(BodyError::Slow),
     }

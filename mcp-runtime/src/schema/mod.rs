@@ -148,7 +148,7 @@ pub mod __private {
     #[diagnostic::on_unimplemented(
         message = "the argument type `{Self}` has no JSON Schema",
         label = "`{Self}` does not implement `JsonSchema`",
-        note = "derive it: `#[derive(mcp_runtime::schemars::JsonSchema)]` (schemars is re-exported by mcp_runtime)"
+        note = "derive it: `#[derive(mcp_runtime::JsonSchema)]` (no schemars dependency needed)"
     )]
     pub trait ArgumentSchema {}
     impl<T: schemars::JsonSchema + ?Sized> ArgumentSchema for T {}
@@ -179,6 +179,13 @@ pub mod __private {
             s.parse().map_err(|e: T::Err| e.to_string())
         }
     }
+
+    /// schemars' own derive, for the code `#[tool]` and `#[derive(mcp_runtime::JsonSchema)]` generate.
+    pub use ::schemars::JsonSchema as SchemarsJsonSchema;
+
+    /// A transform that changes nothing: on a unit variant it keeps the variant in its own branch, so
+    /// that an enum's values stay in declaration order.
+    pub fn keep_in_order(_: &mut schemars::Schema) {}
 
     pub fn assert_argument_schema<T: ArgumentSchema + ?Sized>() {}
     pub fn assert_argument_deserialize<T: ArgumentDeserialize>() {}

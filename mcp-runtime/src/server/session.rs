@@ -509,7 +509,8 @@ impl ServerHandler {
             }
             _ => {}
         }
-        let Some(route) = srv.tools.snapshot().get(&call.name).cloned() else {
+        // Only the handler is needed: cloning the whole route would copy the tool's schemas on every call.
+        let Some(tool) = srv.tools.snapshot().get(&call.name).map(|r| r.handler.clone()) else {
             return Reply::Now(Err(ErrorObject::invalid_params(format!(
                 "Unknown tool: {}",
                 call.name
@@ -534,7 +535,7 @@ impl ServerHandler {
         let args = super::tools::Arguments::from_borrowed(arguments);
         let ctx = self.0.ctx(req, meta.progress_token);
         let Some((m, round)) = modern.zip(round) else {
-            let fut = route.handler.call(args, ctx);
+            let fut = tool.call(args, ctx);
             return Reply::Spawn {
                 fut: Box::pin(async move {
                     let result = fut.await?;
@@ -544,7 +545,7 @@ impl ServerHandler {
             };
         };
         let binding_args = args.clone();
-        let fut = route.handler.call(args, ctx.modern(m, Some(round.clone())));
+        let fut = tool.call(args, ctx.modern(m, Some(round.clone())));
         let session = self.0.clone();
         let name = call.name.into_owned();
         Reply::Spawn {

@@ -69,6 +69,10 @@ impl Arguments {
                 reason: "arguments must be a JSON object".into(),
             });
         }
+        // The plain parse is the fast path; only a failure is parsed again to find the argument at fault.
+        if let Ok(v) = serde_json::from_str(text) {
+            return Ok(v);
+        }
         let mut de = serde_json::Deserializer::from_str(text);
         serde_path_to_error::deserialize(&mut de).map_err(|e| {
             let path = e.path().to_string();
