@@ -58,10 +58,14 @@ pub fn derive(input: TokenStream) -> syn::Result<TokenStream> {
     }
 
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-    let mut where_clause = where_clause.cloned().unwrap_or_else(|| syn::parse_quote!(where));
-    where_clause
-        .predicates
-        .push(syn::parse_quote!(#copy_ident #ty_generics: ::mcp_runtime::schemars::JsonSchema));
+    let mut where_clause = where_clause.cloned();
+    if !input.generics.params.is_empty() {
+        // The copy's impl carries schemars' bounds on the type parameters.
+        where_clause
+            .get_or_insert_with(|| syn::parse_quote!(where))
+            .predicates
+            .push(syn::parse_quote!(#copy_ident #ty_generics: ::mcp_runtime::schemars::JsonSchema));
+    }
     let default_impl = container_default(&input, &copy_ident);
     let s = quote!(::mcp_runtime::schemars);
     Ok(quote! {

@@ -1,8 +1,9 @@
 //! The byte budget: how many bytes of requests read but not yet answered, plus frames queued but not yet
 //! written, a connection (or a whole HTTP server) may hold.
 //!
-//! The reader takes a [`Charge`] for each message before dispatching it, waiting while the budget is spent:
-//! that is where it stops reading. A request's charge travels with it and becomes the charge of its
+//! The reader takes a [`Charge`] for each request before dispatching it, waiting while the budget is spent:
+//! that is where it stops reading (a notification already read, such as a cancellation, is handled at
+//! once: its bytes are not kept). A request's charge travels with it and becomes the charge of its
 //! answer; the writer drops it once the answer is written. A message larger than the whole budget waits
 //! until nothing else is held, then goes through alone. Answers are charged without waiting (their handler
 //! already holds the memory; making it wait on requests queued behind it could deadlock), so the budget
@@ -120,6 +121,17 @@ impl ByteBudget {
             freed.await;
         }
         self.waiting.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// Holds `bytes` without waiting: a small message whose bytes are already read (a notification that
+    /// must get through, such as a cancellation).
+    pub fn charge(self: &Arc<Self>, bytes: usize) -> Charge {
+        self.used.fetch_add(bytes, Ordering::AcqRel);
+        Charge {
+            budget: Some(self.clone()),
+            bytes,
+            out: false,
+        }
     }
 
     /// Holds `bytes` of a queued frame without waiting (an answer whose handler already holds it).

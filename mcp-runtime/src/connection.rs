@@ -52,7 +52,9 @@ pub struct ConnectionConfig {
     pub drain_timeout: Duration,
     /// Bytes of requests read but not yet answered plus answers queued but not yet written; at the budget
     /// the reader stops reading. A single message larger than the budget still goes through, alone.
-    /// An HTTP server shares one budget among all its sessions and the request bodies being read.
+    /// Notifications from the peer are handled as they are read and hold nothing. An HTTP server shares
+    /// one budget among all its sessions and the request bodies being read (bodies up to 4 KiB never
+    /// wait, so that cancellations get through).
     pub max_buffered_bytes: usize,
     /// Poll each handler once on the reader before giving it a task: one that finishes without waiting
     /// costs no task spawn. A handler that computes for long without awaiting then holds up the reader
@@ -856,15 +858,19 @@ pub async fn write_loop<W: AsyncWrite + Unpin>(
             }
         }
         if size > 0 {
-            let mut slices: Vec<IoSlice<'_>> = pieces
-                .iter()
-                .map(|p| match *p {
-                    Piece::Buf(a, b) => IoSlice::new(&buf[a..b]),
-                    Piece::Frame(i) => IoSlice::new(&batch[i].frame),
-                })
-                .collect();
+            let piece = |p: &Piece| match *p {
+                Piece::Buf(a, b) => IoSlice::new(&buf[a..b]),
+                Piece::Frame(i) => IoSlice::new(&batch[i].frame),
+            };
             let res = async {
-                write_all_vectored(&mut w, &mut slices).await?;
+                match &pieces[..] {
+                    // The common case (everything copied into the buffer): no vector of slices.
+                    [one] => w.write_all(&piece(one)).await?,
+                    many => {
+                        let mut slices: Vec<IoSlice<'_>> = many.iter().map(piece).collect();
+                        write_all_vectored(&mut w, &mut slices).await?
+                    }
+                }
                 w.flush().await
             }
             .await;
@@ -939,10 +945,16 @@ pub async fn read_loop<R: AsyncRead + Unpin>(
 async fn handle_line(line: Line<'_>, peer: &Peer, handler: &Arc<dyn Handler>) {
     match line {
         Line::Complete(bytes) => {
-            // At the budget the reader waits here, and reads nothing more until answers are written.
-            let charge = peer.shared.budget.acquire(bytes.len()).await;
-            peer.dispatch_charged(framing::decode(bytes), charge, handler)
-                .await
+            let msg = framing::decode(bytes);
+            // A request waits here while the budget is spent, and nothing more is read meanwhile.
+            // Notifications and responses are handled at once: their bytes are not kept.
+            let charge = match &msg {
+                Incoming::Request { .. } | Incoming::Batch(_) => {
+                    peer.shared.budget.acquire(bytes.len()).await
+                }
+                _ => Charge::none(),
+            };
+            peer.dispatch_charged(msg, charge, handler).await
         }
         Line::TooLong => {
             let e = ErrorObject::parse_error(format!(

@@ -508,6 +508,81 @@ pub fn to_raw<T: serde::Serialize + ?Sized>(value: &T) -> Result<Box<RawValue>, 
         .map_err(|e| ErrorObject::internal(format!("failed to serialize result: {e}")))
 }
 
+/// Where a serde_json error points, as a path in the style of serde_path_to_error (`filter.labels[2]`,
+/// empty for the whole value). Found by scanning the text up to the error's position, so that a caller
+/// generic over the target type needs only one instantiation of its `Deserialize` (with serde_json's
+/// deserializer) instead of a second one for path tracking.
+pub(crate) fn error_path(text: &str, e: &serde_json::Error) -> String {
+    if !e.is_data() {
+        // Malformed JSON has no field at fault (and arguments were checked as JSON on arrival).
+        return String::new();
+    }
+    // serde_json's line and column (1-based, in bytes) of the error: the end of what it had read.
+    let mut at = 0;
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        if i + 1 == e.line() {
+            at += e.column().min(line.len());
+            break;
+        }
+        at += line.len();
+    }
+    enum Frame {
+        Object(Option<String>),
+        Array(usize),
+    }
+    let bytes = text.as_bytes();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut i = 0;
+    while i < at.min(bytes.len()) {
+        match bytes[i] {
+            b'{' => stack.push(Frame::Object(None)),
+            b'[' => stack.push(Frame::Array(0)),
+            b'}' | b']' => {
+                stack.pop();
+            }
+            b',' => {
+                if let Some(Frame::Array(n)) = stack.last_mut() {
+                    *n += 1;
+                }
+            }
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                // A string followed by `:` is a key of the object around it.
+                let mut j = i + 1;
+                while j < bytes.len() && bytes[j].is_ascii_whitespace() {
+                    j += 1;
+                }
+                if j < at && bytes.get(j) == Some(&b':') {
+                    if let Some(Frame::Object(key)) = stack.last_mut() {
+                        let raw = text.get(start..=i.min(bytes.len() - 1)).unwrap_or("\"\"");
+                        *key = Some(serde_json::from_str(raw).unwrap_or_default());
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    let mut path = String::new();
+    for f in &stack {
+        match f {
+            Frame::Object(Some(k)) => {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(k);
+            }
+            Frame::Object(None) => {}
+            Frame::Array(n) => path.push_str(&format!("[{n}]")),
+        }
+    }
+    path
+}
+
 /// Parses params into a type; a failure is `-32602` with `data` naming the field at fault.
 pub fn parse_params<'a, T: Deserialize<'a>>(
     params: Option<&'a RawValue>,
@@ -639,6 +714,68 @@ mod tests {
             assert_eq!(serde_json::to_value(&t).unwrap(), expected);
             assert_eq!(serde_json::to_string(&t).unwrap(), expected.to_string());
             assert_eq!(to_raw(&t).unwrap().get(), expected.to_string());
+        }
+    }
+
+    #[test]
+    fn error_paths_are_the_ones_serde_path_to_error_finds() {
+        #[derive(Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct Label {
+            name: String,
+            color: u8,
+        }
+        #[derive(Deserialize, Debug)]
+        #[allow(dead_code)]
+        enum Kind {
+            Bug,
+            Story { points: u32 },
+        }
+        #[derive(Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct Filter {
+            labels: Vec<Label>,
+            kind: Option<Kind>,
+            #[serde(rename = "max results")]
+            max: Option<u32>,
+        }
+        #[derive(Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct Args {
+            query: String,
+            limit: Option<u8>,
+            filter: Option<Filter>,
+            tags: Option<Vec<Vec<u32>>>,
+        }
+        let cases = [
+            r#"{"query": 5}"#,
+            r#"{"query": "x", "limit": 256}"#,
+            r#"{"query": "x", "limit": -1}"#,
+            r#"{"limit": 3}"#,
+            r#"{"query": "x", "filter": {"labels": [{"name": "a", "color": 1}, {"name": "b", "color": "red"}]}}"#,
+            r#"{"query": "x", "filter": {"labels": [{"name": "a", "color": 1}, {"color": 2}]}}"#,
+            r#"{"query": "x", "filter": {"labels": []}, "tags": [[1], [2, "x"]]}"#,
+            r#"{"query": "x", "filter": {"labels": [], "kind": {"Story": {"points": "many"}}}}"#,
+            r#"{"query": "x", "filter": {"labels": [], "kind": "Epic"}}"#,
+            r#"{"query": "x", "filter": {"labels": [], "max results": true}}"#,
+            r#"{"query": "a\"b:c", "filter": {"labels": [{"name": "{[,\"", "color": 300}]}}"#,
+            "{\n  \"query\": \"x\",\n  \"filter\": {\n    \"labels\": [\n      {\"name\": 1}\n    ]\n  }\n}",
+            r#"{"query": "x", "limit": 1"#,
+        ];
+        for text in cases {
+            let ours = serde_json::from_str::<Args>(text).unwrap_err();
+            let theirs = serde_path_to_error::deserialize::<_, Args>(
+                &mut serde_json::Deserializer::from_str(text),
+            )
+            .unwrap_err();
+            let expected = theirs.path().to_string();
+            let expected = if expected == "." || !ours.is_data() {
+                String::new()
+            } else {
+                expected
+            };
+            assert_eq!(error_path(text, &ours), expected, "for {text}: {ours}");
+            assert_eq!(ours.to_string(), theirs.into_inner().to_string());
         }
     }
 

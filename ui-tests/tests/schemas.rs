@@ -465,7 +465,7 @@ mod first_hour {
     use serde::Serialize;
 
     /// The workflow state of an issue.
-    #[derive(Serialize, JsonSchema)]
+    #[derive(Serialize, serde::Deserialize, JsonSchema)]
     #[serde(rename_all = "snake_case")]
     pub enum Status {
         /// Not started yet

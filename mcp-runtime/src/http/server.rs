@@ -1143,6 +1143,9 @@ pub async fn serve_http_on(
     Ok(())
 }
 
+/// Bodies up to this size are read without waiting for the byte budget.
+const SMALL_BODY: usize = 4 * 1024;
+
 pub(crate) enum BodyError {
     TooLarge,
     Slow,
@@ -1163,7 +1166,12 @@ pub(crate) async fn read_body(
     if declared.is_some_and(|n| n > c.max_body_bytes) {
         return Err(BodyError::TooLarge);
     }
-    let mut charge = budget.acquire(declared.unwrap_or(c.max_body_bytes)).await;
+    // A small body (a notification such as a cancellation, most requests) never waits: it must get
+    // through to free the budget, and a connection costs more than its bytes anyway.
+    let mut charge = match declared {
+        Some(n) if n <= SMALL_BODY => budget.charge(n),
+        n => budget.acquire(n.unwrap_or(c.max_body_bytes)).await,
+    };
     match tokio::time::timeout(
         c.body_read_timeout,
         axum::body::to_bytes(req.into_body(), c.max_body_bytes),
