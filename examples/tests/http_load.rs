@@ -90,7 +90,11 @@ async fn a_thousand_concurrent_sessions() {
 fn read_response(r: &mut impl std::io::BufRead) -> (u16, Option<String>, Vec<u8>) {
     let mut line = String::new();
     r.read_line(&mut line).unwrap();
-    let status = line.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let status = line
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
     let (mut len, mut session) = (0usize, None);
     loop {
         line.clear();
@@ -145,18 +149,28 @@ fn large_posts_from_clients_that_do_not_read_keep_the_server_under_48_mib() {
     let mut out = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
     out.read_line(&mut line).unwrap();
-    let addr = line.trim().strip_prefix("listening on ").expect("address").to_string();
+    let addr = line
+        .trim()
+        .strip_prefix("listening on ")
+        .expect("address")
+        .to_string();
     let mut c = TcpStream::connect(&addr).unwrap();
     c.write_all(&post(None, r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#)).unwrap();
     let mut r = BufReader::new(c.try_clone().unwrap());
     let (status, session, _) = read_response(&mut r);
     assert_eq!(status, 200);
     let session = session.expect("a session id");
-    c.write_all(&post(Some(&session), r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)).unwrap();
+    c.write_all(&post(
+        Some(&session),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    ))
+    .unwrap();
     assert_eq!(read_response(&mut r).0, 202);
 
     let text = "x".repeat(SIZE);
-    let conns: Vec<TcpStream> = (0..CONNS).map(|_| TcpStream::connect(&addr).unwrap()).collect();
+    let conns: Vec<TcpStream> = (0..CONNS)
+        .map(|_| TcpStream::connect(&addr).unwrap())
+        .collect();
     let writers: Vec<_> = conns
         .iter()
         .enumerate()

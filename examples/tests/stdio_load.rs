@@ -158,7 +158,11 @@ fn large_messages_from_a_client_that_does_not_read_keep_the_server_under_48_mib(
     while answered < CALLS {
         line.clear();
         stdout.read_line(&mut line).unwrap();
-        assert!(line.len() > SIZE, "an echo came back short: {} bytes", line.len());
+        assert!(
+            line.len() > SIZE,
+            "an echo came back short: {} bytes",
+            line.len()
+        );
         answered += 1;
     }
     let peak = rss_kib(pid, "VmHWM:");

@@ -36,14 +36,21 @@ pub fn derive(input: TokenStream) -> syn::Result<TokenStream> {
     }
     match &mut copy.data {
         Data::Struct(s) => strip_fields(&mut s.fields),
-        Data::Union(u) => u.fields.named.iter_mut().for_each(|f| f.attrs.retain(is_schema_attr)),
+        Data::Union(u) => u
+            .fields
+            .named
+            .iter_mut()
+            .for_each(|f| f.attrs.retain(is_schema_attr)),
         Data::Enum(e) => {
             for v in e.variants.iter_mut() {
                 v.attrs.retain(is_schema_attr);
                 strip_fields(&mut v.fields);
             }
             let plain = |v: &syn::Variant| {
-                matches!(v.fields, Fields::Unit) && v.attrs.iter().all(|a| !a.path().is_ident("doc") && !a.path().is_ident("schemars"))
+                matches!(v.fields, Fields::Unit)
+                    && v.attrs
+                        .iter()
+                        .all(|a| !a.path().is_ident("doc") && !a.path().is_ident("schemars"))
             };
             if e.variants.iter().any(|v| !plain(v)) {
                 // schemars gathers plain unit variants into one `enum` ahead of the others; a no-op
@@ -98,7 +105,9 @@ fn is_schema_attr(a: &Attribute) -> bool {
 }
 
 fn strip_fields(fields: &mut Fields) {
-    fields.iter_mut().for_each(|f| f.attrs.retain(is_schema_attr));
+    fields
+        .iter_mut()
+        .for_each(|f| f.attrs.retain(is_schema_attr));
 }
 
 /// The `key` words (`key` or `key = ...`) directly inside the container's `#[<attr>(...)]` lists.
@@ -137,7 +146,9 @@ fn container_default(input: &DeriveInput, copy_ident: &syn::Ident) -> TokenStrea
     }
     let ident = &input.ident;
     let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
-    let mut where_clause = where_clause.cloned().unwrap_or_else(|| syn::parse_quote!(where));
+    let mut where_clause = where_clause
+        .cloned()
+        .unwrap_or_else(|| syn::parse_quote!(where));
     where_clause
         .predicates
         .push(syn::parse_quote!(#ident #ty_generics: ::core::default::Default));

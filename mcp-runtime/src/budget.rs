@@ -223,7 +223,10 @@ mod tests {
         drop(first);
         assert_eq!(b.used(), 110);
         tokio::time::sleep(Duration::from_millis(20)).await;
-        assert!(!waiting.is_finished(), "an answer not yet written still counts");
+        assert!(
+            !waiting.is_finished(),
+            "an answer not yet written still counts"
+        );
         drop(answer);
         let third = waiting.await.unwrap();
         assert_eq!(b.used(), 50);

@@ -24,8 +24,8 @@ use crate::protocol::{
 use futures_util::future::BoxFuture;
 use futures_util::FutureExt;
 use serde_json::value::RawValue;
-use std::collections::HashMap;
 use std::any::Any;
+use std::collections::HashMap;
 use std::io::IoSlice;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicI64, Ordering};
@@ -701,12 +701,7 @@ struct Answer {
 
 impl Answer {
     /// Frames the result and hands it on; nothing for a cancelled request.
-    async fn deliver(
-        self,
-        peer: &Peer,
-        sink: &Sink,
-        result: Result<Box<RawValue>, ErrorObject>,
-    ) {
+    async fn deliver(self, peer: &Peer, sink: &Sink, result: Result<Box<RawValue>, ErrorObject>) {
         if self.token.as_ref().is_some_and(|t| t.is_cancelled()) {
             return;
         }
@@ -717,7 +712,8 @@ impl Answer {
         drop(self.charge);
         match sink {
             Sink::Writer => {
-                let mut out = Outgoing::new(frame, OutKind::Response(self.id.clone()), Some(self.id));
+                let mut out =
+                    Outgoing::new(frame, OutKind::Response(self.id.clone()), Some(self.id));
                 out.token = self.token;
                 out._permits = self.permits;
                 out.charge = charge;

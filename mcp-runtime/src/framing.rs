@@ -705,7 +705,12 @@ mod tests {
             text.push(c);
         }
         let text = text.repeat(LONG_STRING / 64 + 3);
-        for s in [&text[..], &text[1..], &text[..LONG_STRING + 5], "short \" \\ \n"] {
+        for s in [
+            &text[..],
+            &text[1..],
+            &text[..LONG_STRING + 5],
+            "short \" \\ \n",
+        ] {
             let mut ours = Vec::new();
             escape_json_str(s, &mut ours);
             assert_eq!(ours, serde_json::to_vec(s).unwrap());
@@ -791,7 +796,8 @@ mod tests {
             let f = frame::response(&RequestId::Number(n), &raw);
             assert_eq!(
                 f,
-                format!("{{\"jsonrpc\":\"2.0\",\"id\":{n},\"result\":{{\"a\":\"b\\nc\"}}}}\n").into_bytes()
+                format!("{{\"jsonrpc\":\"2.0\",\"id\":{n},\"result\":{{\"a\":\"b\\nc\"}}}}\n")
+                    .into_bytes()
             );
         }
         let e = frame::error(None, &ErrorObject::parse_error("x"));

@@ -503,7 +503,10 @@ mod first_hour {
 
     impl Default for Paging {
         fn default() -> Self {
-            Paging { page: 1, per_page: 20 }
+            Paging {
+                page: 1,
+                per_page: 20,
+            }
         }
     }
 
@@ -545,4 +548,37 @@ fn a_type_deriving_the_runtime_s_json_schema_needs_no_schemars_and_keeps_enum_or
         listed["inputSchema"]["properties"]["paging"]["properties"]["per_page"]["default"],
         20
     );
+}
+
+/// Runs a query where the data lives.
+#[tool(ttl_ms = 60000, cache_scope = "private")]
+fn run_query(
+    /// Where to run it
+    #[tool(header = "Region")]
+    region: String,
+    /// What to run
+    query: String,
+) -> String {
+    format!("{region}: {query}")
+}
+
+#[test]
+fn a_header_argument_carries_x_mcp_header_and_the_tool_its_cache_hints() {
+    let route = mcp_runtime::server::ToolRoute::from(run_query_tool());
+    assert_eq!(
+        route.cache,
+        Some(mcp_runtime::protocol::CacheHints::new(
+            60_000,
+            mcp_runtime::protocol::CacheScope::Private
+        ))
+    );
+    let listed = serde_json::to_value(&route.tool).unwrap();
+    assert_eq!(
+        listed["inputSchema"]["properties"]["region"],
+        json!({"type": "string", "description": "Where to run it", "x-mcp-header": "Region"})
+    );
+    let server = Server::builder().tool(route).build().unwrap();
+    let params = server.tool_header_params("run_query");
+    assert_eq!(params.len(), 1);
+    assert_eq!(params[0].header_name(), "Mcp-Param-Region");
 }

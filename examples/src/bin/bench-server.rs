@@ -67,7 +67,13 @@ async fn main() -> anyhow::Result<()> {
             let mut sink = Vec::new();
             let _ = tokio::io::AsyncReadExt::read_to_end(&mut tokio::io::stdin(), &mut sink).await;
         };
-        serve_http_on(server, listener, HttpConfig::default().json_responses(), stdin_closed).await?;
+        serve_http_on(
+            server,
+            listener,
+            HttpConfig::default().json_responses(),
+            stdin_closed,
+        )
+        .await?;
         return Ok(());
     }
     server.serve_stdio().await?;

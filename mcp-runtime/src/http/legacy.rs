@@ -149,15 +149,16 @@ pub(crate) async fn post_message(svc: StreamableHttpService, req: Request) -> Re
             "Unsupported Media Type: Content-Type must be application/json",
         );
     }
-    let (body, _held) = match super::server::read_body(req, &svc.inner.config, &svc.inner.budget).await {
-        Ok(b) => b,
-        Err(super::server::BodyError::TooLarge) => {
-            return plain(StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large")
-        }
-        Err(super::server::BodyError::Slow) => {
-            return plain(StatusCode::REQUEST_TIMEOUT, "Request Timeout")
-        }
-    };
+    let (body, _held) =
+        match super::server::read_body(req, &svc.inner.config, &svc.inner.budget).await {
+            Ok(b) => b,
+            Err(super::server::BodyError::TooLarge) => {
+                return plain(StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large")
+            }
+            Err(super::server::BodyError::Slow) => {
+                return plain(StatusCode::REQUEST_TIMEOUT, "Request Timeout")
+            }
+        };
     if let Incoming::Invalid { id, error } = framing::decode(&body) {
         return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), error);
     }

@@ -4,6 +4,7 @@
 use super::legacy;
 use super::session::{Attached, HttpSession};
 use super::sse;
+use crate::budget::{ByteBudget, Charge};
 use crate::connection::Handler;
 use crate::framing::{self, frame, Incoming};
 use crate::protocol::{methods, ErrorObject, ProtocolVersion, RequestId};
@@ -17,7 +18,6 @@ use axum::Router;
 use bytes::Bytes;
 use futures_util::StreamExt;
 use serde_json::value::RawValue;
-use crate::budget::{ByteBudget, Charge};
 use std::collections::HashMap;
 use std::future::Future;
 use std::net::SocketAddr;
@@ -1013,6 +1013,14 @@ fn check_version_header(headers: &HeaderMap) -> Result<(), Response> {
 }
 
 pub(crate) fn accepts(headers: &HeaderMap, mime: &str) -> bool {
+    // What clients send nearly always, settled without splitting.
+    if let Some(v) = headers.get(header::ACCEPT) {
+        if v.as_bytes() == b"application/json, text/event-stream"
+            && (mime == "application/json" || mime == "text/event-stream")
+        {
+            return true;
+        }
+    }
     headers
         .get_all(header::ACCEPT)
         .iter()

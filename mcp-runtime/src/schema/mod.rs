@@ -29,8 +29,8 @@ pub use portable::{make_portable, STANDARD_FORMATS};
 
 use crate::protocol::JsonObject;
 use schemars::generate::{Contract, SchemaSettings};
-use schemars::{Schema, SchemaGenerator};
 use schemars::JsonSchema;
+use schemars::{Schema, SchemaGenerator};
 use serde_json::{json, Value};
 
 /// How the schemas of a tool are shaped; see the [module docs](self).
