@@ -128,15 +128,16 @@ fn post(session: Option<&str>, body: &str) -> Vec<u8> {
     req.into_bytes()
 }
 
-/// 256 connections each send 6 pipelined POSTs of a 64 KiB `echo` (1,536 calls, 96 MiB) and read nothing
-/// for seconds: the server reads bodies only within its byte budget, so its peak memory stays under
-/// 48 MiB; once the clients read, every call is answered.
+/// 64 connections each send 24 pipelined POSTs of a 64 KiB `echo` (1,536 calls, 96 MiB) and read nothing
+/// for seconds: the server reads bodies only within its byte budget and keeps each answer charged until
+/// it is written, so its peak memory stays under 48 MiB; once the clients read, every call is answered.
+/// (Each connection also costs hyper's buffers, up to `max_header_bytes`, outside the budget.)
 #[test]
 fn large_posts_from_clients_that_do_not_read_keep_the_server_under_48_mib() {
     use std::io::{BufRead, BufReader, Read, Write};
     use std::net::TcpStream;
-    const CONNS: usize = 256;
-    const PER_CONN: usize = 6;
+    const CONNS: usize = 64;
+    const PER_CONN: usize = 24;
     const SIZE: usize = 64 * 1024;
     raise_fd_limit();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bench-server"))

@@ -30,6 +30,7 @@
 mod auth;
 mod client;
 pub mod headers;
+mod held;
 mod legacy;
 mod modern;
 mod server;

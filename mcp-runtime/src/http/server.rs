@@ -497,8 +497,8 @@ impl StreamableHttpService {
                 ),
             );
         }
-        // The body's bytes stay charged until its answer is built (`_held`, dropped with `body`).
-        let (body, _held) = match read_body(req, &self.inner.config, &self.inner.budget).await {
+        // The body's bytes stay charged until its answer has been sent (see `held`).
+        let (body, held) = match read_body(req, &self.inner.config, &self.inner.budget).await {
             Ok(b) => b,
             Err(BodyError::Slow) => {
                 return rpc_error(
@@ -521,7 +521,13 @@ impl StreamableHttpService {
                 )
             }
         };
-        let msg = framing::decode(&body);
+        let resp = self.post_message(headers, &body).await;
+        super::held::until_sent(resp, held, &self.inner.budget)
+    }
+
+    /// Answers one POSTed message (or batch).
+    async fn post_message(&self, headers: HeaderMap, body: &Bytes) -> Response {
+        let msg = framing::decode(body);
         let is_init =
             matches!(&msg, Incoming::Request { method, .. } if method == methods::INITIALIZE);
         match &msg {
