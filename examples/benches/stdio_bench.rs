@@ -2,7 +2,8 @@
 //! driven by the same raw client (plain threads writing and reading lines, so the client costs little), and
 //! a bare line echo (no parsing, no runtime) measured in the same run as the machine's floor.
 //!
-//! Run: `cargo bench -p examples --bench stdio_bench`. `BENCH_SECS` sets the seconds per throughput run.
+//! Run: `cargo bench -p examples --bench stdio_bench`. `BENCH_SECS` sets the seconds per throughput run;
+//! `BENCH_PEERS=0` measures only ours and the floor.
 //! The bench re-executes itself as the rmcp server (`RMCP_BENCH_SERVER=stdio|pipes`).
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -96,9 +97,14 @@ mod rmcp_server {
 }
 
 /// The floor of this machine: a plain blocking loop that answers every line with a canned result carrying
-/// the request's id. No JSON parsing, no runtime, no tool: what pipes and two context switches cost.
+/// the request's id (an `echo` gets its text back, cut out of the line by position). No JSON parsing, no
+/// runtime, no tool: what pipes, copies and context switches cost.
 mod bare {
     use std::io::{BufRead, Write};
+
+    fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+        hay.windows(needle.len()).position(|w| w == needle)
+    }
 
     pub fn run() {
         let stdin = std::io::stdin();
@@ -107,7 +113,8 @@ mod bare {
         let mut line = Vec::new();
         while input.read_until(b'\n', &mut line).unwrap_or(0) > 0 {
             // Notifications (no `"id":`) get no answer, as in the protocol.
-            if let Some(at) = line.windows(5).position(|w| w == b"\"id\":") {
+            let head = &line[..line.len().min(128)];
+            if let Some(at) = find(head, b"\"id\":") {
                 let id: Vec<u8> = line[at + 5..]
                     .iter()
                     .copied()
@@ -115,8 +122,13 @@ mod bare {
                     .collect();
                 out.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":").unwrap();
                 out.write_all(&id).unwrap();
-                out.write_all(b",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"2\"}]}}\n")
+                out.write_all(b",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"")
                     .unwrap();
+                // The text of an echo: from after `"text":"` to before the closing `"}}}`.
+                let text = find(head, b"\"text\":\"")
+                    .map(|t| &line[t + 8..line.len().saturating_sub(5).max(t + 8)]);
+                out.write_all(text.unwrap_or(b"2")).unwrap();
+                out.write_all(b"\"}]}}\n").unwrap();
                 out.flush().unwrap();
             }
             line.clear();
@@ -385,7 +397,12 @@ fn main() {
         .and_then(|s| s.parse().ok())
         .unwrap_or(2.0);
     let rounds = 3;
-    let servers = [Server::Ours, Server::RmcpStdio, Server::RmcpPipes];
+    // `BENCH_PEERS=0` leaves rmcp out (a quicker run against the floor alone).
+    let servers: &[Server] = if std::env::var("BENCH_PEERS").as_deref() == Ok("0") {
+        &[Server::Ours]
+    } else {
+        &[Server::Ours, Server::RmcpStdio, Server::RmcpPipes]
+    };
     let mut rows: Vec<Vec<Row>> = servers.iter().map(|_| Vec::new()).collect();
     // Interleaved, so that machine noise hits every server alike.
     for _ in 0..rounds {
@@ -421,26 +438,28 @@ fn main() {
         );
         med.push(m);
     }
-    // The floor, measured in the same run: sequential and 64-deep round trips of a bare line echo.
-    let (mut floor_seq, mut floor_par) = (Vec::new(), Vec::new());
+    // The floor, measured in the same run: the same three loads against a bare line echo.
+    let (mut floor_seq, mut floor_par, mut floor_echo) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..rounds {
         let mut c = Command::new(std::env::current_exe().unwrap());
         c.env("RMCP_BENCH_SERVER", "bare");
         let mut p = start_command(c);
         floor_seq.push(sequential(&mut p, secs));
         floor_par.push(pipelined(&mut p, 64, secs));
+        floor_echo.push(echo_throughput(&mut p, 1024 * 1024, 30));
         drop(p.stdin);
         let _ = p.child.wait();
     }
-    let (fs, fp) = (median(floor_seq), median(floor_par));
+    let (fs, fp, fe) = (median(floor_seq), median(floor_par), median(floor_echo));
     println!(
-        "{:<20} {:>12.0} {:>14.0}   (a blocking loop answering canned lines: the machine's floor)",
-        "bare line echo", fs, fp
+        "{:<20} {:>12.0} {:>14.0} {:>9.0} MiB/s   (a blocking loop answering canned lines: the machine's floor)",
+        "bare line echo", fs, fp, fe
     );
     println!(
-        "mcp-runtime reaches {:.0}% of the floor sequentially, {:.0}% with 64 in flight",
-        100.0 * med[0].0 / fs,
-        100.0 * med[0].1 / fp
+        "mcp-runtime / floor: sequential {:.2}x, 64 in flight {:.2}x, 1 MiB echo {:.2}x",
+        med[0].0 / fs,
+        med[0].1 / fp,
+        med[0].2 / fe
     );
     for (i, s) in servers.iter().enumerate().skip(1) {
         println!(

@@ -107,3 +107,71 @@ fn a_slow_reader_keeps_server_memory_bounded() {
     assert_eq!(answered, total, "every accepted request is answered");
     eprintln!("slow reader: {total} requests accepted while stalled, server peak RSS {peak_while_stalled} KiB");
 }
+
+/// A client sends a few thousand 64 KiB `echo` calls and reads nothing for seconds (its output pipe is
+/// not read at all): the server stops reading at its byte budget, so its peak memory stays under 48 MiB
+/// whatever the size of the messages; once the client reads, every call is answered.
+#[test]
+fn large_messages_from_a_client_that_does_not_read_keep_the_server_under_48_mib() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    const CALLS: usize = 3000;
+    const SIZE: usize = 64 * 1024;
+    let mut child = Command::new(bench_server())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn server");
+    let pid = child.id();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    stdin
+        .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}\n{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n")
+        .unwrap();
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    assert!(line.contains("\"result\""), "{line}");
+    let sent = std::sync::Arc::new(AtomicUsize::new(0));
+    let writer = std::thread::spawn({
+        let sent = sent.clone();
+        move || {
+            let text = "x".repeat(SIZE);
+            for i in 1..=CALLS {
+                let call = format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{{\"text\":\"{text}\"}}}}}}\n");
+                stdin.write_all(call.as_bytes()).unwrap();
+                sent.store(i, Ordering::Relaxed);
+            }
+            stdin
+        }
+    });
+    std::thread::sleep(Duration::from_secs(4));
+    let accepted = sent.load(Ordering::Relaxed);
+    let stalled_peak = rss_kib(pid, "VmHWM:");
+    assert!(
+        accepted < CALLS,
+        "the server read all {CALLS} calls while nobody read its answers"
+    );
+    // Now read: every call is answered with its text.
+    let mut answered = 0;
+    while answered < CALLS {
+        line.clear();
+        stdout.read_line(&mut line).unwrap();
+        assert!(
+            line.len() > SIZE,
+            "an echo came back short: {} bytes",
+            line.len()
+        );
+        answered += 1;
+    }
+    let peak = rss_kib(pid, "VmHWM:");
+    let stdin = writer.join().unwrap();
+    drop(stdin);
+    let _ = child.wait();
+    eprintln!("large messages: {accepted} calls of 64 KiB accepted while the client did not read; server peak RSS {stalled_peak} KiB while stalled, {peak} KiB over all {CALLS} calls");
+    assert!(
+        peak < 48 * 1024,
+        "server peak RSS {peak} KiB with {CALLS} calls of 64 KiB"
+    );
+}

@@ -3,7 +3,9 @@
 #
 # Generates two crates under $OUT (default /tmp/mcp-build-bench) with the same 50 tools (three
 # documented arguments each), builds their dependencies once, then times a rebuild of each crate
-# alone (`touch src/lib.rs && cargo build`), in the same run, alternating, $RUNS times each.
+# alone (`touch src/lib.rs && cargo build`), in the same run, alternating, $RUNS times each. Then the
+# size of each crate's macro expansion: `rustc -Zunpretty=expanded` (what `cargo expand` prints, before
+# formatting; RUSTC_BOOTSTRAP=1 lets stable rustc print it), in bytes and in lines after rustfmt.
 # Usage: mcp-macros/bench/build-time.sh [runs]
 set -euo pipefail
 RUNS=${1:-3}
@@ -96,3 +98,13 @@ median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1
 echo "crate of 50 tools, rebuild of the crate alone (debug, median of $RUNS):"
 echo "  #[tool] (mcp-runtime): $(median "${ours[@]}") s   [${ours[*]}]"
 echo "  rmcp 3.x #[tool_router]: $(median "${theirs[@]}") s   [${theirs[*]}]"
+
+expanded() {
+    (cd "$1" && RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR=$OUT/target-expand \
+        cargo rustc --offline -q --lib --profile=check -- -Zunpretty=expanded 2>/dev/null) > "$1/expanded.rs"
+    rustfmt --edition 2021 "$1/expanded.rs" 2>/dev/null || true
+    echo "$(wc -c < "$1/expanded.rs") bytes, $(wc -l < "$1/expanded.rs") lines"
+}
+echo "macro expansion of the crate (rustc -Zunpretty=expanded, then rustfmt):"
+echo "  #[tool] (mcp-runtime): $(expanded "$OUT/ours")"
+echo "  rmcp 3.x #[tool_router]: $(expanded "$OUT/rmcp")"

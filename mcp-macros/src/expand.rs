@@ -238,7 +238,7 @@ fn tool_def(attr: &ToolAttr, f: &Function, method: bool) -> TokenStream {
     } else {
         (
             quote! {
-                #[derive(::mcp_runtime::serde::Deserialize, ::mcp_runtime::schemars::JsonSchema)]
+                #[derive(::mcp_runtime::serde::Deserialize, ::mcp_runtime::schema::__private::SchemarsJsonSchema)]
                 #[serde(crate = "::mcp_runtime::serde")]
                 #[schemars(crate = "::mcp_runtime::schemars")]
                 #[allow(non_camel_case_types, dead_code)]

@@ -59,6 +59,7 @@ mod ast;
 mod attr;
 mod doc;
 mod expand;
+mod json_schema;
 mod prompt;
 mod resource;
 mod valid;
@@ -85,6 +86,17 @@ pub fn tools(args: TokenStream, input: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn prompt(args: TokenStream, input: TokenStream) -> TokenStream {
     prompt::expand(args.into(), input.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// `#[derive(JsonSchema)]` for types a tool takes or returns, re-exported as `mcp_runtime::JsonSchema` (and
+/// `mcp_runtime::schemars::JsonSchema`): schemars' derive, pointed at the runtime's copy of schemars, so
+/// the crate needs no `schemars` dependency and no `#[schemars(crate = "...")]`. Enum values keep their
+/// declaration order.
+#[proc_macro_derive(JsonSchema, attributes(schemars, serde, validate, garde))]
+pub fn json_schema(input: TokenStream) -> TokenStream {
+    json_schema::derive(input.into())
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

@@ -6,9 +6,16 @@
 //! - only the writer task touches the output;
 //! - a response is never written for a request that was cancelled (checked again by the writer);
 //! - a request holds a concurrency permit from dispatch until its response is written, so a peer that sends
-//!   fast and reads slowly stops the reader instead of growing memory.
+//!   fast and reads slowly stops the reader instead of growing memory;
+//! - bytes are bounded too: a message read holds a [`Charge`] on the connection's [`ByteBudget`], which
+//!   becomes its answer's charge and is given back once the answer is written; at the budget the reader
+//!   stops reading.
+//!
+//! A handler is polled once on the reader when a run permit is free: one that finishes without waiting
+//! (most tools) is answered without a task of its own; one that waits is moved into a task and goes on there.
 
-use crate::cancel::CancelRegistry;
+use crate::budget::{ByteBudget, Charge};
+use crate::cancel::{CancelGuard, CancelRegistry};
 use crate::error::Error;
 use crate::framing::{self, frame, Incoming, Line, LineBuffer};
 use crate::protocol::{
@@ -17,10 +24,13 @@ use crate::protocol::{
 use futures_util::future::BoxFuture;
 use futures_util::FutureExt;
 use serde_json::value::RawValue;
+use std::any::Any;
 use std::collections::HashMap;
+use std::io::IoSlice;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::task::Poll;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
@@ -40,6 +50,17 @@ pub struct ConnectionConfig {
     pub request_timeout: Option<Duration>,
     /// After the input ends, how long in-flight requests may still finish and be written.
     pub drain_timeout: Duration,
+    /// Bytes of requests read but not yet answered plus answers queued but not yet written; at the budget
+    /// the reader stops reading. A single message larger than the budget still goes through, alone.
+    /// Notifications from the peer are handled as they are read and hold nothing. An HTTP server shares
+    /// one budget among all its sessions and the request bodies being read (bodies up to 4 KiB never
+    /// wait, so that cancellations get through).
+    pub max_buffered_bytes: usize,
+    /// Poll each handler once on the reader before giving it a task: one that finishes without waiting
+    /// costs no task spawn. A handler that computes for long without awaiting then holds up the reader
+    /// (and every request behind it) meanwhile; turn this off if your handlers do that and you cannot
+    /// move the work to `spawn_blocking`.
+    pub inline_first_poll: bool,
 }
 
 impl Default for ConnectionConfig {
@@ -50,6 +71,8 @@ impl Default for ConnectionConfig {
             max_message_bytes: 64 * 1024 * 1024,
             request_timeout: Some(Duration::from_secs(60)),
             drain_timeout: Duration::from_secs(10),
+            max_buffered_bytes: 16 * 1024 * 1024,
+            inline_first_poll: true,
         }
     }
 }
@@ -72,6 +95,8 @@ pub struct Outgoing {
     token: Option<CancellationToken>,
     /// The request's queue slot and run permit, released once the response is written.
     _permits: Option<(OwnedSemaphorePermit, OwnedSemaphorePermit)>,
+    /// The bytes this frame holds on the budget, given back once it is written (or routed, on HTTP).
+    charge: Charge,
     /// Signalled once this frame (and everything queued before it) is written.
     written: Option<oneshot::Sender<()>>,
 }
@@ -84,6 +109,7 @@ impl Outgoing {
             related,
             token: None,
             _permits: None,
+            charge: Charge::none(),
             written: None,
         }
     }
@@ -148,6 +174,8 @@ pub(crate) struct Shared {
     /// reader keeps reading (and cancellations keep arriving) while handlers are at the limit.
     queue: Arc<Semaphore>,
     pub(crate) config: ConnectionConfig,
+    /// Bytes held by requests not yet answered and frames not yet written.
+    budget: Arc<ByteBudget>,
     /// Cancelled when the connection closes.
     pub(crate) closed: CancellationToken,
 }
@@ -183,8 +211,18 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Peer {
-    /// A new connection whose outgoing frames arrive on the returned receiver.
+    /// A new connection whose outgoing frames arrive on the returned receiver, with a byte budget of
+    /// its own (`config.max_buffered_bytes`).
     pub fn new(config: ConnectionConfig) -> (Peer, mpsc::Receiver<Outgoing>) {
+        let budget = ByteBudget::new(config.max_buffered_bytes);
+        Peer::with_budget(config, budget)
+    }
+
+    /// A new connection that shares a byte budget with others (the sessions of an HTTP server).
+    pub fn with_budget(
+        config: ConnectionConfig,
+        budget: Arc<ByteBudget>,
+    ) -> (Peer, mpsc::Receiver<Outgoing>) {
         let (tx, rx) = mpsc::channel(4096);
         let shared = Shared {
             out: tx,
@@ -198,6 +236,7 @@ impl Peer {
             limit: Arc::new(Semaphore::new(config.max_concurrent_requests.max(1))),
             queue: Arc::new(Semaphore::new(config.max_concurrent_requests.max(1) * 2)),
             config,
+            budget,
             closed: CancellationToken::new(),
         };
         (
@@ -222,8 +261,19 @@ impl Peer {
         self.shared.closed.cancelled().await
     }
 
-    /// Queues a frame for the writer.
-    pub async fn send(&self, out: Outgoing) -> Result<(), Error> {
+    /// The byte budget this connection's messages are held against.
+    pub fn budget(&self) -> &Arc<ByteBudget> {
+        &self.shared.budget
+    }
+
+    /// Queues a frame for the writer, waiting while the frames already queued fill the byte budget.
+    pub async fn send(&self, mut out: Outgoing) -> Result<(), Error> {
+        out.charge = self.shared.budget.acquire_out(out.frame.len()).await;
+        self.queue(out).await
+    }
+
+    /// Queues a frame that carries its charge already.
+    async fn queue(&self, out: Outgoing) -> Result<(), Error> {
         self.shared
             .out
             .send(out)
@@ -255,11 +305,12 @@ impl Peer {
 
     /// Sends a notification without waiting; dropped (with a debug log) if the writer's queue is full.
     pub fn try_notify(&self, method: &str, params: Option<&RawValue>, related: Option<RequestId>) {
-        let out = Outgoing::new(
+        let mut out = Outgoing::new(
             frame::notification(method, params),
             OutKind::Notification,
             related,
         );
+        out.charge = self.shared.budget.charge_out(out.frame.len());
         if self.shared.out.try_send(out).is_err() {
             tracing::debug!(method, "notification dropped: output queue full or closed");
         }
@@ -364,18 +415,28 @@ impl Peer {
         self.dispatch(msg, handler).await
     }
 
-    /// Dispatches one decoded message.
+    /// Dispatches one decoded message whose bytes the transport accounts for itself (HTTP bodies).
     pub async fn dispatch(&self, msg: Incoming<'_>, handler: &Arc<dyn Handler>) {
+        self.dispatch_charged(msg, Charge::none(), handler).await
+    }
+
+    /// Dispatches one decoded message holding `charge` (its bytes on the budget) until it is answered.
+    pub async fn dispatch_charged(
+        &self,
+        msg: Incoming<'_>,
+        charge: Charge,
+        handler: &Arc<dyn Handler>,
+    ) {
         match msg {
             Incoming::Request { id, method, params } => {
-                self.dispatch_request(id, &method, params, handler, Sink::Writer)
+                self.dispatch_request(id, &method, params, handler, Sink::Writer, charge)
                     .await
             }
             Incoming::Notification { method, params } => {
                 self.dispatch_notification(&method, params, handler)
             }
             Incoming::Response { id, result } => self.dispatch_response(id, result),
-            Incoming::Batch(items) => self.dispatch_batch(items, handler).await,
+            Incoming::Batch(items) => self.dispatch_batch(items, handler, charge).await,
             Incoming::Invalid { id, error } => {
                 tracing::debug!(?id, %error, "invalid message");
                 let _ = self
@@ -439,82 +500,117 @@ impl Peer {
         params: Option<&RawValue>,
         handler: &Arc<dyn Handler>,
         sink: Sink,
+        charge: Charge,
     ) {
-        let token = self.shared.closed.child_token();
+        // A token of its own (a child of `closed` would cost a lock on every request and every drop):
+        // the connection's close cancels every registered token instead.
+        let token = CancellationToken::new();
         let reply = handler.request(RequestIn {
             id: &id,
             method,
             params,
             token: &token,
         });
-        match reply {
+        let (fut, cancellable) = match reply {
             Reply::Now(r) => {
-                sink.deliver(
-                    self,
-                    Outgoing::new(
-                        frame::reply(&id, &r),
-                        OutKind::Response(id.clone()),
-                        Some(id),
-                    ),
-                )
-                .await
+                let answer = Answer {
+                    id,
+                    token: None,
+                    permits: None,
+                    charge,
+                };
+                return answer.deliver(self, &sink, r).await;
             }
-            Reply::Spawn { fut, cancellable } => {
-                // Backpressure: when the queue is full the reader waits here and stops reading.
-                let Ok(slot) = self.shared.queue.clone().acquire_owned().await else {
-                    return;
-                };
-                let guard = if cancellable {
-                    match self.shared.cancels.register(id.clone(), token.clone()) {
-                        Some(g) => Some(g),
-                        None => {
-                            let e = ErrorObject::invalid_request(format!(
-                                "Invalid Request: id {id} is already in flight"
-                            ));
-                            let out = Outgoing::new(
-                                frame::error(Some(&id), &e),
-                                OutKind::Response(id.clone()),
-                                Some(id),
-                            );
-                            sink.deliver(self, out).await;
-                            return;
-                        }
+            Reply::Spawn { fut, cancellable } => (fut, cancellable),
+        };
+        // Backpressure: when the queue is full the reader waits here and stops reading.
+        let Ok(slot) = self.shared.queue.clone().acquire_owned().await else {
+            return;
+        };
+        let guard = if cancellable {
+            match self.shared.cancels.register(id.clone(), token.clone()) {
+                Some(g) => {
+                    if self.shared.closed.is_cancelled() {
+                        // The connection closed before the registry knew this request.
+                        token.cancel();
                     }
-                } else {
-                    None
-                };
-                let peer = self.clone();
-                let limit = self.shared.limit.clone();
-                let grace = self.shared.config.cancel_grace;
-                tokio::spawn(async move {
-                    // Wait for a run permit; a request cancelled while it waits never runs.
-                    let run = match limit.clone().try_acquire_owned() {
-                        Ok(p) => p,
-                        Err(_) => tokio::select! {
-                            p = limit.acquire_owned() => match p { Ok(p) => p, Err(_) => return },
-                            _ = token.cancelled() => return,
-                        },
+                    Some(g)
+                }
+                None => {
+                    let e = ErrorObject::invalid_request(format!(
+                        "Invalid Request: id {id} is already in flight"
+                    ));
+                    let answer = Answer {
+                        id,
+                        token: None,
+                        permits: None,
+                        charge,
                     };
-                    let result = supervise(fut, &token, grace).await;
+                    return answer.deliver(self, &sink, Err(e)).await;
+                }
+            }
+        } else {
+            None
+        };
+        let mut fut = AssertUnwindSafe(fut).catch_unwind();
+        let limit = self.shared.limit.clone();
+        let mut run = None;
+        if self.shared.config.inline_first_poll {
+            if let Ok(permit) = limit.clone().try_acquire_owned() {
+                // The first poll runs here, on the reader: most handlers finish in it.
+                let polled = std::future::poll_fn(|cx| Poll::Ready(fut.poll_unpin(cx))).await;
+                if let Poll::Ready(r) = polled {
                     drop(guard);
-                    let Some(result) = result else { return };
-                    if token.is_cancelled() {
-                        return;
-                    }
-                    let mut out = Outgoing::new(
-                        frame::reply(&id, &result),
-                        OutKind::Response(id.clone()),
-                        Some(id),
-                    );
-                    out.token = Some(token);
-                    out._permits = Some((slot, run));
-                    sink.deliver(&peer, out).await;
-                });
+                    let answer = Answer {
+                        id,
+                        token: Some(token),
+                        permits: Some((slot, permit)),
+                        charge,
+                    };
+                    return answer.deliver(self, &sink, settle(r)).await;
+                }
+                run = Some(permit);
             }
         }
+        let peer = self.clone();
+        let grace = self.shared.config.cancel_grace;
+        // A request outside the registry still ends when the connection closes.
+        let _on_close = (!cancellable).then(|| {
+            let (closed, token) = (self.shared.closed.clone(), token.clone());
+            tokio_util::task::AbortOnDropHandle::new(tokio::spawn(async move {
+                closed.cancelled().await;
+                token.cancel();
+            }))
+        });
+        tokio::spawn(async move {
+            let _on_close = _on_close;
+            // Wait for a run permit; a request cancelled while it waits never runs.
+            let run = match run.map_or_else(|| limit.clone().try_acquire_owned(), Ok) {
+                Ok(p) => p,
+                Err(_) => tokio::select! {
+                    p = limit.acquire_owned() => match p { Ok(p) => p, Err(_) => return },
+                    _ = token.cancelled() => return,
+                },
+            };
+            let result = supervise(fut, &token, grace).await;
+            drop::<Option<CancelGuard>>(guard);
+            let Some(result) = result else { return };
+            let answer = Answer {
+                id,
+                token: Some(token),
+                permits: Some((slot, run)),
+                charge,
+            };
+            answer.deliver(&peer, &sink, result).await;
+        });
     }
 
-    async fn dispatch_batch(&self, items: Vec<&RawValue>, handler: &Arc<dyn Handler>) {
+    async fn dispatch_batch(
+        &self,
+        items: Vec<&RawValue>,
+        handler: &Arc<dyn Handler>,
+        mut charge: Charge,
+    ) {
         if !handler.allows_batch() {
             let e = ErrorObject::invalid_request(
                 "Invalid Request: batches are only allowed in protocol 2025-03-26",
@@ -531,6 +627,7 @@ impl Peer {
         let (tx, mut rx) = mpsc::unbounded_channel();
         let mut expected = 0usize;
         for item in items {
+            let item_charge = charge.split(item.get().len());
             match framing::decode_str(item.get()) {
                 Incoming::Request { method, .. } if method == methods::INITIALIZE => {
                     let e = ErrorObject::invalid_request(
@@ -541,8 +638,15 @@ impl Peer {
                 }
                 Incoming::Request { id, method, params } => {
                     expected += 1;
-                    self.dispatch_request(id, &method, params, handler, Sink::Collect(tx.clone()))
-                        .await;
+                    self.dispatch_request(
+                        id,
+                        &method,
+                        params,
+                        handler,
+                        Sink::Collect(tx.clone()),
+                        item_charge,
+                    )
+                    .await;
                 }
                 Incoming::Batch(_) => {
                     let e = ErrorObject::invalid_request("Invalid Request: nested batch");
@@ -557,6 +661,7 @@ impl Peer {
             }
         }
         drop(tx);
+        drop(charge);
         if expected == 0 {
             return;
         }
@@ -585,25 +690,46 @@ impl Peer {
     }
 }
 
+/// What an answer carries to the writer besides its frame: the request's id, its token (checked once
+/// more before writing), its queue slot and run permit, and its bytes on the budget.
+struct Answer {
+    id: RequestId,
+    token: Option<CancellationToken>,
+    permits: Option<(OwnedSemaphorePermit, OwnedSemaphorePermit)>,
+    charge: Charge,
+}
+
+impl Answer {
+    /// Frames the result and hands it on; nothing for a cancelled request.
+    async fn deliver(self, peer: &Peer, sink: &Sink, result: Result<Box<RawValue>, ErrorObject>) {
+        if self.token.as_ref().is_some_and(|t| t.is_cancelled()) {
+            return;
+        }
+        let frame = frame::reply(&self.id, &result);
+        drop(result);
+        // The request's bytes become the answer's, charged without waiting (see `budget`).
+        let charge = peer.shared.budget.charge_out(frame.len());
+        drop(self.charge);
+        match sink {
+            Sink::Writer => {
+                let mut out =
+                    Outgoing::new(frame, OutKind::Response(self.id.clone()), Some(self.id));
+                out.token = self.token;
+                out._permits = self.permits;
+                out.charge = charge;
+                let _ = peer.queue(out).await;
+            }
+            Sink::Collect(tx) => {
+                let _ = tx.send(frame);
+            }
+        }
+    }
+}
+
 /// Where a request's reply goes.
 enum Sink {
     Writer,
     Collect(mpsc::UnboundedSender<Vec<u8>>),
-}
-
-impl Sink {
-    async fn deliver(&self, peer: &Peer, out: Outgoing) {
-        match self {
-            Sink::Writer => {
-                let _ = peer.send(out).await;
-            }
-            Sink::Collect(tx) => {
-                if !out.is_cancelled() {
-                    let _ = tx.send(out.frame);
-                }
-            }
-        }
-    }
 }
 
 /// Sends `notifications/cancelled` if the request future is dropped before its answer came.
@@ -645,25 +771,36 @@ impl Drop for InFlight<'_> {
     }
 }
 
-/// Runs a handler: a panic becomes `-32603` for this request alone; after cancellation the handler gets
-/// `grace` to stop by itself, then it is dropped (aborted).
+type Handled = Result<Result<Box<RawValue>, ErrorObject>, Box<dyn Any + Send>>;
+type Supervised = futures_util::future::CatchUnwind<
+    AssertUnwindSafe<BoxFuture<'static, Result<Box<RawValue>, ErrorObject>>>,
+>;
+
+/// A handler's outcome: a panic becomes `-32603` for this request alone.
+fn settle(r: Handled) -> Result<Box<RawValue>, ErrorObject> {
+    r.unwrap_or_else(|panic| {
+        let msg = panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        tracing::error!(%msg, "request handler panicked");
+        Err(ErrorObject::internal(format!(
+            "Internal error: the handler panicked: {msg}"
+        )))
+    })
+}
+
+/// Runs a handler to its end; after cancellation the handler gets `grace` to stop by itself, then it is
+/// dropped (aborted).
 async fn supervise(
-    fut: BoxFuture<'static, Result<Box<RawValue>, ErrorObject>>,
+    fut: Supervised,
     token: &CancellationToken,
     grace: Duration,
 ) -> Option<Result<Box<RawValue>, ErrorObject>> {
-    let fut = AssertUnwindSafe(fut).catch_unwind();
     tokio::select! {
         biased;
-        r = fut => Some(r.unwrap_or_else(|panic| {
-            let msg = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".into());
-            tracing::error!(%msg, "request handler panicked");
-            Err(ErrorObject::internal(format!("Internal error: the handler panicked: {msg}")))
-        })),
+        r = fut => Some(settle(r)),
         _ = async { token.cancelled().await; tokio::time::sleep(grace).await } => {
             tracing::debug!("cancelled handler did not stop within the grace period; aborted");
             None
@@ -671,32 +808,65 @@ async fn supervise(
     }
 }
 
-/// The writer: drains whatever is queued into one buffer, one write, one flush.
+/// Frames up to this size are copied into the writer's buffer; larger ones are written from where they
+/// are (a vectored write), so a large answer is never copied by the writer.
+const COPY_BELOW: usize = 16 * 1024;
+/// Frames taken into one write at most (`IOV_MAX` is 1024).
+const FRAMES_PER_WRITE: usize = 512;
+
+/// One piece of a vectored write: a run of the writer's buffer, or a whole frame of the batch.
+enum Piece {
+    Buf(usize, usize),
+    Frame(usize),
+}
+
+/// The writer: drains whatever is queued into one (vectored) write and one flush.
 pub async fn write_loop<W: AsyncWrite + Unpin>(
     mut rx: mpsc::Receiver<Outgoing>,
     mut w: W,
     peer: Peer,
 ) {
     let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
-    let mut written: Vec<Outgoing> = Vec::with_capacity(64);
+    let mut batch: Vec<Outgoing> = Vec::with_capacity(64);
+    let mut pieces: Vec<Piece> = Vec::with_capacity(64);
     while let Some(first) = rx.recv().await {
         buf.clear();
-        let push = |o: Outgoing, buf: &mut Vec<u8>, written: &mut Vec<Outgoing>| {
+        pieces.clear();
+        let mut size = 0usize;
+        let mut next = Some(first);
+        while let Some(o) = next.take() {
             if !o.is_cancelled() {
-                buf.extend_from_slice(&o.frame);
+                size += o.frame.len();
+                if o.frame.len() < COPY_BELOW || !w.is_write_vectored() {
+                    let start = buf.len();
+                    buf.extend_from_slice(&o.frame);
+                    match pieces.last_mut() {
+                        Some(Piece::Buf(_, end)) if *end == start => *end = buf.len(),
+                        _ => pieces.push(Piece::Buf(start, buf.len())),
+                    }
+                } else {
+                    pieces.push(Piece::Frame(batch.len()));
+                }
             }
-            written.push(o);
-        };
-        push(first, &mut buf, &mut written);
-        while buf.len() < 1024 * 1024 {
-            match rx.try_recv() {
-                Ok(o) => push(o, &mut buf, &mut written),
-                Err(_) => break,
+            batch.push(o);
+            if size < 1024 * 1024 && batch.len() < FRAMES_PER_WRITE {
+                next = rx.try_recv().ok();
             }
         }
-        if !buf.is_empty() {
+        if size > 0 {
+            let piece = |p: &Piece| match *p {
+                Piece::Buf(a, b) => IoSlice::new(&buf[a..b]),
+                Piece::Frame(i) => IoSlice::new(&batch[i].frame),
+            };
             let res = async {
-                w.write_all(&buf).await?;
+                match &pieces[..] {
+                    // The common case (everything copied into the buffer): no vector of slices.
+                    [one] => w.write_all(&piece(one)).await?,
+                    many => {
+                        let mut slices: Vec<IoSlice<'_>> = many.iter().map(piece).collect();
+                        write_all_vectored(&mut w, &mut slices).await?
+                    }
+                }
                 w.flush().await
             }
             .await;
@@ -706,8 +876,8 @@ pub async fn write_loop<W: AsyncWrite + Unpin>(
                 return;
             }
         }
-        // Permits are released only now that the responses are written.
-        for o in written.drain(..) {
+        // Permits and charges are released only now that the responses are written.
+        for o in batch.drain(..) {
             if let Some(tx) = o.written {
                 let _ = tx.send(());
             }
@@ -716,6 +886,24 @@ pub async fn write_loop<W: AsyncWrite + Unpin>(
             buf = Vec::with_capacity(64 * 1024);
         }
     }
+}
+
+async fn write_all_vectored<W: AsyncWrite + Unpin>(
+    w: &mut W,
+    mut slices: &mut [IoSlice<'_>],
+) -> std::io::Result<()> {
+    while !slices.is_empty() {
+        let n = if slices.len() == 1 {
+            w.write(&slices[0]).await?
+        } else {
+            w.write_vectored(slices).await?
+        };
+        if n == 0 {
+            return Err(std::io::ErrorKind::WriteZero.into());
+        }
+        IoSlice::advance_slices(&mut slices, n);
+    }
+    Ok(())
 }
 
 /// The reader: frames lines and dispatches them until EOF or an error. Returns the reason it stopped.
@@ -752,7 +940,18 @@ pub async fn read_loop<R: AsyncRead + Unpin>(
 
 async fn handle_line(line: Line<'_>, peer: &Peer, handler: &Arc<dyn Handler>) {
     match line {
-        Line::Complete(bytes) => peer.dispatch_line(bytes, handler).await,
+        Line::Complete(bytes) => {
+            let msg = framing::decode(bytes);
+            // A request waits here while the budget is spent, and nothing more is read meanwhile.
+            // Notifications and responses are handled at once: their bytes are not kept.
+            let charge = match &msg {
+                Incoming::Request { .. } | Incoming::Batch(_) => {
+                    peer.shared.budget.acquire(bytes.len()).await
+                }
+                _ => Charge::none(),
+            };
+            peer.dispatch_charged(msg, charge, handler).await
+        }
         Line::TooLong => {
             let e = ErrorObject::parse_error(format!(
                 "message exceeds the limit of {} bytes",

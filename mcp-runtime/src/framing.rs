@@ -332,12 +332,26 @@ impl LineBuffer {
 /// Writers of complete frames, each ending in `\n`.
 pub mod frame {
     use super::*;
-    use std::io::Write;
 
     fn push_id(out: &mut Vec<u8>, id: &RequestId) {
         match id {
             RequestId::Number(n) => {
-                let _ = write!(out, "{n}");
+                // Digits by hand: `write!` goes through the formatting machinery on every frame.
+                let mut digits = [0u8; 20];
+                let mut i = digits.len();
+                let mut v = n.unsigned_abs();
+                loop {
+                    i -= 1;
+                    digits[i] = b'0' + (v % 10) as u8;
+                    v /= 10;
+                    if v == 0 {
+                        break;
+                    }
+                }
+                if *n < 0 {
+                    out.push(b'-');
+                }
+                out.extend_from_slice(&digits[i..]);
             }
             RequestId::String(s) => {
                 let _ = serde_json::to_writer(&mut *out, &**s);
@@ -403,6 +417,90 @@ pub mod frame {
     }
 }
 
+/// Strings shorter than this are left to serde_json; longer ones are escaped 8 bytes at a time.
+const LONG_STRING: usize = 4096;
+
+/// Serializes a string that may be long (a tool's text, base64 data) with a word-at-a-time escape, then
+/// hands the escaped JSON to serde_json as a raw value: serde_json's own escape loop takes one byte at a
+/// time, which is most of the cost of a large result. Output is byte for byte what serde_json writes.
+pub(crate) fn serialize_long_str<S: serde::Serializer>(s: &str, ser: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeStruct;
+    if s.len() < LONG_STRING {
+        return ser.serialize_str(s);
+    }
+    let mut out = Vec::with_capacity(s.len() + 2);
+    escape_json_str(s, &mut out);
+    // SAFETY: escaping keeps valid UTF-8 valid (only ASCII bytes are inserted).
+    let json = unsafe { String::from_utf8_unchecked(out) };
+    // serde_json's (and serde_json::Value's) serializers write a struct of this name verbatim: this is
+    // how `RawValue` serializes itself, without re-parsing what we know is a valid JSON string.
+    const RAW: &str = "$serde_json::private::RawValue";
+    let mut st = ser.serialize_struct(RAW, 1)?;
+    st.serialize_field(RAW, &json)?;
+    st.end()
+}
+
+/// Appends `s` as a JSON string (quotes included), escaping exactly what serde_json escapes.
+pub fn escape_json_str(s: &str, out: &mut Vec<u8>) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    /// Whether any byte of `w` is below 0x20, a `"` or a `\`.
+    fn needs_escape(w: u64) -> bool {
+        let control = w.wrapping_sub(ONES * 0x20) & !w;
+        let q = w ^ (ONES * b'"' as u64);
+        let quote = q.wrapping_sub(ONES) & !q;
+        let b = w ^ (ONES * b'\\' as u64);
+        let backslash = b.wrapping_sub(ONES) & !b;
+        (control | quote | backslash) & HIGH != 0
+    }
+    fn escape(c: u8, out: &mut Vec<u8>) {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        match c {
+            b'"' => out.extend_from_slice(b"\\\""),
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            0x08 => out.extend_from_slice(b"\\b"),
+            0x0c => out.extend_from_slice(b"\\f"),
+            c => out.extend_from_slice(&[
+                b'\\',
+                b'u',
+                b'0',
+                b'0',
+                HEX[(c >> 4) as usize],
+                HEX[(c & 0xf) as usize],
+            ]),
+        }
+    }
+    let bytes = s.as_bytes();
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if i + 8 <= bytes.len() {
+            let w = u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
+            if !needs_escape(w) {
+                i += 8;
+                continue;
+            }
+        }
+        let end = (i + 8).min(bytes.len());
+        for j in i..end {
+            let c = bytes[j];
+            if c < 0x20 || c == b'"' || c == b'\\' {
+                out.extend_from_slice(&bytes[start..j]);
+                escape(c, out);
+                start = j + 1;
+            }
+        }
+        i = end;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
 /// Serializes a value to raw JSON. Serialization of our own types cannot fail in practice; if a user's
 /// type fails, the error becomes an internal error for that request alone.
 pub fn to_raw<T: serde::Serialize + ?Sized>(value: &T) -> Result<Box<RawValue>, ErrorObject> {
@@ -410,11 +508,90 @@ pub fn to_raw<T: serde::Serialize + ?Sized>(value: &T) -> Result<Box<RawValue>, 
         .map_err(|e| ErrorObject::internal(format!("failed to serialize result: {e}")))
 }
 
+/// Where a serde_json error points, as a path in the style of serde_path_to_error (`filter.labels[2]`,
+/// empty for the whole value). Found by scanning the text up to the error's position, so that a caller
+/// generic over the target type needs only one instantiation of its `Deserialize` (with serde_json's
+/// deserializer) instead of a second one for path tracking.
+pub(crate) fn error_path(text: &str, e: &serde_json::Error) -> String {
+    if !e.is_data() {
+        // Malformed JSON has no field at fault (and arguments were checked as JSON on arrival).
+        return String::new();
+    }
+    // serde_json's line and column (1-based, in bytes) of the error: the end of what it had read.
+    let mut at = 0;
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        if i + 1 == e.line() {
+            at += e.column().min(line.len());
+            break;
+        }
+        at += line.len();
+    }
+    enum Frame {
+        Object(Option<String>),
+        Array(usize),
+    }
+    let bytes = text.as_bytes();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut i = 0;
+    while i < at.min(bytes.len()) {
+        match bytes[i] {
+            b'{' => stack.push(Frame::Object(None)),
+            b'[' => stack.push(Frame::Array(0)),
+            b'}' | b']' => {
+                stack.pop();
+            }
+            b',' => {
+                if let Some(Frame::Array(n)) = stack.last_mut() {
+                    *n += 1;
+                }
+            }
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                // A string followed by `:` is a key of the object around it.
+                let mut j = i + 1;
+                while j < bytes.len() && bytes[j].is_ascii_whitespace() {
+                    j += 1;
+                }
+                if j < at && bytes.get(j) == Some(&b':') {
+                    if let Some(Frame::Object(key)) = stack.last_mut() {
+                        let raw = text.get(start..=i.min(bytes.len() - 1)).unwrap_or("\"\"");
+                        *key = Some(serde_json::from_str(raw).unwrap_or_default());
+                    }
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    let mut path = String::new();
+    for f in &stack {
+        match f {
+            Frame::Object(Some(k)) => {
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(k);
+            }
+            Frame::Object(None) => {}
+            Frame::Array(n) => path.push_str(&format!("[{n}]")),
+        }
+    }
+    path
+}
+
 /// Parses params into a type; a failure is `-32602` with `data` naming the field at fault.
 pub fn parse_params<'a, T: Deserialize<'a>>(
     params: Option<&'a RawValue>,
 ) -> Result<T, ErrorObject> {
     let text = params.map_or("{}", RawValue::get);
+    // The plain parse is the fast path; only a failure is parsed again to find the field at fault.
+    if let Ok(v) = serde_json::from_str(text) {
+        return Ok(v);
+    }
     let mut de = serde_json::Deserializer::from_str(text);
     serde_path_to_error::deserialize(&mut de).map_err(|e| {
         let path = e.path().to_string();
@@ -517,6 +694,97 @@ mod tests {
     }
 
     #[test]
+    fn long_strings_are_escaped_exactly_as_serde_json_escapes_them() {
+        #[derive(serde::Serialize)]
+        struct T<'a> {
+            #[serde(serialize_with = "serialize_long_str")]
+            text: &'a str,
+        }
+        let mut text = String::new();
+        for c in (0u8..0x80).map(char::from).chain("é✓𝄞".chars()) {
+            text.push(c);
+        }
+        let text = text.repeat(LONG_STRING / 64 + 3);
+        for s in [
+            &text[..],
+            &text[1..],
+            &text[..LONG_STRING + 5],
+            "short \" \\ \n",
+        ] {
+            let mut ours = Vec::new();
+            escape_json_str(s, &mut ours);
+            assert_eq!(ours, serde_json::to_vec(s).unwrap());
+            let t = T { text: s };
+            let expected = serde_json::json!({ "text": s });
+            assert_eq!(serde_json::to_value(&t).unwrap(), expected);
+            assert_eq!(serde_json::to_string(&t).unwrap(), expected.to_string());
+            assert_eq!(to_raw(&t).unwrap().get(), expected.to_string());
+        }
+    }
+
+    #[test]
+    fn error_paths_are_the_ones_serde_path_to_error_finds() {
+        #[derive(Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct Label {
+            name: String,
+            color: u8,
+        }
+        #[derive(Deserialize, Debug)]
+        #[allow(dead_code)]
+        enum Kind {
+            Bug,
+            Story { points: u32 },
+        }
+        #[derive(Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct Filter {
+            labels: Vec<Label>,
+            kind: Option<Kind>,
+            #[serde(rename = "max results")]
+            max: Option<u32>,
+        }
+        #[derive(Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct Args {
+            query: String,
+            limit: Option<u8>,
+            filter: Option<Filter>,
+            tags: Option<Vec<Vec<u32>>>,
+        }
+        let cases = [
+            r#"{"query": 5}"#,
+            r#"{"query": "x", "limit": 256}"#,
+            r#"{"query": "x", "limit": -1}"#,
+            r#"{"limit": 3}"#,
+            r#"{"query": "x", "filter": {"labels": [{"name": "a", "color": 1}, {"name": "b", "color": "red"}]}}"#,
+            r#"{"query": "x", "filter": {"labels": [{"name": "a", "color": 1}, {"color": 2}]}}"#,
+            r#"{"query": "x", "filter": {"labels": []}, "tags": [[1], [2, "x"]]}"#,
+            r#"{"query": "x", "filter": {"labels": [], "kind": {"Story": {"points": "many"}}}}"#,
+            r#"{"query": "x", "filter": {"labels": [], "kind": "Epic"}}"#,
+            r#"{"query": "x", "filter": {"labels": [], "max results": true}}"#,
+            r#"{"query": "a\"b:c", "filter": {"labels": [{"name": "{[,\"", "color": 300}]}}"#,
+            "{\n  \"query\": \"x\",\n  \"filter\": {\n    \"labels\": [\n      {\"name\": 1}\n    ]\n  }\n}",
+            r#"{"query": "x", "limit": 1"#,
+        ];
+        for text in cases {
+            let ours = serde_json::from_str::<Args>(text).unwrap_err();
+            let theirs = serde_path_to_error::deserialize::<_, Args>(
+                &mut serde_json::Deserializer::from_str(text),
+            )
+            .unwrap_err();
+            let expected = theirs.path().to_string();
+            let expected = if expected == "." || !ours.is_data() {
+                String::new()
+            } else {
+                expected
+            };
+            assert_eq!(error_path(text, &ours), expected, "for {text}: {ours}");
+            assert_eq!(ours.to_string(), theirs.into_inner().to_string());
+        }
+    }
+
+    #[test]
     fn frames_are_single_lines_with_exact_ids() {
         let raw = to_raw(&serde_json::json!({"a": "b\nc"})).unwrap();
         let f = frame::response(&RequestId::String("7".into()), &raw);
@@ -524,6 +792,14 @@ mod tests {
             f,
             b"{\"jsonrpc\":\"2.0\",\"id\":\"7\",\"result\":{\"a\":\"b\\nc\"}}\n"
         );
+        for n in [0, 7, -12, i64::MAX, i64::MIN] {
+            let f = frame::response(&RequestId::Number(n), &raw);
+            assert_eq!(
+                f,
+                format!("{{\"jsonrpc\":\"2.0\",\"id\":{n},\"result\":{{\"a\":\"b\\nc\"}}}}\n")
+                    .into_bytes()
+            );
+        }
         let e = frame::error(None, &ErrorObject::parse_error("x"));
         assert_eq!(
             e,

@@ -25,6 +25,7 @@
 //! }
 //! ```
 
+pub mod budget;
 pub mod cancel;
 pub mod client;
 pub mod codegen_support;
@@ -51,8 +52,18 @@ pub use server::{Context, Server, ServerBuilder};
 #[cfg(feature = "macros")]
 pub use mcp_macros::{prompt, resource, tool, tools};
 
+/// schemars, re-exported so that user code and generated code use the runtime's version. Its
+/// `JsonSchema` derive is [`mcp_macros::JsonSchema`], which points schemars at this copy: a crate that
+/// writes `#[derive(JsonSchema)]` needs no `schemars` dependency of its own.
+pub mod schemars {
+    pub use ::schemars::*;
+    #[cfg(feature = "macros")]
+    pub use mcp_macros::JsonSchema;
+}
+/// The `JsonSchema` trait and its derive (see [`schemars`](mod@schemars)).
+pub use crate::schemars::JsonSchema;
+
 /// Re-exported so that user code and generated code use the same versions as the runtime.
-pub use schemars;
 pub use serde;
 pub use serde_json;
 pub use tokio;

@@ -189,6 +189,46 @@ impl AsyncWrite for FdStream {
             }
         }
     }
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let bufs = &bufs[..bufs.len().min(1024)];
+        let total: usize = bufs.iter().map(|b| b.len()).sum();
+        loop {
+            let mut guard = ready!(self.fd.poll_write_ready(cx))?;
+            let res = guard.try_io(|inner| {
+                // SAFETY: `IoSlice` is ABI-compatible with `iovec`; at most IOV_MAX of them.
+                let n = unsafe {
+                    libc::writev(
+                        inner.as_raw_fd(),
+                        bufs.as_ptr().cast(),
+                        bufs.len() as libc::c_int,
+                    )
+                };
+                if n < 0 {
+                    Err(io::Error::last_os_error())
+                } else {
+                    Ok(n as usize)
+                }
+            });
+            match res {
+                Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Ok(Ok(n)) => {
+                    if n > 0 && n < total {
+                        guard.clear_ready();
+                    }
+                    return Poll::Ready(Ok(n));
+                }
+                Ok(Err(e)) => return Poll::Ready(Err(e)),
+                Err(_would_block) => continue,
+            }
+        }
+    }
+    fn is_write_vectored(&self) -> bool {
+        true
+    }
     fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Poll::Ready(Ok(()))
     }

@@ -1,1 +1,6 @@
-//! Compile tests live in tests/.
+//! Compile tests live in tests/. The README's Rust examples are compiled here as doctests, in a crate
+//! that depends on `mcp-runtime`, serde and serde_json only (no schemars), as a user's would.
+
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeExamples;

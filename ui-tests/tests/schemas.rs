@@ -186,7 +186,7 @@ fn enums_nested_structs_options_formats_and_recursion() {
         listed(plan_tool()),
         json!({"name":"plan","description":"Plan work.",
           "inputSchema":{"type":"object","properties":{
-            "priority":{"type":"string","enum":["low","high"],"description":"How urgent.\n- high: Today"},
+            "priority":{"type":"string","enum":["high","low"],"description":"How urgent.\n- high: Today"},
             "owner":person,
             "reviewers":{"type":"array","items":person},
             "weight":{"type":"number"},
@@ -456,6 +456,97 @@ async fn duplicate_free_function_tools_are_rejected_at_registration() {
     assert_eq!(
         err.to_string(),
         "duplicate tool name `now`: every tool of a server needs its own name"
+    );
+}
+
+/// The README's example: `mcp_runtime::JsonSchema`, no `schemars` dependency, no `#[schemars(crate)]`.
+mod first_hour {
+    use mcp_runtime::{tool, JsonSchema};
+    use serde::Serialize;
+
+    /// The workflow state of an issue.
+    #[derive(Serialize, serde::Deserialize, JsonSchema)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Status {
+        /// Not started yet
+        Open,
+        /// Someone is working on it
+        InProgress,
+        Done,
+    }
+
+    /// An issue in a search result.
+    #[derive(Serialize, JsonSchema)]
+    pub struct IssueSummary {
+        /// Issue key, e.g. PROJ-1
+        key: String,
+        summary: String,
+        status: Status,
+    }
+
+    /// A size; the unit variants around a data-carrying one keep their places.
+    #[derive(Serialize, serde::Deserialize, JsonSchema)]
+    #[serde(rename_all = "lowercase")]
+    pub enum Size {
+        Small,
+        Custom(u32),
+        Large,
+    }
+
+    /// Defaults of a whole struct come from its `Default`.
+    #[derive(Serialize, serde::Deserialize, JsonSchema)]
+    #[serde(default)]
+    pub struct Paging {
+        page: u32,
+        per_page: u32,
+    }
+
+    impl Default for Paging {
+        fn default() -> Self {
+            Paging {
+                page: 1,
+                per_page: 20,
+            }
+        }
+    }
+
+    /// Search Jira issues.
+    #[tool(read_only)]
+    pub fn search_jira(
+        /// Only issues in this state
+        status: Option<Status>,
+        size: Size,
+        paging: Paging,
+    ) -> Vec<IssueSummary> {
+        let _ = (status, size, paging);
+        Vec::new()
+    }
+}
+
+#[test]
+fn a_type_deriving_the_runtime_s_json_schema_needs_no_schemars_and_keeps_enum_order() {
+    let listed = listed(first_hour::search_jira_tool());
+    if std::env::var_os("SHOW").is_some() {
+        println!("{listed}");
+    }
+    let status = &listed["inputSchema"]["properties"]["status"];
+    assert_eq!(status["enum"], json!(["open", "in_progress", "done"]));
+    assert_eq!(
+        status["description"],
+        "Only issues in this state\n- open: Not started yet\n- in_progress: Someone is working on it"
+    );
+    let out = &listed["outputSchema"]["properties"]["result"]["items"];
+    assert_eq!(
+        out["properties"]["status"]["enum"],
+        json!(["open", "in_progress", "done"])
+    );
+    assert_eq!(out["description"], "An issue in a search result.");
+    let size = &listed["inputSchema"]["properties"]["size"]["oneOf"];
+    assert_eq!(size[0]["const"], "small");
+    assert_eq!(size[2]["const"], "large");
+    assert_eq!(
+        listed["inputSchema"]["properties"]["paging"]["properties"]["per_page"]["default"],
+        20
     );
 }
 

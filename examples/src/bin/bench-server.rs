@@ -1,5 +1,8 @@
-//! A stdio server with three tools, used by the benchmarks and the peer tests:
+//! A server with three tools, used by the benchmarks and the peer tests:
 //! `echo {text}` returns the text; `add {a, b}` returns the sum; `sleep {ms}` waits, honouring cancellation.
+//!
+//! Serves stdio; `--http` serves Streamable HTTP (JSON answers) on 127.0.0.1 at a free port instead, and
+//! prints `listening on ADDR` on stdout first.
 
 use mcp_runtime::protocol::CallToolResult;
 use mcp_runtime::{tool, Context, Server};
@@ -55,6 +58,24 @@ async fn main() -> anyhow::Result<()> {
         .tool(add_tool())
         .tool(sleep_tool())
         .build()?;
+    if std::env::args().any(|a| a == "--http") {
+        use mcp_runtime::http::{serve_http_on, HttpConfig};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        println!("listening on {}", listener.local_addr()?);
+        let stdin_closed = async {
+            // The parent closes our stdin to stop us.
+            let mut sink = Vec::new();
+            let _ = tokio::io::AsyncReadExt::read_to_end(&mut tokio::io::stdin(), &mut sink).await;
+        };
+        serve_http_on(
+            server,
+            listener,
+            HttpConfig::default().json_responses(),
+            stdin_closed,
+        )
+        .await?;
+        return Ok(());
+    }
     server.serve_stdio().await?;
     Ok(())
 }

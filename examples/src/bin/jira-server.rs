@@ -4,14 +4,13 @@
 //! state they share; `triage` is a prompt; `jira://projects` and `jira://issue/{key}` are resources.
 
 use mcp_runtime::protocol::PromptMessage;
-use mcp_runtime::schemars::JsonSchema;
+use mcp_runtime::JsonSchema;
 use mcp_runtime::{prompt, resource, tool, tools, Context, Server};
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, LazyLock, Mutex};
 
 /// The workflow state of an issue.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[schemars(crate = "mcp_runtime::schemars")]
 #[serde(rename_all = "snake_case")]
 enum Status {
     /// Not started yet
@@ -23,7 +22,6 @@ enum Status {
 
 /// The kind of issue.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[schemars(crate = "mcp_runtime::schemars")]
 #[serde(rename_all = "snake_case")]
 enum IssueType {
     /// Something is broken
@@ -35,7 +33,6 @@ enum IssueType {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[schemars(crate = "mcp_runtime::schemars")]
 #[serde(rename_all = "snake_case")]
 enum Priority {
     Low,
@@ -45,7 +42,6 @@ enum Priority {
 
 /// A person, by account.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[schemars(crate = "mcp_runtime::schemars")]
 struct User {
     /// Account id, e.g. `jdoe`
     account: String,
@@ -55,7 +51,6 @@ struct User {
 }
 
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-#[schemars(crate = "mcp_runtime::schemars")]
 struct Comment {
     author: String,
     body: String,
@@ -63,7 +58,6 @@ struct Comment {
 
 /// One issue, in full.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-#[schemars(crate = "mcp_runtime::schemars")]
 struct Issue {
     key: String,
     project: String,
@@ -79,7 +73,6 @@ struct Issue {
 
 /// An issue in a search result.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-#[schemars(crate = "mcp_runtime::schemars")]
 struct IssueSummary {
     key: String,
     summary: String,
@@ -88,7 +81,6 @@ struct IssueSummary {
 
 /// A change to one issue in a bulk update.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[schemars(crate = "mcp_runtime::schemars")]
 struct IssueUpdate {
     /// Issue key, e.g. PROJ-1
     key: String,
@@ -103,7 +95,6 @@ struct IssueUpdate {
 
 /// How a bulk update went.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
-#[schemars(crate = "mcp_runtime::schemars")]
 struct BulkReport {
     updated: Vec<String>,
     not_found: Vec<String>,

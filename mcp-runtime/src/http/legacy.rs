@@ -72,7 +72,10 @@ pub(crate) async fn get_sse(svc: StreamableHttpService, mut req: Request) -> Res
         );
     }
     let id = uuid::Uuid::new_v4().simple().to_string();
-    let (peer, mut rx) = Peer::new(svc.inner.server.connection_config().clone());
+    let (peer, mut rx) = Peer::with_budget(
+        svc.inner.server.connection_config().clone(),
+        svc.inner.budget.clone(),
+    );
     let handler = svc.inner.server.session_handler(peer.clone());
     svc.inner.legacy.lock().insert(
         id.clone(),
@@ -151,15 +154,16 @@ pub(crate) async fn post_message(svc: StreamableHttpService, mut req: Request) -
             "Unsupported Media Type: Content-Type must be application/json",
         );
     }
-    let body = match super::server::read_body(req, &svc.inner.config).await {
-        Ok(b) => b,
-        Err(super::server::BodyError::TooLarge) => {
-            return plain(StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large")
-        }
-        Err(super::server::BodyError::Slow) => {
-            return plain(StatusCode::REQUEST_TIMEOUT, "Request Timeout")
-        }
-    };
+    let (body, _held) =
+        match super::server::read_body(req, &svc.inner.config, &svc.inner.budget).await {
+            Ok(b) => b,
+            Err(super::server::BodyError::TooLarge) => {
+                return plain(StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large")
+            }
+            Err(super::server::BodyError::Slow) => {
+                return plain(StatusCode::REQUEST_TIMEOUT, "Request Timeout")
+            }
+        };
     let msg = framing::decode(&body);
     if let Incoming::Invalid { id, error } = &msg {
         return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), error.clone());

@@ -34,6 +34,7 @@ mod client;
 mod compression;
 mod cors;
 pub mod headers;
+mod held;
 #[cfg(feature = "oauth")]
 mod introspection;
 #[cfg(feature = "oauth")]

@@ -272,7 +272,8 @@ pub(crate) async fn post(
         Ok(Resolved::Modern(m)) => std::sync::Arc::from(m),
     };
     let server = &svc.inner.server;
-    let (peer, rx) = Peer::new(server.connection_config().clone());
+    let (peer, rx) =
+        Peer::with_budget(server.connection_config().clone(), svc.inner.budget.clone());
     let handler = server.request_handler(peer.clone(), svc.principal(h), Some(modern));
     let guard = CloseOnDrop(peer.clone());
     peer.dispatch(

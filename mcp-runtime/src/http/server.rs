@@ -4,6 +4,7 @@
 use super::legacy;
 use super::session::{Attached, HttpSession};
 use super::sse;
+use crate::budget::{ByteBudget, Charge};
 use crate::connection::Handler;
 use crate::framing::{self, frame, Incoming};
 use crate::protocol::{methods, ErrorObject, ProtocolVersion, RequestId};
@@ -164,6 +165,8 @@ pub(crate) struct Inner {
     pub(crate) legacy: legacy::LegacySessions,
     /// Cancelled at shutdown: open SSE streams end, new sessions are refused.
     pub(crate) shutdown: CancellationToken,
+    /// One byte budget for every session and every request body being read.
+    pub(crate) budget: Arc<ByteBudget>,
     reaper: std::sync::Once,
     /// Tokens, scopes and rate limits (`admission.rs`).
     pub(crate) gate: super::admission::Gate,
@@ -188,12 +191,14 @@ pub struct StreamableHttpService {
 
 impl StreamableHttpService {
     pub fn new(server: Server, config: HttpConfig) -> Self {
+        let budget = ByteBudget::new(server.connection_config().max_buffered_bytes);
         StreamableHttpService {
             inner: Arc::new(Inner {
                 server,
                 sessions: RwLock::new(HashMap::new()),
                 legacy: Default::default(),
                 shutdown: CancellationToken::new(),
+                budget,
                 reaper: std::sync::Once::new(),
                 gate: super::admission::Gate::new(&config),
                 config,
@@ -416,8 +421,10 @@ impl StreamableHttpService {
         } else {
             String::new()
         };
-        let (peer, rx) =
-            crate::connection::Peer::new(self.inner.server.connection_config().clone());
+        let (peer, rx) = crate::connection::Peer::with_budget(
+            self.inner.server.connection_config().clone(),
+            self.inner.budget.clone(),
+        );
         let handler = self
             .inner
             .server
@@ -496,7 +503,8 @@ impl StreamableHttpService {
             );
         }
         let caller = req.extensions().get::<super::admission::Caller>().cloned();
-        let body = match read_body(req, &self.inner.config).await {
+        // The body's bytes stay charged until its answer has been sent (see `held`).
+        let (body, held) = match read_body(req, &self.inner.config, &self.inner.budget).await {
             Ok(b) => b,
             Err(BodyError::Slow) => {
                 return rpc_error(
@@ -519,7 +527,18 @@ impl StreamableHttpService {
                 )
             }
         };
-        let msg = framing::decode(&body);
+        let resp = self.post_message(headers, caller, &body).await;
+        super::held::until_sent(resp, held, &self.inner.budget)
+    }
+
+    /// Answers one POSTed message (or batch).
+    async fn post_message(
+        &self,
+        headers: HeaderMap,
+        caller: Option<super::admission::Caller>,
+        body: &Bytes,
+    ) -> Response {
+        let msg = framing::decode(body);
         let is_init =
             matches!(&msg, Incoming::Request { method, .. } if method == methods::INITIALIZE);
         match &msg {
@@ -1112,20 +1131,45 @@ pub async fn serve_http_on(
     super::listen::serve(server, listener, config, shutdown).await
 }
 
+/// Bodies up to this size are read without waiting for the byte budget.
+const SMALL_BODY: usize = 4 * 1024;
+
 pub(crate) enum BodyError {
     TooLarge,
     Slow,
 }
 
-/// The whole body, within the size limit and the body timeout.
-pub(crate) async fn read_body(req: Request, c: &HttpConfig) -> Result<Bytes, BodyError> {
+/// The whole body, within the size limit and the body timeout, with its bytes held on the server's budget
+/// (taken before reading: when the budget is spent, bodies wait unread).
+pub(crate) async fn read_body(
+    req: Request,
+    c: &HttpConfig,
+    budget: &Arc<ByteBudget>,
+) -> Result<(Bytes, Charge), BodyError> {
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if declared.is_some_and(|n| n > c.max_body_bytes) {
+        return Err(BodyError::TooLarge);
+    }
+    // A small body (a notification such as a cancellation, most requests) never waits: it must get
+    // through to free the budget, and a connection costs more than its bytes anyway.
+    let mut charge = match declared {
+        Some(n) if n <= SMALL_BODY => budget.charge(n),
+        n => budget.acquire(n.unwrap_or(c.max_body_bytes)).await,
+    };
     match tokio::time::timeout(
         c.body_read_timeout,
         axum::body::to_bytes(req.into_body(), c.max_body_bytes),
     )
     .await
     {
-        Ok(Ok(b)) => Ok(b),
+        Ok(Ok(b)) => {
+            charge.shrink_to(b.len());
+            Ok((b, charge))
+        }
         Ok(Err(_)) => Err(BodyError::TooLarge),
         Err(_) => Err(BodyError::Slow),
     }

@@ -20,6 +20,7 @@ pub struct Annotations {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ContentBlock {
     Text {
+        #[serde(serialize_with = "crate::framing::serialize_long_str")]
         text: String,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         annotations: Option<Annotations>,
@@ -28,6 +29,7 @@ pub enum ContentBlock {
     },
     Image {
         /// Base64-encoded bytes.
+        #[serde(serialize_with = "crate::framing::serialize_long_str")]
         data: String,
         #[serde(rename = "mimeType")]
         mime_type: String,
@@ -38,6 +40,7 @@ pub enum ContentBlock {
     },
     Audio {
         /// Base64-encoded bytes.
+        #[serde(serialize_with = "crate::framing::serialize_long_str")]
         data: String,
         #[serde(rename = "mimeType")]
         mime_type: String,
@@ -126,6 +129,7 @@ pub enum ResourceContents {
         uri: String,
         #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
         mime_type: Option<String>,
+        #[serde(serialize_with = "crate::framing::serialize_long_str")]
         text: String,
         #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
         meta: Option<JsonObject>,
@@ -135,6 +139,7 @@ pub enum ResourceContents {
         #[serde(rename = "mimeType", default, skip_serializing_if = "Option::is_none")]
         mime_type: Option<String>,
         /// Base64-encoded bytes.
+        #[serde(serialize_with = "crate::framing::serialize_long_str")]
         blob: String,
         #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
         meta: Option<JsonObject>,

@@ -30,6 +30,7 @@ pub use portable::{make_portable, STANDARD_FORMATS};
 use crate::protocol::JsonObject;
 use schemars::generate::{Contract, SchemaSettings};
 use schemars::JsonSchema;
+use schemars::{Schema, SchemaGenerator};
 use serde_json::{json, Value};
 
 /// How the schemas of a tool are shaped; see the [module docs](self).
@@ -60,11 +61,12 @@ impl SchemaProfile {
 
     /// The `inputSchema` of a tool whose arguments deserialize into `T` (an object type).
     pub fn input_schema<T: JsonSchema + ?Sized>(self) -> JsonObject {
-        let mut v = self
-            .settings(Contract::Deserialize)
-            .into_generator()
-            .into_root_schema_for::<T>()
-            .to_value();
+        // Only this line is instantiated per tool; the rest is compiled once.
+        self.input_schema_from(|g| g.root_schema_for::<T>())
+    }
+
+    fn input_schema_from(self, root: fn(&mut SchemaGenerator) -> Schema) -> JsonObject {
+        let mut v = root(&mut self.settings(Contract::Deserialize).into_generator()).to_value();
         match self {
             SchemaProfile::Portable => make_portable(&mut v, true),
             // The root title is the name of a generated arguments struct: noise in either profile.
@@ -87,11 +89,11 @@ impl SchemaProfile {
     /// The `outputSchema` of a tool returning `T`: an object type as is, anything else wrapped in
     /// `{"type":"object","properties":{"result":...},"required":["result"]}`.
     pub fn output_schema<T: JsonSchema + ?Sized>(self) -> OutputSchema {
-        let mut v = self
-            .settings(Contract::Serialize)
-            .into_generator()
-            .into_root_schema_for::<T>()
-            .to_value();
+        self.output_schema_from(|g| g.root_schema_for::<T>())
+    }
+
+    fn output_schema_from(self, root: fn(&mut SchemaGenerator) -> Schema) -> OutputSchema {
+        let mut v = root(&mut self.settings(Contract::Serialize).into_generator()).to_value();
         match self {
             SchemaProfile::Portable => make_portable(&mut v, false),
             SchemaProfile::Full => drop(v.as_object_mut().and_then(|o| o.remove("title"))),
@@ -148,7 +150,7 @@ pub mod __private {
     #[diagnostic::on_unimplemented(
         message = "the argument type `{Self}` has no JSON Schema",
         label = "`{Self}` does not implement `JsonSchema`",
-        note = "derive it: `#[derive(mcp_runtime::schemars::JsonSchema)]` (schemars is re-exported by mcp_runtime)"
+        note = "derive it: `#[derive(mcp_runtime::JsonSchema)]` (no schemars dependency needed)"
     )]
     pub trait ArgumentSchema {}
     impl<T: schemars::JsonSchema + ?Sized> ArgumentSchema for T {}
@@ -179,6 +181,13 @@ pub mod __private {
             s.parse().map_err(|e: T::Err| e.to_string())
         }
     }
+
+    /// schemars' own derive, for the code `#[tool]` and `#[derive(mcp_runtime::JsonSchema)]` generate.
+    pub use ::schemars::JsonSchema as SchemarsJsonSchema;
+
+    /// A transform that changes nothing: on a unit variant it keeps the variant in its own branch, so
+    /// that an enum's values stay in declaration order.
+    pub fn keep_in_order(_: &mut schemars::Schema) {}
 
     pub fn assert_argument_schema<T: ArgumentSchema + ?Sized>() {}
     pub fn assert_argument_deserialize<T: ArgumentDeserialize>() {}

@@ -69,19 +69,16 @@ impl Arguments {
                 reason: "arguments must be a JSON object".into(),
             });
         }
-        let mut de = serde_json::Deserializer::from_str(text);
-        serde_path_to_error::deserialize(&mut de).map_err(|e| {
-            let path = e.path().to_string();
-            let inner = e.into_inner();
-            let mut reason = inner.to_string();
+        // One parse with serde_json (one instantiation of `T`'s `Deserialize` in the user's crate); the
+        // argument at fault is found from where the error points.
+        serde_json::from_str(text).map_err(|e| {
+            let path = crate::framing::error_path(text, &e);
+            let mut reason = e.to_string();
             // serde_json appends " at line 1 column N", which means nothing to a model.
             if let Some(i) = reason.find(" at line ") {
                 reason.truncate(i);
             }
-            ArgumentError {
-                path: if path == "." { String::new() } else { path },
-                reason,
-            }
+            ArgumentError { path, reason }
         })
     }
 }
