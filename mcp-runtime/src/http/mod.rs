@@ -29,6 +29,7 @@
 
 mod auth;
 mod client;
+mod client_headers;
 pub mod headers;
 mod legacy;
 mod modern;
