@@ -12,7 +12,7 @@
 //! requests alike) are accepted with the schema's defaults (SEP-1034); sampling requests get a canned
 //! answer.
 
-use mcp_runtime::http::{Authorizer, HttpClientConfig, HttpTransportKind, OAuthConfig};
+use mcp_runtime::http::{Authorizer, Grant, HttpClientConfig, HttpTransportKind, OAuthConfig};
 use mcp_runtime::protocol::{
     CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult,
     ErrorObject, JsonObject, ProtocolVersion, Role, Tool,
@@ -132,23 +132,38 @@ async fn run() -> anyhow::Result<()> {
     eprintln!("conformance-client: scenario {scenario:?} against {url}");
 
     // Authorization scenarios: the automated authorization server redirects at once; pre-registered
-    // credentials come in MCP_CONFORMANCE_CONTEXT.
+    // credentials, keys and tokens come in MCP_CONFORMANCE_CONTEXT.
     let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
         .ok()
         .and_then(|c| serde_json::from_str(&c).ok())
         .unwrap_or(Value::Null);
+    let text = |k: &str| context.get(k).and_then(Value::as_str).map(str::to_string);
+    // Which grant: the extension scenarios hand over what their flow needs.
+    let grant = if let (Some(endpoint), Some(id_token)) =
+        (text("idp_token_endpoint"), text("idp_id_token"))
+    {
+        Grant::EnterpriseManaged {
+            idp_token_endpoint: endpoint,
+            id_token,
+            idp_client_id: text("idp_client_id"),
+            idp_client_secret: None,
+        }
+    } else if let Some(assertion) = text("valid_jwt") {
+        Grant::JwtBearer { assertion }
+    } else if scenario.starts_with("auth/client-credentials") {
+        Grant::ClientCredentials
+    } else {
+        Grant::AuthorizationCode
+    };
     let oauth = OAuthConfig {
         client_name: "mcp-runtime-conformance-client".into(),
-        client_id: context
-            .get("client_id")
-            .and_then(Value::as_str)
-            .map(str::to_string),
-        client_secret: context
-            .get("client_secret")
-            .and_then(Value::as_str)
-            .map(str::to_string),
+        client_id: text("client_id"),
+        client_secret: text("client_secret"),
+        private_key_pem: text("private_key_pem"),
+        signing_algorithm: text("signing_algorithm").unwrap_or_else(|| "ES256".into()),
         client_metadata_url: Some("https://conformance-test.local/client-metadata.json".into()),
         authorizer: Authorizer::Redirect,
+        grant,
         ..Default::default()
     };
     let config = HttpClientConfig {

@@ -22,7 +22,7 @@ use crate::error::Error;
 use crate::framing::{self, frame, Incoming};
 use crate::protocol::{methods, ErrorObject, RequestId};
 use futures_util::StreamExt;
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
 use reqwest::{StatusCode, Url};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -281,7 +281,7 @@ impl Transport {
             let mut req = self
                 .http
                 .delete(self.url.clone())
-                .headers(self.base_headers())
+                .headers(self.base_headers("DELETE", &self.url))
                 .header(SESSION_HEADER, id);
             if let Some(v) = self.lock().version.clone() {
                 req = req.header(VERSION_HEADER, v);
@@ -372,19 +372,18 @@ impl Transport {
         }
     }
 
-    /// The configured headers, with the OAuth bearer token once there is one.
-    fn base_headers(&self) -> HeaderMap {
+    /// The configured headers, with the OAuth token once there is one (and its DPoP proof for this
+    /// method and URL when it is sender-constrained).
+    fn base_headers(&self, method: &str, url: &Url) -> HeaderMap {
         let mut h = self.headers.clone();
-        if let Some(t) = self.oauth.as_ref().and_then(OAuth::token) {
-            if let Ok(v) = HeaderValue::from_str(&format!("Bearer {t}")) {
-                h.insert(AUTHORIZATION, v);
-            }
+        if let Some(oauth) = &self.oauth {
+            h.extend(oauth.request_headers(method, url));
         }
         h
     }
 
     fn post_headers(&self, how: Post<'_>) -> HeaderMap {
-        let mut h = self.base_headers();
+        let mut h = self.base_headers("POST", &self.url);
         h.insert(
             ACCEPT,
             HeaderValue::from_static("application/json, text/event-stream"),
@@ -432,7 +431,7 @@ impl Transport {
         };
         let legacy = self.lock().legacy_endpoint.clone();
         if let Some(endpoint) = legacy {
-            let mut h = self.base_headers();
+            let mut h = self.base_headers("POST", &endpoint);
             h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
             return match self
                 .http
@@ -465,14 +464,17 @@ impl Transport {
             let Some(oauth) = &self.oauth else { break resp };
             let challenge = Challenge::from_headers(resp.headers());
             let refused = resp.status() == StatusCode::UNAUTHORIZED
-                || (resp.status() == StatusCode::FORBIDDEN
-                    && challenge.error.as_deref() == Some("insufficient_scope"));
-            if !refused || attempts >= oauth.max_attempts() {
+                || (resp.status() == StatusCode::FORBIDDEN && challenge.insufficient_scope());
+            if !refused {
+                oauth.observe(resp.headers());
+                break resp;
+            }
+            if attempts >= oauth.max_attempts() {
                 break resp;
             }
             attempts += 1;
             if let Err(e) = oauth
-                .authorize(&self.url, &challenge, used.as_deref())
+                .on_refusal(&self.url, resp.headers(), used.as_deref())
                 .await
             {
                 return Posted::Failed(format!("authorization failed: {e}"));
@@ -729,7 +731,7 @@ impl Transport {
         &self,
         last_event_id: Option<&str>,
     ) -> Result<Option<reqwest::Response>, String> {
-        let mut h = self.base_headers();
+        let mut h = self.base_headers("GET", &self.url);
         h.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
         {
             let s = self.lock();
@@ -886,7 +888,7 @@ impl Transport {
 
     /// The legacy transport: GET the URL, wait for the `endpoint` event, then read messages in the background.
     async fn open_legacy(self: &Arc<Self>) -> Result<(), Error> {
-        let mut h = self.base_headers();
+        let mut h = self.base_headers("GET", &self.url);
         h.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
         let resp = self
             .http

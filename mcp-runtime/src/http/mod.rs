@@ -37,7 +37,7 @@ mod server;
 mod session;
 pub mod sse;
 
-pub use auth::{Authorizer, OAuthConfig};
+pub use auth::{Authorizer, Grant, OAuthConfig};
 pub use client::{HttpClientConfig, HttpTransportKind};
 pub use server::{serve_http, serve_http_on, HttpConfig, ResponseMode, StreamableHttpService};
 
