@@ -300,6 +300,12 @@ impl ClientBuilder {
                 c.child = Some(guard);
                 Ok(c)
             }
+            Err(Error::Closed(why)) => {
+                // A child that died at once: its exit status and stderr say more than a broken pipe.
+                let reason = guard.reason_source().describe(&why).await;
+                guard.kill();
+                Err(Error::Closed(reason))
+            }
             Err(e) => {
                 guard.kill();
                 Err(e)
