@@ -36,7 +36,7 @@ def answer(ctx: Context, key: str):
     r = responses.get(key)
     if r is None:
         return None
-    return r if isinstance(r, dict) else r.model_dump(by_alias=True, exclude_none=True)
+    return r if isinstance(r, dict) else r.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
 def elicit(key: str, message: str) -> ElicitRequest:

@@ -152,7 +152,16 @@ impl Setup<'_> {
             }
             Err(e) => {
                 tracing::debug!(%e, "server/discover refused: a handshake-era server; initializing");
-                self.initialize(peer).await
+                match self.initialize(peer).await {
+                    // A modern server after all: the probe timed out here but reached a slow-starting
+                    // server, which now refuses `initialize` naming its versions. Probe once more.
+                    Err(Error::Rpc(e)) if e.code == codes::UNSUPPORTED_PROTOCOL_VERSION => {
+                        let v = pick_version(&e)?;
+                        tracing::debug!(%v, "initialize refused with -32022: probing again");
+                        self.discover(peer, v, None).await
+                    }
+                    other => other,
+                }
             }
         }
     }
