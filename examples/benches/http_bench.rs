@@ -1,6 +1,8 @@
 //! Side-by-side Streamable HTTP benchmark: `tools/call` of the same `add` tool on our server and on
 //! rmcp's Streamable HTTP server, each in its own process, driven by the same load generator (many
 //! concurrent clients, each with its own session, each sending its next call when the last is answered).
+//! Handshake-era modes first, then protocol 2026-07-28 (stateless: every POST carries its `_meta` and the
+//! `Mcp-Method`/`Mcp-Name` headers; no session on either side).
 //!
 //! Run: `cargo bench -p examples --bench http_bench`. `BENCH_SECS` sets the seconds per run (default 5),
 //! `BENCH_CLIENTS` the concurrent clients (default 64). The bench re-executes itself as the server
@@ -240,11 +242,22 @@ impl Conn {
         }
     }
 
-    /// POSTs `body`; returns the session id header and the JSON-RPC message of the answer.
-    async fn post(&mut self, session: Option<&str>, body: &str) -> (Option<String>, Value) {
+    /// POSTs `body`; returns the session id header and the JSON-RPC message of the answer. `modern`
+    /// sends the 2026-07-28 headers of a `tools/call` of `add`.
+    async fn post(
+        &mut self,
+        session: Option<&str>,
+        body: &str,
+        modern: bool,
+    ) -> (Option<String>, Value) {
         use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
+        let version = if modern {
+            "2026-07-28\r\nMcp-Method: tools/call\r\nMcp-Name: add"
+        } else {
+            "2025-06-18"
+        };
         let mut req = format!(
-            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nMCP-Protocol-Version: 2025-06-18\r\nContent-Length: {}\r\n",
+            "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nMCP-Protocol-Version: {version}\r\nContent-Length: {}\r\n",
             self.port,
             body.len()
         );
@@ -326,18 +339,29 @@ struct Figures {
     cpu_us: f64,
 }
 
-async fn load(pid: u32, port: u16, stateful: bool, clients: usize, secs: f64) -> Figures {
+/// The era a load speaks: the handshake era with or without sessions, or 2026-07-28.
+#[derive(Clone, Copy, PartialEq)]
+enum Era {
+    Sessions,
+    Stateless,
+    Modern,
+}
+
+async fn load(pid: u32, port: u16, era: Era, clients: usize, secs: f64) -> Figures {
+    let stateful = era == Era::Sessions;
+    let modern = era == Era::Modern;
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}});
     let mut sessions = Vec::new();
     for _ in 0..clients {
         let mut conn = Conn::open(port).await;
         if stateful {
-            let (sid, msg) = conn.post(None, &init.to_string()).await;
+            let (sid, msg) = conn.post(None, &init.to_string(), false).await;
             assert!(msg.get("result").is_some(), "{msg}");
             let sid = sid.expect("a session id");
             conn.post(
                 Some(&sid),
                 &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
+                false,
             )
             .await;
             sessions.push((conn, Some(sid)));
@@ -356,9 +380,13 @@ async fn load(pid: u32, port: u16, stateful: bool, clients: usize, secs: f64) ->
                 let mut lat = Vec::new();
                 let mut id = 1u64;
                 while Instant::now() < deadline {
-                    let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add","arguments":{{"a":{id},"b":1}}}}}}"#);
+                    let body = if modern {
+                        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add","arguments":{{"a":{id},"b":1}},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"io.modelcontextprotocol/clientInfo":{{"name":"bench","version":"1"}}}}}}}}"#)
+                    } else {
+                        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"add","arguments":{{"a":{id},"b":1}}}}}}"#)
+                    };
                     let t = Instant::now();
-                    let (_, msg) = conn.post(sid.as_deref(), &body).await;
+                    let (_, msg) = conn.post(sid.as_deref(), &body, modern).await;
                     lat.push(t.elapsed());
                     assert_eq!(msg["result"]["content"][0]["text"], (id + 1).to_string(), "{msg}");
                     id += 1;
@@ -412,22 +440,35 @@ fn main() {
         "tools/call over Streamable HTTP, {clients} concurrent clients, {secs} s per run; server: 1 worker thread{} (req/s; latency p50 / p99; server CPU per call)",
         if cpus() > 1 { " pinned to CPU 1, load generator on CPU 0" } else { "" }
     );
-    let pairs: [(&str, &str, &str, bool); 2] = [
-        ("SSE answers, sessions", "ours-sse", "rmcp-sse", true),
+    // 2026-07-28 requests go to each server in its default configuration (ours answers JSON unless a
+    // notification comes first; rmcp in its best stateless mode, JSON answers).
+    let pairs: [(&str, &str, &str, Era); 3] = [
+        (
+            "SSE answers, sessions",
+            "ours-sse",
+            "rmcp-sse",
+            Era::Sessions,
+        ),
         (
             "JSON answers, stateless",
             "ours-json-stateless",
             "rmcp-json-stateless",
-            false,
+            Era::Stateless,
+        ),
+        (
+            "2026-07-28, stateless",
+            "ours-sse",
+            "rmcp-json-stateless",
+            Era::Modern,
         ),
     ];
-    for (label, ours, theirs, stateful) in pairs {
+    for (label, ours, theirs, era) in pairs {
         let mut row = Vec::new();
         for kind in [ours, theirs] {
             let (server, port) = spawn(kind);
             let pid = server.0.id();
-            rt.block_on(load(pid, port, stateful, clients, 0.5));
-            let f = rt.block_on(load(pid, port, stateful, clients, secs));
+            rt.block_on(load(pid, port, era, clients, 0.5));
+            let f = rt.block_on(load(pid, port, era, clients, secs));
             row.push(f);
         }
         let (a, b) = (&row[0], &row[1]);
@@ -438,8 +479,8 @@ fn main() {
     }
     let (server, port) = spawn("ours-json");
     let pid = server.0.id();
-    rt.block_on(load(pid, port, true, clients, 0.5));
-    let f = rt.block_on(load(pid, port, true, clients, secs));
+    rt.block_on(load(pid, port, Era::Sessions, clients, 0.5));
+    let f = rt.block_on(load(pid, port, Era::Sessions, clients, secs));
     println!(
         "{:<24} mcp-runtime {:>7.0} req/s p50 {:>5.2} ms p99 {:>5.2} ms {:>5.1} us/call | rmcp: no JSON answers with sessions",
         "JSON answers, sessions", f.rps, f.p50_ms, f.p99_ms, f.cpu_us

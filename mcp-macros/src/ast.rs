@@ -61,6 +61,8 @@ pub struct Arg {
     /// `#[serde(...)]` and `#[schemars(...)]`, passed on to the argument's field.
     pub forwarded: Vec<Attribute>,
     pub has_rename: bool,
+    /// `#[tool(header = "Name")]`: mirrored into `Mcp-Param-Name` (2026-07-28 `x-mcp-header`).
+    pub header: Option<SpannedValue<String>>,
 }
 
 /// The return type: `Result<T, E>` gives `ok = T` and `fallible`.
@@ -223,6 +225,22 @@ impl Arg {
                 errors.push(at("`default` is only for tool arguments: a prompt argument is a string the client may leave out; make it `Option<String>`"));
             }
         }
+        if let Some(h) = &parsed.header {
+            let token = !h.is_empty()
+                && h.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+            if context {
+                errors.push(syn::Error::new(
+                    h.span(),
+                    "a `Context` argument is not part of the request, so it cannot be mirrored into a header",
+                ));
+            } else if !token {
+                errors.push(syn::Error::new(
+                    h.span(),
+                    format!("`header` must be an HTTP field-name token (letters, digits, `-` and the like), not {:?}", h.as_str()),
+                ));
+            }
+        }
         if let Some(r) = &parsed.rename {
             if context {
                 errors.push(syn::Error::new(
@@ -260,6 +278,7 @@ impl Arg {
             default: parsed.default,
             forwarded,
             has_rename: parsed.rename.is_some(),
+            header: parsed.header,
         })
     }
 }

@@ -17,6 +17,9 @@ pub struct ToolAttr {
     pub destructive: Option<SpannedValue<bool>>,
     pub idempotent: Option<SpannedValue<bool>>,
     pub open_world: Option<bool>,
+    /// 2026-07-28 caching hints this tool gives `tools/list`.
+    pub ttl_ms: Option<SpannedValue<u64>>,
+    pub cache_scope: Option<SpannedValue<String>>,
     /// Set by `#[tools]` on the methods it has already expanded.
     #[darling(rename = "__method")]
     pub method_marker: bool,
@@ -29,6 +32,8 @@ pub struct PromptAttr {
     pub name: Option<SpannedValue<String>>,
     pub description: Option<String>,
     pub title: Option<String>,
+    pub ttl_ms: Option<SpannedValue<u64>>,
+    pub cache_scope: Option<SpannedValue<String>>,
 }
 
 /// `#[resource(...)]` on a function.
@@ -43,6 +48,10 @@ pub struct ResourceAttr {
     pub description: Option<String>,
     #[darling(default)]
     pub mime_type: Option<String>,
+    #[darling(default)]
+    pub ttl_ms: Option<SpannedValue<u64>>,
+    #[darling(default)]
+    pub cache_scope: Option<SpannedValue<String>>,
 }
 
 /// `#[tool(...)]` (or `#[prompt(...)]`) on an argument.
@@ -52,6 +61,8 @@ pub struct ArgAttr {
     pub default: Option<SpannedValue<DefaultValue>>,
     pub rename: Option<SpannedValue<String>>,
     pub description: Option<String>,
+    /// `x-mcp-header`: the argument is mirrored into the HTTP header `Mcp-Param-{header}` (2026-07-28).
+    pub header: Option<SpannedValue<String>>,
 }
 
 /// `default` (the type's `Default`) or `default = expr`.
@@ -82,6 +93,47 @@ impl DefaultValue {
     }
 }
 
+/// `ttl_ms = N` and `cache_scope = "public" | "private"`: the `.cache(...)` call on a route, or nothing.
+pub fn cache_hints(
+    ttl_ms: &Option<SpannedValue<u64>>,
+    scope: &Option<SpannedValue<String>>,
+    errors: &mut Errors,
+) -> TokenStream {
+    let scope_tokens = match scope {
+        None => quote::quote!(::mcp_runtime::protocol::CacheScope::Public),
+        Some(s) if s.as_str() == "public" => {
+            quote::quote!(::mcp_runtime::protocol::CacheScope::Public)
+        }
+        Some(s) if s.as_str() == "private" => {
+            quote::quote!(::mcp_runtime::protocol::CacheScope::Private)
+        }
+        Some(s) => {
+            errors.push(syn::Error::new(
+                s.span(),
+                format!(
+                    "`cache_scope` is \"public\" or \"private\", not {:?}",
+                    s.as_str()
+                ),
+            ));
+            return TokenStream::new();
+        }
+    };
+    match (ttl_ms, scope) {
+        (Some(ttl), _) => {
+            let ttl = **ttl;
+            quote::quote!(.cache(::mcp_runtime::protocol::CacheHints::new(#ttl, #scope_tokens)))
+        }
+        (None, Some(s)) => {
+            errors.push(syn::Error::new(
+                s.span(),
+                "`cache_scope` needs `ttl_ms` beside it: how long the result stays fresh, in milliseconds",
+            ));
+            TokenStream::new()
+        }
+        (None, None) => TokenStream::new(),
+    }
+}
+
 pub fn parse<T: FromMeta>(args: TokenStream) -> syn::Result<T> {
     let list = NestedMeta::parse_meta_list(args)?;
     T::from_list(&list).map_err(syn::Error::from)
@@ -100,6 +152,7 @@ pub fn parse_arg(attrs: &[Attribute], name: &str) -> syn::Result<ArgAttr> {
                 out.default = parsed.default.or(out.default);
                 out.rename = parsed.rename.or(out.rename);
                 out.description = parsed.description.or(out.description);
+                out.header = parsed.header.or(out.header);
             }
             Err(e) => errors.push(e),
         }

@@ -169,6 +169,8 @@ pub fn tools(args: TokenStream, input: TokenStream) -> syn::Result<TokenStream> 
 
 /// The expression building the `ToolDef` of one function. With `method`, `__this: Arc<Self>` is in scope.
 fn tool_def(attr: &ToolAttr, f: &Function, method: bool) -> TokenStream {
+    // Checked by `valid::tool` already; errors here cannot happen.
+    let cache = attr::cache_hints(&attr.ttl_ms, &attr.cache_scope, &mut Errors::default());
     let name = attr
         .name
         .as_ref()
@@ -206,6 +208,10 @@ fn tool_def(attr: &ToolAttr, f: &Function, method: bool) -> TokenStream {
         }
         if let Some(d) = &a.description {
             attrs.push(quote!(#[schemars(description = #d)]));
+        }
+        if let Some(h) = &a.header {
+            let h = h.as_str();
+            attrs.push(quote!(#[schemars(extend("x-mcp-header" = #h))]));
         }
         let fwd = &a.forwarded;
         fields.push(quote!(#(#attrs)* #(#fwd)* #ident: #ty));
@@ -309,7 +315,7 @@ fn tool_def(attr: &ToolAttr, f: &Function, method: bool) -> TokenStream {
                     let __ret = #call;
                     ::core::result::Result::Ok(#convert)
                 }
-            })
+            })#cache
         })
     }}
 }

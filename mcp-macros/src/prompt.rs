@@ -19,6 +19,7 @@ pub fn expand(args: TokenStream, input: TokenStream) -> syn::Result<TokenStream>
     let f = Function::read(&mut item.sig, &item.attrs, Kind::Prompt, false)
         .map_err(|e| errors.push(e))
         .ok();
+    let cache = attr::cache_hints(&attr.ttl_ms, &attr.cache_scope, &mut errors);
     if let Some(f) = &f {
         valid::documented_arguments(f, &mut errors);
         if let Some(n) = &attr.name {
@@ -103,7 +104,7 @@ pub fn expand(args: TokenStream, input: TokenStream) -> syn::Result<TokenStream>
                 #(#reads)*
                 let __ret = #call;
                 #convert
-            })
+            })#cache
         }
     })
 }

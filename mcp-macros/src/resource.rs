@@ -39,6 +39,10 @@ pub fn expand(args: TokenStream, input: TokenStream) -> syn::Result<TokenStream>
         }
         None => None,
     };
+    let cache = match &attr {
+        Some(a) => attr::cache_hints(&a.ttl_ms, &a.cache_scope, &mut errors),
+        None => proc_macro2::TokenStream::new(),
+    };
     if let (Some(f), Some(attr), Some(vars)) = (&f, &attr, &vars) {
         valid::documented_arguments(f, &mut errors);
         let template = attr.uri.contains('{');
@@ -122,7 +126,7 @@ pub fn expand(args: TokenStream, input: TokenStream) -> syn::Result<TokenStream>
                 __t.title = #title;
                 __t.description = #description;
                 __t.mime_type = #mime;
-                ::mcp_runtime::server::ResourceTemplateRoute::new(__t, #handler)
+                ::mcp_runtime::server::ResourceTemplateRoute::new(__t, #handler).map(|__t| __t #cache)
             }
         }
     } else {
@@ -137,7 +141,7 @@ pub fn expand(args: TokenStream, input: TokenStream) -> syn::Result<TokenStream>
                 __r.title = #title;
                 __r.description = #description;
                 __r.mime_type = #mime;
-                ::mcp_runtime::server::ResourceRoute::new(__r, #handler)
+                ::mcp_runtime::server::ResourceRoute::new(__r, #handler)#cache
             }
         }
     };

@@ -37,6 +37,7 @@ pub fn tool(attr: &ToolAttr, f: &Function, errors: &mut Errors) {
             }
         }
     }
+    crate::attr::cache_hints(&attr.ttl_ms, &attr.cache_scope, errors);
     documented_arguments(f, errors);
 }
 

@@ -458,3 +458,36 @@ async fn duplicate_free_function_tools_are_rejected_at_registration() {
         "duplicate tool name `now`: every tool of a server needs its own name"
     );
 }
+
+/// Runs a query where the data lives.
+#[tool(ttl_ms = 60000, cache_scope = "private")]
+fn run_query(
+    /// Where to run it
+    #[tool(header = "Region")]
+    region: String,
+    /// What to run
+    query: String,
+) -> String {
+    format!("{region}: {query}")
+}
+
+#[test]
+fn a_header_argument_carries_x_mcp_header_and_the_tool_its_cache_hints() {
+    let route = mcp_runtime::server::ToolRoute::from(run_query_tool());
+    assert_eq!(
+        route.cache,
+        Some(mcp_runtime::protocol::CacheHints::new(
+            60_000,
+            mcp_runtime::protocol::CacheScope::Private
+        ))
+    );
+    let listed = serde_json::to_value(&route.tool).unwrap();
+    assert_eq!(
+        listed["inputSchema"]["properties"]["region"],
+        json!({"type": "string", "description": "Where to run it", "x-mcp-header": "Region"})
+    );
+    let server = Server::builder().tool(route).build().unwrap();
+    let params = server.tool_header_params("run_query");
+    assert_eq!(params.len(), 1);
+    assert_eq!(params[0].header_name(), "Mcp-Param-Region");
+}

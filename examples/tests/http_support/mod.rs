@@ -26,6 +26,11 @@ fn schema(v: Value) -> mcp_runtime::protocol::JsonObject {
 
 /// `echo{text}`; `slow{ms, steps}` sends `steps` log messages `ms` apart, then answers "done".
 pub fn test_server() -> Server {
+    test_server_builder().build().expect("valid server")
+}
+
+/// [`test_server`], to extend before building.
+pub fn test_server_builder() -> mcp_runtime::ServerBuilder {
     let echo = ToolRoute::new(
         Tool::new(
             "echo",
@@ -70,8 +75,6 @@ pub fn test_server() -> Server {
         .tool(echo)
         .tool(slow)
         .offer_tools()
-        .build()
-        .expect("valid server")
 }
 
 /// A server on a free port; dropping the handle (or `stop`) shuts it down gracefully.

@@ -34,26 +34,32 @@ struct BodyView<'a> {
     meta: Option<MetaRaw<'a>>,
 }
 
-/// Whether a POSTed message is served by the 2026-07-28 rules: it says so in `_meta` or in
-/// `MCP-Protocol-Version`, or it is `server/discover`.
+/// Whether a POSTed message is served by the 2026-07-28 rules: it says so in `MCP-Protocol-Version` or in
+/// `_meta`, or it is `server/discover`.
 pub(crate) fn is_modern(headers: &HeaderMap, msg: &Incoming<'_>) -> bool {
-    let header_modern = headers
+    let header = headers
         .get(headers::PROTOCOL_VERSION)
         .and_then(|v| v.to_str().ok())
-        .and_then(ProtocolVersion::parse)
-        .is_some_and(ProtocolVersion::is_modern);
+        .and_then(ProtocolVersion::parse);
+    if header.is_some_and(ProtocolVersion::is_modern) {
+        return true;
+    }
     match msg {
         Incoming::Request { method, params, .. } => {
-            header_modern
-                || method == methods::SERVER_DISCOVER
-                || params
-                    .and_then(|p| serde_json::from_str::<BodyView<'_>>(p.get()).ok())
-                    .and_then(|b| b.meta)
-                    .is_some_and(|m| m.is_modern())
+            method == methods::SERVER_DISCOVER || params.is_some_and(declares_modern)
         }
-        Incoming::Notification { .. } => header_modern,
         _ => false,
     }
+}
+
+/// Whether params carry the per-request protocol fields in `_meta`. A handshake-era request rarely
+/// mentions `io.modelcontextprotocol/` at all, which a scan for it settles without parsing.
+fn declares_modern(params: &RawValue) -> bool {
+    memchr::memmem::find(params.get().as_bytes(), b"io.modelcontextprotocol/").is_some()
+        && serde_json::from_str::<BodyView<'_>>(params.get())
+            .ok()
+            .and_then(|b| b.meta)
+            .is_some_and(|m| m.is_modern())
 }
 
 fn header_text<'h>(h: &'h HeaderMap, name: &str) -> Result<Option<&'h [u8]>, ErrorObject> {
@@ -220,12 +226,29 @@ pub(crate) async fn post(
             }
         },
     };
+    if method == methods::INITIALIZE && !view.meta.as_ref().is_some_and(MetaRaw::is_modern) {
+        // A handshake-era client at a 2026-only endpoint: tell it the version to use.
+        #[derive(Deserialize)]
+        struct Init {
+            #[serde(rename = "protocolVersion", default)]
+            version: String,
+        }
+        let requested = params
+            .and_then(|p| serde_json::from_str::<Init>(p.get()).ok())
+            .map(|i| i.version)
+            .unwrap_or_default();
+        return rpc_error(
+            StatusCode::BAD_REQUEST,
+            Some(&id),
+            crate::server::era::initialize_refused(&requested),
+        );
+    }
     if let Err(e) = check_headers(svc, h, &method, &view) {
         return rpc_error(StatusCode::BAD_REQUEST, Some(&id), e);
     }
     // A malformed or unsupported `_meta` is answered here, with its HTTP status (400).
     let meta = view.meta.unwrap_or_default();
-    match meta.resolve() {
+    let modern = match meta.resolve() {
         Err(e) => return rpc_error(StatusCode::BAD_REQUEST, Some(&id), e),
         Ok(Resolved::Legacy) => {
             return rpc_error(
@@ -244,11 +267,11 @@ pub(crate) async fn post(
                 crate::server::era::legacy_version_needs_initialize(v),
             )
         }
-        Ok(Resolved::Modern(_)) => {}
-    }
+        Ok(Resolved::Modern(m)) => std::sync::Arc::from(m),
+    };
     let server = &svc.inner.server;
     let (peer, rx) = Peer::new(server.connection_config().clone());
-    let handler = server.session_handler_for(peer.clone(), svc.principal(h));
+    let handler = server.request_handler(peer.clone(), svc.principal(h), Some(modern));
     let guard = CloseOnDrop(peer.clone());
     peer.dispatch(
         Incoming::Request {

@@ -1005,6 +1005,14 @@ fn check_version_header(headers: &HeaderMap) -> Result<(), Response> {
 }
 
 pub(crate) fn accepts(headers: &HeaderMap, mime: &str) -> bool {
+    // What clients send nearly always, settled without splitting.
+    if let Some(v) = headers.get(header::ACCEPT) {
+        if v.as_bytes() == b"application/json, text/event-stream"
+            && (mime == "application/json" || mime == "text/event-stream")
+        {
+            return true;
+        }
+    }
     headers
         .get_all(header::ACCEPT)
         .iter()

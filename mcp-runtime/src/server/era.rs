@@ -148,6 +148,21 @@ pub(crate) fn legacy_version_needs_initialize(v: ProtocolVersion) -> ErrorObject
     e
 }
 
+/// The answer of a 2026-07-28-only server to `initialize`: the version it speaks, since a handshake-era
+/// client has no other way to learn it.
+pub(crate) fn initialize_refused(requested: &str) -> ErrorObject {
+    let mut e = ErrorObject::unsupported_version(
+        requested,
+        vec![ProtocolVersion::MODERN.as_str().to_string()],
+    );
+    e.message = format!(
+        "This server speaks only protocol {} (stateless, no initialize): send every request with \
+         _meta.io.modelcontextprotocol/protocolVersion",
+        ProtocolVersion::MODERN
+    );
+    e
+}
+
 /// The error for a handshake-era request on a connection that has not initialized: it could be either a
 /// 2026-07-28 request missing its `_meta`, or a handshake-era request sent too early, so it says both.
 pub(crate) fn not_initialized(method: &str) -> ErrorObject {

@@ -510,9 +510,23 @@ impl Server {
     /// opaque name: the subject of a verified token, say). It reaches handlers as
     /// [`Context::principal`] and binds multi round-trip request states to that principal.
     pub fn session_handler_for(&self, peer: Peer, principal: Option<String>) -> Arc<dyn Handler> {
+        self.request_handler(peer, principal, None)
+    }
+
+    /// The handler of a connection that carries one 2026-07-28 request whose declarations the transport
+    /// has read already.
+    pub(crate) fn request_handler(
+        &self,
+        peer: Peer,
+        principal: Option<String>,
+        modern: Option<Arc<ModernRequest>>,
+    ) -> Arc<dyn Handler> {
         let s = SessionState::new(self.inner.clone(), peer);
         if let Some(p) = principal {
             s.set_principal(p);
+        }
+        if let Some(m) = modern {
+            s.preset(m);
         }
         Arc::new(ServerHandler(s))
     }

@@ -13,6 +13,7 @@ use super::{Context, Eras, ServerInner};
 use crate::connection::{Handler, Peer, Reply, RequestIn};
 use crate::framing::{parse_params, to_raw};
 use crate::protocol::*;
+use futures_util::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -45,6 +46,9 @@ pub struct SessionState {
     subscriptions: Mutex<HashSet<String>>,
     /// Who the transport authenticated on this connection, if anyone (binds request states to them).
     principal: OnceLock<String>,
+    /// The declarations of the one 2026-07-28 request this connection carries, when its transport read
+    /// them already (HTTP: a connection per request), so that they are not read twice.
+    preset: OnceLock<Arc<ModernRequest>>,
 }
 
 impl SessionState {
@@ -59,7 +63,13 @@ impl SessionState {
             log_level: AtomicU8::new(LOG_DEFAULT),
             subscriptions: Mutex::new(HashSet::new()),
             principal: OnceLock::new(),
+            preset: OnceLock::new(),
         })
+    }
+
+    /// The transport already read the `_meta` of the request this connection carries.
+    pub(crate) fn preset(&self, m: Arc<ModernRequest>) {
+        let _ = self.preset.set(m);
     }
 
     pub fn phase(&self) -> Phase {
@@ -128,16 +138,7 @@ impl SessionState {
     ) -> Result<Box<RawValue>, ErrorObject> {
         let p: InitializeParams = parse_params(params)?;
         if self.server.eras == Eras::ModernOnly {
-            let mut e = ErrorObject::unsupported_version(
-                &p.protocol_version,
-                vec![ProtocolVersion::MODERN.as_str().to_string()],
-            );
-            e.message = format!(
-                "This server speaks only protocol {} (stateless, no initialize): send every request with \
-                 _meta.io.modelcontextprotocol/protocolVersion",
-                ProtocolVersion::MODERN
-            );
-            return Err(e);
+            return Err(era::initialize_refused(&p.protocol_version));
         }
         if self
             .phase
@@ -177,15 +178,34 @@ struct CallRaw<'a> {
     arguments: Option<&'a RawValue>,
     #[serde(rename = "_meta", borrow, default)]
     meta: Option<MetaRaw<'a>>,
-    #[serde(rename = "inputResponses", borrow, default)]
+    #[serde(
+        rename = "inputResponses",
+        borrow,
+        default,
+        deserialize_with = "present"
+    )]
     input_responses: Option<&'a RawValue>,
     #[serde(rename = "requestState", borrow, default)]
     request_state: Option<Cow<'a, str>>,
 }
 
+/// A raw field that is `Some` whenever it is present, `null` included (plain `Option` reads `null` as
+/// absent; an explicit `"inputResponses": null` is malformed and must be answered as such).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
 /// The MRTR fields of a retried request.
+#[derive(Deserialize)]
 struct RetryRaw<'a> {
+    #[serde(
+        rename = "inputResponses",
+        borrow,
+        default,
+        deserialize_with = "present"
+    )]
     input_responses: Option<&'a RawValue>,
+    #[serde(rename = "requestState", borrow, default)]
     request_state: Option<Cow<'a, str>>,
 }
 
@@ -246,6 +266,9 @@ impl ServerHandler {
         let eras = self.0.server.eras;
         if eras == Eras::LegacyOnly {
             return Ok(None);
+        }
+        if let (Some(m), true) = (self.0.preset.get(), meta.is_modern()) {
+            return Ok(Some(m.clone()));
         }
         match meta.resolve()? {
             Resolved::Modern(m) => Ok(Some(Arc::from(m))),
@@ -453,7 +476,8 @@ impl ServerHandler {
         }
     }
 
-    /// A retry's answers (`None` for a handshake-era request, which has no input rounds).
+    /// The input round of a request that may ask for input (`None` in the handshake era, which has no
+    /// rounds): the answers its retry brings, once its state is checked.
     fn input_round(
         &self,
         modern: &Option<Arc<ModernRequest>>,
@@ -489,6 +513,44 @@ impl ServerHandler {
         )
     }
 
+    /// Runs a handler that may ask for input. In the handshake era its result is the response. Under
+    /// 2026-07-28 it runs in its input round (`ctx` is made modern here): `input_required` when it asks for
+    /// what the retry did not bring, else `finish` stamps its result. `binding` names the request a state
+    /// belongs to; it is computed only when a state is sealed.
+    fn run_handler<T: serde::Serialize + Send + 'static>(
+        &self,
+        modern: Option<(Arc<ModernRequest>, Arc<InputRound>)>,
+        ctx: Context,
+        handler: impl FnOnce(Context) -> BoxFuture<'static, Result<T, ErrorObject>>,
+        binding: impl FnOnce(&ServerHandler) -> Binding + Send + 'static,
+        finish: impl FnOnce(&ServerHandler, T) -> Result<Box<RawValue>, ErrorObject> + Send + 'static,
+    ) -> Reply {
+        let Some((m, round)) = modern else {
+            let fut = handler(ctx);
+            return Reply::Spawn {
+                fut: Box::pin(async move { to_raw(&fut.await?) }),
+                cancellable: true,
+            };
+        };
+        let fut = handler(ctx.modern(m, Some(round.clone())));
+        let session = self.0.clone();
+        Reply::Spawn {
+            fut: Box::pin(async move {
+                let h = ServerHandler(session);
+                round
+                    .run(
+                        fut,
+                        &h.0.server.sealer,
+                        || binding(&h),
+                        |ir| h.stamp(ResultType::InputRequired, None).apply(&ir, None),
+                        |r| finish(&h, r),
+                    )
+                    .await
+            }),
+            cancellable: true,
+        }
+    }
+
     fn call_tool(&self, req: &RequestIn<'_>) -> Reply {
         let call: CallRaw<'_> = match parse_params(req.params) {
             Ok(c) => c,
@@ -509,7 +571,14 @@ impl ServerHandler {
             }
             _ => {}
         }
-        let Some(route) = srv.tools.snapshot().get(&call.name).cloned() else {
+        // Only the handler is taken from the registry: cloning the whole route would copy the tool's
+        // definition and schemas on every call.
+        let Some(handler) = srv
+            .tools
+            .snapshot()
+            .get(&call.name)
+            .map(|r| r.handler.clone())
+        else {
             return Reply::Now(Err(ErrorObject::invalid_params(format!(
                 "Unknown tool: {}",
                 call.name
@@ -517,61 +586,35 @@ impl ServerHandler {
             .with_data(serde_json::json!({"field": "name"}))));
         };
         let arguments = call.arguments.filter(|a| a.get() != "null");
+        let args = super::tools::Arguments::from_borrowed(arguments);
+        let name = call.name.into_owned();
+        // Absent arguments bind like `{}`, as the handler sees them.
+        let bound_args = args.clone();
+        let bind = move |h: &ServerHandler| {
+            h.binding(
+                methods::TOOLS_CALL,
+                &name,
+                serde_json::from_str(bound_args.as_str()).ok(),
+            )
+        };
         let retry = RetryRaw {
             input_responses: call.input_responses,
             request_state: call.request_state,
         };
-        let round = match self.input_round(&modern, &retry, || {
-            self.binding(
-                methods::TOOLS_CALL,
-                &call.name,
-                arguments.and_then(|a| serde_json::from_str(a.get()).ok()),
-            )
-        }) {
+        let round = match self.input_round(&modern, &retry, || bind(self)) {
             Ok(r) => r,
             Err(e) => return Reply::Now(Err(e)),
         };
-        let args = super::tools::Arguments::from_borrowed(arguments);
-        let ctx = self.0.ctx(req, meta.progress_token);
-        let Some((m, round)) = modern.zip(round) else {
-            let fut = route.handler.call(args, ctx);
-            return Reply::Spawn {
-                fut: Box::pin(async move {
-                    let result = fut.await?;
-                    to_raw(&result)
-                }),
-                cancellable: true,
-            };
-        };
-        let binding_args = args.clone();
-        let fut = route.handler.call(args, ctx.modern(m, Some(round.clone())));
-        let session = self.0.clone();
-        let name = call.name.into_owned();
-        Reply::Spawn {
-            fut: Box::pin(async move {
-                let h = ServerHandler(session);
-                let srv = &h.0.server;
-                round
-                    .run(
-                        fut,
-                        &srv.sealer,
-                        || {
-                            h.binding(
-                                methods::TOOLS_CALL,
-                                &name,
-                                serde_json::from_str(binding_args.as_str()).ok(),
-                            )
-                        },
-                        |ir| h.stamp(ResultType::InputRequired, None).apply(&ir, None),
-                        |mut r: CallToolResult| {
-                            let own = r.meta.take();
-                            h.stamp(ResultType::Complete, None).apply(&r, own)
-                        },
-                    )
-                    .await
-            }),
-            cancellable: true,
-        }
+        self.run_handler(
+            modern.zip(round),
+            self.0.ctx(req, meta.progress_token),
+            move |ctx| handler.call(args, ctx),
+            bind,
+            |h, mut r: CallToolResult| {
+                let own = r.meta.take();
+                h.stamp(ResultType::Complete, None).apply(&r, own)
+            },
+        )
     }
 
     fn read_resource(
@@ -580,15 +623,7 @@ impl ServerHandler {
         progress_token: Option<ProgressToken>,
         modern: Option<Arc<ModernRequest>>,
     ) -> Reply {
-        #[derive(Deserialize)]
-        struct P<'a> {
-            uri: String,
-            #[serde(rename = "inputResponses", borrow, default)]
-            input_responses: Option<&'a RawValue>,
-            #[serde(rename = "requestState", borrow, default)]
-            request_state: Option<Cow<'a, str>>,
-        }
-        let p: P<'_> = match parse_params(req.params) {
+        let p: ResourceUriParams = match parse_params(req.params) {
             Ok(p) => p,
             Err(e) => return Reply::Now(Err(e)),
         };
@@ -605,54 +640,47 @@ impl ServerHandler {
             )
             .with_data(serde_json::json!({"uri": p.uri}))));
         };
-        let retry = RetryRaw {
-            input_responses: p.input_responses,
-            request_state: p.request_state,
-        };
-        let round = match self.input_round(&modern, &retry, || {
-            self.binding(methods::RESOURCES_READ, &p.uri, None)
-        }) {
+        let uri = p.uri;
+        let bound_uri = uri.clone();
+        let bind = move |h: &ServerHandler| h.binding(methods::RESOURCES_READ, &bound_uri, None);
+        let round = match self.retry(req.params, &modern, |s| bind(s)) {
             Ok(r) => r,
             Err(e) => return Reply::Now(Err(e)),
         };
-        let ctx = self.0.ctx(req, progress_token);
-        let Some((m, round)) = modern.zip(round) else {
-            let fut = handler.read(p.uri, vars, ctx);
-            return Reply::Spawn {
-                fut: Box::pin(async move { to_raw(&fut.await?) }),
-                cancellable: true,
-            };
-        };
-        let uri = p.uri.clone();
-        let fut = handler.read(p.uri, vars, ctx.modern(m, Some(round.clone())));
-        let session = self.0.clone();
-        Reply::Spawn {
-            fut: Box::pin(async move {
-                let h = ServerHandler(session);
-                let srv = &h.0.server;
-                round
-                    .run(
-                        fut,
-                        &srv.sealer,
-                        || h.binding(methods::RESOURCES_READ, &uri, None),
-                        |ir| h.stamp(ResultType::InputRequired, None).apply(&ir, None),
-                        |mut r: ReadResourceResult| {
-                            if r.contents.is_empty() {
-                                // 2026-07-28 forbids an empty read: it would look like a missing resource.
-                                return Err(ErrorObject::invalid_params(format!(
-                                    "Resource not found: {uri}"
-                                ))
-                                .with_data(serde_json::json!({"uri": uri})));
-                            }
-                            let hints = r.cache.take().or(cache).unwrap_or(srv.read_cache);
-                            let own = r.meta.take();
-                            h.stamp(ResultType::Complete, Some(hints)).apply(&r, own)
-                        },
-                    )
-                    .await
-            }),
-            cancellable: true,
+        let read_uri = uri.clone();
+        self.run_handler(
+            modern.zip(round),
+            self.0.ctx(req, progress_token),
+            move |ctx| handler.read(read_uri, vars, ctx),
+            bind,
+            move |h, mut r: ReadResourceResult| {
+                if r.contents.is_empty() {
+                    // 2026-07-28 forbids an empty read: it would look like a missing resource.
+                    return Err(
+                        ErrorObject::invalid_params(format!("Resource not found: {uri}"))
+                            .with_data(serde_json::json!({"uri": uri})),
+                    );
+                }
+                let hints = r.cache.take().or(cache).unwrap_or(h.0.server.read_cache);
+                let own = r.meta.take();
+                h.stamp(ResultType::Complete, Some(hints)).apply(&r, own)
+            },
+        )
+    }
+
+    /// The input round of a 2026 `prompts/get` or `resources/read`: their params are small, so the retry's
+    /// fields are read in a pass of their own.
+    fn retry(
+        &self,
+        params: Option<&RawValue>,
+        modern: &Option<Arc<ModernRequest>>,
+        binding: impl FnOnce(&ServerHandler) -> Binding,
+    ) -> Result<Option<Arc<InputRound>>, ErrorObject> {
+        if modern.is_none() {
+            return Ok(None);
         }
+        let retry: RetryRaw<'_> = parse_params(params)?;
+        self.input_round(modern, &retry, || binding(self))
     }
 
     fn subscribe(&self, params: Option<&RawValue>, on: bool) -> Result<Box<RawValue>, ErrorObject> {
@@ -676,76 +704,42 @@ impl ServerHandler {
         progress_token: Option<ProgressToken>,
         modern: Option<Arc<ModernRequest>>,
     ) -> Reply {
-        #[derive(Deserialize)]
-        struct P<'a> {
-            name: String,
-            #[serde(default)]
-            arguments: Option<std::collections::BTreeMap<String, String>>,
-            #[serde(rename = "inputResponses", borrow, default)]
-            input_responses: Option<&'a RawValue>,
-            #[serde(rename = "requestState", borrow, default)]
-            request_state: Option<Cow<'a, str>>,
-        }
-        let p: P<'_> = match parse_params(req.params) {
+        let p: GetPromptParams = match parse_params(req.params) {
             Ok(p) => p,
             Err(e) => return Reply::Now(Err(e)),
         };
-        let Some(route) = self.0.server.prompts.snapshot().get(&p.name).cloned() else {
-            return Reply::Now(Err(ErrorObject::invalid_params(format!(
-                "Unknown prompt: {}",
-                p.name
-            ))
-            .with_data(serde_json::json!({"field": "name"}))));
-        };
         let args = p.arguments.unwrap_or_default();
-        if let Err(e) = route.check_required(&args) {
-            return Reply::Now(Err(e));
-        }
-        let retry = RetryRaw {
-            input_responses: p.input_responses,
-            request_state: p.request_state,
+        let handler = {
+            let prompts = self.0.server.prompts.snapshot();
+            let Some(route) = prompts.get(&p.name) else {
+                return Reply::Now(Err(ErrorObject::invalid_params(format!(
+                    "Unknown prompt: {}",
+                    p.name
+                ))
+                .with_data(serde_json::json!({"field": "name"}))));
+            };
+            if let Err(e) = route.check_required(&args) {
+                return Reply::Now(Err(e));
+            }
+            route.handler.clone()
         };
-        let round = match self.input_round(&modern, &retry, || {
-            self.binding(
-                methods::PROMPTS_GET,
-                &p.name,
-                serde_json::to_value(&args).ok(),
-            )
-        }) {
+        let name = p.name;
+        let bound_args = serde_json::to_value(&args).ok();
+        let bind = move |h: &ServerHandler| h.binding(methods::PROMPTS_GET, &name, bound_args);
+        let round = match self.retry(req.params, &modern, |s| bind.clone()(s)) {
             Ok(r) => r,
             Err(e) => return Reply::Now(Err(e)),
         };
-        let ctx = self.0.ctx(req, progress_token);
-        let Some((m, round)) = modern.zip(round) else {
-            let fut = route.handler.get(args, ctx);
-            return Reply::Spawn {
-                fut: Box::pin(async move { to_raw(&fut.await?) }),
-                cancellable: true,
-            };
-        };
-        let binding_args = serde_json::to_value(&args).ok();
-        let fut = route.handler.get(args, ctx.modern(m, Some(round.clone())));
-        let session = self.0.clone();
-        let name = p.name;
-        Reply::Spawn {
-            fut: Box::pin(async move {
-                let h = ServerHandler(session);
-                let srv = &h.0.server;
-                round
-                    .run(
-                        fut,
-                        &srv.sealer,
-                        || h.binding(methods::PROMPTS_GET, &name, binding_args),
-                        |ir| h.stamp(ResultType::InputRequired, None).apply(&ir, None),
-                        |mut r: GetPromptResult| {
-                            let own = r.meta.take();
-                            h.stamp(ResultType::Complete, None).apply(&r, own)
-                        },
-                    )
-                    .await
-            }),
-            cancellable: true,
-        }
+        self.run_handler(
+            modern.zip(round),
+            self.0.ctx(req, progress_token),
+            move |ctx| handler.get(args, ctx),
+            bind,
+            |h, mut r: GetPromptResult| {
+                let own = r.meta.take();
+                h.stamp(ResultType::Complete, None).apply(&r, own)
+            },
+        )
     }
 
     fn complete(&self, req: &RequestIn<'_>, modern: Option<Arc<ModernRequest>>) -> Reply {
