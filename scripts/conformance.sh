@@ -3,7 +3,8 @@
 # HTTP) and our conformance-client (client scenarios), in both suite versions:
 #   0.1.16          every server scenario with SSE answers (the default) and with JSON answers (`--json`;
 #                   the SSE-polling scenario reports INFO there, as it needs SSE); the core client suite.
-#   0.2.0-alpha.12  the server requirement sets of 2026-07-28 and 2025-11-25.
+#   0.2.0-alpha.12  the server requirement sets of 2026-07-28 and 2025-11-25; the client requirement set of
+#                   2026-07-28 and the client extension scenarios (skills).
 # After each run scripts/conformance_checks.py reads every checks.json: a run passes only if no check
 # failed, including the scenarios the suite itself does not score (extensions, pending ones).
 # Needs ../shared/conformance (or $MCP_CONFORMANCE_DIR), which installs the suites and Node 22 from npm.
@@ -36,6 +37,22 @@ for rev in 2026-07-28 2025-11-25; do
   check "$out/server-$rev"
 done
 unset MCP_CONFORMANCE_VERSION
+
+# --- Client, 0.2.0-alpha.12 (conformance-client; the 0.1.16 core client suite runs above) --------------
+# The client requirement set of 2026-07-28 (the suite runs the authorization extensions with it: client
+# credentials, enterprise-managed, DPoP, workload identity), then the extension scenarios it does not
+# list: the skills extension's client rules.
+export MCP_CONFORMANCE_VERSION=0.2.0-alpha.12
+echo "=== 0.2.0-alpha.12: client requirements of 2026-07-28" >&2
+bash "$conf/conformance.sh" client --command "$bin/conformance-client" --requirements 2026-07-28 -o "$out/client-2026" || failed=1
+check "$out/client-2026"
+for s in sep-2640-client-no-prefetch sep-2640-client-verify-digest sep-2640-client-verify-size sep-2640-client-verify-frontmatter; do
+  echo "=== 0.2.0-alpha.12: client scenario $s" >&2
+  bash "$conf/conformance.sh" client --command "$bin/conformance-client" --scenario "$s" -o "$out/client-ext" || failed=1
+done
+check "$out/client-ext"
+unset MCP_CONFORMANCE_VERSION
+# --- end of the client block ----------------------------------------------------------------------------
 
 if [ "$failed" = 0 ]; then
   echo "conformance: every check passed; results under $out" >&2

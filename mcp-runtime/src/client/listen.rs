@@ -21,30 +21,60 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::{broadcast, mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
 
 /// Notifications a subscription may hold unread; beyond that new ones are dropped with a warning.
 const BUFFER: usize = 1024;
 
+/// One open stream: where its notifications go, and a token the server's `notifications/cancelled`
+/// trips to end it.
+struct Route {
+    tx: mpsc::Sender<ServerNotification>,
+    ended: CancellationToken,
+}
+
 /// The open listen streams of a connection, by the id of their request.
 #[derive(Clone, Default)]
-pub(crate) struct Subscriptions(Arc<Mutex<HashMap<RequestId, mpsc::Sender<ServerNotification>>>>);
+pub(crate) struct Subscriptions(Arc<Mutex<HashMap<RequestId, Route>>>);
 
 impl Subscriptions {
-    fn register(&self, id: RequestId) -> mpsc::Receiver<ServerNotification> {
+    fn register(&self, id: RequestId) -> (mpsc::Receiver<ServerNotification>, CancellationToken) {
         let (tx, rx) = mpsc::channel(BUFFER);
-        self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(id, tx);
-        rx
+        let ended = CancellationToken::new();
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).insert(
+            id,
+            Route {
+                tx,
+                ended: ended.clone(),
+            },
+        );
+        (rx, ended)
     }
 
     fn remove(&self, id: &RequestId) {
         self.0.lock().unwrap_or_else(|e| e.into_inner()).remove(id);
     }
 
-    /// Delivers a notification to the subscription named in its `_meta`, if it has one.
+    /// Delivers a notification to the subscription named in its `_meta`, if it has one; a server's
+    /// `notifications/cancelled` naming a listen request ends that stream.
     pub(crate) fn route(&self, n: &ServerNotification) {
+        if n.method == methods::CANCELLED {
+            let id = n
+                .params
+                .as_ref()
+                .and_then(|p| p.get("requestId"))
+                .and_then(|v| serde_json::from_value::<RequestId>(v.clone()).ok());
+            let route = id.and_then(|id| {
+                self.0
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&id)
+            });
+            if let Some(r) = route {
+                r.ended.cancel();
+            }
+            return;
+        }
         let Some(id) = n
             .params
             .as_ref()
@@ -59,7 +89,7 @@ impl Subscriptions {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .get(&id)
-            .cloned();
+            .map(|r| r.tx.clone());
         match tx {
             Some(tx) => {
                 if tx.try_send(n.clone()).is_err() {
@@ -225,7 +255,7 @@ pub(crate) async fn listen_modern(
         .and_then(|n| serde_json::from_value(n.clone()).ok())
         .unwrap_or_default();
     let raw = to_raw(&params).map_err(|e| Error::Protocol(e.message))?;
-    let mut rx = registry.register(id.clone());
+    let (mut rx, ended) = registry.register(id.clone());
     let (tx, mut outcome) = oneshot::channel();
     let request = {
         let peer = peer.clone();
@@ -237,11 +267,13 @@ pub(crate) async fn listen_modern(
                 timeout: Some(Duration::MAX),
                 ..Default::default()
             };
-            let r = peer
-                .request_with_id(id.clone(), methods::SUBSCRIPTIONS_LISTEN, Some(&raw), opts)
-                .await;
+            let r = tokio::select! {
+                r = peer.request_with_id(id.clone(), methods::SUBSCRIPTIONS_LISTEN, Some(&raw), opts) => r.map(|_| ()),
+                // The server tore the stream down with `notifications/cancelled`.
+                _ = ended.cancelled() => Err(Error::Closed("the server ended the subscription".into())),
+            };
             registry.remove(&id);
-            let _ = tx.send(r.map(|_| ()));
+            let _ = tx.send(r);
         })
     };
     let first = async {
@@ -360,8 +392,8 @@ mod tests {
     #[test]
     fn notifications_are_routed_by_subscription_id() {
         let s = Subscriptions::default();
-        let mut a = s.register(RequestId::Number(1));
-        let mut b = s.register(RequestId::String("x".into()));
+        let (mut a, _) = s.register(RequestId::Number(1));
+        let (mut b, ended) = s.register(RequestId::String("x".into()));
         let n = |id: serde_json::Value| ServerNotification {
             method: "notifications/tools/list_changed".into(),
             params: Some(json!({"_meta": {"io.modelcontextprotocol/subscriptionId": id}})),
@@ -377,5 +409,12 @@ mod tests {
         assert!(a.try_recv().is_err());
         assert!(b.try_recv().is_ok());
         assert!(b.try_recv().is_err());
+        // The server ends a stream by cancelling its listen request.
+        s.route(&ServerNotification {
+            method: "notifications/cancelled".into(),
+            params: Some(json!({"requestId": "x"})),
+        });
+        assert!(ended.is_cancelled());
+        assert!(matches!(b.try_recv(), Err(mpsc::error::TryRecvError::Disconnected)));
     }
 }
