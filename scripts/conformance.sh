@@ -3,8 +3,9 @@
 # HTTP) and our conformance-client (client scenarios), in both suite versions:
 #   0.1.16          every server scenario with SSE answers (the default) and with JSON answers (`--json`;
 #                   the SSE-polling scenario reports INFO there, as it needs SSE); the core client suite.
-#   0.2.0-alpha.12  the server requirement sets of 2026-07-28 and 2025-11-25; the client requirement set of
-#                   2026-07-28 and the client extension scenarios (skills).
+#   0.2.0-alpha.12  the server requirement sets of 2026-07-28 and 2025-11-25; the skills extension's
+#                   server scenarios (sep-2640-*); the client requirement set of 2026-07-28 and the
+#                   skills extension's client scenarios (sep-2640-client-*).
 # After each run scripts/conformance_checks.py reads every checks.json: a run passes only if no check
 # failed, including the scenarios the suite itself does not score (extensions, pending ones).
 # Needs ../shared/conformance (or $MCP_CONFORMANCE_DIR), which installs the suites and Node 22 from npm.
@@ -36,6 +37,13 @@ for rev in 2026-07-28 2025-11-25; do
   bash "$conf/run-server.sh" -p "$port" -r "$rev" -o "$out/server-$rev" -- "$bin/everything-server" --http || failed=1
   check "$out/server-$rev"
 done
+# The skills extension (SEP-2640): scenarios no requirement set lists. They skip every check when the
+# extension is undeclared, so a skipped check fails here, and so does a warning (a SHOULD missed).
+for scen in sep-2640-skills-directory sep-2640-skills-enumeration sep-2640-skills-manifest; do
+  echo "=== 0.2.0-alpha.12: $scen" >&2
+  bash "$conf/run-server.sh" -p "$port" -S "$scen" -o "$out/$scen" -- "$bin/everything-server" --http || failed=1
+  python3 scripts/conformance_checks.py "$out/$scen" --strict --no-skipped || failed=1
+done
 unset MCP_CONFORMANCE_VERSION
 
 # --- Client, 0.2.0-alpha.12 (conformance-client; the 0.1.16 core client suite runs above) --------------
@@ -50,7 +58,8 @@ for s in sep-2640-client-no-prefetch sep-2640-client-verify-digest sep-2640-clie
   echo "=== 0.2.0-alpha.12: client scenario $s" >&2
   bash "$conf/conformance.sh" client --command "$bin/conformance-client" --scenario "$s" -o "$out/client-ext" || failed=1
 done
-check "$out/client-ext"
+# A skipped check means the client never exercised the rule: it fails here too.
+python3 scripts/conformance_checks.py "$out/client-ext" --strict --no-skipped || failed=1
 unset MCP_CONFORMANCE_VERSION
 # --- end of the client block ----------------------------------------------------------------------------
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Reads the checks.json files a conformance run wrote under DIR, prints the counts and every check that
-did not pass (FAILURE, or WARNING with --strict), and exits 1 if any did.
+did not pass (FAILURE, or WARNING with --strict, or SKIPPED with --no-skipped), and exits 1 if any did.
 
 The suite's own exit status ignores scenarios it does not score for a requirement set (extensions,
 pending ones); this script counts every check, so that nothing fails silently.
-usage: conformance_checks.py DIR [--strict]
+usage: conformance_checks.py DIR [--strict] [--no-skipped]
 """
 import glob
 import json
@@ -13,7 +13,9 @@ import sys
 
 root = sys.argv[1]
 strict = "--strict" in sys.argv
-bad_status = {"FAILURE"} | ({"WARNING"} if strict else set())
+# A scenario that skips its checks when a feature is undeclared would pass silently without --no-skipped.
+no_skipped = "--no-skipped" in sys.argv
+bad_status = {"FAILURE"} | ({"WARNING"} if strict else set()) | ({"SKIPPED"} if no_skipped else set())
 counts = {}
 bad = []
 for f in sorted(glob.glob(os.path.join(root, "**", "checks.json"), recursive=True)):

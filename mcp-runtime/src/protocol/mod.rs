@@ -1,5 +1,6 @@
 //! The typed protocol model: every message of MCP 2025-11-25, with the fields of 2024-11-05, 2025-03-26 and
-//! 2025-06-18, and the additions of 2026-07-28 (`meta`, `discover`, `mrtr`, `subscriptions`, `caching`).
+//! 2025-06-18, and the additions of 2026-07-28 (`meta`, `discover`, `mrtr`, `subscriptions`, `caching`) and of the
+//! skills extension (`skills`).
 //! Field names follow the spec's `schema.ts`; optional fields are omitted when absent so that a value
 //! round-trips to the same JSON.
 
@@ -18,6 +19,7 @@ pub mod prompts;
 pub mod resources;
 pub mod roots;
 pub mod sampling;
+pub mod skills;
 pub mod subscriptions;
 pub mod task_extension;
 pub mod tasks;
@@ -39,6 +41,7 @@ pub use prompts::*;
 pub use resources::*;
 pub use roots::*;
 pub use sampling::*;
+pub use skills::*;
 pub use subscriptions::*;
 pub use task_extension::*;
 pub use tasks::*;

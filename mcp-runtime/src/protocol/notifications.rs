@@ -52,6 +52,10 @@ pub mod methods {
     pub const SAMPLING_CREATE_MESSAGE: &str = "sampling/createMessage";
     pub const ELICITATION_CREATE: &str = "elicitation/create";
     pub const ROOTS_LIST: &str = "roots/list";
+    /// The skills extension (SEP-2640).
+    pub const SKILLS_LIST: &str = "skills/list";
+    pub const SKILLS_GET: &str = "skills/get";
+    pub const RESOURCES_DIRECTORY_READ: &str = "resources/directory/read";
     pub const SERVER_DISCOVER: &str = "server/discover";
     pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
     pub const TASKS_GET: &str = "tasks/get";

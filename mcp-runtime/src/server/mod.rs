@@ -10,6 +10,7 @@ mod registry;
 pub mod request_state;
 pub mod resources;
 pub mod session;
+pub mod skills;
 mod stamp;
 pub mod tool_result;
 pub mod tools;
@@ -19,6 +20,7 @@ pub use era::ModernRequest;
 pub use prompts::{PromptArgs, PromptHandler, PromptRoute};
 pub use request_state::{RequestStateKeys, StateKeyError};
 pub use resources::{ResourceHandler, ResourceRoute, ResourceTemplateRoute, UriTemplate, UriVars};
+pub use skills::{Skill, SkillError};
 pub use tool_result::{IntoContent, IntoPromptResult, IntoResourceResult};
 pub use tools::{ArgumentError, Arguments, ToolHandler, ToolRoute};
 
@@ -30,6 +32,7 @@ use registry::Registry;
 use serde_json::value::RawValue;
 use session::{ServerHandler, SessionState};
 use std::future::Future;
+use std::path::Path;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite};
@@ -83,6 +86,8 @@ pub enum ServerError {
     InvalidTool(String),
     #[error("invalid resource template: {0}")]
     InvalidTemplate(String),
+    #[error("invalid skill: {0}")]
+    InvalidSkill(SkillError),
 }
 
 fn check_tool(route: &mut ToolRoute) -> Result<(), ServerError> {
@@ -106,6 +111,8 @@ pub(crate) struct ServerInner {
     pub(crate) resources: Registry<ResourceRoute>,
     pub(crate) templates: Registry<ResourceTemplateRoute>,
     pub(crate) prompts: Registry<PromptRoute>,
+    /// The skills extension (SEP-2640): `None` when the server does not declare it.
+    pub(crate) skills: Option<skills::SkillCatalog>,
     pub(crate) completion: Option<Arc<dyn CompletionHandler>>,
     pub(crate) on_roots_changed: Option<Arc<dyn Fn() + Send + Sync>>,
     pub(crate) offers_tools: bool,
@@ -142,8 +149,22 @@ impl ServerInner {
             prompts: self.offers_prompts.then(|| listed.clone()).flatten(),
             logging: Some(JsonObject::new()),
             completions: self.completion.as_ref().map(|_| JsonObject::new()),
+            extensions: self.extensions(),
             ..Default::default()
         }
+    }
+
+    /// `capabilities.extensions`: each declared extension's settings under its identifier.
+    fn extensions(&self) -> Option<JsonObject> {
+        let mut ext = JsonObject::new();
+        if self.skills.is_some() {
+            let settings = skills::SkillCatalog::capability();
+            ext.insert(
+                SKILLS_EXTENSION.into(),
+                serde_json::to_value(settings).unwrap_or_default(),
+            );
+        }
+        (!ext.is_empty()).then_some(ext)
     }
 
     pub(crate) fn has_resources(&self) -> bool {
@@ -261,6 +282,10 @@ impl ServerInner {
         if let Some(r) = self.resources.snapshot().get(uri) {
             return Some((r.handler.clone(), UriVars::new(), r.cache));
         }
+        // A skill's files other than its SKILL.md are read like resources but not listed.
+        if let Some((handler, cache)) = self.skills.as_ref().and_then(|s| s.file(uri)) {
+            return Some((handler, UriVars::new(), cache));
+        }
         let templates = self.templates.snapshot();
         templates.items.iter().find_map(|t| {
             t.parsed
@@ -335,6 +360,8 @@ pub struct ServerBuilder {
     resources: Vec<ResourceRoute>,
     templates: Vec<ResourceTemplateRoute>,
     prompts: Vec<PromptRoute>,
+    /// `Some` once a skill or a skills directory is given: the server declares the skills extension.
+    skills: Option<Vec<Skill>>,
     completion: Option<Arc<dyn CompletionHandler>>,
     on_roots_changed: Option<Arc<dyn Fn() + Send + Sync>>,
     offer: (bool, bool, bool),
@@ -358,6 +385,7 @@ impl Server {
             resources: Vec::new(),
             templates: Vec::new(),
             prompts: Vec::new(),
+            skills: None,
             completion: None,
             on_roots_changed: None,
             offer: (false, false, false),
@@ -391,6 +419,15 @@ impl Server {
             .get(name)
             .map(|r| r.header_params.clone())
             .unwrap_or_else(|| Arc::from([]))
+    }
+
+    /// Every skill this server serves (SEP-2640), as `skills/list` lists them.
+    pub fn skills(&self) -> Vec<SkillEntry> {
+        self.inner
+            .skills
+            .as_ref()
+            .map(|c| c.entries.items.iter().map(|r| r.entry.clone()).collect())
+            .unwrap_or_default()
     }
 
     /// Every tool, in registration order.
@@ -614,6 +651,34 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves a skill (SEP-2640): declares the skills extension, lists the skill's `SKILL.md` among the
+    /// resources and serves its files. The skill is checked and digested by [`ServerBuilder::build`],
+    /// which refuses a malformed or oversized one with an error naming the file.
+    pub fn skill(mut self, skill: Skill) -> Self {
+        self.skills.get_or_insert_with(Vec::new).push(skill);
+        self
+    }
+
+    /// Serves several skills (see [`ServerBuilder::skill`]).
+    pub fn skills(mut self, skills: impl IntoIterator<Item = Skill>) -> Self {
+        self.skills.get_or_insert_with(Vec::new).extend(skills);
+        self
+    }
+
+    /// Serves every skill below a directory: each directory holding a `SKILL.md`, with all its files,
+    /// at `skill://<path from root>/SKILL.md` (the directory's name is the skill's). The files are read
+    /// now, within the extension's limits ([`MAX_SKILL_FILES`] files and [`MAX_SKILL_BYTES`] bytes per
+    /// skill), and never again: restart to serve changes. An unreadable directory, a symbolic link or
+    /// a skill over the limits makes [`ServerBuilder::build`] fail, naming the file. An empty directory
+    /// still declares the extension, with no skill.
+    pub fn skills_dir(mut self, root: impl AsRef<Path>) -> Self {
+        match skills::skills_in(root.as_ref()) {
+            Ok(found) => self.skills.get_or_insert_with(Vec::new).extend(found),
+            Err(e) => self.errors.push(ServerError::InvalidSkill(e)),
+        }
+        self
+    }
+
     pub fn completion(mut self, handler: impl CompletionHandler) -> Self {
         self.completion = Some(Arc::new(handler));
         self
@@ -679,6 +744,14 @@ impl ServerBuilder {
         if let Some(e) = self.errors.into_iter().next() {
             return Err(e);
         }
+        let (skills, skill_routes) = match self.skills {
+            Some(list) => {
+                let (catalog, routes) =
+                    skills::SkillCatalog::build(list).map_err(ServerError::InvalidSkill)?;
+                (Some(catalog), routes)
+            }
+            None => (None, Vec::new()),
+        };
         let inner = ServerInner {
             instructions: self.instructions,
             tools: Registry::default(),
@@ -688,9 +761,12 @@ impl ServerBuilder {
             completion: self.completion,
             on_roots_changed: self.on_roots_changed,
             offers_tools: self.offer.0 || !self.tools.is_empty(),
+            // Skill files are served with resources/read: the skills extension needs resources.
             offers_resources: self.offer.1
                 || !self.resources.is_empty()
-                || !self.templates.is_empty(),
+                || !self.templates.is_empty()
+                || skills.is_some(),
+            skills,
             offers_prompts: self.offer.2 || !self.prompts.is_empty(),
             page_size: self.page_size,
             config: self.config,
@@ -711,7 +787,7 @@ impl ServerBuilder {
         for t in self.tools {
             inner.tools.insert(t).map_err(ServerError::DuplicateTool)?;
         }
-        for r in self.resources {
+        for r in self.resources.into_iter().chain(skill_routes) {
             inner
                 .resources
                 .insert(r)

@@ -20,6 +20,16 @@ pub struct Set<T> {
 }
 
 impl<T: Keyed + Clone> Set<T> {
+    /// A set of these items, indexed by key (a later duplicate shadows an earlier one in lookups).
+    pub fn new(items: Vec<T>) -> Self {
+        let index = items
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.key().to_string(), i))
+            .collect();
+        Set { items, index }
+    }
+
     pub fn get(&self, key: &str) -> Option<&T> {
         self.index.get(key).map(|&i| &self.items[i])
     }
@@ -49,10 +59,7 @@ impl<T: Keyed + Clone> Set<T> {
 impl<T: Keyed + Clone> Default for Registry<T> {
     fn default() -> Self {
         Registry {
-            current: RwLock::new(Arc::new(Set {
-                items: Vec::new(),
-                index: HashMap::new(),
-            })),
+            current: RwLock::new(Arc::new(Set::new(Vec::new()))),
         }
     }
 }
@@ -73,7 +80,7 @@ impl<T: Keyed + Clone> Registry<T> {
         }
         let mut items = cur.items.clone();
         items.push(item);
-        *cur = Arc::new(Self::build(items));
+        *cur = Arc::new(Set::new(items));
         Ok(())
     }
 
@@ -89,16 +96,7 @@ impl<T: Keyed + Clone> Registry<T> {
             .filter(|i| i.key() != key)
             .cloned()
             .collect();
-        *cur = Arc::new(Self::build(items));
+        *cur = Arc::new(Set::new(items));
         true
-    }
-
-    fn build(items: Vec<T>) -> Set<T> {
-        let index = items
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.key().to_string(), i))
-            .collect();
-        Set { items, index }
     }
 }

@@ -341,7 +341,11 @@ impl ServerHandler {
             methods::PROMPTS_GET if srv.has_prompts() => self.get_prompt(req, progress_token, None),
             methods::COMPLETION_COMPLETE if srv.completion.is_some() => self.complete(req, None),
             methods::LOGGING_SET_LEVEL => Reply::Now(self.set_level(req.params)),
-            other => Reply::Now(Err(ErrorObject::method_not_found(other))),
+            // The skills extension (SEP-2640) when the server declares it; otherwise unknown.
+            other => Reply::Now(
+                srv.skills_request(other, req.params, None)
+                    .unwrap_or_else(|| Err(ErrorObject::method_not_found(other))),
+            ),
         }
     }
 
@@ -383,9 +387,16 @@ impl ServerHandler {
             }
             methods::COMPLETION_COMPLETE if srv.completion.is_some() => self.complete(req, Some(m)),
             methods::SUBSCRIPTIONS_LISTEN if srv.offers_listen() => self.listen(req),
-            // Removed in 2026-07-28 (initialize, ping, logging/setLevel, resources/(un)subscribe), and
-            // anything unknown.
-            other => Reply::Now(Err(ErrorObject::method_not_found(other))),
+            // The skills extension (SEP-2640) when the server declares it. Otherwise: removed in
+            // 2026-07-28 (initialize, ping, logging/setLevel, resources/(un)subscribe), or unknown.
+            other => Reply::Now(
+                srv.skills_request(
+                    other,
+                    req.params,
+                    Some(&self.stamp(ResultType::Complete, Some(list))),
+                )
+                .unwrap_or_else(|| Err(ErrorObject::method_not_found(other))),
+            ),
         }
     }
 

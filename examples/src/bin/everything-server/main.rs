@@ -1,6 +1,6 @@
 //! Every fixture of the MCP conformance server scenarios (tools, resources, prompts, completion, logging,
 //! sampling, elicitation, SSE polling; and for protocol 2026-07-28 multi round-trip requests, listen
-//! streams, caching hints and `x-mcp-header`), written with the hand-registration API. It speaks both
+//! streams, caching hints and `x-mcp-header`; the skills extension), written with the hand-registration API. It speaks both
 //! eras at once, chosen per request.
 //!
 //! ```text
@@ -16,6 +16,7 @@
 //! ```
 
 mod modern;
+mod skills;
 
 use mcp_runtime::http::{serve_http, ContextHttpExt, HttpConfig};
 use mcp_runtime::protocol::{
@@ -313,7 +314,8 @@ fn build(eras: Eras, keys: Option<RequestStateKeys>) -> Server {
         .version(env!("CARGO_PKG_VERSION"))
         .eras(eras)
         .tools(tools())
-        .tools(modern::tools());
+        .tools(modern::tools())
+        .skills(skills::skills());
     for p in modern::prompts() {
         b = b.prompt(p);
     }
