@@ -15,7 +15,7 @@
 use mcp_runtime::http::{Authorizer, Grant, HttpClientConfig, HttpTransportKind, OAuthConfig};
 use mcp_runtime::protocol::{
     CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult,
-    ErrorObject, JsonObject, ProtocolVersion, Role, Tool,
+    ErrorObject, JsonObject, ProtocolVersion, Role, SkillResources, SkillsCapability, Tool,
 };
 use mcp_runtime::{Client, Era};
 use serde_json::{json, Value};
@@ -227,6 +227,31 @@ async fn run() -> anyhow::Result<()> {
         }
     }
     let caps = client.server().capabilities.clone();
+    if SkillsCapability::of(&caps).is_some() {
+        // The skills extension: listing reads no file. The verify scenarios then load the first skill
+        // (the user picked it), and its supporting files only if SKILL.md passed verification.
+        let skills = client.list_all_skills().await?;
+        eprintln!("skills: {}", skills.iter().map(|s| s.name()).collect::<Vec<_>>().join(", "));
+        if scenario.contains("verify") {
+            if let Some(entry) = skills.first() {
+                match client.load_skill(entry).await {
+                    Ok(skill) => {
+                        if let SkillResources::Files(files) = &entry.resources {
+                            for f in files.iter().filter(|f| f.uri != entry.uri) {
+                                match client.read_skill_file(&skill, &f.uri).await {
+                                    Ok(b) => eprintln!("read {} ({} bytes)", f.uri, b.len()),
+                                    Err(e) => eprintln!("{} refused: {e}", f.uri),
+                                }
+                            }
+                        }
+                    }
+                    Err(e) => eprintln!("skill {} refused: {e}", entry.uri),
+                }
+            }
+        }
+        client.close().await;
+        return Ok(());
+    }
     if caps.resources.is_some() {
         let resources = client.list_all_resources().await?;
         if let Some(r) = resources.first() {
