@@ -8,15 +8,20 @@
 //!   client with real requests) and once with [`Era::Auto`] (they answer `input_required`), with the same
 //!   client code.
 //!
-//! The Python peer comes from scripts/install-peers.sh; without it the Python tests say so and pass,
-//! unless MCP_PEERS_REQUIRED=1 (as in CI), where they fail.
+//! - `@modelcontextprotocol/server-everything` (TypeScript SDK, 2025-11-25) for task-augmented calls of the
+//!   handshake era: a task polled with `tasks/get`, its result awaited with `tasks/result` while the
+//!   server asks for a clarification through the same elicitation handler, and a task cancelled.
+//!
+//! The Python and npm peers come from scripts/install-peers.sh; without them those tests say so and
+//! pass, unless MCP_PEERS_REQUIRED=1 (as in CI), where they fail.
 
 use mcp_runtime::http::HttpClientConfig;
 use mcp_runtime::protocol::{
     CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult,
     ErrorObject, LoggingLevel, ProtocolVersion, Role, Root, SubscriptionFilter,
 };
-use mcp_runtime::{Client, ClientBuilder, Era, EraCache, StderrMode};
+use mcp_runtime::protocol::TaskStatus;
+use mcp_runtime::{Client, ClientBuilder, Era, EraCache, StderrMode, TaskStart};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -328,4 +333,72 @@ async fn rmcp_server_in_the_handshake_era() {
 #[tokio::test]
 async fn rmcp_server_in_2026_found_by_probing() {
     drive_rmcp(Era::Auto).await;
+}
+
+fn server_everything() -> Option<PathBuf> {
+    let p = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../.peers/node/node_modules/.bin/mcp-server-everything"
+    ));
+    if p.exists() {
+        return Some(p);
+    }
+    if std::env::var("MCP_PEERS_REQUIRED").as_deref() == Ok("1") {
+        panic!("server-everything is missing: run scripts/install-peers.sh");
+    }
+    eprintln!("SKIPPED: server-everything is not installed (run scripts/install-peers.sh)");
+    None
+}
+
+#[tokio::test]
+async fn server_everything_tasks_in_the_handshake_era() {
+    let Some(bin) = server_everything() else { return };
+    let mut cmd = tokio::process::Command::new(bin);
+    cmd.arg("stdio");
+    let c = builder()
+        .stderr(StderrMode::Null)
+        .spawn(cmd)
+        .await
+        .expect("connect");
+    assert!(!c.is_modern(), "server-everything speaks the handshake era");
+    // An ambiguous query pauses for a clarification, asked (2025-11-25) through tasks/result.
+    let start = c
+        .call_tool_as_task(
+            "simulate-research-query",
+            json!({"topic": "rust", "ambiguous": true}),
+            Some(60_000),
+        )
+        .await
+        .unwrap();
+    let TaskStart::Task(task) = start else {
+        panic!("a task was asked for: {start:?}")
+    };
+    assert_eq!(task.status, TaskStatus::Working);
+    let polled = c.get_task(&task.task_id).await.unwrap();
+    assert_eq!(polled.task_id, task.task_id);
+    let result = c.task_result(&task.task_id).await.unwrap();
+    assert!(!result.is_error(), "{result:?}");
+    assert!(result.text_content().to_lowercase().contains("rust"), "{result:?}");
+    assert_eq!(
+        c.get_task(&task.task_id).await.unwrap().status,
+        TaskStatus::Completed
+    );
+
+    // A task cancelled while it works ends cancelled; cancelling it again is an error from the server.
+    let TaskStart::Task(t) = c
+        .call_tool_as_task("simulate-research-query", json!({"topic": "go"}), None)
+        .await
+        .unwrap()
+    else {
+        panic!("a task was asked for")
+    };
+    c.cancel_task(&t.task_id).await.unwrap();
+    assert_eq!(
+        c.get_task(&t.task_id).await.unwrap().status,
+        TaskStatus::Cancelled
+    );
+    assert!(c.cancel_task(&t.task_id).await.is_err(), "a finished task cannot be cancelled");
+    // And a plain call still works.
+    assert!(c.call_tool("echo", json!({"message": "x"})).await.is_ok());
+    c.close().await;
 }

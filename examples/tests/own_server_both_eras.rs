@@ -1,7 +1,7 @@
 //! Our client against our everything-server, over stdio and Streamable HTTP, in both eras: the same
 //! client code and the same handlers answer the server's requests (handshake era) or its input requests
 //! (2026-07-28), list changes arrive through `listen` in both, log messages come at the level asked for,
-//! and a timed-out call is cancelled on the server (`notifications/cancelled` on stdio, the closed
+//! skills are loaded and verified, and a timed-out call is cancelled on the server (`notifications/cancelled` on stdio, the closed
 //! stream on HTTP) without harming the next one.
 
 use mcp_runtime::http::HttpClientConfig;
@@ -115,6 +115,27 @@ async fn drive(c: &Client, modern: bool) {
         }
         assert_eq!(got, 1, "only the call that set a level got its log message");
     }
+
+    // Skills: listed without a read, loaded verified, a supporting file read on demand and verified; a
+    // file outside the manifest refused.
+    let skills = c.list_all_skills().await.unwrap();
+    let pdf = skills
+        .iter()
+        .find(|s| s.name() == "pdf-processing")
+        .expect("the pdf-processing skill");
+    let loaded = c.load_skill(pdf).await.unwrap();
+    assert!(loaded.skill_md.contains("# PDF processing"));
+    let forms = c
+        .read_skill_file(&loaded, "skill://pdf-processing/references/FORMS.md")
+        .await
+        .unwrap();
+    assert!(String::from_utf8(forms).unwrap().starts_with("# Form fields"));
+    let e = c
+        .read_skill_file(&loaded, "skill://pdf-processing/../../secrets")
+        .await
+        .unwrap_err();
+    assert!(matches!(e, Error::Verification(_)), "{e}");
+    assert_eq!(c.get_skill(&pdf.uri).await.unwrap().uri, pdf.uri);
 
     // A call that times out is cancelled; the next one works.
     let started = Instant::now();
