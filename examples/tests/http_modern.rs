@@ -12,16 +12,6 @@ use mcp_runtime::{Context, Server};
 use serde_json::{json, Value};
 use std::time::Duration;
 
-const V: &str = "2026-07-28";
-
-fn meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": V,
-        "io.modelcontextprotocol/clientCapabilities": {},
-        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}
-    })
-}
-
 fn obj(v: Value) -> JsonObject {
     v.as_object().unwrap().clone()
 }
@@ -44,62 +34,6 @@ fn server(eras: Eras) -> Server {
         .tool(route)
         .build()
         .unwrap()
-}
-
-/// A 2026 POST: the standard headers taken from the body, then `extra` (which may override them).
-async fn post26(
-    url: &str,
-    method: &str,
-    params: Value,
-    extra: &[(&str, &str)],
-) -> reqwest::Response {
-    let mut params = params;
-    if params.get("_meta").is_none() {
-        params["_meta"] = meta();
-    }
-    let name = params
-        .get("name")
-        .or_else(|| params.get("uri"))
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
-    let mut headers: Vec<(String, String)> = vec![
-        ("mcp-protocol-version".into(), V.into()),
-        ("mcp-method".into(), method.into()),
-    ];
-    if let Some(n) = name {
-        headers.push(("mcp-name".into(), n));
-    }
-    for (k, v) in extra {
-        headers.retain(|(hk, _)| !hk.eq_ignore_ascii_case(k));
-        if !v.is_empty() {
-            headers.push((k.to_string(), v.to_string()));
-        }
-    }
-    let mut r = http()
-        .post(url)
-        .header("accept", ACCEPT_BOTH)
-        .header("content-type", "application/json")
-        .body(body);
-    for (k, v) in &headers {
-        r = r.header(k.as_str(), v.as_str());
-    }
-    r.send().await.expect("the server answers")
-}
-
-async fn json_of(r: reqwest::Response) -> (u16, Value) {
-    let status = r.status().as_u16();
-    let ct = r
-        .headers()
-        .get("content-type")
-        .map(|v| v.to_str().unwrap().to_string())
-        .unwrap_or_default();
-    let text = r.text().await.unwrap();
-    if ct.starts_with("text/event-stream") {
-        let last = parse_sse(text.as_bytes()).pop().expect("an event");
-        return (status, serde_json::from_str(&last.data).unwrap());
-    }
-    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
 }
 
 async fn still_serving(url: &str) {

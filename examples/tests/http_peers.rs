@@ -3,6 +3,8 @@
 //! `@modelcontextprotocol/server-everything` in its `streamableHttp` and `sse` modes. The peers come from
 //! scripts/install-peers.sh; without them a test says so and passes, unless MCP_PEERS_REQUIRED=1.
 
+mod ts_tasks;
+
 use mcp_runtime::http::{HttpClientConfig, HttpTransportKind};
 use mcp_runtime::protocol::ProgressParams;
 use mcp_runtime::{CallOptions, Client};
@@ -287,4 +289,16 @@ async fn our_client_against_server_everything_sse() {
         HttpTransportKind::Auto,
     )
     .await;
+}
+
+#[test]
+fn typescript_sdk_task_client_against_everything_server_over_http() {
+    let Some(p) = peers() else { return };
+    let (_server, port) = everything_server();
+    let out = run(&mut ts_tasks::client(
+        &p,
+        "--url",
+        &format!("http://localhost:{port}/mcp"),
+    ));
+    ts_tasks::check(&out);
 }

@@ -2,6 +2,8 @@
 //! our client against `@modelcontextprotocol/server-everything`. They come from scripts/install-peers.sh;
 //! without them a test says so and passes, unless MCP_PEERS_REQUIRED=1 (as in CI), where it fails.
 
+mod ts_tasks;
+
 use std::path::PathBuf;
 use std::process::Command;
 
@@ -99,4 +101,15 @@ fn our_client_drives_server_everything() {
         out.contains("still serving after the cancel: ping ok"),
         "{out}"
     );
+}
+
+#[test]
+fn typescript_sdk_task_client_against_everything_server_over_stdio() {
+    let Some(p) = peers() else { return };
+    let out = run(&mut ts_tasks::client(
+        &p,
+        "--stdio",
+        env!("CARGO_BIN_EXE_everything-server"),
+    ));
+    ts_tasks::check(&out);
 }

@@ -20,9 +20,35 @@ pub struct ToolAttr {
     /// 2026-07-28 caching hints this tool gives `tools/list`.
     pub ttl_ms: Option<SpannedValue<u64>>,
     pub cache_scope: Option<SpannedValue<String>>,
+    /// `task` (the call may run as a task) or `task = "optional" | "required" | "forbidden"`.
+    pub task: Option<TaskAttr>,
     /// Set by `#[tools]` on the methods it has already expanded.
     #[darling(rename = "__method")]
     pub method_marker: bool,
+}
+
+/// The `task` option of `#[tool]`: how the tool takes part in tasks (`execution.taskSupport`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TaskAttr {
+    Forbidden,
+    Optional,
+    Required,
+}
+
+impl FromMeta for TaskAttr {
+    fn from_word() -> darling::Result<Self> {
+        Ok(TaskAttr::Optional)
+    }
+    fn from_string(value: &str) -> darling::Result<Self> {
+        match value {
+            "optional" => Ok(TaskAttr::Optional),
+            "required" => Ok(TaskAttr::Required),
+            "forbidden" => Ok(TaskAttr::Forbidden),
+            other => Err(darling::Error::custom(format!(
+                "unknown task support `{other}`: write `task` (optional), `task = \"optional\"`, `task = \"required\"` or `task = \"forbidden\"`"
+            ))),
+        }
+    }
 }
 
 /// `#[prompt(...)]` on a function.

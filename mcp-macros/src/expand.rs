@@ -1,7 +1,7 @@
 //! `#[tool]` and `#[tools]`: the model in, the generated tool definition out.
 
 use crate::ast::{Function, Kind};
-use crate::attr::{self, DefaultValue, Errors, ToolAttr};
+use crate::attr::{self, DefaultValue, Errors, TaskAttr, ToolAttr};
 use crate::valid;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
@@ -180,6 +180,14 @@ fn tool_def(attr: &ToolAttr, f: &Function, method: bool) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let annotations = annotations(attr);
+    let task = attr.task.map(|t| {
+        let v = match t {
+            TaskAttr::Forbidden => quote!(Forbidden),
+            TaskAttr::Optional => quote!(Optional),
+            TaskAttr::Required => quote!(Required),
+        };
+        quote!(.task(::mcp_runtime::protocol::TaskSupport::#v))
+    });
     let values: Vec<_> = f.values().collect();
 
     let mut fields = Vec::new();
@@ -315,7 +323,7 @@ fn tool_def(attr: &ToolAttr, f: &Function, method: bool) -> TokenStream {
                     let __ret = #call;
                     ::core::result::Result::Ok(#convert)
                 }
-            })#cache
+            })#cache #task
         })
     }}
 }

@@ -27,7 +27,9 @@
 //! `.profile(SchemaProfile::Full)` for full JSON Schema 2020-12).
 //!
 //! Function attributes: `name = "..."`, `description = "..."`, `title = "..."`, and the annotations
-//! `read_only`, `destructive`, `idempotent`, `open_world` (each a flag, or `= true`/`= false`).
+//! `read_only`, `destructive`, `idempotent`, `open_world` (each a flag, or `= true`/`= false`), and
+//! `task` for a long tool that may run as a task (`task = "required"`: only as one; see
+//! `mcp_runtime::server::tasks`).
 //! Argument attributes: `#[tool(default)]` / `#[tool(default = expr)]`, `#[tool(rename = "...")]`,
 //! `#[tool(description = "...")]`; `#[serde(...)]` and `#[schemars(...)]` are passed on to the
 //! argument's field. An argument of type `Context` is the request's context and stays out of the schema.

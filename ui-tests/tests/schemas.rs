@@ -491,3 +491,31 @@ fn a_header_argument_carries_x_mcp_header_and_the_tool_its_cache_hints() {
     assert_eq!(params.len(), 1);
     assert_eq!(params[0].header_name(), "Mcp-Param-Region");
 }
+
+/// Builds the project.
+#[tool(task)]
+async fn build() -> String {
+    "built".into()
+}
+
+/// Deploys.
+#[tool(task = "required", destructive)]
+async fn deploy() -> String {
+    "deployed".into()
+}
+
+#[test]
+fn task_support_is_declared_as_the_option_says() {
+    assert_eq!(
+        listed(build_tool()),
+        json!({"name":"build","description":"Builds the project.","inputSchema":{"type":"object","additionalProperties":false},
+            "execution":{"taskSupport":"optional"}})
+    );
+    let deploy = listed(deploy_tool());
+    assert_eq!(deploy["execution"], json!({"taskSupport":"required"}));
+    assert_eq!(deploy["annotations"], json!({"destructiveHint":true}));
+    assert!(
+        listed(now_tool()).get("execution").is_none(),
+        "forbidden by default, and then not written"
+    );
+}

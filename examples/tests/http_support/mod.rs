@@ -169,7 +169,12 @@ pub async fn post(
 
 /// Initializes a session; returns its id.
 pub async fn init_session(url: &str) -> String {
-    let r = post(url, INIT, None, &[]).await;
+    init_session_with(url, INIT).await
+}
+
+/// Initializes a session with this `initialize` request; returns its id.
+pub async fn init_session_with(url: &str, init: &str) -> String {
+    let r = post(url, init, None, &[]).await;
     assert_eq!(r.status(), 200);
     let id = r
         .headers()
@@ -247,4 +252,74 @@ impl RawEvent {
 /// The parser the client uses, for tests that need it.
 pub fn parse_sse(bytes: &[u8]) -> Vec<SseEvent> {
     SseParser::new().feed(bytes)
+}
+
+// ---- protocol 2026-07-28 ----
+
+pub const V: &str = "2026-07-28";
+
+/// The `_meta` of a 2026-07-28 request that declares no capabilities.
+pub fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": V,
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "raw", "version": "1"}
+    })
+}
+
+/// A 2026 POST: the standard headers taken from the body, then `extra` (which may override them).
+pub async fn post26(
+    url: &str,
+    method: &str,
+    params: Value,
+    extra: &[(&str, &str)],
+) -> reqwest::Response {
+    let mut params = params;
+    if params.get("_meta").is_none() {
+        params["_meta"] = meta();
+    }
+    // Mcp-Name mirrors the field the method names (name, uri, or a task's taskId).
+    let name = mcp_runtime::http::headers::name_param(method)
+        .and_then(|field| params.get(field))
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
+    let mut headers: Vec<(String, String)> = vec![
+        ("mcp-protocol-version".into(), V.into()),
+        ("mcp-method".into(), method.into()),
+    ];
+    if let Some(n) = name {
+        headers.push(("mcp-name".into(), n));
+    }
+    for (k, v) in extra {
+        headers.retain(|(hk, _)| !hk.eq_ignore_ascii_case(k));
+        if !v.is_empty() {
+            headers.push((k.to_string(), v.to_string()));
+        }
+    }
+    let mut r = http()
+        .post(url)
+        .header("accept", ACCEPT_BOTH)
+        .header("content-type", "application/json")
+        .body(body);
+    for (k, v) in &headers {
+        r = r.header(k.as_str(), v.as_str());
+    }
+    r.send().await.expect("the server answers")
+}
+
+/// The JSON-RPC message of an answer, JSON or the last SSE event.
+pub async fn json_of(r: reqwest::Response) -> (u16, Value) {
+    let status = r.status().as_u16();
+    let ct = r
+        .headers()
+        .get("content-type")
+        .map(|v| v.to_str().unwrap().to_string())
+        .unwrap_or_default();
+    let text = r.text().await.unwrap();
+    if ct.starts_with("text/event-stream") {
+        let last = parse_sse(text.as_bytes()).pop().expect("an event");
+        return (status, serde_json::from_str(&last.data).unwrap());
+    }
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
 }

@@ -65,7 +65,7 @@ pub(crate) fn modern_capabilities(declared: &ClientCapabilities, tasks: bool) ->
     if tasks {
         c.extensions
             .get_or_insert_with(JsonObject::new)
-            .entry(TASKS_EXTENSION_ID)
+            .entry(TASKS_EXTENSION)
             .or_insert_with(|| Value::Object(JsonObject::new()));
     }
     c

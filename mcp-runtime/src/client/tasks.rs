@@ -25,6 +25,23 @@ pub enum TaskStart {
 
 const DEFAULT_POLL: Duration = Duration::from_millis(500);
 
+/// A 2025-11-25 task in the extension's shape (its `ttl` and `pollInterval` were milliseconds too).
+fn detailed(t: Task) -> DetailedTask {
+    DetailedTask {
+        task_id: t.task_id,
+        status: t.status,
+        status_message: t.status_message,
+        created_at: t.created_at,
+        last_updated_at: t.last_updated_at,
+        ttl_ms: t.ttl,
+        poll_interval_ms: t.poll_interval,
+        input_requests: None,
+        result: None,
+        error: None,
+        meta: None,
+    }
+}
+
 impl Client {
     /// Calls a tool as a task. `ttl_ms` asks the server to keep the task that long (2025-11-25; a 2026
     /// server chooses).
@@ -75,7 +92,7 @@ impl Client {
         let v: serde_json::Value = call::decode(methods::TOOLS_CALL, &answer.raw)?;
         if v.get("task").is_some() {
             let created: CreateTaskResult = call::decode(methods::TOOLS_CALL, &answer.raw)?;
-            Ok(TaskStart::Task(created.task.into()))
+            Ok(TaskStart::Task(detailed(created.task)))
         } else {
             Ok(TaskStart::Complete(call::decode(
                 methods::TOOLS_CALL,
@@ -93,7 +110,7 @@ impl Client {
             self.request(methods::TASKS_GET, &params).await
         } else {
             let t: Task = self.request(methods::TASKS_GET, &params).await?;
-            Ok(t.into())
+            Ok(detailed(t))
         }
     }
 
@@ -119,7 +136,6 @@ impl Client {
                 &UpdateTaskParams {
                     task_id: task_id.into(),
                     input_responses: responses,
-                    meta: None,
                 },
             )
             .await?;
@@ -162,7 +178,7 @@ impl Client {
                             task.task_id
                         ))
                     })?;
-                    return serde_json::from_value(serde_json::Value::Object(result)).map_err(
+                    return serde_json::from_value(result).map_err(
                         |e| Error::Decode {
                             method: methods::TASKS_GET.into(),
                             reason: e.to_string(),

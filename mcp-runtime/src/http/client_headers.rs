@@ -48,14 +48,6 @@ pub(crate) struct Outbound {
     pub(crate) headers: HeaderMap,
 }
 
-/// The body field `Mcp-Name` mirrors for `method`.
-fn name_field(method: &str) -> Option<&'static str> {
-    headers::name_param(method).or(match method {
-        // The tasks extension routes its methods by task id.
-        methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL => Some("taskId"),
-        _ => None,
-    })
-}
 
 fn insert(h: &mut HeaderMap, name: &str, value: &str) -> Result<(), ErrorObject> {
     let n = HeaderName::from_bytes(name.as_bytes())
@@ -99,7 +91,7 @@ pub(crate) fn outbound(frame: &[u8], tools: Option<&ToolHeaders>) -> Result<Outb
         insert(&mut h, headers::PROTOCOL_VERSION, v)?;
     }
     insert(&mut h, headers::METHOD, &method)?;
-    let name = match name_field(&method) {
+    let name = match headers::name_param(&method) {
         Some("name") => view.name.as_deref(),
         Some("uri") => view.uri.as_deref(),
         Some("taskId") => view.task_id.as_deref(),

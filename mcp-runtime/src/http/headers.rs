@@ -7,7 +7,8 @@ use base64::Engine;
 pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 /// `Mcp-Method`: the JSON-RPC method of the body.
 pub const METHOD: &str = "mcp-method";
-/// `Mcp-Name`: `params.name` (tools/call, prompts/get) or `params.uri` (resources/read).
+/// `Mcp-Name`: `params.name` (tools/call, prompts/get), `params.uri` (resources/read) or `params.taskId`
+/// (tasks/get, tasks/update, tasks/cancel of the tasks extension).
 pub const NAME: &str = "mcp-name";
 /// The prefix of `Mcp-Param-{Name}` headers (`x-mcp-header` arguments).
 pub const PARAM_PREFIX: &str = "mcp-param-";
@@ -20,6 +21,7 @@ pub fn name_param(method: &str) -> Option<&'static str> {
     match method {
         "tools/call" | "prompts/get" => Some("name"),
         "resources/read" => Some("uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
         _ => None,
     }
 }

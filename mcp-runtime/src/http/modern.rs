@@ -28,6 +28,8 @@ struct BodyView<'a> {
     name: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     uri: Option<Cow<'a, str>>,
+    #[serde(rename = "taskId", borrow, default)]
+    task_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     arguments: Option<&'a RawValue>,
     #[serde(rename = "_meta", borrow, default)]
@@ -108,10 +110,10 @@ fn check_headers(
         let raw = required(h, headers::NAME)?;
         let name = headers::decode_value(raw)
             .map_err(|e| ErrorObject::header_mismatch(format!("Mcp-Name: {e}")))?;
-        let body = if param == "uri" {
-            &view.uri
-        } else {
-            &view.name
+        let body = match param {
+            "uri" => &view.uri,
+            "taskId" => &view.task_id,
+            _ => &view.name,
         };
         if body.as_deref() != Some(name.as_str()) {
             return Err(ErrorObject::header_mismatch(format!(

@@ -1,9 +1,24 @@
-//! Tasks (2025-11-25, experimental): the types, so that peers using them can be read and written.
+//! Tasks: a request answered later, polled by its task id.
+//!
+//! Two wire forms that are not compatible:
+//! - **2025-11-25** (core, experimental): the client asks for a task with `params.task{ttl}` on
+//!   `tools/call`, gets `CreateTaskResult{task}`, polls `tasks/get`, blocks on `tasks/result`, lists with
+//!   `tasks/list`, cancels with `tasks/cancel`; [`Task`] has `ttl` and `pollInterval`.
+//! - **2026-07-28**, the extension [`TASKS_EXTENSION`] (SEP-2663): the server decides, the call answers
+//!   `resultType: "task"` with a flat task; `tasks/get` returns a [`DetailedTask`] (`ttlMs`,
+//!   `pollIntervalMs`, and the `inputRequests`, `result` or `error` of its status); `tasks/update`
+//!   carries input responses; `tasks/cancel` is an acknowledgement; no `tasks/list`, no `tasks/result`.
 
-use super::JsonObject;
+use super::{ErrorObject, InputRequests, InputResponses, JsonObject};
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// The extension identifier of tasks in protocol 2026-07-28 (`capabilities.extensions`).
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// The `_meta` key of the 2025-11-25 `CreateTaskResult` whose string a host may show the model at once.
+pub const MODEL_IMMEDIATE_RESPONSE: &str = "io.modelcontextprotocol/model-immediate-response";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TaskStatus {
     Working,
@@ -13,6 +28,61 @@ pub enum TaskStatus {
     Cancelled,
 }
 
+impl TaskStatus {
+    /// `completed`, `failed` and `cancelled` are final: a task never leaves them.
+    pub fn is_terminal(self) -> bool {
+        matches!(
+            self,
+            TaskStatus::Completed | TaskStatus::Failed | TaskStatus::Cancelled
+        )
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskStatus::Working => "working",
+            TaskStatus::InputRequired => "input_required",
+            TaskStatus::Completed => "completed",
+            TaskStatus::Failed => "failed",
+            TaskStatus::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// How a tool takes part in tasks (`execution.taskSupport` of a tool, 2025-11-25). `Forbidden` is the
+/// default: the tool always answers its call directly.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskSupport {
+    #[default]
+    Forbidden,
+    /// The call may run as a task or directly.
+    Optional,
+    /// The call always runs as a task: a handshake-era client must ask for one (`-32601` otherwise), a
+    /// 2026-07-28 client must declare the tasks extension (`-32021` otherwise).
+    Required,
+}
+
+impl TaskSupport {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TaskSupport::Forbidden => "forbidden",
+            TaskSupport::Optional => "optional",
+            TaskSupport::Required => "required",
+        }
+    }
+
+    /// The value of `execution.taskSupport`; anything unknown counts as `forbidden`, as the spec's
+    /// default does.
+    pub fn parse(s: &str) -> Self {
+        match s {
+            "optional" => TaskSupport::Optional,
+            "required" => TaskSupport::Required,
+            _ => TaskSupport::Forbidden,
+        }
+    }
+}
+
+/// A task as 2025-11-25 shows it (`tasks/get`, `tasks/list`, `tasks/cancel`, `notifications/tasks/status`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Task {
@@ -20,13 +90,17 @@ pub struct Task {
     pub status: TaskStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status_message: Option<String>,
+    /// ISO 8601.
     pub created_at: String,
+    /// ISO 8601.
     pub last_updated_at: String,
+    /// Milliseconds from creation the task is kept; `null` for unlimited. Always present.
     pub ttl: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub poll_interval: Option<u64>,
 }
 
+/// The answer to a task-augmented request (2025-11-25): the task, not yet the result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CreateTaskResult {
     pub task: Task,
@@ -34,8 +108,106 @@ pub struct CreateTaskResult {
     pub meta: Option<JsonObject>,
 }
 
+/// `params.task` of a task-augmented request (2025-11-25).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TaskMetadata {
+    /// The lifetime the requestor would like, in milliseconds from creation (the receiver may choose another).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl: Option<u64>,
+}
+
+/// Params of `tasks/get`, `tasks/result`, `tasks/cancel`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskIdParams {
     pub task_id: String,
+}
+
+/// The result of `tasks/list` (2025-11-25).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListTasksResult {
+    pub tasks: Vec<Task>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+/// `_meta["io.modelcontextprotocol/related-task"]` on every message that belongs to a task (2025-11-25).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RelatedTask {
+    pub task_id: String,
+}
+
+/// A task as the 2026-07-28 extension shows it: the handle a call answers with (`resultType: "task"`,
+/// no `inputRequests`, `result` or `error`), and what `tasks/get` and `notifications/tasks` return, with
+/// the field its status carries: `inputRequests` when `input_required`, `result` when `completed` (what
+/// the call would have returned, `isError` tool results included), `error` when `failed` (the
+/// JSON-RPC error of the call).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DetailedTask {
+    pub task_id: String,
+    pub status: TaskStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_message: Option<String>,
+    /// ISO 8601.
+    pub created_at: String,
+    /// ISO 8601.
+    pub last_updated_at: String,
+    /// Milliseconds from creation the task is kept; `null` for unlimited. Always present.
+    pub ttl_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub poll_interval_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_requests: Option<InputRequests>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorObject>,
+    #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<JsonObject>,
+}
+
+/// Params of `tasks/update` (2026-07-28): answers to the task's outstanding `inputRequests`, by key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateTaskParams {
+    pub task_id: String,
+    pub input_responses: InputResponses,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_two_task_shapes_name_their_fields_as_their_spec_does() {
+        let t = Task {
+            task_id: "t1".into(),
+            status: TaskStatus::InputRequired,
+            status_message: None,
+            created_at: "2025-11-25T10:30:00Z".into(),
+            last_updated_at: "2025-11-25T10:30:00Z".into(),
+            ttl: None,
+            poll_interval: Some(500),
+        };
+        assert_eq!(
+            serde_json::to_value(&t).unwrap(),
+            serde_json::json!({"taskId": "t1", "status": "input_required", "createdAt": "2025-11-25T10:30:00Z",
+                "lastUpdatedAt": "2025-11-25T10:30:00Z", "ttl": null, "pollInterval": 500})
+        );
+        let d: DetailedTask = serde_json::from_value(serde_json::json!({
+            "taskId": "t2", "status": "failed", "createdAt": "x", "lastUpdatedAt": "y", "ttlMs": 60000,
+            "error": {"code": -32603, "message": "boom"}
+        }))
+        .unwrap();
+        assert_eq!(d.ttl_ms, Some(60000));
+        assert_eq!(d.error.unwrap().code, -32603);
+        assert!(TaskStatus::Cancelled.is_terminal() && !TaskStatus::InputRequired.is_terminal());
+        assert_eq!(TaskSupport::parse("required"), TaskSupport::Required);
+        assert_eq!(TaskSupport::parse("bogus"), TaskSupport::Forbidden);
+    }
 }

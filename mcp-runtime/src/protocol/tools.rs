@@ -45,6 +45,14 @@ impl Tool {
             meta: None,
         }
     }
+
+    /// How this tool takes part in tasks (`execution.taskSupport`; absent means `forbidden`).
+    pub fn task_support(&self) -> super::TaskSupport {
+        self.execution
+            .as_ref()
+            .and_then(|e| e.task_support.as_deref())
+            .map_or(super::TaskSupport::Forbidden, super::TaskSupport::parse)
+    }
 }
 
 /// Untrusted hints about a tool's behaviour.

@@ -6,10 +6,15 @@
 //! runs again, from the start, when the client retries with the answers, which it then gets in the order
 //! it asks. **A handler may therefore run more than once for one call**: work before its first input
 //! request is repeated on every round; do side effects after the inputs are in, or make them idempotent.
+//!
+//! Inside a task (see `server::tasks`) the handler is not re-run: it waits for the answer, which comes
+//! through `tasks/result` (a real request tagged with the task, handshake era) or `tasks/update`
+//! (2026-07-28), while the task is `input_required`.
 
 use super::era::ModernRequest;
 use super::mrtr::InputRound;
 use super::session::SessionState;
+use super::tasks::{input::NotifyRoute, TaskInput};
 use crate::connection::RequestOptions;
 use crate::error::Error;
 use crate::framing::to_raw;
@@ -58,8 +63,21 @@ pub struct Context {
     last_progress: Arc<AtomicU64>,
     /// A 2026-07-28 request's own declarations (`None`: the handshake era, served by the session).
     modern: Option<Arc<ModernRequest>>,
-    /// Where input requests go under 2026-07-28 (only `tools/call`, `prompts/get`, `resources/read`).
-    input: Option<Arc<InputRound>>,
+    /// Where input requests go.
+    input: Input,
+}
+
+/// Where a handler's input requests (`elicit`, `create_message`, `list_roots`) go.
+#[derive(Clone)]
+pub(crate) enum Input {
+    /// Handshake era: a real request to the client.
+    Direct,
+    /// 2026-07-28, a request that cannot ask (anything but `tools/call`, `prompts/get`, `resources/read`).
+    Unavailable,
+    /// 2026-07-28: a multi round-trip round (the call ends with `input_required`).
+    Round(Arc<InputRound>),
+    /// A task, or a call that may become one: the handler waits for the answer (see `server::tasks`).
+    Task(Arc<TaskInput>),
 }
 
 impl Context {
@@ -76,15 +94,56 @@ impl Context {
             progress_token,
             last_progress: Arc::new(AtomicU64::new(f64::NEG_INFINITY.to_bits())),
             modern: None,
-            input: None,
+            input: Input::Direct,
         }
     }
 
     /// This context serves a 2026-07-28 request.
     pub(crate) fn modern(mut self, m: Arc<ModernRequest>, input: Option<Arc<InputRound>>) -> Self {
         self.modern = Some(m);
+        self.input = input.map_or(Input::Unavailable, Input::Round);
+        self
+    }
+
+    /// Sends this handler's input requests elsewhere (a task's channel).
+    pub(crate) fn with_input(mut self, input: Input) -> Self {
         self.input = input;
         self
+    }
+
+    /// A notification from this handler: beside the request's answer, or (a task) where the task's
+    /// messages go, tagged with the task.
+    async fn notify<P: serde::Serialize>(&self, method: &str, params: &P) {
+        let route = match &self.input {
+            Input::Task(t) => t.notify_route(),
+            _ => NotifyRoute::Request,
+        };
+        let (raw, related) = match route {
+            NotifyRoute::Nowhere => return,
+            NotifyRoute::Request => (to_raw(params), Some(self.request_id.clone())),
+            NotifyRoute::Task { task_id, related } => {
+                let v = serde_json::to_value(params).unwrap_or_default();
+                (
+                    to_raw(&super::tasks::input::with_related_task(v, &task_id)),
+                    related,
+                )
+            }
+        };
+        if let Ok(raw) = raw {
+            let _ = self.session.peer.notify(method, Some(&raw), related).await;
+        }
+    }
+
+    /// Marks the point from which this call runs as a task, when the server may make it one (a
+    /// 2026-07-28 call of a task tool by a client that declared the tasks extension): the call is
+    /// answered with the task now, and the handler goes on in the background; input it asks for after
+    /// this waits for `tasks/update` instead of ending the call. Anywhere else (a direct call, a
+    /// handshake-era task, a call already a task) it returns at once. Without it, a call becomes a task
+    /// when it outlasts its immediate window (see `server::tasks`).
+    pub async fn continue_as_task(&self) {
+        if let Input::Task(t) = &self.input {
+            t.continue_as_task().await;
+        }
     }
 
     /// Whether this request is served by the stateless rules of protocol 2026-07-28.
@@ -147,13 +206,7 @@ impl Context {
             total,
             message,
         };
-        if let Ok(raw) = to_raw(&params) {
-            let _ = self
-                .session
-                .peer
-                .notify(methods::PROGRESS, Some(&raw), Some(self.request_id.clone()))
-                .await;
-        }
+        self.notify(methods::PROGRESS, &params).await;
     }
 
     /// Sends `notifications/message` if the client's level lets it through.
@@ -176,13 +229,7 @@ impl Context {
             logger: logger.map(Into::into),
             data: serde_json::to_value(data).unwrap_or(serde_json::Value::Null),
         };
-        if let Ok(raw) = to_raw(&params) {
-            let _ = self
-                .session
-                .peer
-                .notify(methods::MESSAGE, Some(&raw), Some(self.request_id.clone()))
-                .await;
-        }
+        self.notify(methods::MESSAGE, &params).await;
     }
 
     /// Logs a text at `info`.
@@ -222,8 +269,17 @@ impl Context {
         request: InputRequest,
         missing: Option<(&'static str, serde_json::Value)>,
     ) -> Result<R, Error> {
+        let round = match &self.input {
+            // A call that may become a task asks as a multi round-trip call until it is one.
+            Input::Task(t) => match t.round() {
+                Some(r) => Some(r),
+                None => return t.ask(key, request, missing).await,
+            },
+            Input::Round(r) => Some(r.clone()),
+            _ => None,
+        };
         if self.modern.is_some() {
-            let Some(round) = &self.input else {
+            let Some(round) = round else {
                 return Err(Error::Protocol(format!(
                     "{} is not possible here: under protocol 2026-07-28 only tools/call, prompts/get and                      resources/read can ask the client for input",
                     request.method()
@@ -352,6 +408,15 @@ impl Context {
             return Err(Error::Protocol(format!(
                 "a server sends no requests under protocol 2026-07-28 ({method} was asked)"
             )));
+        }
+        if let Input::Task(t) = &self.input {
+            let v = serde_json::to_value(params).map_err(|e| Error::Protocol(e.to_string()))?;
+            if let Some(r) = t.request(method, v).await {
+                return serde_json::from_str(r?.get()).map_err(|e| Error::Decode {
+                    method: method.into(),
+                    reason: e.to_string(),
+                });
+            }
         }
         let raw = to_raw(params).map_err(|e| Error::Protocol(e.message))?;
         let opts = RequestOptions {

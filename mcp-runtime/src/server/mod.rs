@@ -12,6 +12,7 @@ pub mod resources;
 pub mod session;
 pub mod skills;
 mod stamp;
+pub mod tasks;
 pub mod tool_result;
 pub mod tools;
 
@@ -21,6 +22,7 @@ pub use prompts::{PromptArgs, PromptHandler, PromptRoute};
 pub use request_state::{RequestStateKeys, StateKeyError};
 pub use resources::{ResourceHandler, ResourceRoute, ResourceTemplateRoute, UriTemplate, UriVars};
 pub use skills::{Skill, SkillError};
+pub use tasks::{MemoryTaskStore, TaskConfig, TaskLimits, TaskStore};
 pub use tool_result::{IntoContent, IntoPromptResult, IntoResourceResult};
 pub use tools::{ArgumentError, Arguments, ToolHandler, ToolRoute};
 
@@ -133,14 +135,16 @@ pub(crate) struct ServerInner {
     pub(crate) listeners: listen::Listeners,
     /// Cancelled when the server closes its `subscriptions/listen` streams.
     pub(crate) closing: CancellationToken,
+    pub(crate) tasks: tasks::Tasks,
 }
 
 impl ServerInner {
-    pub(crate) fn capabilities(&self) -> ServerCapabilities {
+    /// What the server declares: at `initialize` (handshake era) or in `server/discover` (`modern`).
+    pub(crate) fn capabilities(&self, modern: bool) -> ServerCapabilities {
         let listed = Some(ListChangedCapability {
             list_changed: Some(true),
         });
-        ServerCapabilities {
+        let mut caps = ServerCapabilities {
             tools: self.offers_tools.then(|| listed.clone()).flatten(),
             resources: self.offers_resources.then_some(ResourcesCapability {
                 subscribe: Some(true),
@@ -151,7 +155,9 @@ impl ServerInner {
             completions: self.completion.as_ref().map(|_| JsonObject::new()),
             extensions: self.extensions(),
             ..Default::default()
-        }
+        };
+        tasks::Tasks::advertise(&mut caps, &self.tools, modern);
+        caps
     }
 
     /// `capabilities.extensions`: each declared extension's settings under its identifier.
@@ -374,6 +380,8 @@ pub struct ServerBuilder {
     read_cache: CacheHints,
     state_keys: Option<RequestStateKeys>,
     state_ttl: Duration,
+    task_config: TaskConfig,
+    task_store: Option<Arc<dyn TaskStore>>,
 }
 
 impl Server {
@@ -398,12 +406,14 @@ impl Server {
             read_cache: CacheHints::new(0, CacheScope::Private),
             state_keys: None,
             state_ttl: Duration::from_secs(10 * 60),
+            task_config: TaskConfig::default(),
+            task_store: None,
         }
     }
 
-    /// The capabilities this server declares.
+    /// The capabilities this server declares to a handshake-era client (`initialize`).
     pub fn capabilities(&self) -> ServerCapabilities {
-        self.inner.capabilities()
+        self.inner.capabilities(false)
     }
 
     /// Which eras this server speaks.
@@ -739,6 +749,19 @@ impl ServerBuilder {
         self
     }
 
+    /// How tasks run: lifetimes, polling interval, the immediate window of 2026-07-28 calls (see
+    /// [`tasks`]).
+    pub fn task_config(mut self, config: TaskConfig) -> Self {
+        self.task_config = config;
+        self
+    }
+
+    /// Where tasks are kept (default: a [`MemoryTaskStore`] with the default [`TaskLimits`]).
+    pub fn task_store(mut self, store: Arc<dyn TaskStore>) -> Self {
+        self.task_store = Some(store);
+        self
+    }
+
     /// Builds the server; duplicate names and invalid definitions are errors.
     pub fn build(self) -> Result<Server, ServerError> {
         if let Some(e) = self.errors.into_iter().next() {
@@ -783,6 +806,7 @@ impl ServerBuilder {
             },
             listeners: Default::default(),
             closing: CancellationToken::new(),
+            tasks: tasks::Tasks::new(self.task_store, self.task_config),
         };
         for t in self.tools {
             inner.tools.insert(t).map_err(ServerError::DuplicateTool)?;

@@ -324,16 +324,36 @@ impl InputRound {
         stamp: impl FnOnce(InputRequiredResult) -> Result<Box<serde_json::value::RawValue>, ErrorObject>,
         finish: impl FnOnce(T) -> Result<Box<serde_json::value::RawValue>, ErrorObject>,
     ) -> Result<Box<serde_json::value::RawValue>, ErrorObject> {
-        let woken = self.wake.notified();
-        tokio::pin!(handler, woken);
-        let done = tokio::select! {
-            biased;
-            r = &mut handler => Some(r),
-            _ = &mut woken => None,
-        };
-        if let Some(r) = done {
-            return finish(r?);
+        tokio::pin!(handler);
+        match self.drive(handler.as_mut()).await {
+            Driven::Done(r) => finish(r?),
+            Driven::TakenOver => self.conclude(sealer, binding, stamp),
         }
+    }
+
+    /// Polls a handler until it finishes, or until it waits for input the client has not given (or
+    /// was refused); the handler is left where it stopped (a task takes it over from here).
+    pub(crate) async fn drive<T, F: Future<Output = Result<T, ErrorObject>> + ?Sized>(
+        &self,
+        handler: std::pin::Pin<&mut F>,
+    ) -> Driven<T> {
+        let woken = self.wake.notified();
+        tokio::pin!(woken);
+        tokio::select! {
+            biased;
+            r = handler => Driven::Done(r),
+            _ = &mut woken => Driven::TakenOver,
+        }
+    }
+
+    /// The answer of a handler [`InputRound::drive`] stopped: `input_required` with the requests it made
+    /// and a sealed state, or the error that refused it.
+    pub(crate) fn conclude(
+        &self,
+        sealer: &StateSealer,
+        binding: impl FnOnce() -> Binding,
+        stamp: impl FnOnce(InputRequiredResult) -> Result<Box<serde_json::value::RawValue>, ErrorObject>,
+    ) -> Result<Box<serde_json::value::RawValue>, ErrorObject> {
         let takeover = lock(&self.takeover).take();
         match takeover {
             Some(Takeover::Refused(e)) => Err(e),
@@ -349,6 +369,23 @@ impl InputRound {
             }
         }
     }
+
+    /// The answers this round holds (the client's, by key), for a task that carries on from it.
+    pub(crate) fn answers(&self) -> &BTreeMap<String, serde_json::Value> {
+        &self.answers
+    }
+
+    /// How many keys this round made up (`elicit-1`, ...), so that a task carrying on makes new ones.
+    pub(crate) fn keys_made(&self) -> u32 {
+        self.next.load(Ordering::Relaxed)
+    }
+}
+
+/// How [`InputRound::drive`] left a handler.
+pub(crate) enum Driven<T> {
+    Done(Result<T, ErrorObject>),
+    /// It asked for input the client has not given, or was refused: see [`InputRound::conclude`].
+    TakenOver,
 }
 
 #[cfg(test)]

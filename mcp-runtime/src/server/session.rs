@@ -9,6 +9,7 @@ use super::era::{self, MetaRaw, ModernRequest, Resolved, WithMeta};
 use super::listen::{self, Listener};
 use super::mrtr::{Binding, InputRound};
 use super::stamp::Stamp;
+use super::tasks::Plan;
 use super::{Context, Eras, ServerInner};
 use crate::connection::{Handler, Peer, Reply, RequestIn};
 use crate::framing::{parse_params, to_raw};
@@ -46,6 +47,8 @@ pub struct SessionState {
     subscriptions: Mutex<HashSet<String>>,
     /// Who the transport authenticated on this connection, if anyone (binds request states to them).
     principal: OnceLock<String>,
+    /// What the session's own tasks are filed under.
+    pub(crate) tasks: super::tasks::SessionTasks,
     /// The declarations of the one 2026-07-28 request this connection carries, when its transport read
     /// them already (HTTP: a connection per request), so that they are not read twice.
     preset: OnceLock<Arc<ModernRequest>>,
@@ -63,6 +66,7 @@ impl SessionState {
             log_level: AtomicU8::new(LOG_DEFAULT),
             subscriptions: Mutex::new(HashSet::new()),
             principal: OnceLock::new(),
+            tasks: Default::default(),
             preset: OnceLock::new(),
         })
     }
@@ -159,9 +163,13 @@ impl SessionState {
         let _ = self.client_caps.set(p.capabilities);
         let _ = self.client_info.set(p.client_info);
         self.server.add_session(self);
+        let mut capabilities = self.server.capabilities(false);
+        if version < ProtocolVersion::V2025_11_25 {
+            capabilities.tasks = None; // tasks came with 2025-11-25
+        }
         let result = InitializeResult {
             protocol_version: version.as_str().to_string(),
-            capabilities: self.server.capabilities(),
+            capabilities,
             server_info: self.server.info.clone(),
             instructions: self.server.instructions.clone(),
             meta: None,
@@ -187,6 +195,9 @@ struct CallRaw<'a> {
     input_responses: Option<&'a RawValue>,
     #[serde(rename = "requestState", borrow, default)]
     request_state: Option<Cow<'a, str>>,
+    /// 2025-11-25: the client asks for a task.
+    #[serde(borrow, default)]
+    task: Option<&'a RawValue>,
 }
 
 /// A raw field that is `Some` whenever it is present, `null` included (plain `Option` reads `null` as
@@ -257,6 +268,7 @@ impl Handler for ServerHandler {
 
     fn closed(&self) {
         self.0.phase.store(Phase::Closed as u8, Ordering::Release);
+        self.0.server.tasks.session_closed(&self.0);
     }
 }
 
@@ -341,6 +353,10 @@ impl ServerHandler {
             methods::PROMPTS_GET if srv.has_prompts() => self.get_prompt(req, progress_token, None),
             methods::COMPLETION_COMPLETE if srv.completion.is_some() => self.complete(req, None),
             methods::LOGGING_SET_LEVEL => Reply::Now(self.set_level(req.params)),
+            methods::TASKS_GET
+            | methods::TASKS_RESULT
+            | methods::TASKS_LIST
+            | methods::TASKS_CANCEL => super::tasks::handshake_method(&self.0, req),
             // The skills extension (SEP-2640) when the server declares it; otherwise unknown.
             other => Reply::Now(
                 srv.skills_request(other, req.params, None)
@@ -387,6 +403,9 @@ impl ServerHandler {
             }
             methods::COMPLETION_COMPLETE if srv.completion.is_some() => self.complete(req, Some(m)),
             methods::SUBSCRIPTIONS_LISTEN if srv.offers_listen() => self.listen(req),
+            methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL => {
+                super::tasks::extension_method(&self.0, req, &m)
+            }
             // The skills extension (SEP-2640) when the server declares it. Otherwise: removed in
             // 2026-07-28 (initialize, ping, logging/setLevel, resources/(un)subscribe), or unknown.
             other => Reply::Now(
@@ -417,7 +436,7 @@ impl ServerHandler {
         self.stamp(ResultType::Complete, Some(srv.cache)).apply(
             &Body {
                 supported_versions,
-                capabilities: srv.capabilities(),
+                capabilities: srv.capabilities(true),
                 instructions: srv.instructions.as_deref(),
             },
             None,
@@ -582,14 +601,16 @@ impl ServerHandler {
             }
             _ => {}
         }
-        // Only the handler is taken from the registry: cloning the whole route would copy the tool's
-        // definition and schemas on every call.
-        let Some(handler) = srv
-            .tools
-            .snapshot()
-            .get(&call.name)
-            .map(|r| r.handler.clone())
-        else {
+        // Before 2025-11-25 there were no tasks: every call is direct, and `task` an unknown field.
+        let tasks_known = modern.is_some() || self.0.version() >= ProtocolVersion::V2025_11_25;
+        let Some((handler, plan)) = srv.tools.snapshot().get(&call.name).map(|r| {
+            let plan = if tasks_known {
+                srv.tasks.plan(&srv.tools, r, modern.as_deref(), call.task)
+            } else {
+                Plan::Direct
+            };
+            (r.handler.clone(), plan)
+        }) else {
             return Reply::Now(Err(ErrorObject::invalid_params(format!(
                 "Unknown tool: {}",
                 call.name
@@ -599,6 +620,23 @@ impl ServerHandler {
         let arguments = call.arguments.filter(|a| a.get() != "null");
         let args = super::tools::Arguments::from_borrowed(arguments);
         let name = call.name.into_owned();
+        // Tasks: a task-augmented call (handshake era), or one that may become a task (2026-07-28).
+        let window = match plan {
+            Plan::Direct => None,
+            Plan::Refuse(e) => return Reply::Now(Err(e)),
+            Plan::Handshake(ttl) => {
+                return super::tasks::call_handshake(
+                    &self.0,
+                    req.id,
+                    meta.progress_token,
+                    name,
+                    handler,
+                    args,
+                    ttl,
+                )
+            }
+            Plan::Extension(window) => Some((window, name.clone())),
+        };
         // Absent arguments bind like `{}`, as the handler sees them.
         let bound_args = args.clone();
         let bind = move |h: &ServerHandler| {
@@ -616,15 +654,38 @@ impl ServerHandler {
             Ok(r) => r,
             Err(e) => return Reply::Now(Err(e)),
         };
+        let finish = |h: &ServerHandler, mut r: CallToolResult| {
+            let own = r.meta.take();
+            h.stamp(ResultType::Complete, None).apply(&r, own)
+        };
+        let modern = match (window, modern.zip(round)) {
+            (Some((window, tool)), Some(modern)) => {
+                let (s1, s2) = (self.0.clone(), self.0.clone());
+                return super::tasks::call_extension(
+                    &self.0,
+                    req,
+                    (tool, handler, args),
+                    modern,
+                    window,
+                    move |round| {
+                        let h = ServerHandler(s1);
+                        round.conclude(
+                            &h.0.server.sealer,
+                            || bind(&h),
+                            |ir| h.stamp(ResultType::InputRequired, None).apply(&ir, None),
+                        )
+                    },
+                    move |r| finish(&ServerHandler(s2), r),
+                );
+            }
+            (_, modern) => modern,
+        };
         self.run_handler(
-            modern.zip(round),
+            modern,
             self.0.ctx(req, meta.progress_token),
             move |ctx| handler.call(args, ctx),
             bind,
-            |h, mut r: CallToolResult| {
-                let own = r.meta.take();
-                h.stamp(ResultType::Complete, None).apply(&r, own)
-            },
+            finish,
         )
     }
 

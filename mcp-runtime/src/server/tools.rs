@@ -1,7 +1,7 @@
 //! Tools: the handler interface, argument decoding, and the registry behind `tools/list` and `tools/call`.
 
 use super::Context;
-use crate::protocol::{CacheHints, CallToolResult, ErrorObject, Tool};
+use crate::protocol::{CacheHints, CallToolResult, ErrorObject, TaskSupport, Tool, ToolExecution};
 use crate::schema::HeaderParam;
 use futures_util::future::BoxFuture;
 use serde::de::DeserializeOwned;
@@ -121,6 +121,8 @@ pub struct ToolRoute {
     pub cache: Option<CacheHints>,
     /// The tool's `x-mcp-header` arguments, read from its input schema when it is registered.
     pub(crate) header_params: Arc<[HeaderParam]>,
+    /// How long a 2026-07-28 call runs before it becomes a task (`None`: the server's window).
+    pub(crate) task_after: Option<std::time::Duration>,
 }
 
 impl ToolRoute {
@@ -130,7 +132,35 @@ impl ToolRoute {
             handler: Arc::new(handler),
             cache: None,
             header_params: Arc::from([]),
+            task_after: None,
         }
+    }
+
+    /// Lets the tool run as a task (`execution.taskSupport`): `Optional` when a call may run either
+    /// way, `Required` when it must be a task. See [`crate::server::tasks`] for when a call becomes one.
+    ///
+    /// ```
+    /// # use mcp_runtime::{protocol::{CallToolResult, TaskSupport, Tool}, server::{Arguments, ToolRoute}, Context};
+    /// let build = ToolRoute::new(
+    ///     Tool::new("build", "Builds the project", serde_json::json!({"type": "object"}).as_object().unwrap().clone()),
+    ///     |_: Arguments, _: Context| async { Ok(CallToolResult::text("built")) },
+    /// )
+    /// .task(TaskSupport::Optional);
+    /// assert_eq!(build.tool.task_support(), TaskSupport::Optional);
+    /// ```
+    pub fn task(mut self, support: TaskSupport) -> Self {
+        self.tool.execution = Some(ToolExecution {
+            task_support: Some(support.as_str().to_string()),
+        });
+        self
+    }
+
+    /// How long a 2026-07-28 call of this tool runs before the server makes it a task (default: the
+    /// server's [`crate::server::TaskConfig::immediate_window`]). A call that ends sooner is answered
+    /// directly.
+    pub fn task_after(mut self, window: std::time::Duration) -> Self {
+        self.task_after = Some(window);
+        self
     }
 
     /// Sets the caching hints this tool gives `tools/list` (2026-07-28).

@@ -1,6 +1,6 @@
 //! Every fixture of the MCP conformance server scenarios (tools, resources, prompts, completion, logging,
 //! sampling, elicitation, SSE polling; and for protocol 2026-07-28 multi round-trip requests, listen
-//! streams, caching hints and `x-mcp-header`; the skills extension), written with the hand-registration API. It speaks both
+//! streams, caching hints, `x-mcp-header` and tasks; the skills extension), written with the hand-registration API. It speaks both
 //! eras at once, chosen per request.
 //!
 //! ```text
@@ -17,6 +17,7 @@
 
 mod modern;
 mod skills;
+mod tasks;
 
 use mcp_runtime::http::{serve_http, ContextHttpExt, HttpConfig};
 use mcp_runtime::protocol::{
@@ -315,6 +316,7 @@ fn build(eras: Eras, keys: Option<RequestStateKeys>) -> Server {
         .eras(eras)
         .tools(tools())
         .tools(modern::tools())
+        .tools(tasks::tools())
         .skills(skills::skills());
     for p in modern::prompts() {
         b = b.prompt(p);

@@ -1,0 +1,362 @@
+//! Tasks: a tool call answered later, in both eras, by one mechanism.
+//!
+//! A tool opts in with `#[tool(task)]` (or `task = "required"`), or [`ToolRoute::task`] for a tool
+//! registered by hand; its `execution.taskSupport` says so in `tools/list`. The handler is the same
+//! code as for a direct call: it gets its arguments and a [`Context`], and may ask the client for input
+//! with `ctx.elicit(..)`, `ctx.create_message(..)` or `ctx.list_roots()`.
+//!
+//! **When a call becomes a task.**
+//! - Handshake era (2025-11-25): when the client asks for one (`params.task{ttl}`). The call answers
+//!   `CreateTaskResult{task}` at once and the handler runs in the background. A `required` tool called
+//!   without `task`, or a `forbidden` one called with it, is `-32601`.
+//! - 2026-07-28 (extension `io.modelcontextprotocol/tasks`): when the client declared the extension in
+//!   the request's capabilities and the server decides. The handler starts as for a direct call; if it
+//!   finishes within the tool's *immediate window* ([`TaskConfig::immediate_window`], or
+//!   [`ToolRoute::task_after`]) the call answers its result directly; if it asks for input first, the
+//!   call answers `input_required` (multi round-trip, the handler runs again on the retry); otherwise the
+//!   task is created and the call answers `resultType: "task"` while the handler goes on. A handler
+//!   that knows it is long (or must ask inside the task) says so with [`Context::continue_as_task`]: the
+//!   task is created at that point. A `required` tool called by a client without the extension is
+//!   `-32021`.
+//!
+//! **Input inside a task.** The handler is never re-run: it waits. In the handshake era its input
+//! requests are real requests carrying `_meta["io.modelcontextprotocol/related-task"]`, sent on the
+//! client's `tasks/result` stream (the spec's way to reach a client whose call already returned); the
+//! task is `input_required` until they are answered. In 2026-07-28 the requests are listed by
+//! `tasks/get` (`input_required`, `inputRequests` by key) and answered with `tasks/update`. Keys follow
+//! the multi round-trip rules ([`Context::input`]); answers given before the task existed stay valid.
+//!
+//! **Ownership.** A task belongs to the authenticated principal when the transport authenticated one,
+//! else (handshake era) to its session, else (2026-07-28, no authentication) to whoever holds its id:
+//! ids are 128 random bits. A task of another owner is "not found". When a handshake-era session ends,
+//! its session-owned tasks are cancelled and deleted.
+//!
+//! **Lifetime and bounds.** Every task has a TTL (the client's `task.ttl` up to
+//! [`TaskConfig::max_ttl`], or [`TaskConfig::default_ttl`]); once it has passed the task is deleted,
+//! and cancelled if it still runs. The store is a [`TaskStore`] (serializable records, atomic updates,
+//! so that a shared store can follow); the default [`MemoryTaskStore`] is bounded by [`TaskLimits`] and
+//! refuses a new task with a clear error when full.
+
+pub(crate) mod input;
+mod memory;
+mod methods;
+mod run;
+mod store;
+
+pub use memory::{MemoryTaskStore, TaskLimits};
+pub use store::{
+    StoreError, TaskEra, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskUpdate, Updated,
+};
+
+pub(crate) use input::TaskInput;
+pub(crate) use methods::{extension_method, handshake_method};
+pub(crate) use run::{call_extension, call_handshake};
+
+use super::era::ModernRequest;
+use super::registry::Registry;
+use super::session::SessionState;
+#[allow(unused_imports)] // for the docs' links
+use super::Context;
+use super::ToolRoute;
+use crate::protocol::{
+    methods as m, ErrorObject, JsonObject, ServerCapabilities, TaskMetadata, TaskSupport,
+    TASKS_EXTENSION,
+};
+use run::TaskRun;
+use serde_json::value::RawValue;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::Duration;
+
+/// How a server runs tasks. The defaults suit interactive clients; every value is documented to
+/// clients through the tasks themselves (`ttl`, `pollInterval`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TaskConfig {
+    /// The lifetime of a task whose client names none (every 2026-07-28 task). Default 30 minutes.
+    pub default_ttl: Duration,
+    /// The longest lifetime a client may ask for; longer requests are cut to it. Default 24 hours.
+    pub max_ttl: Duration,
+    /// The polling interval suggested to clients. Default 500 ms.
+    pub poll_interval: Duration,
+    /// How long a 2026-07-28 call of a task tool runs before it becomes a task (a tool may set its own
+    /// with [`ToolRoute::task_after`]). Default 250 ms.
+    pub immediate_window: Duration,
+    /// How often expired tasks are deleted. Default 1 second.
+    pub sweep_interval: Duration,
+    /// Tasks per `tasks/list` page. Default 50.
+    pub page_size: usize,
+}
+
+impl Default for TaskConfig {
+    fn default() -> Self {
+        TaskConfig {
+            default_ttl: Duration::from_secs(30 * 60),
+            max_ttl: Duration::from_secs(24 * 3600),
+            poll_interval: Duration::from_millis(500),
+            immediate_window: Duration::from_millis(250),
+            sweep_interval: Duration::from_secs(1),
+            page_size: 50,
+        }
+    }
+}
+
+/// What a session keeps for its tasks: the key its session-owned tasks are filed under, made on first use.
+#[derive(Default)]
+pub(crate) struct SessionTasks {
+    key: OnceLock<String>,
+}
+
+impl SessionTasks {
+    fn key(&self) -> &str {
+        self.key.get_or_init(|| format!("session:{}", random_id()))
+    }
+}
+
+/// The owner a request's tasks are filed under (see the module docs).
+pub(crate) fn owner(session: &SessionState, modern: bool) -> String {
+    match session.principal() {
+        Some(p) => format!("principal:{p}"),
+        None if modern => "anonymous".to_string(),
+        None => session.tasks.key().to_string(),
+    }
+}
+
+/// 128 random bits, hex.
+pub(crate) fn random_id() -> String {
+    let mut b = [0u8; 16];
+    if getrandom::fill(&mut b).is_err() {
+        // No OS randomness: fall back to a unique, if guessable, id (logged: tasks are then weaker).
+        static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        tracing::warn!("no OS randomness for a task id");
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        b[..8].copy_from_slice(&n.to_be_bytes());
+        b[8..].copy_from_slice(&store::now_ms().to_be_bytes());
+    }
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// How one `tools/call` is served.
+pub(crate) enum Plan {
+    /// A direct call.
+    Direct,
+    /// Refused before the handler runs.
+    Refuse(ErrorObject),
+    /// Handshake era: a task now, with the client's `ttl`.
+    Handshake(Option<u64>),
+    /// 2026-07-28: direct if done within the window, else a task.
+    Extension(Duration),
+}
+
+/// The tasks of one server: the store, the handlers running here, and the sweeper.
+pub(crate) struct Tasks {
+    shared: Arc<Shared>,
+}
+
+pub(crate) struct Shared {
+    pub(crate) store: Arc<dyn TaskStore>,
+    pub(crate) config: TaskConfig,
+    running: Mutex<HashMap<String, Arc<TaskRun>>>,
+    sweeper: OnceLock<()>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Tasks {
+    pub(crate) fn new(store: Option<Arc<dyn TaskStore>>, config: TaskConfig) -> Self {
+        Tasks {
+            shared: Arc::new(Shared {
+                store: store.unwrap_or_else(|| Arc::new(MemoryTaskStore::default())),
+                config,
+                running: Mutex::new(HashMap::new()),
+                sweeper: OnceLock::new(),
+            }),
+        }
+    }
+
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
+    /// Whether any tool takes part in tasks (then the server declares them).
+    pub(crate) fn offered(tools: &Registry<ToolRoute>) -> bool {
+        tools
+            .snapshot()
+            .items
+            .iter()
+            .any(|r| r.tool.task_support() != TaskSupport::Forbidden)
+    }
+
+    /// Declares tasks: the 2025-11-25 `tasks` capability, or the 2026-07-28 extension.
+    pub(crate) fn advertise(
+        caps: &mut ServerCapabilities,
+        tools: &Registry<ToolRoute>,
+        modern: bool,
+    ) {
+        if !Self::offered(tools) {
+            return;
+        }
+        let empty = || serde_json::Value::Object(JsonObject::new());
+        if modern {
+            caps.extensions
+                .get_or_insert_with(JsonObject::new)
+                .insert(TASKS_EXTENSION.into(), empty());
+        } else {
+            let v =
+                serde_json::json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}});
+            if let serde_json::Value::Object(o) = v {
+                caps.tasks = Some(o);
+            }
+        }
+    }
+
+    /// How to serve a call of `route`: `modern` is the request's 2026-07-28 declarations, `task` its
+    /// `params.task` (handshake era).
+    pub(crate) fn plan(
+        &self,
+        tools: &Registry<ToolRoute>,
+        route: &ToolRoute,
+        modern: Option<&ModernRequest>,
+        task: Option<&RawValue>,
+    ) -> Plan {
+        let support = route.tool.task_support();
+        let name = &route.tool.name;
+        let Some(m) = modern else {
+            return match (support, task) {
+                (TaskSupport::Forbidden, Some(_)) if Self::offered(tools) => {
+                    Plan::Refuse(ErrorObject::method_not_found(&format!(
+                        "{} with a task: tool {name:?} does not run as a task (its execution.taskSupport is \
+                         \"forbidden\"); call it without params.task",
+                        m::TOOLS_CALL
+                    )))
+                }
+                (TaskSupport::Forbidden, _) | (TaskSupport::Optional, None) => Plan::Direct,
+                (TaskSupport::Required, None) => Plan::Refuse(ErrorObject::method_not_found(&format!(
+                    "{} without a task: tool {name:?} runs only as a task (its execution.taskSupport is \
+                     \"required\"); call it with params.task",
+                    m::TOOLS_CALL
+                ))),
+                (_, Some(raw)) => match serde_json::from_str::<TaskMetadata>(raw.get()) {
+                    Ok(t) => Plan::Handshake(t.ttl),
+                    Err(e) => Plan::Refuse(
+                        ErrorObject::invalid_params(format!("Invalid params: task: {e}"))
+                            .with_data(serde_json::json!({"field": "task"})),
+                    ),
+                },
+            };
+        };
+        let declared = m
+            .capabilities
+            .extensions
+            .as_ref()
+            .is_some_and(|e| e.contains_key(TASKS_EXTENSION));
+        match support {
+            TaskSupport::Forbidden => Plan::Direct,
+            TaskSupport::Optional if !declared => Plan::Direct,
+            TaskSupport::Required if !declared => {
+                let mut e = ErrorObject::missing_client_capability(
+                    serde_json::json!({"extensions": {TASKS_EXTENSION: {}}}),
+                );
+                e.message = format!(
+                    "Missing required client capability: tool {name:?} runs only as a task; declare the \
+                     extension {TASKS_EXTENSION} in _meta.io.modelcontextprotocol/clientCapabilities.extensions"
+                );
+                Plan::Refuse(e)
+            }
+            _ => Plan::Extension(
+                route
+                    .task_after
+                    .unwrap_or(self.shared.config.immediate_window),
+            ),
+        }
+    }
+
+    /// A handshake-era session ended: its session-owned tasks are cancelled and deleted.
+    pub(crate) fn session_closed(&self, session: &SessionState) {
+        let Some(key) = session.tasks.key.get().cloned() else {
+            return;
+        };
+        let shared = self.shared.clone();
+        let runs: Vec<Arc<TaskRun>> = lock(&shared.running)
+            .values()
+            .filter(|r| r.owner == key)
+            .cloned()
+            .collect();
+        for r in &runs {
+            r.token.cancel();
+        }
+        let Ok(rt) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        rt.spawn(async move {
+            loop {
+                let page = match shared.store.list(&key, None, 256).await {
+                    Ok(p) => p,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "tasks of a closed session not deleted");
+                        return;
+                    }
+                };
+                if page.tasks.is_empty() {
+                    return;
+                }
+                for t in page.tasks {
+                    if let Err(e) = shared.store.delete(&t.id).await {
+                        tracing::warn!(error = %e, task = %t.id, "task of a closed session not deleted");
+                        return;
+                    }
+                }
+            }
+        });
+    }
+}
+
+impl Shared {
+    pub(crate) fn running(&self, id: &str) -> Option<Arc<TaskRun>> {
+        lock(&self.running).get(id).cloned()
+    }
+
+    pub(crate) fn add_running(self: &Arc<Self>, run: Arc<TaskRun>) {
+        lock(&self.running).insert(run.id.clone(), run);
+        self.start_sweeper();
+    }
+
+    pub(crate) fn remove_running(&self, id: &str) {
+        lock(&self.running).remove(id);
+    }
+
+    /// The lifetime of a new task: the client's wish within the bounds, or the default.
+    pub(crate) fn ttl_ms(&self, asked: Option<u64>) -> u64 {
+        let max = self.config.max_ttl.as_millis() as u64;
+        asked
+            .unwrap_or(self.config.default_ttl.as_millis() as u64)
+            .clamp(1, max.max(1))
+    }
+
+    /// Deletes expired tasks every `sweep_interval`, cancelling those still running, for as long as the
+    /// server lives. Started with the first task.
+    fn start_sweeper(self: &Arc<Self>) {
+        self.sweeper.get_or_init(|| {
+            let weak: Weak<Shared> = Arc::downgrade(self);
+            let every = self.config.sweep_interval.max(Duration::from_millis(1));
+            tokio::spawn(async move {
+                loop {
+                    tokio::time::sleep(every).await;
+                    let Some(s) = weak.upgrade() else { return };
+                    match s.store.purge_expired(store::now_ms()).await {
+                        Ok(ids) => {
+                            for id in ids {
+                                tracing::debug!(task = %id, "task expired and deleted");
+                                if let Some(run) = lock(&s.running).remove(&id) {
+                                    run.token.cancel();
+                                }
+                            }
+                        }
+                        Err(e) => tracing::warn!(error = %e, "purging expired tasks failed"),
+                    }
+                }
+            });
+        });
+    }
+}
