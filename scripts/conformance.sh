@@ -4,7 +4,8 @@
 #   0.1.16          every server scenario with SSE answers (the default) and with JSON answers (`--json`;
 #                   the SSE-polling scenario reports INFO there, as it needs SSE); the core client suite.
 #   0.2.0-alpha.12  the server requirement sets of 2026-07-28 and 2025-11-25; the skills extension's
-#                   server scenarios (sep-2640-*).
+#                   server scenarios (sep-2640-*); the client requirement set of 2026-07-28 and the
+#                   skills extension's client scenarios (sep-2640-client-*).
 # After each run scripts/conformance_checks.py reads every checks.json: a run passes only if no check
 # failed, including the scenarios the suite itself does not score (extensions, pending ones).
 # Needs ../shared/conformance (or $MCP_CONFORMANCE_DIR), which installs the suites and Node 22 from npm.
@@ -44,6 +45,23 @@ for scen in sep-2640-skills-directory sep-2640-skills-enumeration sep-2640-skill
   python3 scripts/conformance_checks.py "$out/$scen" --strict --no-skipped || failed=1
 done
 unset MCP_CONFORMANCE_VERSION
+
+# --- Client, 0.2.0-alpha.12 (conformance-client; the 0.1.16 core client suite runs above) --------------
+# The client requirement set of 2026-07-28 (the suite runs the authorization extensions with it: client
+# credentials, enterprise-managed, DPoP, workload identity), then the extension scenarios it does not
+# list: the skills extension's client rules.
+export MCP_CONFORMANCE_VERSION=0.2.0-alpha.12
+echo "=== 0.2.0-alpha.12: client requirements of 2026-07-28" >&2
+bash "$conf/conformance.sh" client --command "$bin/conformance-client" --requirements 2026-07-28 -o "$out/client-2026" || failed=1
+check "$out/client-2026"
+for s in sep-2640-client-no-prefetch sep-2640-client-verify-digest sep-2640-client-verify-size sep-2640-client-verify-frontmatter; do
+  echo "=== 0.2.0-alpha.12: client scenario $s" >&2
+  bash "$conf/conformance.sh" client --command "$bin/conformance-client" --scenario "$s" -o "$out/client-ext" || failed=1
+done
+# A skipped check means the client never exercised the rule: it fails here too.
+python3 scripts/conformance_checks.py "$out/client-ext" --strict --no-skipped || failed=1
+unset MCP_CONFORMANCE_VERSION
+# --- end of the client block ----------------------------------------------------------------------------
 
 if [ "$failed" = 0 ]; then
   echo "conformance: every check passed; results under $out" >&2

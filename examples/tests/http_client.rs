@@ -9,22 +9,29 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use http_support::*;
 use mcp_runtime::http::{HttpClientConfig, HttpConfig, HttpTransportKind};
-use mcp_runtime::Client;
+use mcp_runtime::protocol::LoggingLevel;
+use mcp_runtime::{Client, Era};
 use serde_json::json;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 #[tokio::test]
 async fn calls_work_with_json_and_with_sse_answers() {
-    for config in [
-        HttpConfig::default(),
-        HttpConfig::default().json_responses(),
+    for (config, era) in [
+        (HttpConfig::default(), Era::Legacy),
+        (HttpConfig::default().json_responses(), Era::Legacy),
+        (HttpConfig::default(), Era::Auto),
+        (HttpConfig::default().json_responses(), Era::Auto),
     ] {
         let s = start(test_server(), config).await;
         let c = Client::builder()
+            .era(era)
             .connect_http(&s.url(), HttpClientConfig::default())
             .await
             .unwrap();
+        assert_eq!(c.is_modern(), era == Era::Auto);
+        // `logging/setLevel` in the handshake era; under 2026-07-28 the level each request carries.
+        c.set_logging_level(LoggingLevel::Debug).await.unwrap();
         let mut logs = c.notifications();
         assert_eq!(
             c.call_tool("echo", json!({"text": "a"}))
@@ -61,7 +68,9 @@ async fn a_forgotten_session_is_initialized_again() {
         open_get_stream: false,
         ..Default::default()
     };
+    // Sessions belong to the handshake era.
     let c = Client::builder()
+        .era(Era::Legacy)
         .connect_http(&format!("http://{addr}/mcp"), cfg)
         .await
         .unwrap();

@@ -456,7 +456,9 @@ async fn the_service_mounts_into_a_users_router() {
             .unwrap(),
         "ok"
     );
+    // A handshake-era client, so that the mounted service keeps a session.
     let c = Client::builder()
+        .era(mcp_runtime::Era::Legacy)
         .connect_http(&format!("http://{addr}/mcp"), HttpClientConfig::default())
         .await
         .unwrap();

@@ -1,5 +1,6 @@
-//! Talking to a live server: start it (stdio) or reach it (HTTP), initialize with the capabilities asked for,
-//! and page through `tools/list` to the end.
+//! Talking to a live server: start it (stdio) or reach it (HTTP), in the era it speaks (`initialize` with
+//! the capabilities asked for, or 2026-07-28 with them in every request), and page through `tools/list` to
+//! the end.
 
 use crate::snapshot::{DeclaredCapabilities, Snapshot};
 use mcp_runtime::protocol::{ElicitAction, ElicitParams, ElicitResult, ErrorObject, Tool};
@@ -198,10 +199,14 @@ async fn list_tools(
 /// (sampling), declines (elicitation) and an empty list (roots).
 pub async fn connect(source: &Source, recording: &Recording) -> Result<Client, LiveError> {
     let label = source.to_string();
+    // The client finds the server's era itself (a 2026-07-28 server has no handshake): half the time
+    // allowed for an answer goes to the `server/discover` probe, so that a silent server still fails
+    // within the limit below.
     let mut builder = Client::builder()
         .name("mcp-codegen")
         .version(env!("CARGO_PKG_VERSION"))
         .timeout(Some(recording.timeout))
+        .probe_timeout(recording.timeout / 2)
         .stderr(recording.stderr);
     let caps = recording.capabilities;
     if caps.roots {

@@ -206,16 +206,24 @@ fn generated_types_serialize_as_the_schema_says() {
 }
 
 /// The full loop, second half: the bindings the CLI wrote for `bench-server` (checked against the CLI's output
-/// in `tests/cli.rs`) make typed calls to it.
+/// in `tests/cli.rs`) make typed calls to it, in both protocol eras.
 #[tokio::test]
 async fn typed_calls_to_the_bench_server() {
+    for era in [mcp_runtime::Era::Legacy, mcp_runtime::Era::Modern] {
+        typed_calls_to_the_bench_server_in(era).await;
+    }
+}
+
+async fn typed_calls_to_the_bench_server_in(era: mcp_runtime::Era) {
     let mut cmd = tokio::process::Command::new(support::bench_server());
     cmd.env("RUST_LOG", "off");
     let inner = Client::builder()
+        .era(era)
         .stderr(StderrMode::Capture)
         .spawn(cmd)
         .await
         .unwrap();
+    assert_eq!(inner.is_modern(), era == mcp_runtime::Era::Modern);
     let client = bench_server::Client::new(inner);
     let echoed = client
         .echo(&bench_server::echo::Params {

@@ -462,6 +462,10 @@ impl Peer {
                 Ok(p) => {
                     if self.shared.cancels.cancel(&p.request_id) {
                         tracing::debug!(id = %p.request_id, reason = ?p.reason, "request cancelled by peer");
+                    } else {
+                        // Not a request the peer sent us: a 2026 server ends a `subscriptions/listen`
+                        // stream of ours this way. The handler decides.
+                        handler.notification(method, params);
                     }
                 }
                 Err(e) => tracing::debug!(%e, "malformed notifications/cancelled"),

@@ -27,6 +27,18 @@ pub enum Error {
     Io(String),
     #[error("protocol error: {0}")]
     Protocol(String),
+    /// Content read from the server is not what it promised (a skill file whose size, digest or front
+    /// matter differs from its manifest entry); it was not used.
+    #[error("verification failed: {0}")]
+    Verification(String),
+    /// A 2026-07-28 server asked for input (elicitation, sampling, roots) that this client could not give:
+    /// no handler for it, or the handler failed. The call is not retried.
+    #[error("could not answer the server's {method} input request {key:?}: {error}")]
+    InputRequest {
+        key: String,
+        method: String,
+        error: ErrorObject,
+    },
 }
 
 impl From<std::io::Error> for Error {

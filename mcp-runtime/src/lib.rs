@@ -41,7 +41,8 @@ pub mod server;
 pub mod stdio;
 
 pub use client::{
-    CallOptions, Client, ClientBuilder, RestartPolicy, ServerNotification, StderrMode, Supervisor,
+    CallOptions, Client, ClientBuilder, Era, EraCache, RestartPolicy, ServerNotification,
+    StderrMode, Subscription, Supervisor, TaskStart,
 };
 pub use connection::{ConnectionConfig, Peer};
 pub use error::Error;

@@ -5,16 +5,19 @@
 //! conformance-client [--transport auto|streamable|sse] <url>
 //! ```
 //!
-//! Every scenario connects over Streamable HTTP, initializes, lists the tools and calls the ones the
-//! scenario is about. Elicitation requests are accepted with the schema's defaults (SEP-1034); sampling
-//! requests get a canned answer.
+//! Every scenario connects over Streamable HTTP (probing for 2026-07-28 when the suite runs that revision,
+//! `MCP_CONFORMANCE_PROTOCOL_VERSION`, initializing otherwise), lists the tools and calls each (with the
+//! arguments the scenario's context names, `toolCalls`, or made up from the schema), then reads a resource
+//! and gets a prompt when the server has them. Elicitation requests (server requests or 2026 input
+//! requests alike) are accepted with the schema's defaults (SEP-1034); sampling requests get a canned
+//! answer.
 
-use mcp_runtime::http::{Authorizer, HttpClientConfig, HttpTransportKind, OAuthConfig};
+use mcp_runtime::http::{Authorizer, Grant, HttpClientConfig, HttpTransportKind, OAuthConfig};
 use mcp_runtime::protocol::{
     CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult,
-    ErrorObject, JsonObject, Role,
+    ErrorObject, JsonObject, ProtocolVersion, Role, SkillResources, SkillsCapability, Tool,
 };
-use mcp_runtime::Client;
+use mcp_runtime::{Client, Era};
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -48,9 +51,33 @@ async fn canned_sample(_: CreateMessageParams) -> Result<CreateMessageResult, Er
     })
 }
 
-/// Arguments for a tool: numbers for `number` properties, strings otherwise.
-fn arguments_for(schema: &JsonObject) -> Value {
+/// Which era to speak for the revision the suite runs (`MCP_CONFORMANCE_PROTOCOL_VERSION`): a
+/// 2026-07-28 run probes (and finds the mock server modern), an older one initializes with that version.
+fn era_for(revision: &str) -> Era {
+    match ProtocolVersion::parse(revision) {
+        Some(v) if !v.is_modern() => Era::Legacy,
+        _ => Era::Auto,
+    }
+}
+
+/// Arguments for a tool: numbers for `number` properties, strings otherwise. A tool that takes a
+/// `schema` object (the JSON Schema preservation scenario's echo) gets the input schema of the other
+/// tool listed, passed back verbatim.
+fn arguments_for(tools: &[Tool], tool: &Tool) -> Value {
+    let schema = &tool.input_schema;
     let mut args = serde_json::Map::new();
+    let echo = schema
+        .get("properties")
+        .and_then(|p| p.get("schema"))
+        .and_then(|s| s.get("type"))
+        .and_then(Value::as_str)
+        == Some("object");
+    if echo {
+        if let Some(other) = tools.iter().find(|t| t.name != tool.name) {
+            args.insert("schema".into(), Value::Object(other.input_schema.clone()));
+            return Value::Object(args);
+        }
+    }
     if let Some(props) = schema.get("properties").and_then(Value::as_object) {
         for (i, (name, p)) in props.iter().enumerate() {
             let v = match p.get("type").and_then(Value::as_str) {
@@ -105,23 +132,38 @@ async fn run() -> anyhow::Result<()> {
     eprintln!("conformance-client: scenario {scenario:?} against {url}");
 
     // Authorization scenarios: the automated authorization server redirects at once; pre-registered
-    // credentials come in MCP_CONFORMANCE_CONTEXT.
+    // credentials, keys and tokens come in MCP_CONFORMANCE_CONTEXT.
     let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
         .ok()
         .and_then(|c| serde_json::from_str(&c).ok())
         .unwrap_or(Value::Null);
+    let text = |k: &str| context.get(k).and_then(Value::as_str).map(str::to_string);
+    // Which grant: the extension scenarios hand over what their flow needs.
+    let grant = if let (Some(endpoint), Some(id_token)) =
+        (text("idp_token_endpoint"), text("idp_id_token"))
+    {
+        Grant::EnterpriseManaged {
+            idp_token_endpoint: endpoint,
+            id_token,
+            idp_client_id: text("idp_client_id"),
+            idp_client_secret: None,
+        }
+    } else if let Some(assertion) = text("valid_jwt") {
+        Grant::JwtBearer { assertion }
+    } else if scenario.starts_with("auth/client-credentials") {
+        Grant::ClientCredentials
+    } else {
+        Grant::AuthorizationCode
+    };
     let oauth = OAuthConfig {
         client_name: "mcp-runtime-conformance-client".into(),
-        client_id: context
-            .get("client_id")
-            .and_then(Value::as_str)
-            .map(str::to_string),
-        client_secret: context
-            .get("client_secret")
-            .and_then(Value::as_str)
-            .map(str::to_string),
+        client_id: text("client_id"),
+        client_secret: text("client_secret"),
+        private_key_pem: text("private_key_pem"),
+        signing_algorithm: text("signing_algorithm").unwrap_or_else(|| "ES256".into()),
         client_metadata_url: Some("https://conformance-test.local/client-metadata.json".into()),
         authorizer: Authorizer::Redirect,
+        grant,
         ..Default::default()
     };
     let config = HttpClientConfig {
@@ -133,16 +175,18 @@ async fn run() -> anyhow::Result<()> {
         .name("mcp-runtime-conformance-client")
         .version(env!("CARGO_PKG_VERSION"))
         .timeout(Some(Duration::from_secs(20)))
+        .era(era_for(&std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").unwrap_or_default()))
         .elicitation(accept_with_defaults)
         .sampling(canned_sample)
         .connect_http(&url, config)
         .await?;
     let info = &client.server().server_info;
     eprintln!(
-        "connected to {} {} (protocol {})",
+        "connected to {} {} (protocol {}, {})",
         info.name,
         info.version,
-        client.protocol_version()
+        client.protocol_version(),
+        if client.is_modern() { "stateless" } else { "initialized" }
     );
 
     if scenario == "initialize" {
@@ -158,11 +202,78 @@ async fn run() -> anyhow::Result<()> {
             .collect::<Vec<_>>()
             .join(", ")
     );
+    // Arguments the scenario asks for, by tool.
+    let planned: Vec<(String, Value)> = context
+        .get("toolCalls")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|c| Some((c.get("name")?.as_str()?.to_string(), c.get("arguments")?.clone())))
+        .collect();
     for tool in &tools {
-        let args = arguments_for(&tool.input_schema);
-        match client.call_tool(&tool.name, &args).await {
-            Ok(r) => eprintln!("{} -> {}", tool.name, r.text_content()),
-            Err(e) => eprintln!("{} failed: {e}", tool.name),
+        let mut calls: Vec<Value> = planned
+            .iter()
+            .filter(|(n, _)| *n == tool.name)
+            .map(|(_, a)| a.clone())
+            .collect();
+        if calls.is_empty() {
+            calls.push(arguments_for(&tools, tool));
+        }
+        for args in calls {
+            match client.call_tool(&tool.name, &args).await {
+                Ok(r) => eprintln!("{} -> {}", tool.name, r.text_content()),
+                Err(e) => eprintln!("{} failed: {e}", tool.name),
+            }
+        }
+    }
+    let caps = client.server().capabilities.clone();
+    if SkillsCapability::of(&caps).is_some() {
+        // The skills extension: listing reads no file. The verify scenarios then load the first skill
+        // (the user picked it), and its supporting files only if SKILL.md passed verification.
+        let skills = client.list_all_skills().await?;
+        eprintln!("skills: {}", skills.iter().map(|s| s.name()).collect::<Vec<_>>().join(", "));
+        if scenario.contains("verify") {
+            if let Some(entry) = skills.first() {
+                match client.load_skill(entry).await {
+                    Ok(skill) => {
+                        if let SkillResources::Files(files) = &entry.resources {
+                            for f in files.iter().filter(|f| f.uri != entry.uri) {
+                                match client.read_skill_file(&skill, &f.uri).await {
+                                    Ok(b) => eprintln!("read {} ({} bytes)", f.uri, b.len()),
+                                    Err(e) => eprintln!("{} refused: {e}", f.uri),
+                                }
+                            }
+                        }
+                    }
+                    Err(e) => eprintln!("skill {} refused: {e}", entry.uri),
+                }
+            }
+        }
+        client.close().await;
+        return Ok(());
+    }
+    if caps.resources.is_some() {
+        let resources = client.list_all_resources().await?;
+        if let Some(r) = resources.first() {
+            match client.read_resource(&r.uri).await {
+                Ok(c) => eprintln!("read {}: {} item(s)", r.uri, c.contents.len()),
+                Err(e) => eprintln!("read {} failed: {e}", r.uri),
+            }
+        }
+    }
+    if caps.prompts.is_some() {
+        let prompts = client.list_all_prompts().await?;
+        if let Some(p) = prompts.first() {
+            let args = p
+                .arguments
+                .iter()
+                .flatten()
+                .map(|a| (a.name.clone(), "test".to_string()))
+                .collect();
+            match client.get_prompt(&p.name, args).await {
+                Ok(r) => eprintln!("prompt {}: {} message(s)", p.name, r.messages.len()),
+                Err(e) => eprintln!("prompt {} failed: {e}", p.name),
+            }
         }
     }
     client.close().await;

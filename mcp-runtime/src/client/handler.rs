@@ -1,7 +1,11 @@
-//! The client's side of the pump: answers the server's requests and delivers its notifications.
+//! What the user registers to answer the server: sampling, elicitation and roots. The same handlers answer
+//! both eras: a handshake-era server's requests (`sampling/createMessage` arriving on the connection) and a
+//! 2026-07-28 server's input requests (inside an `input_required` result, see [`super::mrtr`]).
 
+use super::cache::ResultCache;
+use super::listen::Subscriptions;
 use super::ServerNotification;
-use crate::connection::{Handler, Peer, Reply, RequestIn};
+use crate::connection::{Handler, Reply, RequestIn};
 use crate::framing::{parse_params, to_raw};
 use crate::protocol::*;
 use futures_util::future::BoxFuture;
@@ -50,68 +54,111 @@ where
     }
 }
 
-pub(crate) struct ClientHandler {
-    #[allow(dead_code)]
-    pub(crate) peer: Peer,
+/// The handlers a client registered, shared by the legacy request path and the MRTR path.
+#[derive(Clone, Default)]
+pub(crate) struct Handlers {
     pub(crate) sampling: Option<Arc<dyn SamplingHandler>>,
     pub(crate) elicitation: Option<Arc<dyn ElicitationHandler>>,
     pub(crate) roots: Option<Arc<Mutex<Vec<Root>>>>,
+    /// Whether URL-mode elicitation was declared.
+    pub(crate) elicitation_url: bool,
+}
+
+impl Handlers {
+    /// Answers one request of the server, whichever era carried it. `Err` is the JSON-RPC error a
+    /// handshake-era server gets (a 2026 call fails with it instead: input requests have no error slot).
+    pub(crate) fn answer(
+        &self,
+        request: InputRequest,
+    ) -> BoxFuture<'static, Result<Box<RawValue>, ErrorObject>> {
+        match request {
+            InputRequest::CreateMessage(p) => match self.sampling.clone() {
+                Some(h) => {
+                    let fut = h.create_message(p);
+                    Box::pin(async move { to_raw(&fut.await?) })
+                }
+                None => not_declared(methods::SAMPLING_CREATE_MESSAGE, "sampling"),
+            },
+            InputRequest::Elicit(p) => match self.elicitation.clone() {
+                Some(_) if p.is_url() && !self.elicitation_url => {
+                    Box::pin(std::future::ready(Err(ErrorObject::invalid_params(
+                        "Invalid params: URL elicitation was not declared",
+                    ))))
+                }
+                Some(h) => {
+                    let fut = h.elicit(p);
+                    Box::pin(async move { to_raw(&fut.await?) })
+                }
+                None => not_declared(methods::ELICITATION_CREATE, "elicitation"),
+            },
+            InputRequest::ListRoots => match &self.roots {
+                Some(r) => {
+                    let roots = r.lock().unwrap_or_else(|e| e.into_inner()).clone();
+                    Box::pin(std::future::ready(to_raw(&ListRootsResult {
+                        roots,
+                        meta: None,
+                    })))
+                }
+                None => not_declared(methods::ROOTS_LIST, "roots"),
+            },
+        }
+    }
+}
+
+fn not_declared(
+    method: &str,
+    capability: &str,
+) -> BoxFuture<'static, Result<Box<RawValue>, ErrorObject>> {
+    let e = ErrorObject::method_not_found(method).with_data(serde_json::json!({
+        "reason": format!("this client did not declare the `{capability}` capability")
+    }));
+    Box::pin(std::future::ready(Err(e)))
+}
+
+/// The client's side of the pump: answers the server's requests (handshake era) and delivers its
+/// notifications, routing those of a `subscriptions/listen` stream to their subscription.
+pub(crate) struct ClientHandler {
+    pub(crate) handlers: Handlers,
     pub(crate) notifications: broadcast::Sender<ServerNotification>,
+    pub(crate) subscriptions: Subscriptions,
+    pub(crate) cache: Option<Arc<ResultCache>>,
 }
 
 impl Handler for ClientHandler {
     fn request(&self, req: RequestIn<'_>) -> Reply {
-        match req.method {
-            methods::PING => Reply::Now(to_raw(&EmptyResult::default())),
+        let input = match req.method {
+            methods::PING => return Reply::Now(to_raw(&EmptyResult::default())),
             methods::SAMPLING_CREATE_MESSAGE => {
-                let Some(h) = self.sampling.clone() else {
-                    return Reply::Now(Err(ErrorObject::method_not_found(req.method)));
-                };
-                let p: CreateMessageParams = match parse_params(req.params) {
-                    Ok(p) => p,
-                    Err(e) => return Reply::Now(Err(e)),
-                };
-                let fut = h.create_message(p);
-                Reply::Spawn {
-                    fut: Box::pin(async move { to_raw(&fut.await?) }),
-                    cancellable: true,
-                }
+                parse_params(req.params).map(InputRequest::CreateMessage)
             }
-            methods::ELICITATION_CREATE => {
-                let Some(h) = self.elicitation.clone() else {
-                    return Reply::Now(Err(ErrorObject::method_not_found(req.method)));
-                };
-                let p: ElicitParams = match parse_params(req.params) {
-                    Ok(p) => p,
-                    Err(e) => return Reply::Now(Err(e)),
-                };
-                if p.is_url() {
-                    return Reply::Now(Err(ErrorObject::invalid_params(
-                        "Invalid params: URL elicitation was not declared",
-                    )));
-                }
-                let fut = h.elicit(p);
-                Reply::Spawn {
-                    fut: Box::pin(async move { to_raw(&fut.await?) }),
-                    cancellable: true,
-                }
-            }
-            methods::ROOTS_LIST => match &self.roots {
-                Some(r) => {
-                    let roots = r.lock().unwrap_or_else(|e| e.into_inner()).clone();
-                    Reply::Now(to_raw(&ListRootsResult { roots, meta: None }))
-                }
-                None => Reply::Now(Err(ErrorObject::method_not_found(req.method))),
+            methods::ELICITATION_CREATE => parse_params(req.params).map(InputRequest::Elicit),
+            methods::ROOTS_LIST => Ok(InputRequest::ListRoots),
+            other => return Reply::Now(Err(ErrorObject::method_not_found(other))),
+        };
+        match input {
+            Ok(input) => Reply::Spawn {
+                fut: self.handlers.answer(input),
+                cancellable: true,
             },
-            other => Reply::Now(Err(ErrorObject::method_not_found(other))),
+            Err(e) => Reply::Now(Err(e)),
         }
     }
 
     fn notification(&self, method: &str, params: Option<&RawValue>) {
-        let params = params.and_then(|p| serde_json::from_str(p.get()).ok());
-        let _ = self.notifications.send(ServerNotification {
+        let params: Option<serde_json::Value> =
+            params.and_then(|p| serde_json::from_str(p.get()).ok());
+        let n = ServerNotification {
             method: method.to_string(),
             params,
-        });
+        };
+        if let Some(c) = &self.cache {
+            c.invalidate(&n.method, n.params.as_ref());
+        }
+        self.subscriptions.route(&n);
+        let _ = self.notifications.send(n);
+    }
+
+    fn closed(&self) {
+        self.subscriptions.close_all();
     }
 }

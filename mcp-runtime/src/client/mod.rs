@@ -1,20 +1,50 @@
-//! The client: connects (a child process over stdio, or any byte stream), initializes, and offers a typed
-//! method for every server feature. Server requests (sampling, elicitation, roots) are answered by handlers
-//! the user registers; notifications are delivered on a broadcast channel.
+//! The client: connects (a child process over stdio, or any byte stream; Streamable HTTP in
+//! [`crate::http`]), finds the server's era, and offers a typed method for every server feature, the same
+//! in both eras.
+//!
+//! **Eras.** With [`Era::Auto`] (the default) the client probes with `server/discover` and speaks
+//! 2026-07-28 to a modern server (every request carries its version, capabilities and identity in
+//! `_meta`; no handshake, no session) or falls back to `initialize` for a handshake-era server (see
+//! [`era`]). [`Client::is_modern`] tells which it got.
+//!
+//! **Handlers.** Sampling, elicitation and roots are answered by the handlers the user registers on the
+//! builder, once, for both eras: a handshake-era server sends them as requests; a 2026 server returns
+//! `input_required`, and the client answers through the same handlers and retries the call with the
+//! answers (multi round-trip requests, see [`mrtr`]).
+//!
+//! **Notifications** are delivered on a broadcast channel ([`Client::notifications`]); change
+//! notifications can be asked for with [`Client::listen`] in either era.
 
+mod cache;
+mod call;
 mod child;
+pub mod era;
 mod handler;
+mod listen;
+pub mod modern;
+mod mrtr;
+mod skills;
 mod supervisor;
+mod tasks;
+mod tool_headers;
 
 pub use child::StderrMode;
+pub use era::{Era, EraCache};
 pub use handler::{ElicitationHandler, SamplingHandler};
+pub use listen::Subscription;
+pub use skills::LoadedSkill;
 pub use supervisor::{RestartPolicy, Supervisor};
+pub use tasks::TaskStart;
+pub use tool_headers::ToolHeaders;
 
-use crate::connection::{self, ConnectionConfig, Handler, Peer, RequestOptions};
+use crate::connection::{self, ConnectionConfig, Handler, Peer};
 use crate::error::Error;
-use crate::framing::to_raw;
 use crate::protocol::*;
-use handler::ClientHandler;
+use cache::ResultCache;
+use era::{Negotiated, Setup};
+use handler::{ClientHandler, Handlers};
+use listen::Subscriptions;
+use modern::ModernMeta;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::sync::{Arc, Mutex};
@@ -25,14 +55,6 @@ use tokio::sync::broadcast;
 /// The roots a client answers `roots/list` with, shared with its handler.
 pub type SharedRoots = Arc<Mutex<Vec<Root>>>;
 
-/// What a transport needs to drive a client: the handler for incoming messages, the notification
-/// channel, and the roots (see [`ClientBuilder::handler`]).
-pub type ClientParts = (
-    Arc<dyn Handler>,
-    broadcast::Sender<ServerNotification>,
-    Option<SharedRoots>,
-);
-
 /// A notification from the server.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerNotification {
@@ -40,7 +62,7 @@ pub struct ServerNotification {
     pub params: Option<serde_json::Value>,
 }
 
-/// Options of one tool call.
+/// Options of one call.
 #[derive(Default, Clone)]
 pub struct CallOptions {
     pub timeout: Option<Duration>,
@@ -48,25 +70,62 @@ pub struct CallOptions {
     pub on_progress: Option<Arc<dyn Fn(ProgressParams) + Send + Sync>>,
 }
 
+/// What a transport needs to drive a client (see [`ClientBuilder::parts`]).
+pub struct ClientParts {
+    /// Answers the server's requests and takes its notifications: give it to the pump.
+    pub handler: Arc<dyn Handler>,
+    shared: Shared,
+}
+
+/// What the client learns from the transport it rides on.
+#[derive(Clone, Default)]
+pub struct TransportInfo {
+    /// Set by transports that mirror `x-mcp-header` arguments into headers (Streamable HTTP): the client
+    /// then leaves tools with invalid annotations out of `tools/list` and records the valid ones here.
+    pub tool_headers: Option<ToolHeaders>,
+    /// Names the server for the [`EraCache`] (its URL, its command line).
+    pub server_key: Option<String>,
+}
+
+/// The parts of a client its handler shares.
+#[derive(Clone)]
+struct Shared {
+    handlers: Handlers,
+    notifications: broadcast::Sender<ServerNotification>,
+    subscriptions: Subscriptions,
+    cache: Option<Arc<ResultCache>>,
+}
+
 /// Builds a [`Client`].
 pub struct ClientBuilder {
     info: Implementation,
     capabilities: ClientCapabilities,
     version: ProtocolVersion,
-    sampling: Option<Arc<dyn SamplingHandler>>,
-    elicitation: Option<Arc<dyn ElicitationHandler>>,
-    roots: Option<Arc<Mutex<Vec<Root>>>>,
+    era: Era,
+    probe_timeout: Duration,
+    era_cache: Option<EraCache>,
+    handlers: Handlers,
     config: ConnectionConfig,
     stderr: StderrMode,
+    max_input_rounds: u32,
+    cache: bool,
+    tasks_extension: bool,
 }
 
-/// A connected, initialized client.
+/// A connected client, initialized (handshake era) or ready to send (2026-07-28).
 pub struct Client {
     peer: Peer,
     init: InitializeResult,
-    version: ProtocolVersion,
-    notifications: broadcast::Sender<ServerNotification>,
-    roots: Option<Arc<Mutex<Vec<Root>>>>,
+    discover: Option<DiscoverResult>,
+    /// `Some` in 2026-07-28: what every request's `_meta` carries.
+    modern: Option<ModernMeta>,
+    /// The protocol version in use; a modern server's `-32022` may move it to another it supports.
+    version: Mutex<ProtocolVersion>,
+    shared: Shared,
+    roots: Option<SharedRoots>,
+    tool_headers: Option<ToolHeaders>,
+    max_input_rounds: u32,
+    tasks_extension: bool,
     child: Option<child::ChildGuard>,
     _io: Option<tokio::task::JoinHandle<()>>,
 }
@@ -77,11 +136,15 @@ impl Client {
             info: Implementation::new("mcp-runtime-client", env!("CARGO_PKG_VERSION")),
             capabilities: ClientCapabilities::default(),
             version: ProtocolVersion::LATEST_LEGACY,
-            sampling: None,
-            elicitation: None,
-            roots: None,
+            era: Era::Auto,
+            probe_timeout: Duration::from_secs(5),
+            era_cache: None,
+            handlers: Handlers::default(),
             config: ConnectionConfig::default(),
             stderr: StderrMode::Inherit,
+            max_input_rounds: 8,
+            cache: false,
+            tasks_extension: true,
         }
     }
 }
@@ -95,35 +158,73 @@ impl ClientBuilder {
         self.info.version = version.into();
         self
     }
-    /// The protocol version to ask for (default: the latest).
+    /// The handshake-era version `initialize` asks for (default: the latest, 2025-11-25). Asking for
+    /// 2026-07-28 here selects [`Era::Modern`].
     pub fn protocol_version(mut self, v: ProtocolVersion) -> Self {
-        self.version = v;
+        if v.is_modern() {
+            self.era = Era::Modern;
+        } else {
+            self.version = v;
+        }
+        self
+    }
+    /// Which era to speak (default [`Era::Auto`]).
+    pub fn era(mut self, era: Era) -> Self {
+        self.era = era;
+        self
+    }
+    /// How long the `server/discover` probe of [`Era::Auto`] waits before taking silence for a
+    /// handshake-era server (default 5 s).
+    pub fn probe_timeout(mut self, t: Duration) -> Self {
+        self.probe_timeout = t;
+        self
+    }
+    /// Where the era of each server is remembered (default: [`EraCache::global`]).
+    pub fn era_cache(mut self, cache: EraCache) -> Self {
+        self.era_cache = Some(cache);
         self
     }
     /// Capabilities to declare beyond those implied by the handlers registered.
     pub fn capabilities(mut self, caps: ClientCapabilities) -> Self {
+        let sampling = self.capabilities.sampling.take();
+        let elicitation = self.capabilities.elicitation.take();
+        let roots = self.capabilities.roots.take();
         self.capabilities = caps;
+        self.capabilities.sampling = self.capabilities.sampling.take().or(sampling);
+        self.capabilities.elicitation = self.capabilities.elicitation.take().or(elicitation);
+        self.capabilities.roots = self.capabilities.roots.take().or(roots);
         self
     }
-    /// Answers `sampling/createMessage`; declares the `sampling` capability.
+    /// Answers sampling (a server request, or a 2026 input request); declares the `sampling` capability.
     pub fn sampling(mut self, h: impl SamplingHandler) -> Self {
-        self.sampling = Some(Arc::new(h));
+        self.handlers.sampling = Some(Arc::new(h));
         self.capabilities
             .sampling
             .get_or_insert_with(Default::default);
         self
     }
-    /// Answers `elicitation/create`; declares the `elicitation` capability (form mode).
+    /// Answers elicitation (form mode); declares the `elicitation` capability.
     pub fn elicitation(mut self, h: impl ElicitationHandler) -> Self {
-        self.elicitation = Some(Arc::new(h));
+        self.handlers.elicitation = Some(Arc::new(h));
         self.capabilities
             .elicitation
             .get_or_insert_with(Default::default);
         self
     }
-    /// Answers `roots/list` with these roots; declares `roots` with `listChanged`.
+    /// Also hands URL-mode elicitation to the elicitation handler (declares `elicitation.url`).
+    pub fn url_elicitation(mut self) -> Self {
+        self.handlers.elicitation_url = true;
+        let e = self
+            .capabilities
+            .elicitation
+            .get_or_insert_with(Default::default);
+        e.form.get_or_insert_with(JsonObject::new);
+        e.url.get_or_insert_with(JsonObject::new);
+        self
+    }
+    /// Answers `roots/list` with these roots; declares `roots` (with `listChanged` in the handshake era).
     pub fn roots(mut self, roots: Vec<Root>) -> Self {
-        self.roots = Some(Arc::new(Mutex::new(roots)));
+        self.handlers.roots = Some(Arc::new(Mutex::new(roots)));
         self.capabilities.roots = Some(ListChangedCapability {
             list_changed: Some(true),
         });
@@ -140,8 +241,7 @@ impl ClientBuilder {
         self
     }
     /// The connection settings a transport should give its [`Peer`].
-    #[cfg(feature = "http")]
-    pub(crate) fn config_ref(&self) -> &ConnectionConfig {
+    pub fn config_ref(&self) -> &ConnectionConfig {
         &self.config
     }
     /// What to do with a child server's stderr (default: pass it through).
@@ -149,15 +249,42 @@ impl ClientBuilder {
         self.stderr = mode;
         self
     }
+    /// How many `input_required` rounds one call may take before it fails (default 8): a server that
+    /// keeps asking does not hold a call forever.
+    pub fn max_input_rounds(mut self, n: u32) -> Self {
+        self.max_input_rounds = n.max(1);
+        self
+    }
+    /// Keeps list and read results while their 2026 caching hints (`ttlMs`) say they are fresh, until a
+    /// change notification says otherwise (default off).
+    pub fn cache_results(mut self, on: bool) -> Self {
+        self.cache = on;
+        self
+    }
+    /// Whether to declare the 2026 tasks extension (default on): a server may then answer `tools/call`
+    /// with a task, which [`Client::call_tool`] follows to its result.
+    pub fn tasks_extension(mut self, on: bool) -> Self {
+        self.tasks_extension = on;
+        self
+    }
 
     /// Spawns a server as a child process and connects over its stdin and stdout.
     pub async fn spawn(self, mut cmd: tokio::process::Command) -> Result<Client, Error> {
+        let key = {
+            let std = cmd.as_std();
+            let mut k = format!("stdio:{}", std.get_program().to_string_lossy());
+            for a in std.get_args() {
+                k.push(' ');
+                k.push_str(&a.to_string_lossy());
+            }
+            k
+        };
         let (mut guard, stdout, stdin) = child::spawn(&mut cmd, self.stderr)?;
         let (peer, rx) = Peer::new(self.config.clone());
-        let (handler, notifications, roots) = self.handler(peer.clone());
+        let parts = self.parts();
         let reason_src = guard.reason_source();
         let io_peer = peer.clone();
-        let io_handler = handler.clone();
+        let io_handler = parts.handler.clone();
         let io = tokio::spawn(async move {
             let writer = tokio::spawn(connection::write_loop(rx, stdin, io_peer.clone()));
             let why = connection::read_loop(stdout, &io_peer, &io_handler).await;
@@ -166,24 +293,26 @@ impl ClientBuilder {
             io_handler.closed();
             writer.abort();
         });
-        let init = self.handshake(&peer).await;
-        let init = match init {
-            Ok(i) => i,
+        let info = TransportInfo {
+            tool_headers: None,
+            server_key: Some(key),
+        };
+        match self.finish(peer, parts, info, Some(io)).await {
+            Ok(mut c) => {
+                c.child = Some(guard);
+                Ok(c)
+            }
+            Err(Error::Closed(why)) => {
+                // A child that died at once: its exit status and stderr say more than a broken pipe.
+                let reason = guard.reason_source().describe(&why).await;
+                guard.kill();
+                Err(Error::Closed(reason))
+            }
             Err(e) => {
                 guard.kill();
-                return Err(e);
+                Err(e)
             }
-        };
-        Ok(Client {
-            peer,
-            version: ProtocolVersion::parse(&init.protocol_version)
-                .unwrap_or(ProtocolVersion::LATEST_LEGACY),
-            init,
-            notifications,
-            roots,
-            child: Some(guard),
-            _io: Some(io),
-        })
+        }
     }
 
     /// Connects over any byte stream (a socket, an in-process duplex pipe).
@@ -193,7 +322,8 @@ impl ClientBuilder {
         W: AsyncWrite + Unpin + Send + 'static,
     {
         let (peer, rx) = Peer::new(self.config.clone());
-        let (handler, notifications, roots) = self.handler(peer.clone());
+        let parts = self.parts();
+        let handler = parts.handler.clone();
         let io_peer = peer.clone();
         let io = tokio::spawn(async move {
             let writer = tokio::spawn(connection::write_loop(rx, writer, io_peer.clone()));
@@ -202,84 +332,123 @@ impl ClientBuilder {
             handler.closed();
             writer.abort();
         });
-        self.finish(peer, notifications, roots, Some(io)).await
+        self.finish(peer, parts, TransportInfo::default(), Some(io))
+            .await
     }
 
-    /// For transports: the client's handler on a peer whose frames the transport carries. Call
-    /// [`ClientBuilder::finish`] once the transport runs.
-    pub fn handler(&self, peer: Peer) -> ClientParts {
+    /// For transports: the handler to give the pump, and what [`ClientBuilder::finish`] needs back.
+    pub fn parts(&self) -> ClientParts {
         let (tx, _) = broadcast::channel(1024);
-        let h = ClientHandler {
-            peer,
-            sampling: self.sampling.clone(),
-            elicitation: self.elicitation.clone(),
-            roots: self.roots.clone(),
-            notifications: tx.clone(),
+        let shared = Shared {
+            handlers: self.handlers.clone(),
+            notifications: tx,
+            subscriptions: Subscriptions::default(),
+            cache: self.cache.then(|| Arc::new(ResultCache::default())),
         };
-        (Arc::new(h), tx, self.roots.clone())
+        let handler = ClientHandler {
+            handlers: shared.handlers.clone(),
+            notifications: shared.notifications.clone(),
+            subscriptions: shared.subscriptions.clone(),
+            cache: shared.cache.clone(),
+        };
+        ClientParts {
+            handler: Arc::new(handler),
+            shared,
+        }
     }
 
-    /// Initializes over a running transport and returns the client.
+    /// Negotiates the era over a running transport (probe, `initialize` or `server/discover`) and
+    /// returns the client.
     pub async fn finish(
         self,
         peer: Peer,
-        notifications: broadcast::Sender<ServerNotification>,
-        roots: Option<Arc<Mutex<Vec<Root>>>>,
+        parts: ClientParts,
+        transport: TransportInfo,
         io: Option<tokio::task::JoinHandle<()>>,
     ) -> Result<Client, Error> {
-        let init = self.handshake(&peer).await?;
+        let meta = ModernMeta::new(&self.info, &self.capabilities, self.tasks_extension);
+        let cache = self.era_cache.clone().unwrap_or_else(EraCache::global);
+        let setup = Setup {
+            era: self.era,
+            legacy_version: self.version,
+            info: &self.info,
+            capabilities: &self.capabilities,
+            meta: &meta,
+            probe_timeout: self
+                .config
+                .request_timeout
+                .map_or(self.probe_timeout, |t| t.min(self.probe_timeout)),
+            cache: transport.server_key.clone().map(|k| (&cache, k)),
+        };
+        let negotiated = setup.negotiate(&peer).await?;
+        let (init, discover, modern, version) = match negotiated {
+            Negotiated::Legacy(init) => {
+                let v = ProtocolVersion::parse(&init.protocol_version)
+                    .unwrap_or(ProtocolVersion::LATEST_LEGACY);
+                (init, None, None, v)
+            }
+            Negotiated::Modern {
+                discover,
+                server_info,
+                version,
+            } => {
+                let init = InitializeResult {
+                    protocol_version: version.as_str().to_string(),
+                    capabilities: discover.capabilities.clone(),
+                    server_info,
+                    instructions: discover.instructions.clone(),
+                    meta: None,
+                };
+                (init, Some(discover), Some(meta), version)
+            }
+        };
         Ok(Client {
             peer,
-            version: ProtocolVersion::parse(&init.protocol_version)
-                .unwrap_or(ProtocolVersion::LATEST_LEGACY),
             init,
-            notifications,
-            roots,
+            discover,
+            modern,
+            version: Mutex::new(version),
+            roots: self.handlers.roots.clone(),
+            shared: parts.shared,
+            tool_headers: transport.tool_headers,
+            max_input_rounds: self.max_input_rounds,
+            tasks_extension: self.tasks_extension,
             child: None,
             _io: io,
         })
     }
-
-    async fn handshake(&self, peer: &Peer) -> Result<InitializeResult, Error> {
-        let params = InitializeParams {
-            protocol_version: self.version.as_str().to_string(),
-            capabilities: self.capabilities.clone(),
-            client_info: self.info.clone(),
-            meta: None,
-        };
-        let raw = to_raw(&params).map_err(|e| Error::Protocol(e.message))?;
-        let result = peer
-            .request(methods::INITIALIZE, Some(&raw), RequestOptions::default())
-            .await?;
-        let init: InitializeResult =
-            serde_json::from_str(result.get()).map_err(|e| Error::Decode {
-                method: methods::INITIALIZE.into(),
-                reason: e.to_string(),
-            })?;
-        if ProtocolVersion::parse(&init.protocol_version).is_none() {
-            return Err(Error::Protocol(format!(
-                "the server offered protocol version {}, which this client does not speak",
-                init.protocol_version
-            )));
-        }
-        peer.notify(methods::INITIALIZED, None, None).await?;
-        Ok(init)
-    }
 }
 
 impl Client {
-    /// The connection, for raw requests and notifications.
+    /// The connection, for raw requests and notifications (nothing is added to them: in 2026-07-28 use
+    /// [`Client::request`], which stamps `_meta`).
     pub fn peer(&self) -> &Peer {
         &self.peer
     }
 
-    /// What the server answered to `initialize`.
+    /// What the server said about itself: its `initialize` result, or in 2026-07-28 the same fields from
+    /// `server/discover` (the negotiated version, its capabilities, identity and instructions).
     pub fn server(&self) -> &InitializeResult {
         &self.init
     }
 
+    /// The `server/discover` result of a 2026-07-28 server (its supported versions, caching hints...).
+    pub fn discover_result(&self) -> Option<&DiscoverResult> {
+        self.discover.as_ref()
+    }
+
+    /// Whether the client speaks 2026-07-28 with this server.
+    pub fn is_modern(&self) -> bool {
+        self.modern.is_some()
+    }
+
+    /// The protocol version in use.
     pub fn protocol_version(&self) -> ProtocolVersion {
-        self.version
+        *self.version.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn set_protocol_version(&self, v: ProtocolVersion) {
+        *self.version.lock().unwrap_or_else(|e| e.into_inner()) = v;
     }
 
     /// The process id of a server started with [`ClientBuilder::spawn`].
@@ -289,42 +458,42 @@ impl Client {
 
     /// Notifications from the server (list changes, resource updates, log messages...).
     pub fn notifications(&self) -> broadcast::Receiver<ServerNotification> {
-        self.notifications.subscribe()
+        self.shared.notifications.subscribe()
     }
 
-    /// Any request, typed.
+    /// Any request, typed. In 2026-07-28 `_meta` is stamped and an `input_required` result is answered.
     pub async fn request<P: Serialize, R: DeserializeOwned>(
         &self,
         method: &str,
         params: &P,
     ) -> Result<R, Error> {
-        self.request_with(method, params, RequestOptions::default())
-            .await
+        let answer = self.call(method, params, &CallOptions::default()).await?;
+        call::decode(method, &answer.raw)
     }
 
-    async fn request_with<P: Serialize, R: DeserializeOwned>(
-        &self,
-        method: &str,
-        params: &P,
-        opts: RequestOptions,
-    ) -> Result<R, Error> {
-        let raw = to_raw(params).map_err(|e| Error::Protocol(e.message))?;
-        let result = self.peer.request(method, Some(&raw), opts).await?;
-        serde_json::from_str(result.get()).map_err(|e| Error::Decode {
-            method: method.into(),
-            reason: e.to_string(),
-        })
-    }
-
+    /// A liveness check: `ping` in the handshake era; a `server/discover` round trip in 2026-07-28, which
+    /// has no `ping`.
     pub async fn ping(&self) -> Result<(), Error> {
-        let _: EmptyResult = self.request(methods::PING, &serde_json::json!({})).await?;
+        if self.is_modern() {
+            let _: serde_json::Value = self
+                .request(methods::SERVER_DISCOVER, &serde_json::json!({}))
+                .await?;
+        } else {
+            let _: EmptyResult = self.request(methods::PING, &serde_json::json!({})).await?;
+        }
         Ok(())
     }
 
-    /// One page of `tools/list`.
+    /// One page of `tools/list`. Over Streamable HTTP in 2026-07-28, tools whose `x-mcp-header`
+    /// annotations are invalid are left out (with a warning), as the spec requires.
     pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult, Error> {
-        self.request(methods::TOOLS_LIST, &PaginatedParams { cursor, meta: None })
-            .await
+        let mut page: ListToolsResult = self
+            .cached_list(methods::TOOLS_LIST, cursor.as_deref(), &PaginatedParams { cursor: cursor.clone(), meta: None })
+            .await?;
+        if let (Some(h), true) = (&self.tool_headers, self.is_modern()) {
+            page.tools = h.admit(std::mem::take(&mut page.tools));
+        }
+        Ok(page)
     }
 
     /// Every tool, following `nextCursor` to the end.
@@ -351,55 +520,44 @@ impl Client {
             .await
     }
 
-    /// Calls a tool with a timeout or a progress callback.
+    /// Calls a tool with a timeout or a progress callback. In 2026-07-28 input requests are answered
+    /// through the registered handlers, a task handle is followed to the task's result, and a header
+    /// mismatch (`-32020`, the tool's `x-mcp-header` changed) re-lists the tools and retries once.
     pub async fn call_tool_with(
         &self,
         name: &str,
         arguments: impl Serialize,
         opts: CallOptions,
     ) -> Result<CallToolResult, Error> {
-        #[derive(Serialize)]
-        struct Params<'a, A> {
-            name: &'a str,
-            arguments: A,
-            #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-            meta: Option<serde_json::Value>,
-        }
-        let id = self.peer.next_id();
-        let meta = opts
-            .on_progress
-            .as_ref()
-            .map(|_| serde_json::json!({ "progressToken": id }));
-        let raw = to_raw(&Params {
+        let arguments =
+            serde_json::to_value(arguments).map_err(|e| Error::Protocol(e.to_string()))?;
+        let params = CallParams {
             name,
-            arguments,
-            meta,
-        })
-        .map_err(|e| Error::Protocol(e.message))?;
-        let ro = RequestOptions {
-            timeout: opts.timeout,
-            related: None,
-            on_progress: opts.on_progress,
+            arguments: &arguments,
         };
-        let result = self
-            .peer
-            .request_with_id(id, methods::TOOLS_CALL, Some(&raw), ro)
-            .await?;
-        serde_json::from_str(result.get()).map_err(|e| Error::Decode {
-            method: methods::TOOLS_CALL.into(),
-            reason: e.to_string(),
-        })
+        let answer = match self.call(methods::TOOLS_CALL, &params, &opts).await {
+            Err(Error::Rpc(e))
+                if e.code == codes::HEADER_MISMATCH && self.tool_headers.is_some() =>
+            {
+                tracing::debug!(tool = name, %e, "header mismatch: re-listing tools and retrying once");
+                self.list_all_tools().await?;
+                self.call(methods::TOOLS_CALL, &params, &opts).await?
+            }
+            other => other?,
+        };
+        if answer.task {
+            let task: DetailedTask = call::decode(methods::TOOLS_CALL, &answer.raw)?;
+            return self.task_result_of(task, opts.timeout).await;
+        }
+        call::decode(methods::TOOLS_CALL, &answer.raw)
     }
 
     pub async fn list_resources(
         &self,
         cursor: Option<String>,
     ) -> Result<ListResourcesResult, Error> {
-        self.request(
-            methods::RESOURCES_LIST,
-            &PaginatedParams { cursor, meta: None },
-        )
-        .await
+        self.cached_list(methods::RESOURCES_LIST, cursor.as_deref(), &PaginatedParams { cursor: cursor.clone(), meta: None })
+            .await
     }
 
     pub async fn list_all_resources(&self) -> Result<Vec<Resource>, Error> {
@@ -419,16 +577,18 @@ impl Client {
         &self,
         cursor: Option<String>,
     ) -> Result<ListResourceTemplatesResult, Error> {
-        self.request(
+        self.cached_list(
             methods::RESOURCES_TEMPLATES_LIST,
-            &PaginatedParams { cursor, meta: None },
+            cursor.as_deref(),
+            &PaginatedParams { cursor: cursor.clone(), meta: None },
         )
         .await
     }
 
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, Error> {
-        self.request(
+        self.cached_list(
             methods::RESOURCES_READ,
+            Some(uri),
             &ResourceUriParams {
                 uri: uri.into(),
                 meta: None,
@@ -437,7 +597,9 @@ impl Client {
         .await
     }
 
+    /// `resources/subscribe` (handshake era; 2026-07-28 replaced it with [`Client::listen`]).
     pub async fn subscribe(&self, uri: &str) -> Result<(), Error> {
+        self.legacy_only(methods::RESOURCES_SUBSCRIBE, "Client::listen")?;
         let _: EmptyResult = self
             .request(
                 methods::RESOURCES_SUBSCRIBE,
@@ -450,7 +612,9 @@ impl Client {
         Ok(())
     }
 
+    /// `resources/unsubscribe` (handshake era).
     pub async fn unsubscribe(&self, uri: &str) -> Result<(), Error> {
+        self.legacy_only(methods::RESOURCES_UNSUBSCRIBE, "dropping the Subscription")?;
         let _: EmptyResult = self
             .request(
                 methods::RESOURCES_UNSUBSCRIBE,
@@ -463,12 +627,39 @@ impl Client {
         Ok(())
     }
 
+    /// Opens a stream of the change notifications in `filter`, in either era (see [`Subscription`]).
+    pub async fn listen(&self, filter: SubscriptionFilter) -> Result<Subscription, Error> {
+        match &self.modern {
+            Some(meta) => {
+                let mut params = call::object(&SubscriptionsListenParams {
+                    notifications: filter,
+                    meta: None,
+                })?;
+                meta.stamp(&mut params, self.protocol_version());
+                listen::listen_modern(
+                    &self.peer,
+                    &self.shared.subscriptions,
+                    self.peer.next_id(),
+                    params,
+                    self.peer.config().request_timeout,
+                )
+                .await
+            }
+            None => {
+                listen::listen_legacy(
+                    &self.peer,
+                    &self.shared.notifications,
+                    &self.init.capabilities,
+                    filter,
+                )
+                .await
+            }
+        }
+    }
+
     pub async fn list_prompts(&self, cursor: Option<String>) -> Result<ListPromptsResult, Error> {
-        self.request(
-            methods::PROMPTS_LIST,
-            &PaginatedParams { cursor, meta: None },
-        )
-        .await
+        self.cached_list(methods::PROMPTS_LIST, cursor.as_deref(), &PaginatedParams { cursor: cursor.clone(), meta: None })
+            .await
     }
 
     pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>, Error> {
@@ -509,19 +700,29 @@ impl Client {
         self.request(methods::COMPLETION_COMPLETE, &params).await
     }
 
+    /// The lowest level of log messages wanted: `logging/setLevel` in the handshake era; in 2026-07-28
+    /// (which removed it) the level every later request carries in `_meta` (`None`: no log messages).
     pub async fn set_logging_level(&self, level: LoggingLevel) -> Result<(), Error> {
+        if let Some(meta) = &self.modern {
+            meta.set_log_level(Some(level));
+            return Ok(());
+        }
         let _: EmptyResult = self
             .request(methods::LOGGING_SET_LEVEL, &SetLevelParams { level })
             .await?;
         Ok(())
     }
 
-    /// Replaces the roots and sends `notifications/roots/list_changed`.
+    /// Replaces the roots; in the handshake era also sends `notifications/roots/list_changed` (2026-07-28
+    /// removed it: the server asks for roots when it needs them).
     pub async fn set_roots(&self, roots: Vec<Root>) -> Result<(), Error> {
         let Some(r) = &self.roots else {
             return Err(Error::CapabilityMissing("roots"));
         };
         *r.lock().unwrap_or_else(|e| e.into_inner()) = roots;
+        if self.is_modern() {
+            return Ok(());
+        }
         self.peer
             .notify(methods::ROOTS_LIST_CHANGED, None, None)
             .await
@@ -534,4 +735,39 @@ impl Client {
             c.shutdown(Duration::from_secs(2)).await;
         }
     }
+
+    fn legacy_only(&self, method: &str, instead: &str) -> Result<(), Error> {
+        if self.is_modern() {
+            return Err(Error::Protocol(format!(
+                "{method} does not exist in protocol {}: use {instead}",
+                self.protocol_version()
+            )));
+        }
+        Ok(())
+    }
+
+    /// A list or read request, served from the result cache when it is on and the result is fresh.
+    async fn cached_list<P: Serialize, R: DeserializeOwned>(
+        &self,
+        method: &str,
+        key: Option<&str>,
+        params: &P,
+    ) -> Result<R, Error> {
+        let key = key.unwrap_or("");
+        if let Some(raw) = self.shared.cache.as_ref().and_then(|c| c.get(method, key)) {
+            return call::decode(method, &raw);
+        }
+        let answer = self.call(method, params, &CallOptions::default()).await?;
+        if let (Some(c), false) = (&self.shared.cache, answer.retried) {
+            c.put(method, key, &answer.raw);
+        }
+        call::decode(method, &answer.raw)
+    }
+}
+
+/// `tools/call` params, borrowed.
+#[derive(Serialize)]
+struct CallParams<'a> {
+    name: &'a str,
+    arguments: &'a serde_json::Value,
 }

@@ -1,25 +1,35 @@
 //! The Streamable HTTP client transport, with the spec's fallback to the legacy HTTP+SSE transport.
 //!
 //! Every frame the pump emits is POSTed; a JSON answer is dispatched whole, an SSE answer event by event.
-//! A POST stream that ends before its response is resumed with GET and `Last-Event-ID` after the
-//! server's `retry`. After `initialized`, a standalone GET stream carries server-initiated messages and
-//! reconnects the same way. A 404 on a known session re-initializes once and retries.
+//! Each frame finds its era in its own `_meta` (see [`super::client_headers`]):
+//!
+//! - 2026-07-28: the POST stands alone, its headers mirror its body (`MCP-Protocol-Version`,
+//!   `Mcp-Method`, `Mcp-Name`, `Mcp-Param-{Name}`); no session, no GET stream, no resumption. A JSON-RPC
+//!   error in a `4xx` body reaches the caller as is (how a modern server is told from a legacy one).
+//!   Cancelling the request (`notifications/cancelled` from the pump) closes its response stream instead
+//!   of being sent.
+//! - Handshake era: a POST stream that ends before its response is resumed with GET and `Last-Event-ID`
+//!   after the server's `retry`. After `initialized`, a standalone GET stream carries server-initiated
+//!   messages and reconnects the same way. A 404 on a known session re-initializes once and retries.
 
 use super::auth::{Challenge, OAuth, OAuthConfig};
+use super::client_headers::{outbound, Outbound};
 use super::server::{SESSION_HEADER, VERSION_HEADER};
 use super::sse::SseParser;
-use crate::client::{Client, ClientBuilder};
+use crate::client::{Client, ClientBuilder, ToolHeaders, TransportInfo};
 use crate::connection::{Handler, OutKind, Outgoing, Peer};
 use crate::error::Error;
 use crate::framing::{self, frame, Incoming};
 use crate::protocol::{methods, ErrorObject, RequestId};
 use futures_util::StreamExt;
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, CONTENT_TYPE};
 use reqwest::{StatusCode, Url};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 /// Which transport to speak.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -113,16 +123,24 @@ impl ClientBuilder {
             None => None,
         };
         let (peer, rx) = Peer::new(self.config_ref().clone());
-        let (handler, notifications, roots) = self.handler(peer.clone());
+        let parts = self.parts();
         let legacy = config.transport == HttpTransportKind::LegacySse;
+        // The legacy HTTP+SSE transport has no modern mode: skip the probe.
+        let builder = if legacy {
+            self.era(crate::client::Era::Legacy)
+        } else {
+            self
+        };
+        let tool_headers = ToolHeaders::default();
         let t = Arc::new(Transport {
             http,
-            url,
             headers,
             config,
             oauth,
             peer: peer.clone(),
-            handler,
+            handler: parts.handler.clone(),
+            tool_headers: tool_headers.clone(),
+            in_flight: Mutex::new(HashMap::new()),
             state: Mutex::new(State {
                 session: None,
                 version: None,
@@ -130,12 +148,17 @@ impl ClientBuilder {
                 legacy_endpoint: None,
             }),
             get_started: AtomicBool::new(false),
+            url,
         });
         if legacy {
             t.open_legacy().await?;
         }
         let io = tokio::spawn(t.clone().run(rx));
-        self.finish(peer, notifications, roots, Some(io)).await
+        let info = TransportInfo {
+            tool_headers: Some(tool_headers),
+            server_key: Some(format!("http:{}", t.url)),
+        };
+        builder.finish(peer, parts, info, Some(io)).await
     }
 }
 
@@ -157,8 +180,24 @@ struct Transport {
     oauth: Option<OAuth>,
     peer: Peer,
     handler: Arc<dyn Handler>,
+    /// The `x-mcp-header` arguments of the listed tools, filled in by the client.
+    tool_headers: ToolHeaders,
+    /// The 2026 requests being POSTed, cancelled by closing their response stream.
+    in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
     state: Mutex<State>,
     get_started: AtomicBool,
+}
+
+/// How a frame is POSTed.
+#[derive(Clone, Copy)]
+enum Post<'a> {
+    /// 2026-07-28: these mirrored headers, nothing from a session.
+    Modern(&'a HeaderMap),
+    /// Handshake era: the session's headers, and the mirrored ones beside them.
+    Legacy {
+        is_init: bool,
+        mirrored: &'a HeaderMap,
+    },
 }
 
 /// What a POST came back with.
@@ -186,24 +225,61 @@ impl Transport {
             if out.is_cancelled() || out.frame.is_empty() {
                 continue;
             }
-            let is_init = matches!(&out.kind, OutKind::Request(_))
-                && matches!(framing::decode(&out.frame), Incoming::Request { ref method, .. } if method == methods::INITIALIZE);
+            let ob = match outbound(&out.frame, Some(&self.tool_headers)) {
+                Ok(ob) => ob,
+                Err(e) => {
+                    // An argument that cannot go in its header: the caller gets the error, nothing is sent.
+                    if let OutKind::Request(id) = &out.kind {
+                        self.peer
+                            .dispatch_line(&frame::error(Some(id), &e), &self.handler)
+                            .await;
+                    }
+                    continue;
+                }
+            };
+            if let Some(id) = &ob.cancels {
+                let token = self
+                    .in_flight
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(id);
+                if let Some(token) = token {
+                    // 2026-07-28 cancels by closing the request's response stream.
+                    token.cancel();
+                    continue;
+                }
+                if self.lock().init_frame.is_none() {
+                    // No session: nothing to tell a stateless server.
+                    continue;
+                }
+            }
+            if ob.modern.is_some() {
+                if let OutKind::Request(id) = &out.kind {
+                    let token = CancellationToken::new();
+                    self.in_flight
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .insert(id.clone(), token.clone());
+                    tokio::spawn(self.clone().send_modern(out, ob, token));
+                    continue;
+                }
+            }
+            let is_init = matches!(&out.kind, OutKind::Request(_)) && ob.method == methods::INITIALIZE;
             if is_init {
                 self.lock().init_frame = Some(out.frame.clone());
                 // Inline: the transport (and the legacy fallback) is decided by this answer.
-                self.clone().send(out, true).await;
-            } else if matches!(out.kind, OutKind::Notification)
-                && matches!(framing::decode(&out.frame), Incoming::Notification { ref method, .. } if method == methods::INITIALIZED)
+                self.clone().send(out, ob, true).await;
+            } else if matches!(out.kind, OutKind::Notification) && ob.method == methods::INITIALIZED
             {
-                self.clone().send(out, false).await;
+                self.clone().send(out, ob, false).await;
                 // Inline too: the GET stream is open before any later POST, so a server message sent
                 // while answering the next request has somewhere to go.
                 self.start_get_stream().await;
             } else if matches!(out.kind, OutKind::Request(_)) {
-                tokio::spawn(self.clone().send(out, false));
+                tokio::spawn(self.clone().send(out, ob, false));
             } else {
                 // Notifications and responses go in order.
-                self.clone().send(out, false).await;
+                self.clone().send(out, ob, false).await;
             }
         }
         self.peer.close("the client closed the connection".into());
@@ -216,7 +292,7 @@ impl Transport {
             let mut req = self
                 .http
                 .delete(self.url.clone())
-                .headers(self.base_headers())
+                .headers(self.base_headers("DELETE", &self.url))
                 .header(SESSION_HEADER, id);
             if let Some(v) = self.lock().version.clone() {
                 req = req.header(VERSION_HEADER, v);
@@ -225,12 +301,48 @@ impl Transport {
         }
     }
 
-    async fn send(self: Arc<Self>, out: Outgoing, is_init: bool) {
+    /// A 2026-07-28 request: one POST, cancelled by closing its stream.
+    async fn send_modern(self: Arc<Self>, out: Outgoing, ob: Outbound, token: CancellationToken) {
+        let Some(id) = (match &out.kind {
+            OutKind::Request(id) => Some(id.clone()),
+            _ => None,
+        }) else {
+            return;
+        };
+        let result = tokio::select! {
+            r = self.post(&out.frame, Some(&id), Post::Modern(&ob.headers)) => Some(r),
+            _ = token.cancelled() => None,
+        };
+        self.in_flight
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&id);
+        let failure = match result {
+            None => {
+                tracing::debug!(%id, "request cancelled: its response stream is closed");
+                return;
+            }
+            Some(Posted::Done) => return,
+            Some(Posted::Failed(e)) => e,
+            Some(_) => "the server refused the request".to_string(),
+        };
+        tracing::debug!(%failure, "HTTP request failed");
+        let e = ErrorObject::new(-32000, format!("HTTP transport error: {failure}"));
+        self.peer
+            .dispatch_line(&frame::error(Some(&id), &e), &self.handler)
+            .await;
+    }
+
+    async fn send(self: Arc<Self>, out: Outgoing, ob: Outbound, is_init: bool) {
         let request_id = match &out.kind {
             OutKind::Request(id) => Some(id.clone()),
             _ => None,
         };
-        let mut result = self.post(&out.frame, request_id.as_ref(), is_init).await;
+        let how = Post::Legacy {
+            is_init,
+            mirrored: &ob.headers,
+        };
+        let mut result = self.post(&out.frame, request_id.as_ref(), how).await;
         if matches!(result, Posted::NotStreamable)
             && is_init
             && self.config.transport == HttpTransportKind::Auto
@@ -239,13 +351,19 @@ impl Transport {
                 "the server does not speak Streamable HTTP; trying the legacy HTTP+SSE transport"
             );
             result = match self.open_legacy().await {
-                Ok(()) => self.post(&out.frame, request_id.as_ref(), true).await,
+                Ok(()) => self.post(&out.frame, request_id.as_ref(), how).await,
                 Err(e) => Posted::Failed(format!("neither Streamable HTTP nor HTTP+SSE: {e}")),
             };
         }
         if matches!(result, Posted::SessionGone) && !is_init {
             result = match self.reinitialize().await {
-                Ok(()) => self.post(&out.frame, request_id.as_ref(), false).await,
+                Ok(()) => {
+                    let how = Post::Legacy {
+                        is_init: false,
+                        mirrored: &ob.headers,
+                    };
+                    self.post(&out.frame, request_id.as_ref(), how).await
+                }
                 Err(e) => Posted::Failed(e),
             };
         }
@@ -265,24 +383,33 @@ impl Transport {
         }
     }
 
-    /// The configured headers, with the OAuth bearer token once there is one.
-    fn base_headers(&self) -> HeaderMap {
+    /// The configured headers, with the OAuth token once there is one (and its DPoP proof for this
+    /// method and URL when it is sender-constrained).
+    fn base_headers(&self, method: &str, url: &Url) -> HeaderMap {
         let mut h = self.headers.clone();
-        if let Some(t) = self.oauth.as_ref().and_then(OAuth::token) {
-            if let Ok(v) = HeaderValue::from_str(&format!("Bearer {t}")) {
-                h.insert(AUTHORIZATION, v);
-            }
+        if let Some(oauth) = &self.oauth {
+            h.extend(oauth.request_headers(method, url));
         }
         h
     }
 
-    fn post_headers(&self, is_init: bool) -> HeaderMap {
-        let mut h = self.base_headers();
+    fn post_headers(&self, how: Post<'_>) -> HeaderMap {
+        let mut h = self.base_headers("POST", &self.url);
         h.insert(
             ACCEPT,
             HeaderValue::from_static("application/json, text/event-stream"),
         );
         h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        let is_init = match how {
+            Post::Modern(mirrored) => {
+                h.extend(mirrored.iter().map(|(k, v)| (k.clone(), v.clone())));
+                return h;
+            }
+            Post::Legacy { is_init, mirrored } => {
+                h.extend(mirrored.iter().map(|(k, v)| (k.clone(), v.clone())));
+                is_init
+            }
+        };
         let s = self.lock();
         if let Some(id) = s
             .session
@@ -307,11 +434,15 @@ impl Transport {
         self: &Arc<Self>,
         body: &[u8],
         request_id: Option<&RequestId>,
-        is_init: bool,
+        how: Post<'_>,
     ) -> Posted {
+        let (is_init, modern) = match how {
+            Post::Modern(_) => (false, true),
+            Post::Legacy { is_init, .. } => (is_init, false),
+        };
         let legacy = self.lock().legacy_endpoint.clone();
         if let Some(endpoint) = legacy {
-            let mut h = self.base_headers();
+            let mut h = self.base_headers("POST", &endpoint);
             h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
             return match self
                 .http
@@ -333,7 +464,7 @@ impl Transport {
             let resp = match self
                 .http
                 .post(self.url.clone())
-                .headers(self.post_headers(is_init))
+                .headers(self.post_headers(how))
                 .body(body.to_vec())
                 .send()
                 .await
@@ -344,20 +475,26 @@ impl Transport {
             let Some(oauth) = &self.oauth else { break resp };
             let challenge = Challenge::from_headers(resp.headers());
             let refused = resp.status() == StatusCode::UNAUTHORIZED
-                || (resp.status() == StatusCode::FORBIDDEN
-                    && challenge.error.as_deref() == Some("insufficient_scope"));
-            if !refused || attempts >= oauth.max_attempts() {
+                || (resp.status() == StatusCode::FORBIDDEN && challenge.insufficient_scope());
+            if !refused {
+                oauth.observe(resp.headers());
+                break resp;
+            }
+            if attempts >= oauth.max_attempts() {
                 break resp;
             }
             attempts += 1;
             if let Err(e) = oauth
-                .authorize(&self.url, &challenge, used.as_deref())
+                .on_refusal(&self.url, resp.headers(), used.as_deref())
                 .await
             {
                 return Posted::Failed(format!("authorization failed: {e}"));
             }
         };
         let status = resp.status();
+        if modern {
+            return self.read_modern(resp, request_id).await;
+        }
         if is_init {
             if let Some(id) = resp
                 .headers()
@@ -411,6 +548,55 @@ impl Transport {
                 .await;
         }
         Posted::Done
+    }
+
+    /// The answer to a 2026 POST: a JSON body or an SSE stream that ends with the response (no resumption:
+    /// a stream that breaks loses the request). A JSON-RPC error in a refusal's body is the answer too.
+    async fn read_modern(
+        self: &Arc<Self>,
+        resp: reqwest::Response,
+        request_id: Option<&RequestId>,
+    ) -> Posted {
+        let status = resp.status();
+        let ct = resp
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if status.is_success() && ct.starts_with("text/event-stream") {
+            let mut parser = SseParser::new();
+            let answered = self.pump_stream(resp, &mut parser, request_id, None).await;
+            return if answered || request_id.is_none() || self.peer.is_closed() {
+                Posted::Done
+            } else {
+                Posted::Failed(
+                    "the server closed the response stream before answering (2026-07-28 streams cannot be resumed)"
+                        .into(),
+                )
+            };
+        }
+        let bytes = match resp.bytes().await {
+            Ok(b) => b,
+            Err(e) => return Posted::Failed(e.to_string()),
+        };
+        if status == StatusCode::ACCEPTED || request_id.is_none() {
+            return Posted::Done;
+        }
+        // A response to this request (a result, or an error of any status): the caller's answer.
+        if let Incoming::Response { id, .. } = framing::decode(&bytes) {
+            if Some(&id) == request_id {
+                self.deliver(&bytes, None).await;
+                return Posted::Done;
+            }
+        }
+        Posted::Failed(format!(
+            "HTTP {status}: {}",
+            String::from_utf8_lossy(&bytes)
+                .chars()
+                .take(300)
+                .collect::<String>()
+        ))
     }
 
     /// Reads a POST's SSE answer; when it ends before the response, resumes it with GET + Last-Event-ID.
@@ -556,7 +742,7 @@ impl Transport {
         &self,
         last_event_id: Option<&str>,
     ) -> Result<Option<reqwest::Response>, String> {
-        let mut h = self.base_headers();
+        let mut h = self.base_headers("GET", &self.url);
         h.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
         {
             let s = self.lock();
@@ -649,7 +835,10 @@ impl Transport {
         let resp = self
             .http
             .post(self.url.clone())
-            .headers(self.post_headers(true))
+            .headers(self.post_headers(Post::Legacy {
+                is_init: true,
+                mirrored: &HeaderMap::new(),
+            }))
             .body(init)
             .send()
             .await
@@ -690,7 +879,10 @@ impl Transport {
         let r = self
             .http
             .post(self.url.clone())
-            .headers(self.post_headers(false))
+            .headers(self.post_headers(Post::Legacy {
+                is_init: false,
+                mirrored: &HeaderMap::new(),
+            }))
             .body(note)
             .send()
             .await
@@ -707,7 +899,7 @@ impl Transport {
 
     /// The legacy transport: GET the URL, wait for the `endpoint` event, then read messages in the background.
     async fn open_legacy(self: &Arc<Self>) -> Result<(), Error> {
-        let mut h = self.base_headers();
+        let mut h = self.base_headers("GET", &self.url);
         h.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
         let resp = self
             .http

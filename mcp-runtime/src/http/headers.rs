@@ -26,17 +26,17 @@ pub fn name_param(method: &str) -> Option<&'static str> {
     }
 }
 
-/// A header value for `text`: as is when it is plain (visible ASCII and inner spaces or tabs), base64 in
-/// the sentinel otherwise (non-ASCII, control characters, surrounding whitespace, or text that looks
-/// like the sentinel itself).
+/// A header value for `text`: as is when it is plain (visible ASCII and inner spaces), base64 in the
+/// sentinel otherwise (non-ASCII, control characters (a tab too: intermediaries may fold it),
+/// surrounding spaces, or text that looks like the sentinel itself).
 pub fn encode_value(text: &str) -> String {
     let looks_encoded = text.starts_with(SENTINEL_START) && text.ends_with(SENTINEL_END);
     let plain = !text.is_empty()
         && text
             .bytes()
-            .all(|b| b == b' ' || b == b'\t' || (0x21..=0x7e).contains(&b))
-        && !text.starts_with([' ', '\t'])
-        && !text.ends_with([' ', '\t'])
+            .all(|b| b == b' ' || (0x21..=0x7e).contains(&b))
+        && !text.starts_with(' ')
+        && !text.ends_with(' ')
         && !looks_encoded;
     if plain {
         text.to_string()

@@ -30,6 +30,7 @@
 mod admission;
 mod auth;
 mod client;
+mod client_headers;
 #[cfg(feature = "compression")]
 mod compression;
 mod cors;
@@ -51,7 +52,7 @@ pub mod sse;
 #[cfg(feature = "tls")]
 mod tls;
 
-pub use auth::{Authorizer, OAuthConfig};
+pub use auth::{Authorizer, Grant, OAuthConfig};
 pub use client::{HttpClientConfig, HttpTransportKind};
 #[cfg(feature = "compression")]
 pub use compression::Compression;
