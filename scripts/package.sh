@@ -21,8 +21,9 @@ for p in m["packages"]:
 names=("${crates[@]%% *}")
 echo "packaging: ${names[*]}"
 
-# `--allow-dirty`: CI packages a clean clone; a developer may run this before committing.
-cargo package --allow-dirty --locked "$@" $(printf -- '-p %s ' "${names[@]}")
+# `--allow-dirty`: CI packages a clean clone; a developer may run this before committing. No debug info:
+# the packages are built once, to see that they build, and the workspace's profile settings do not travel.
+CARGO_PROFILE_DEV_DEBUG=0 cargo package --allow-dirty --locked "$@" $(printf -- '-p %s ' "${names[@]}")
 
 target=${CARGO_TARGET_DIR:-target}
 status=0
