@@ -492,7 +492,14 @@ impl Client {
     /// annotations are invalid are left out (with a warning), as the spec requires.
     pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult, Error> {
         let mut page: ListToolsResult = self
-            .cached_list(methods::TOOLS_LIST, cursor.as_deref(), &PaginatedParams { cursor: cursor.clone(), meta: None })
+            .cached_list(
+                methods::TOOLS_LIST,
+                cursor.as_deref(),
+                &PaginatedParams {
+                    cursor: cursor.clone(),
+                    meta: None,
+                },
+            )
             .await?;
         if let (Some(h), true) = (&self.tool_headers, self.is_modern()) {
             page.tools = h.admit(std::mem::take(&mut page.tools));
@@ -560,8 +567,15 @@ impl Client {
         &self,
         cursor: Option<String>,
     ) -> Result<ListResourcesResult, Error> {
-        self.cached_list(methods::RESOURCES_LIST, cursor.as_deref(), &PaginatedParams { cursor: cursor.clone(), meta: None })
-            .await
+        self.cached_list(
+            methods::RESOURCES_LIST,
+            cursor.as_deref(),
+            &PaginatedParams {
+                cursor: cursor.clone(),
+                meta: None,
+            },
+        )
+        .await
     }
 
     pub async fn list_all_resources(&self) -> Result<Vec<Resource>, Error> {
@@ -584,7 +598,10 @@ impl Client {
         self.cached_list(
             methods::RESOURCES_TEMPLATES_LIST,
             cursor.as_deref(),
-            &PaginatedParams { cursor: cursor.clone(), meta: None },
+            &PaginatedParams {
+                cursor: cursor.clone(),
+                meta: None,
+            },
         )
         .await
     }
@@ -662,8 +679,15 @@ impl Client {
     }
 
     pub async fn list_prompts(&self, cursor: Option<String>) -> Result<ListPromptsResult, Error> {
-        self.cached_list(methods::PROMPTS_LIST, cursor.as_deref(), &PaginatedParams { cursor: cursor.clone(), meta: None })
-            .await
+        self.cached_list(
+            methods::PROMPTS_LIST,
+            cursor.as_deref(),
+            &PaginatedParams {
+                cursor: cursor.clone(),
+                meta: None,
+            },
+        )
+        .await
     }
 
     pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>, Error> {
