@@ -159,12 +159,16 @@ impl ClientBuilder {
         self
     }
     /// The handshake-era version `initialize` asks for (default: the latest, 2025-11-25). Asking for
-    /// 2026-07-28 here selects [`Era::Modern`].
+    /// 2026-07-28 here selects [`Era::Modern`]; asking for an older version under [`Era::Auto`] selects
+    /// [`Era::Legacy`] (a client pinned to a handshake-era version does not probe).
     pub fn protocol_version(mut self, v: ProtocolVersion) -> Self {
         if v.is_modern() {
             self.era = Era::Modern;
         } else {
             self.version = v;
+            if self.era == Era::Auto {
+                self.era = Era::Legacy;
+            }
         }
         self
     }
