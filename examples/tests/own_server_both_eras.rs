@@ -96,15 +96,13 @@ async fn drive(c: &Client, modern: bool) {
         })
         .await
         .unwrap();
-    if sub.granted().tools() {
-        if modern {
-            text(c, "test_trigger_tool_change", json!({})).await;
-            let n = tokio::time::timeout(Duration::from_secs(10), sub.next())
-                .await
-                .expect("a change within 10 s")
-                .unwrap();
-            assert_eq!(n.method, "notifications/tools/list_changed");
-        }
+    if sub.granted().tools() && modern {
+        text(c, "test_trigger_tool_change", json!({})).await;
+        let n = tokio::time::timeout(Duration::from_secs(10), sub.next())
+            .await
+            .expect("a change within 10 s")
+            .unwrap();
+        assert_eq!(n.method, "notifications/tools/list_changed");
     }
     drop(sub);
 
