@@ -10,7 +10,7 @@
 //! **Handlers.** Sampling, elicitation and roots are answered by the handlers the user registers on the
 //! builder, once, for both eras: a handshake-era server sends them as requests; a 2026 server returns
 //! `input_required`, and the client answers through the same handlers and retries the call with the
-//! answers (multi round-trip requests, see [`mrtr`]).
+//! answers (multi round-trip requests, see `client::mrtr`).
 //!
 //! **Notifications** are delivered on a broadcast channel ([`Client::notifications`]); change
 //! notifications can be asked for with [`Client::listen`] in either era.
