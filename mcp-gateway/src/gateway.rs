@@ -1,0 +1,355 @@
+//! The gateway: every upstream supervised on its own, their tools merged into one runtime `Server` under
+//! names from the [`NameTable`], and list changes coalesced into one notification downstream.
+//!
+//! Each upstream has a supervisor task: connect (within its init timeout), list every page of its tools,
+//! register them, then watch. A `tools/list_changed` re-lists that upstream only; a closed connection
+//! marks it down (its calls fail at once with the reason: exit status and stderr tail) and restarts it
+//! with exponential backoff and jitter. Upstreams never wait for each other.
+
+use crate::config::{Config, Prefixing};
+use crate::names::{NameTable, Target};
+use crate::relay;
+use crate::upstream::{State, Upstream};
+use mcp_runtime::client::Client;
+use mcp_runtime::protocol::{methods, Tool};
+use mcp_runtime::server::{Arguments, ToolRoute};
+use mcp_runtime::{Context, Error, Server};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::sync::{broadcast, watch, Notify};
+use tokio_util::sync::CancellationToken;
+
+/// Pages of one upstream's `tools/list` followed before it is taken as misbehaving.
+const MAX_PAGES: usize = 1000;
+/// Changes within this window become one `list_changed` downstream.
+const COALESCE: Duration = Duration::from_millis(25);
+const FIRST_BACKOFF: Duration = Duration::from_millis(200);
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// An upstream that stayed up this long restarts from the first backoff again.
+const HEALTHY_AFTER: Duration = Duration::from_secs(30);
+
+/// A running gateway: give [`Gateway::server`] to a transport.
+#[derive(Clone)]
+pub struct Gateway {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    upstreams: Vec<Arc<Upstream>>,
+    prefixed: bool,
+    names: Mutex<NameTable>,
+    /// The upstream names of the tools registered now, per upstream.
+    listed: Mutex<Vec<BTreeMap<String, String>>>,
+    server: Server,
+    changed: Arc<Notify>,
+    /// Cancelled when the gateway is dropped: every supervisor ends.
+    closing: CancellationToken,
+}
+
+/// One upstream's state, for health reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpstreamStatus {
+    pub name: String,
+    /// `starting`, `up` or `down`.
+    pub state: &'static str,
+    /// Why it is down.
+    pub reason: Option<String>,
+    pub tools: usize,
+    pub restarts: u32,
+}
+
+impl Gateway {
+    /// Starts every upstream in parallel and returns once each is up or has failed its first start
+    /// (failed ones are retried in the background). Never fails: an upstream that cannot start is
+    /// reported (tracing) and its tools appear when it comes up.
+    pub async fn start(config: Config) -> Gateway {
+        let prefixed = match config.prefixing {
+            Prefixing::Always => true,
+            Prefixing::Never => false,
+            Prefixing::Auto => config.upstreams.len() > 1,
+        };
+        let server = Server::builder()
+            .name("mcp-gateway")
+            .version(env!("CARGO_PKG_VERSION"))
+            .offer_tools()
+            .build()
+            .expect("a server without routes always builds");
+        let n = config.upstreams.len();
+        let inner = Arc::new(Inner {
+            upstreams: config
+                .upstreams
+                .into_iter()
+                .map(|u| Arc::new(Upstream::new(u)))
+                .collect(),
+            prefixed,
+            names: Mutex::new(NameTable::default()),
+            listed: Mutex::new(vec![BTreeMap::new(); n]),
+            server,
+            changed: Arc::new(Notify::new()),
+            closing: CancellationToken::new(),
+        });
+        let mut first = Vec::with_capacity(n);
+        for i in 0..n {
+            let (tx, rx) = watch::channel(false);
+            first.push(rx);
+            let closing = inner.closing.clone();
+            let task = supervise(Arc::downgrade(&inner), i, tx);
+            tokio::spawn(async move {
+                tokio::select! {
+                    _ = task => {}
+                    _ = closing.cancelled() => {}
+                }
+            });
+        }
+        for mut rx in first {
+            let _ = rx.wait_for(|started| *started).await;
+        }
+        tokio::spawn(coalesce(
+            Arc::downgrade(&inner),
+            inner.changed.clone(),
+            inner.closing.clone(),
+        ));
+        Gateway { inner }
+    }
+
+    /// The downstream server: serve it over stdio or HTTP.
+    pub fn server(&self) -> &Server {
+        &self.inner.server
+    }
+
+    /// Each upstream's state, in config order.
+    pub fn status(&self) -> Vec<UpstreamStatus> {
+        let listed = self.inner.listed.lock().unwrap_or_else(|e| e.into_inner());
+        self.inner
+            .upstreams
+            .iter()
+            .enumerate()
+            .map(|(i, u)| {
+                let (state, reason) = match u.state() {
+                    State::Starting => ("starting", None),
+                    State::Up(c) if !c.peer().is_closed() => ("up", None),
+                    State::Up(_) => ("down", Some("connection closed".to_string())),
+                    State::Down(why) => ("down", Some(why)),
+                };
+                UpstreamStatus {
+                    name: u.config.name.clone(),
+                    state,
+                    reason,
+                    tools: listed[i].len(),
+                    restarts: u.restarts(),
+                }
+            })
+            .collect()
+    }
+}
+
+impl Inner {
+    /// Re-lists one upstream's tools and registers the difference. Names already given are kept.
+    async fn refresh(&self, i: usize, client: &Client) -> Result<(), Error> {
+        let up = &self.upstreams[i];
+        let tools = list_tools(client).await?;
+        let mut fresh: BTreeMap<String, Tool> = BTreeMap::new();
+        for t in tools {
+            if up.config.admits(&t.name) {
+                fresh.insert(t.name.clone(), t);
+            }
+        }
+        let mut names = self.names.lock().unwrap_or_else(|e| e.into_inner());
+        let mut listed = self.listed.lock().unwrap_or_else(|e| e.into_inner());
+        let mut changed = false;
+        let gone: Vec<String> = listed[i]
+            .keys()
+            .filter(|k| !fresh.contains_key(*k))
+            .cloned()
+            .collect();
+        for upstream_name in gone {
+            if let Some(exposed) = listed[i].remove(&upstream_name) {
+                names.forget(&Target {
+                    upstream: i,
+                    name: upstream_name,
+                });
+                self.server.remove_tool(&exposed);
+                changed = true;
+            }
+        }
+        for (upstream_name, tool) in fresh {
+            let target = Target {
+                upstream: i,
+                name: upstream_name.clone(),
+            };
+            if let Some(exposed) = listed[i].get(&upstream_name) {
+                // Same tool: replace the definition in case it changed (same name, same route).
+                self.server.remove_tool(exposed);
+                let route = route(up, exposed.clone(), upstream_name.clone(), tool);
+                if let Err(e) = self.server.add_tool(route) {
+                    tracing::warn!(upstream = %up.config.name, tool = %upstream_name, "tool not served: {e}");
+                }
+                changed = true;
+                continue;
+            }
+            let exposed = names.assign(target.clone(), &up.config.prefix, self.prefixed);
+            match self
+                .server
+                .add_tool(route(up, exposed.clone(), upstream_name.clone(), tool))
+            {
+                Ok(()) => {
+                    listed[i].insert(upstream_name, exposed);
+                    changed = true;
+                }
+                Err(e) => {
+                    tracing::warn!(upstream = %up.config.name, tool = %upstream_name, "tool not served: {e}");
+                    names.forget(&target);
+                }
+            }
+        }
+        drop((names, listed));
+        if changed {
+            self.changed.notify_one();
+        }
+        Ok(())
+    }
+}
+
+/// The route of one upstream tool under its exposed name.
+fn route(up: &Arc<Upstream>, exposed: String, upstream_name: String, mut tool: Tool) -> ToolRoute {
+    tool.name = exposed;
+    // Tasks are followed by the gateway's client; downstream the tool is an ordinary one.
+    tool.execution = None;
+    let up = up.clone();
+    let upstream_name: Arc<str> = upstream_name.into();
+    ToolRoute::new(tool, move |args: Arguments, ctx: Context| {
+        let up = up.clone();
+        let name = upstream_name.clone();
+        async move { relay::call_tool(&up, &name, args, ctx).await }
+    })
+}
+
+/// Every page of `tools/list`, within [`MAX_PAGES`] and refusing a cursor that repeats.
+async fn list_tools(client: &Client) -> Result<Vec<Tool>, Error> {
+    let mut all = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..MAX_PAGES {
+        let page = client.list_tools(cursor.take()).await?;
+        all.extend(page.tools);
+        match page.next_cursor {
+            None => return Ok(all),
+            Some(c) if !seen.insert(c.clone()) => {
+                return Err(Error::Protocol(format!(
+                    "tools/list repeated the cursor {c:?}: the list does not end"
+                )))
+            }
+            Some(c) => cursor = Some(c),
+        }
+    }
+    Err(Error::Protocol(format!(
+        "tools/list did not end after {MAX_PAGES} pages"
+    )))
+}
+
+/// One upstream's life: connect, serve, watch, restart. `started` turns true after the first attempt.
+async fn supervise(inner: std::sync::Weak<Inner>, i: usize, started: watch::Sender<bool>) {
+    let mut backoff = FIRST_BACKOFF;
+    loop {
+        let Some(gw) = inner.upgrade() else { return };
+        let up = gw.upstreams[i].clone();
+        let name = up.config.name.clone();
+        let t0 = Instant::now();
+        let outcome = match up.connect().await {
+            Ok(c) => {
+                let c = Arc::new(c);
+                let listed = gw.refresh(i, &c).await;
+                match listed {
+                    Ok(()) => Ok(c),
+                    Err(e) => Err(e),
+                }
+            }
+            Err(e) => Err(e),
+        };
+        let client = match outcome {
+            Ok(c) => {
+                tracing::info!(upstream = %name, elapsed = ?t0.elapsed(), "upstream up");
+                up.set_state(State::Up(c.clone()));
+                let _ = started.send(true);
+                c
+            }
+            Err(e) => {
+                tracing::error!(upstream = %name, "upstream failed to start: {e}");
+                up.set_state(State::Down(e.to_string()));
+                let _ = started.send(true);
+                drop(gw);
+                wait(&mut backoff, &up).await;
+                continue;
+            }
+        };
+        let mut notes = client.notifications();
+        drop(gw);
+        let up_since = Instant::now();
+        loop {
+            tokio::select! {
+                n = notes.recv() => {
+                    let relist = match n {
+                        Ok(n) => n.method == methods::TOOLS_LIST_CHANGED,
+                        Err(broadcast::error::RecvError::Lagged(_)) => true,
+                        Err(broadcast::error::RecvError::Closed) => false,
+                    };
+                    if relist {
+                        // Let a burst of changes settle, then list once.
+                        tokio::time::sleep(COALESCE).await;
+                        while notes.try_recv().is_ok() {}
+                        let Some(gw) = inner.upgrade() else { return };
+                        if let Err(e) = gw.refresh(i, &client).await {
+                            tracing::warn!(upstream = %name, "re-listing tools failed: {e}");
+                        }
+                    }
+                }
+                _ = client.peer().closed() => break,
+            }
+        }
+        // The request fails with the reason the connection closed (exit status, stderr tail).
+        let reason = match client.ping().await {
+            Err(Error::Closed(r)) => r,
+            Err(e) => e.to_string(),
+            Ok(()) => "the connection closed".into(),
+        };
+        tracing::error!(upstream = %name, "upstream went away: {reason}");
+        up.set_state(State::Down(reason));
+        if up_since.elapsed() >= HEALTHY_AFTER {
+            backoff = FIRST_BACKOFF;
+        }
+        wait(&mut backoff, &up).await;
+    }
+}
+
+/// Sleeps the backoff with ±25% jitter, then doubles it (up to [`MAX_BACKOFF`]).
+async fn wait(backoff: &mut Duration, up: &Upstream) {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let jitter = 0.75 + f64::from(nanos % 1000) / 2000.0;
+    tokio::time::sleep(backoff.mul_f64(jitter)).await;
+    *backoff = (*backoff * 2).min(MAX_BACKOFF);
+    up.count_restart();
+}
+
+/// Sends one `tools/list_changed` downstream per burst of changes.
+async fn coalesce(inner: std::sync::Weak<Inner>, changed: Arc<Notify>, closing: CancellationToken) {
+    loop {
+        tokio::select! {
+            _ = changed.notified() => {}
+            _ = closing.cancelled() => return,
+        }
+        tokio::time::sleep(COALESCE).await;
+        let Some(gw) = inner.upgrade() else { return };
+        gw.server.notify_tools_list_changed();
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // Supervisors end, and with them the upstream clients (a child is killed when its client drops).
+        self.closing.cancel();
+    }
+}

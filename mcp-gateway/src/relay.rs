@@ -1,0 +1,80 @@
+//! One `tools/call` across the hop: the arguments as they came, the upstream's progress relayed to the
+//! caller, a downstream cancel turned into an upstream `notifications/cancelled` (by dropping the
+//! upstream request), and the upstream's errors kept as they were (code, message, data).
+
+use crate::upstream::Upstream;
+use mcp_runtime::client::CallOptions;
+use mcp_runtime::protocol::{CallToolResult, ErrorObject, ProgressParams};
+use mcp_runtime::server::Arguments;
+use mcp_runtime::{Context, Error};
+use serde_json::value::RawValue;
+use std::sync::Arc;
+use tokio::sync::mpsc;
+
+/// Progress updates held for a slow downstream before newer ones are dropped (progress is a hint: the
+/// latest value matters, not every one).
+const PROGRESS_QUEUE: usize = 64;
+
+/// A runtime client error as the JSON-RPC error the downstream caller gets. An upstream's own JSON-RPC
+/// error passes unchanged; transport failures say which upstream and why in `data`.
+pub fn rpc_error(e: Error, upstream: &str) -> ErrorObject {
+    match e {
+        Error::Rpc(e) => e,
+        Error::Closed(reason) => ErrorObject::internal(format!(
+            "upstream `{upstream}` closed the connection: {reason}"
+        ))
+        .with_data(serde_json::json!({"upstream": upstream, "reason": reason})),
+        Error::Timeout { method, after } => ErrorObject::internal(format!(
+            "upstream `{upstream}` did not answer {method} within {after:?}"
+        ))
+        .with_data(serde_json::json!({
+            "upstream": upstream, "timeoutMs": after.as_millis() as u64,
+        })),
+        other => ErrorObject::internal(format!("upstream `{upstream}`: {other}"))
+            .with_data(serde_json::json!({"upstream": upstream, "reason": other.to_string()})),
+    }
+}
+
+/// Calls `tool` on `upstream` for the downstream request `ctx`.
+pub async fn call_tool(
+    upstream: &Upstream,
+    tool: &str,
+    args: Arguments,
+    ctx: Context,
+) -> Result<CallToolResult, ErrorObject> {
+    let client = upstream.client()?;
+    let name = &upstream.config.name;
+    let arguments: Box<RawValue> = serde_json::from_str(args.as_str())
+        .map_err(|e| ErrorObject::invalid_params(format!("Invalid arguments: {e}")))?;
+    let (tx, mut progress) = mpsc::channel::<ProgressParams>(PROGRESS_QUEUE);
+    let on_progress = ctx.progress_token().is_some().then(|| {
+        Arc::new(move |p: ProgressParams| {
+            let _ = tx.try_send(p);
+        }) as Arc<dyn Fn(ProgressParams) + Send + Sync>
+    });
+    let opts = CallOptions {
+        timeout: Some(upstream.config.timeout),
+        on_progress,
+    };
+    // While the call runs, the upstream's sampling and elicitation requests come back to this caller.
+    let _caller = upstream.callers.enter(ctx.clone());
+    let call = client.call_tool_with(tool, &arguments, opts);
+    tokio::pin!(call);
+    loop {
+        tokio::select! {
+            r = &mut call => {
+                let r = r.map_err(|e| rpc_error(e, name));
+                if let Err(e) = &r {
+                    tracing::debug!(upstream = %name, tool, code = e.code, "upstream call failed: {}", e.message);
+                }
+                return r;
+            }
+            Some(p) = progress.recv() => ctx.progress(p.progress, p.total, p.message).await,
+            // Returning drops the upstream request, which sends it `notifications/cancelled`.
+            _ = ctx.cancelled() => {
+                tracing::debug!(upstream = %name, tool, "cancelled downstream; cancelling upstream");
+                return Err(ErrorObject::internal("cancelled"));
+            }
+        }
+    }
+}
