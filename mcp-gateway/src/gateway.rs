@@ -11,13 +11,14 @@ use crate::names::{NameTable, Target};
 use crate::relay;
 use crate::upstream::{State, Upstream};
 use mcp_runtime::client::Client;
-use mcp_runtime::protocol::{methods, Tool};
+use mcp_runtime::protocol::{methods, SubscriptionFilter, Tool};
 use mcp_runtime::server::{Arguments, ToolRoute};
 use mcp_runtime::{Context, Error, Server};
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tokio::sync::{broadcast, watch, Notify};
+use tokio::sync::{watch, Notify};
 use tokio_util::sync::CancellationToken;
 
 /// Pages of one upstream's `tools/list` followed before it is taken as misbehaving.
@@ -43,6 +44,8 @@ struct Inner {
     listed: Mutex<Vec<BTreeMap<String, String>>>,
     server: Server,
     changed: Arc<Notify>,
+    /// Set once `start` returns: changes before it need no notification (no client has listed yet).
+    serving: AtomicBool,
     /// Cancelled when the gateway is dropped: every supervisor ends.
     closing: CancellationToken,
 }
@@ -57,6 +60,8 @@ pub struct UpstreamStatus {
     pub reason: Option<String>,
     pub tools: usize,
     pub restarts: u32,
+    /// The process id of a stdio upstream that is up.
+    pub pid: Option<u32>,
 }
 
 impl Gateway {
@@ -87,6 +92,7 @@ impl Gateway {
             listed: Mutex::new(vec![BTreeMap::new(); n]),
             server,
             changed: Arc::new(Notify::new()),
+            serving: AtomicBool::new(false),
             closing: CancellationToken::new(),
         });
         let mut first = Vec::with_capacity(n);
@@ -105,6 +111,7 @@ impl Gateway {
         for mut rx in first {
             let _ = rx.wait_for(|started| *started).await;
         }
+        inner.serving.store(true, Ordering::Release);
         tokio::spawn(coalesce(
             Arc::downgrade(&inner),
             inner.changed.clone(),
@@ -126,11 +133,11 @@ impl Gateway {
             .iter()
             .enumerate()
             .map(|(i, u)| {
-                let (state, reason) = match u.state() {
-                    State::Starting => ("starting", None),
-                    State::Up(c) if !c.peer().is_closed() => ("up", None),
-                    State::Up(_) => ("down", Some("connection closed".to_string())),
-                    State::Down(why) => ("down", Some(why)),
+                let (state, reason, pid) = match u.state() {
+                    State::Starting => ("starting", None, None),
+                    State::Up(c) if !c.peer().is_closed() => ("up", None, c.server_pid()),
+                    State::Up(_) => ("down", Some("connection closed".to_string()), None),
+                    State::Down(why) => ("down", Some(why), None),
                 };
                 UpstreamStatus {
                     name: u.config.name.clone(),
@@ -138,6 +145,7 @@ impl Gateway {
                     reason,
                     tools: listed[i].len(),
                     restarts: u.restarts(),
+                    pid,
                 }
             })
             .collect()
@@ -204,7 +212,7 @@ impl Inner {
             }
         }
         drop((names, listed));
-        if changed {
+        if changed && self.serving.load(Ordering::Acquire) {
             self.changed.notify_one();
         }
         Ok(())
@@ -283,27 +291,43 @@ async fn supervise(inner: std::sync::Weak<Inner>, i: usize, started: watch::Send
                 continue;
             }
         };
-        let mut notes = client.notifications();
+        // Change notifications in either era (a `subscriptions/listen` stream in 2026-07-28).
+        let filter = SubscriptionFilter {
+            tools_list_changed: Some(true),
+            ..Default::default()
+        };
+        let mut changes = match client.listen(filter).await {
+            Ok(sub) => Some(sub),
+            Err(e) => {
+                tracing::debug!(upstream = %name, "no change notifications: {e}");
+                None
+            }
+        };
         drop(gw);
         let up_since = Instant::now();
         loop {
+            let next = async {
+                match changes.as_mut() {
+                    Some(sub) => sub.next().await,
+                    None => std::future::pending().await,
+                }
+            };
             tokio::select! {
-                n = notes.recv() => {
-                    let relist = match n {
-                        Ok(n) => n.method == methods::TOOLS_LIST_CHANGED,
-                        Err(broadcast::error::RecvError::Lagged(_)) => true,
-                        Err(broadcast::error::RecvError::Closed) => false,
-                    };
-                    if relist {
+                n = next => match n {
+                    Some(n) if n.method == methods::TOOLS_LIST_CHANGED => {
                         // Let a burst of changes settle, then list once.
                         tokio::time::sleep(COALESCE).await;
-                        while notes.try_recv().is_ok() {}
+                        if let Some(sub) = changes.as_mut() {
+                            while let Ok(Some(_)) = tokio::time::timeout(Duration::ZERO, sub.next()).await {}
+                        }
                         let Some(gw) = inner.upgrade() else { return };
                         if let Err(e) = gw.refresh(i, &client).await {
                             tracing::warn!(upstream = %name, "re-listing tools failed: {e}");
                         }
                     }
-                }
+                    Some(_) => {}
+                    None => changes = None,
+                },
                 _ = client.peer().closed() => break,
             }
         }

@@ -47,11 +47,12 @@ impl NameTable {
                 }
             }
         }
+        let readable = if prefixed { &with_prefix } else { &target.name };
         let name = chosen.unwrap_or_else(|| {
             // Too long, not valid as it is, or taken: cut and hash. A clash of hashes (never seen in
             // practice) takes the next salt.
             (0u32..)
-                .map(|salt| hashed(&with_prefix, prefix, &target.name, salt))
+                .map(|salt| hashed(readable, prefix, &target.name, salt))
                 .find(|n| !self.exposed.contains_key(n))
                 .unwrap_or_default()
         });

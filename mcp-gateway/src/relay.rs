@@ -63,6 +63,10 @@ pub async fn call_tool(
     loop {
         tokio::select! {
             r = &mut call => {
+                // Progress sent before the result is queued already: relay it first.
+                while let Ok(p) = progress.try_recv() {
+                    ctx.progress(p.progress, p.total, p.message).await;
+                }
                 let r = r.map_err(|e| rpc_error(e, name));
                 if let Err(e) = &r {
                     tracing::debug!(upstream = %name, tool, code = e.code, "upstream call failed: {}", e.message);
