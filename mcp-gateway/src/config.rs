@@ -179,15 +179,6 @@ impl Config {
         })
     }
 
-    /// Reads and checks a config from its text; the error's `file` is `<config>`.
-    pub fn from_str(text: &str) -> Result<Config, ConfigError> {
-        Config::parse(text).map_err(|p| ConfigError {
-            file: "<config>".into(),
-            place: p.place,
-            problem: p.problem,
-        })
-    }
-
     fn parse(text: &str) -> Result<Config, Problem> {
         let raw: RawConfig = from_json(text)?;
         let prefixing = match raw.gateway.prefixes {
@@ -376,17 +367,34 @@ fn sanitize(name: &str) -> String {
         .collect()
 }
 
+impl std::str::FromStr for Config {
+    type Err = ConfigError;
+
+    /// Reads and checks a config from its text; the error's `file` is `<config>`.
+    fn from_str(text: &str) -> Result<Config, ConfigError> {
+        Config::parse(text).map_err(|p| ConfigError {
+            file: "<config>".into(),
+            place: p.place,
+            problem: p.problem,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn text_config(text: &str) -> Result<Config, ConfigError> {
+        text.parse()
+    }
+
     fn err(text: &str) -> ConfigError {
-        Config::from_str(text).unwrap_err()
+        text_config(text).unwrap_err()
     }
 
     #[test]
     fn reads_stdio_and_http_servers() {
-        let c = Config::from_str(
+        let c = text_config(
             r#"{"mcpServers": {
                 "files": {"command": "files-server", "args": ["--root", "/tmp"], "env": {"A": "1"},
                           "deny": ["rm"], "timeoutMs": 500},

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 use mcp_gateway::{Config, Gateway};
+
 use mcp_runtime::client::{Client, ClientBuilder};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -66,7 +67,7 @@ pub fn server_everything() -> Option<PathBuf> {
 }
 
 pub fn config(json: serde_json::Value) -> Config {
-    Config::from_str(&json.to_string()).expect("valid config")
+    json.to_string().parse().expect("valid config")
 }
 
 /// A client connected to the gateway's server over an in-process pipe.
