@@ -165,52 +165,39 @@ impl Inner {
         }
         let mut names = self.names.lock().unwrap_or_else(|e| e.into_inner());
         let mut listed = self.listed.lock().unwrap_or_else(|e| e.into_inner());
-        let mut changed = false;
-        let gone: Vec<String> = listed[i]
-            .keys()
-            .filter(|k| !fresh.contains_key(*k))
-            .cloned()
-            .collect();
-        for upstream_name in gone {
-            if let Some(exposed) = listed[i].remove(&upstream_name) {
-                names.forget(&Target {
-                    upstream: i,
-                    name: upstream_name,
-                });
-                self.server.remove_tool(&exposed);
-                changed = true;
-            }
+        // Every tool of this upstream is replaced in one change of the server's registry: gone ones
+        // leave, kept ones get their (maybe changed) definition under the name they had, new ones get
+        // a name. Names of other upstreams are never touched.
+        let old = std::mem::take(&mut listed[i]);
+        let remove: Vec<&str> = old.values().map(String::as_str).collect();
+        for upstream_name in old.keys().filter(|k| !fresh.contains_key(*k)) {
+            names.forget(&Target {
+                upstream: i,
+                name: upstream_name.clone(),
+            });
         }
+        let mut routes = Vec::with_capacity(fresh.len());
+        let mut now = BTreeMap::new();
         for (upstream_name, tool) in fresh {
             let target = Target {
                 upstream: i,
                 name: upstream_name.clone(),
             };
-            if let Some(exposed) = listed[i].get(&upstream_name) {
-                // Same tool: replace the definition in case it changed (same name, same route).
-                self.server.remove_tool(exposed);
-                let route = route(up, exposed.clone(), upstream_name.clone(), tool);
-                if let Err(e) = self.server.add_tool(route) {
-                    tracing::warn!(upstream = %up.config.name, tool = %upstream_name, "tool not served: {e}");
-                }
-                changed = true;
-                continue;
-            }
-            let exposed = names.assign(target.clone(), &up.config.prefix, self.prefixed);
-            match self
-                .server
-                .add_tool(route(up, exposed.clone(), upstream_name.clone(), tool))
-            {
-                Ok(()) => {
-                    listed[i].insert(upstream_name, exposed);
-                    changed = true;
-                }
-                Err(e) => {
-                    tracing::warn!(upstream = %up.config.name, tool = %upstream_name, "tool not served: {e}");
-                    names.forget(&target);
-                }
+            let exposed = names.assign(target, &up.config.prefix, self.prefixed);
+            routes.push(route(up, exposed.clone(), upstream_name.clone(), tool));
+            now.insert(exposed, upstream_name);
+        }
+        let changed = !(old.is_empty() && routes.is_empty());
+        for (exposed, why) in self.server.change_tools(&remove, routes) {
+            tracing::warn!(upstream = %up.config.name, "tool not served: {why}");
+            if let Some(upstream_name) = now.remove(&exposed) {
+                names.forget(&Target {
+                    upstream: i,
+                    name: upstream_name,
+                });
             }
         }
+        listed[i] = now.into_iter().map(|(e, u)| (u, e)).collect();
         drop((names, listed));
         if changed && self.serving.load(Ordering::Acquire) {
             self.changed.notify_one();

@@ -500,6 +500,33 @@ impl Server {
         self.inner.listeners.count()
     }
 
+    /// Removes the tools named in `remove` and adds `add` in one change, **without** notifying: for servers
+    /// whose tools change in batches (a gateway re-listing an upstream) and that tell sessions once, with
+    /// [`Server::notify_tools_list_changed`]. A route that is invalid or whose name is taken is left out
+    /// and returned by name with the reason; the others are applied.
+    pub fn change_tools(
+        &self,
+        remove: &[&str],
+        add: Vec<ToolRoute>,
+    ) -> Vec<(String, ServerError)> {
+        let mut refused = Vec::new();
+        let mut valid = Vec::with_capacity(add.len());
+        for mut route in add {
+            match check_tool(&mut route) {
+                Ok(()) => valid.push(route),
+                Err(e) => refused.push((route.tool.name, e)),
+            }
+        }
+        refused.extend(
+            self.inner
+                .tools
+                .update(remove, valid)
+                .into_iter()
+                .map(|name| (name.clone(), ServerError::DuplicateTool(name))),
+        );
+        refused
+    }
+
     /// Removes a tool while serving; whether it existed.
     pub fn remove_tool(&self, name: &str) -> bool {
         let removed = self.inner.tools.remove(name);
