@@ -63,6 +63,14 @@ fn a_bad_config_is_refused_with_file_place_and_problem() {
     );
 }
 
+#[test]
+fn the_example_config_is_valid() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/gateway.json");
+    let c = mcp_gateway::Config::load(path.as_ref()).unwrap();
+    let prefixes: Vec<&str> = c.upstreams.iter().map(|u| u.prefix.as_str()).collect();
+    assert_eq!(prefixes, ["bench", "ours", "ts"]);
+}
+
 fn two_servers() -> tempfile::NamedTempFile {
     write_config(
         &json!({"mcpServers": {
