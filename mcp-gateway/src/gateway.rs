@@ -1,5 +1,7 @@
-//! The gateway: every upstream supervised on its own, their tools merged into one runtime `Server` under
-//! names from the [`NameTable`], and list changes coalesced into one notification downstream.
+//! The gateway: every upstream supervised on its own, their tools and prompts merged into one runtime
+//! `Server` under names from a [`NameTable`] each, their resources and templates under their own URIs
+//! (routed by the server's registry; the first upstream to list a URI keeps it), and list changes
+//! coalesced into one notification per kind downstream.
 //!
 //! Each upstream has a supervisor task: connect (within its init timeout), list every page of its tools,
 //! register them, then watch. A `tools/list_changed` re-lists that upstream only; a closed connection
@@ -11,11 +13,13 @@ use crate::names::{NameTable, Target};
 use crate::relay;
 use crate::upstream::{State, Upstream};
 use mcp_runtime::client::Client;
-use mcp_runtime::protocol::{methods, SubscriptionFilter, Tool};
-use mcp_runtime::server::{Arguments, ToolRoute};
+use mcp_runtime::protocol::{methods, Prompt, SubscriptionFilter, Tool};
+use mcp_runtime::server::{
+    Arguments, PromptArgs, PromptRoute, ResourceRoute, ResourceTemplateRoute, ToolRoute, UriVars,
+};
 use mcp_runtime::{Context, Error, Server};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::{watch, Notify};
@@ -36,12 +40,29 @@ pub struct Gateway {
     inner: Arc<Inner>,
 }
 
+const TOOLS: u8 = 1;
+const PROMPTS: u8 = 2;
+const RESOURCES: u8 = 4;
+
+/// What one upstream has registered in the server: tools and prompts by upstream name (→ exposed
+/// name), resource URIs and URI templates as they are.
+#[derive(Default, Clone)]
+struct Listed {
+    tools: BTreeMap<String, String>,
+    prompts: BTreeMap<String, String>,
+    resources: Vec<String>,
+    templates: Vec<String>,
+}
+
 struct Inner {
     upstreams: Vec<Arc<Upstream>>,
     prefixed: bool,
     names: Mutex<NameTable>,
-    /// The upstream names of the tools registered now, per upstream.
-    listed: Mutex<Vec<BTreeMap<String, String>>>,
+    /// What each upstream has registered now.
+    listed: Mutex<Vec<Listed>>,
+    prompt_names: Mutex<NameTable>,
+    /// Kinds changed since the last notification (bits of [`TOOLS`], [`PROMPTS`], [`RESOURCES`]).
+    dirty: AtomicU8,
     server: Server,
     changed: Arc<Notify>,
     /// Set once `start` returns: changes before it need no notification (no client has listed yet).
@@ -78,6 +99,8 @@ impl Gateway {
             .name("mcp-gateway")
             .version(env!("CARGO_PKG_VERSION"))
             .offer_tools()
+            .offer_prompts()
+            .offer_resources()
             .build()
             .expect("a server without routes always builds");
         let n = config.upstreams.len();
@@ -89,7 +112,9 @@ impl Gateway {
                 .collect(),
             prefixed,
             names: Mutex::new(NameTable::default()),
-            listed: Mutex::new(vec![BTreeMap::new(); n]),
+            listed: Mutex::new(vec![Listed::default(); n]),
+            prompt_names: Mutex::new(NameTable::default()),
+            dirty: AtomicU8::new(0),
             server,
             changed: Arc::new(Notify::new()),
             serving: AtomicBool::new(false),
@@ -143,7 +168,7 @@ impl Gateway {
                     name: u.config.name.clone(),
                     state,
                     reason,
-                    tools: listed[i].len(),
+                    tools: listed[i].tools.len(),
                     restarts: u.restarts(),
                     pid,
                 }
@@ -153,10 +178,34 @@ impl Gateway {
 }
 
 impl Inner {
-    /// Re-lists one upstream's tools and registers the difference. Names already given are kept.
+    /// Re-lists what one upstream offers (tools; prompts and resources when it declares them) and
+    /// registers the difference.
     async fn refresh(&self, i: usize, client: &Client) -> Result<(), Error> {
+        let caps = &client.server().capabilities;
+        self.refresh_tools(i, client).await?;
+        if caps.prompts.is_some() {
+            self.refresh_prompts(i, client).await?;
+        }
+        if caps.resources.is_some() {
+            self.refresh_resources(i, client).await?;
+        }
+        Ok(())
+    }
+
+    fn mark(&self, kind: u8) {
+        if self.serving.load(Ordering::Acquire) {
+            self.dirty.fetch_or(kind, Ordering::AcqRel);
+            self.changed.notify_one();
+        }
+    }
+
+    /// Re-lists one upstream's tools and registers the difference. Names already given are kept.
+    async fn refresh_tools(&self, i: usize, client: &Client) -> Result<(), Error> {
         let up = &self.upstreams[i];
-        let tools = list_tools(client).await?;
+        let tools = all_pages("tools/list", |c| async move {
+            client.list_tools(c).await.map(|p| (p.tools, p.next_cursor))
+        })
+        .await?;
         let mut fresh: BTreeMap<String, Tool> = BTreeMap::new();
         for t in tools {
             if up.config.admits(&t.name) {
@@ -168,7 +217,7 @@ impl Inner {
         // Every tool of this upstream is replaced in one change of the server's registry: gone ones
         // leave, kept ones get their (maybe changed) definition under the name they had, new ones get
         // a name. Names of other upstreams are never touched.
-        let old = std::mem::take(&mut listed[i]);
+        let old = std::mem::take(&mut listed[i].tools);
         let remove: Vec<&str> = old.values().map(String::as_str).collect();
         for upstream_name in old.keys().filter(|k| !fresh.contains_key(*k)) {
             names.forget(&Target {
@@ -197,10 +246,138 @@ impl Inner {
                 });
             }
         }
-        listed[i] = now.into_iter().map(|(e, u)| (u, e)).collect();
+        listed[i].tools = now.into_iter().map(|(e, u)| (u, e)).collect();
         drop((names, listed));
-        if changed && self.serving.load(Ordering::Acquire) {
-            self.changed.notify_one();
+        if changed {
+            self.mark(TOOLS);
+        }
+        Ok(())
+    }
+
+    /// Re-lists one upstream's prompts, named like tools (their own table).
+    async fn refresh_prompts(&self, i: usize, client: &Client) -> Result<(), Error> {
+        let up = &self.upstreams[i];
+        let prompts = all_pages("prompts/list", |c| async move {
+            client
+                .list_prompts(c)
+                .await
+                .map(|p| (p.prompts, p.next_cursor))
+        })
+        .await?;
+        let mut names = self.prompt_names.lock().unwrap_or_else(|e| e.into_inner());
+        let mut listed = self.listed.lock().unwrap_or_else(|e| e.into_inner());
+        let old = std::mem::take(&mut listed[i].prompts);
+        let remove: Vec<&str> = old.values().map(String::as_str).collect();
+        let fresh: BTreeMap<String, Prompt> =
+            prompts.into_iter().map(|p| (p.name.clone(), p)).collect();
+        for gone in old.keys().filter(|k| !fresh.contains_key(*k)) {
+            names.forget(&Target {
+                upstream: i,
+                name: gone.clone(),
+            });
+        }
+        let mut routes = Vec::with_capacity(fresh.len());
+        let mut now = BTreeMap::new();
+        for (upstream_name, mut prompt) in fresh {
+            let target = Target {
+                upstream: i,
+                name: upstream_name.clone(),
+            };
+            let exposed = names.assign(target, &up.config.prefix, self.prefixed);
+            prompt.name = exposed.clone();
+            let (u, n): (Arc<Upstream>, Arc<str>) = (up.clone(), upstream_name.as_str().into());
+            routes.push(PromptRoute::new(
+                prompt,
+                move |args: PromptArgs, ctx: Context| {
+                    let (u, n) = (u.clone(), n.clone());
+                    async move { relay::get_prompt(&u, &n, args, ctx).await }
+                },
+            ));
+            now.insert(exposed, upstream_name);
+        }
+        let changed = !(old.is_empty() && routes.is_empty());
+        for (exposed, why) in self.server.change_prompts(&remove, routes) {
+            tracing::warn!(upstream = %up.config.name, "prompt not served: {why}");
+            if let Some(n) = now.remove(&exposed) {
+                names.forget(&Target {
+                    upstream: i,
+                    name: n,
+                });
+            }
+        }
+        listed[i].prompts = now.into_iter().map(|(e, u)| (u, e)).collect();
+        drop((names, listed));
+        if changed {
+            self.mark(PROMPTS);
+        }
+        Ok(())
+    }
+
+    /// Re-lists one upstream's resources and templates. URIs are served as they are (resource links in
+    /// results keep working); one already served by another upstream stays with the first.
+    async fn refresh_resources(&self, i: usize, client: &Client) -> Result<(), Error> {
+        let up = &self.upstreams[i];
+        let resources = all_pages("resources/list", |c| async move {
+            client
+                .list_resources(c)
+                .await
+                .map(|p| (p.resources, p.next_cursor))
+        })
+        .await?;
+        let templates = all_pages("resources/templates/list", |c| async move {
+            client
+                .list_resource_templates(c)
+                .await
+                .map(|p| (p.resource_templates, p.next_cursor))
+        })
+        .await?;
+        let mut listed = self.listed.lock().unwrap_or_else(|e| e.into_inner());
+        let old = std::mem::take(&mut listed[i].resources);
+        let old_templates = std::mem::take(&mut listed[i].templates);
+        let remove: Vec<&str> = old.iter().map(String::as_str).collect();
+        let remove_templates: Vec<&str> = old_templates.iter().map(String::as_str).collect();
+        let reader = |u: Arc<Upstream>| {
+            move |uri: String, _vars: UriVars, ctx: Context| {
+                let u = u.clone();
+                async move { relay::read_resource(&u, &uri, ctx).await }
+            }
+        };
+        let mut now: Vec<String> = resources.iter().map(|r| r.uri.clone()).collect();
+        let routes: Vec<ResourceRoute> = resources
+            .into_iter()
+            .map(|r| ResourceRoute::new(r, reader(up.clone())))
+            .collect();
+        let mut now_templates = Vec::new();
+        let mut template_routes = Vec::new();
+        for t in templates {
+            let key = t.uri_template.clone();
+            match ResourceTemplateRoute::new(t, reader(up.clone())) {
+                Ok(r) => {
+                    now_templates.push(key);
+                    template_routes.push(r);
+                }
+                Err(e) => {
+                    tracing::warn!(upstream = %up.config.name, "template {key} not served: {e}")
+                }
+            }
+        }
+        let changed = !(old.is_empty()
+            && old_templates.is_empty()
+            && routes.is_empty()
+            && template_routes.is_empty());
+        for (key, why) in
+            self.server
+                .change_resources(&remove, routes, &remove_templates, template_routes)
+        {
+            tracing::warn!(upstream = %up.config.name, "resource not served: {why}");
+            now.retain(|u| *u != key);
+            now_templates.retain(|u| *u != key);
+        }
+        listed[i].resources = now;
+        listed[i].templates = now_templates;
+        drop(listed);
+        if changed {
+            self.mark(RESOURCES);
         }
         Ok(())
     }
@@ -220,26 +397,30 @@ fn route(up: &Arc<Upstream>, exposed: String, upstream_name: String, mut tool: T
     })
 }
 
-/// Every page of `tools/list`, within [`MAX_PAGES`] and refusing a cursor that repeats.
-async fn list_tools(client: &Client) -> Result<Vec<Tool>, Error> {
+/// Every page of a list, within [`MAX_PAGES`] and refusing a cursor that repeats.
+async fn all_pages<T, F, Fut>(method: &str, mut page: F) -> Result<Vec<T>, Error>
+where
+    F: FnMut(Option<String>) -> Fut,
+    Fut: std::future::Future<Output = Result<(Vec<T>, Option<String>), Error>>,
+{
     let mut all = Vec::new();
     let mut cursor: Option<String> = None;
     let mut seen = std::collections::HashSet::new();
     for _ in 0..MAX_PAGES {
-        let page = client.list_tools(cursor.take()).await?;
-        all.extend(page.tools);
-        match page.next_cursor {
+        let (items, next) = page(cursor.take()).await?;
+        all.extend(items);
+        match next {
             None => return Ok(all),
             Some(c) if !seen.insert(c.clone()) => {
                 return Err(Error::Protocol(format!(
-                    "tools/list repeated the cursor {c:?}: the list does not end"
+                    "{method} repeated the cursor {c:?}: the list does not end"
                 )))
             }
             Some(c) => cursor = Some(c),
         }
     }
     Err(Error::Protocol(format!(
-        "tools/list did not end after {MAX_PAGES} pages"
+        "{method} did not end after {MAX_PAGES} pages"
     )))
 }
 
@@ -281,6 +462,8 @@ async fn supervise(inner: std::sync::Weak<Inner>, i: usize, started: watch::Send
         // Change notifications in either era (a `subscriptions/listen` stream in 2026-07-28).
         let filter = SubscriptionFilter {
             tools_list_changed: Some(true),
+            prompts_list_changed: Some(true),
+            resources_list_changed: Some(true),
             ..Default::default()
         };
         let mut changes = match client.listen(filter).await {
@@ -301,7 +484,12 @@ async fn supervise(inner: std::sync::Weak<Inner>, i: usize, started: watch::Send
             };
             tokio::select! {
                 n = next => match n {
-                    Some(n) if n.method == methods::TOOLS_LIST_CHANGED => {
+                    Some(n) if matches!(
+                        n.method.as_str(),
+                        methods::TOOLS_LIST_CHANGED
+                            | methods::PROMPTS_LIST_CHANGED
+                            | methods::RESOURCES_LIST_CHANGED
+                    ) => {
                         // Let a burst of changes settle, then list once.
                         tokio::time::sleep(COALESCE).await;
                         if let Some(sub) = changes.as_mut() {
@@ -309,7 +497,7 @@ async fn supervise(inner: std::sync::Weak<Inner>, i: usize, started: watch::Send
                         }
                         let Some(gw) = inner.upgrade() else { return };
                         if let Err(e) = gw.refresh(i, &client).await {
-                            tracing::warn!(upstream = %name, "re-listing tools failed: {e}");
+                            tracing::warn!(upstream = %name, "re-listing failed: {e}");
                         }
                     }
                     Some(_) => {}
@@ -354,7 +542,16 @@ async fn coalesce(inner: std::sync::Weak<Inner>, changed: Arc<Notify>, closing: 
         }
         tokio::time::sleep(COALESCE).await;
         let Some(gw) = inner.upgrade() else { return };
-        gw.server.notify_tools_list_changed();
+        let kinds = gw.dirty.swap(0, Ordering::AcqRel);
+        if kinds & TOOLS != 0 {
+            gw.server.notify_tools_list_changed();
+        }
+        if kinds & PROMPTS != 0 {
+            gw.server.notify_prompts_list_changed();
+        }
+        if kinds & RESOURCES != 0 {
+            gw.server.notify_resource_list_changed();
+        }
     }
 }
 

@@ -4,8 +4,10 @@
 
 use crate::upstream::Upstream;
 use mcp_runtime::client::CallOptions;
-use mcp_runtime::protocol::{CallToolResult, ErrorObject, ProgressParams};
-use mcp_runtime::server::Arguments;
+use mcp_runtime::protocol::{
+    CallToolResult, ErrorObject, GetPromptResult, ProgressParams, ReadResourceResult,
+};
+use mcp_runtime::server::{Arguments, PromptArgs};
 use mcp_runtime::{Context, Error};
 use serde_json::value::RawValue;
 use std::sync::Arc;
@@ -80,5 +82,34 @@ pub async fn call_tool(
                 return Err(ErrorObject::internal("cancelled"));
             }
         }
+    }
+}
+
+/// `prompts/get` of `prompt` on `upstream`.
+pub async fn get_prompt(
+    upstream: &Upstream,
+    prompt: &str,
+    args: PromptArgs,
+    ctx: Context,
+) -> Result<GetPromptResult, ErrorObject> {
+    let client = upstream.client()?;
+    let name = &upstream.config.name;
+    tokio::select! {
+        r = client.get_prompt(prompt, args) => r.map_err(|e| rpc_error(e, name)),
+        _ = ctx.cancelled() => Err(ErrorObject::internal("cancelled")),
+    }
+}
+
+/// `resources/read` of `uri` on `upstream` (URIs pass unchanged: the gateway routes them by its table).
+pub async fn read_resource(
+    upstream: &Upstream,
+    uri: &str,
+    ctx: Context,
+) -> Result<ReadResourceResult, ErrorObject> {
+    let client = upstream.client()?;
+    let name = &upstream.config.name;
+    tokio::select! {
+        r = client.read_resource(uri) => r.map_err(|e| rpc_error(e, name)),
+        _ = ctx.cancelled() => Err(ErrorObject::internal("cancelled")),
     }
 }

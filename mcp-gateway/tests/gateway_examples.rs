@@ -369,3 +369,68 @@ async fn an_upstream_list_change_is_relayed_downstream() {
     let r = client.call_tool("third", json!({})).await.unwrap();
     assert_eq!(text(&r), "n");
 }
+
+#[tokio::test]
+async fn prompts_and_resources_are_aggregated_and_routed() {
+    let gw = Gateway::start(config(json!({"mcpServers": {
+        "bench": {"command": bench()},
+        "every": {"command": everything()},
+    }})))
+    .await;
+    let client = connect(&gw, Client::builder()).await;
+    let caps = &client.server().capabilities;
+    assert!(
+        caps.prompts.is_some() && caps.resources.is_some(),
+        "{caps:?}"
+    );
+
+    let prompts: Vec<String> = client
+        .list_all_prompts()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|p| p.name)
+        .collect();
+    assert!(
+        prompts.contains(&"every_test_prompt_with_arguments".to_string()),
+        "{prompts:?}"
+    );
+    let args = [("arg1", "x"), ("arg2", "y")]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let r = client
+        .get_prompt("every_test_prompt_with_arguments", args)
+        .await
+        .unwrap();
+    assert_eq!(
+        serde_json::to_value(&r.messages[0].content).unwrap()["text"],
+        "Prompt with arguments: arg1='x', arg2='y'"
+    );
+
+    // URIs are served as the upstream wrote them, routed by the gateway's table and templates.
+    let uris: Vec<String> = client
+        .list_all_resources()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.uri)
+        .collect();
+    assert!(uris.contains(&"test://static-text".to_string()), "{uris:?}");
+    let r = client.read_resource("test://static-text").await.unwrap();
+    assert_eq!(r.contents.len(), 1);
+    let templates = client.list_resource_templates(None).await.unwrap();
+    assert_eq!(
+        templates.resource_templates[0].uri_template,
+        "test://template/{id}/data"
+    );
+    let r = client
+        .read_resource("test://template/42/data")
+        .await
+        .unwrap();
+    assert!(serde_json::to_string(&r).unwrap().contains("42"), "{r:?}");
+    match client.read_resource("test://nowhere").await {
+        Err(Error::Rpc(e)) => assert!(e.code == -32002 || e.code == -32602, "{e:?}"),
+        other => panic!("{other:?}"),
+    }
+}

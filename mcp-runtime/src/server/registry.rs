@@ -158,7 +158,8 @@ mod tests {
     #[test]
     fn update_removes_then_adds_in_one_swap_and_names_taken_keys() {
         let r = Registry::default();
-        r.extend(vec![Item("a", 1), Item("b", 1), Item("c", 1)]).unwrap();
+        r.extend(vec![Item("a", 1), Item("b", 1), Item("c", 1)])
+            .unwrap();
         let before = r.snapshot();
         // `b` is replaced (removed and added back), `c` goes, `d` comes, `a` is taken.
         let taken = r.update(&["b", "c"], vec![Item("b", 2), Item("d", 1), Item("a", 9)]);
