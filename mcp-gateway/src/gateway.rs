@@ -13,7 +13,10 @@ use crate::names::{NameTable, Target};
 use crate::relay;
 use crate::upstream::{State, Upstream};
 use mcp_runtime::client::Client;
-use mcp_runtime::protocol::{methods, Prompt, SubscriptionFilter, Tool};
+use mcp_runtime::protocol::{
+    methods, CompleteParams, CompleteResult, CompletionRef, ErrorObject, LoggingLevel, Prompt,
+    SubscriptionFilter, Tool,
+};
 use mcp_runtime::server::{
     Arguments, PromptArgs, PromptRoute, ResourceRoute, ResourceTemplateRoute, ToolRoute, UriVars,
 };
@@ -95,30 +98,43 @@ impl Gateway {
             Prefixing::Never => false,
             Prefixing::Auto => config.upstreams.len() > 1,
         };
-        let server = Server::builder()
-            .name("mcp-gateway")
-            .version(env!("CARGO_PKG_VERSION"))
-            .offer_tools()
-            .offer_prompts()
-            .offer_resources()
-            .build()
-            .expect("a server without routes always builds");
         let n = config.upstreams.len();
-        let inner = Arc::new(Inner {
-            upstreams: config
-                .upstreams
-                .into_iter()
-                .map(|u| Arc::new(Upstream::new(u)))
-                .collect(),
-            prefixed,
-            names: Mutex::new(NameTable::default()),
-            listed: Mutex::new(vec![Listed::default(); n]),
-            prompt_names: Mutex::new(NameTable::default()),
-            dirty: AtomicU8::new(0),
-            server,
-            changed: Arc::new(Notify::new()),
-            serving: AtomicBool::new(false),
-            closing: CancellationToken::new(),
+        let upstreams: Vec<Arc<Upstream>> = config
+            .upstreams
+            .into_iter()
+            .map(|u| Arc::new(Upstream::new(u)))
+            .collect();
+        let inner = Arc::new_cyclic(|me: &std::sync::Weak<Inner>| {
+            let me = me.clone();
+            let server = Server::builder()
+                .name("mcp-gateway")
+                .version(env!("CARGO_PKG_VERSION"))
+                .offer_tools()
+                .offer_prompts()
+                .offer_resources()
+                .completion(move |params: CompleteParams, ctx: Context| {
+                    let me = me.clone();
+                    async move {
+                        let gw = me
+                            .upgrade()
+                            .ok_or_else(|| ErrorObject::internal("the gateway is closing"))?;
+                        gw.complete(params, ctx).await
+                    }
+                })
+                .build()
+                .expect("a server without routes always builds");
+            Inner {
+                upstreams,
+                prefixed,
+                names: Mutex::new(NameTable::default()),
+                listed: Mutex::new(vec![Listed::default(); n]),
+                prompt_names: Mutex::new(NameTable::default()),
+                dirty: AtomicU8::new(0),
+                server,
+                changed: Arc::new(Notify::new()),
+                serving: AtomicBool::new(false),
+                closing: CancellationToken::new(),
+            }
         });
         let mut first = Vec::with_capacity(n);
         for i in 0..n {
@@ -178,6 +194,37 @@ impl Gateway {
 }
 
 impl Inner {
+    /// Routes a completion by its reference: a prompt through the prompt table (renamed back), a
+    /// resource template to the upstream that listed it.
+    async fn complete(
+        &self,
+        mut params: CompleteParams,
+        ctx: Context,
+    ) -> Result<CompleteResult, ErrorObject> {
+        let upstream = match &mut params.reference {
+            CompletionRef::Prompt { name } => {
+                let names = self.prompt_names.lock().unwrap_or_else(|e| e.into_inner());
+                let target = names.resolve(name).cloned().ok_or_else(|| {
+                    ErrorObject::invalid_params(format!("Invalid params: unknown prompt `{name}`"))
+                })?;
+                *name = target.name;
+                target.upstream
+            }
+            CompletionRef::Resource { uri } => {
+                let listed = self.listed.lock().unwrap_or_else(|e| e.into_inner());
+                listed
+                    .iter()
+                    .position(|l| l.templates.contains(uri) || l.resources.contains(uri))
+                    .ok_or_else(|| {
+                        ErrorObject::invalid_params(format!(
+                            "Invalid params: unknown resource template `{uri}`"
+                        ))
+                    })?
+            }
+        };
+        relay::complete(&self.upstreams[upstream], params, ctx).await
+    }
+
     /// Re-lists what one upstream offers (tools; prompts and resources when it declares them) and
     /// registers the difference.
     async fn refresh(&self, i: usize, client: &Client) -> Result<(), Error> {
@@ -473,6 +520,13 @@ async fn supervise(inner: std::sync::Weak<Inner>, i: usize, started: watch::Send
                 None
             }
         };
+        // Log messages go to the call in flight on this upstream (see `relay`; the downstream session's
+        // level filters them): the upstream is asked for everything, as any downstream may want it.
+        if client.server().capabilities.logging.is_some() {
+            if let Err(e) = client.set_logging_level(LoggingLevel::Debug).await {
+                tracing::debug!(upstream = %name, "logging/setLevel refused: {e}");
+            }
+        }
         drop(gw);
         let up_since = Instant::now();
         loop {

@@ -2,16 +2,17 @@
 //! caller, a downstream cancel turned into an upstream `notifications/cancelled` (by dropping the
 //! upstream request), and the upstream's errors kept as they were (code, message, data).
 
-use crate::upstream::Upstream;
-use mcp_runtime::client::CallOptions;
+use crate::upstream::{CallerGuard, Upstream};
+use mcp_runtime::client::{CallOptions, ServerNotification};
 use mcp_runtime::protocol::{
-    CallToolResult, ErrorObject, GetPromptResult, ProgressParams, ReadResourceResult,
+    methods, CallToolResult, CompleteParams, CompleteResult, ErrorObject, GetPromptResult,
+    LoggingMessageParams, ProgressParams, ReadResourceResult,
 };
 use mcp_runtime::server::{Arguments, PromptArgs};
 use mcp_runtime::{Context, Error};
 use serde_json::value::RawValue;
 use std::sync::Arc;
-use tokio::sync::mpsc;
+use tokio::sync::{broadcast, mpsc};
 
 /// Progress updates held for a slow downstream before newer ones are dropped (progress is a hint: the
 /// latest value matters, not every one).
@@ -58,16 +59,28 @@ pub async fn call_tool(
         timeout: Some(upstream.config.timeout),
         on_progress,
     };
-    // While the call runs, the upstream's sampling and elicitation requests come back to this caller.
-    let _caller = upstream.callers.enter(ctx.clone());
+    // While the call runs, the upstream's sampling and elicitation requests come back to this caller,
+    // and so do its log messages (an upstream's log message names no request: the newest call takes it).
+    let caller = upstream.callers.enter(ctx.clone());
+    let mut notes = client
+        .server()
+        .capabilities
+        .logging
+        .is_some()
+        .then(|| client.notifications());
     let call = client.call_tool_with(tool, &arguments, opts);
     tokio::pin!(call);
     loop {
         tokio::select! {
             r = &mut call => {
-                // Progress sent before the result is queued already: relay it first.
+                // Progress and logs sent before the result are queued already: relay them first.
                 while let Ok(p) = progress.try_recv() {
                     ctx.progress(p.progress, p.total, p.message).await;
+                }
+                if let Some(rx) = notes.as_mut() {
+                    while let Ok(n) = rx.try_recv() {
+                        relay_log(&caller, &ctx, n).await;
+                    }
                 }
                 let r = r.map_err(|e| rpc_error(e, name));
                 if let Err(e) = &r {
@@ -76,6 +89,7 @@ pub async fn call_tool(
                 return r;
             }
             Some(p) = progress.recv() => ctx.progress(p.progress, p.total, p.message).await,
+            Some(n) = next_note(&mut notes) => relay_log(&caller, &ctx, n).await,
             // Returning drops the upstream request, which sends it `notifications/cancelled`.
             _ = ctx.cancelled() => {
                 tracing::debug!(upstream = %name, tool, "cancelled downstream; cancelling upstream");
@@ -111,5 +125,47 @@ pub async fn read_resource(
     tokio::select! {
         r = client.read_resource(uri) => r.map_err(|e| rpc_error(e, name)),
         _ = ctx.cancelled() => Err(ErrorObject::internal("cancelled")),
+    }
+}
+
+/// `completion/complete` on `upstream`, with the reference as the upstream knows it.
+pub async fn complete(
+    upstream: &Upstream,
+    params: CompleteParams,
+    ctx: Context,
+) -> Result<CompleteResult, ErrorObject> {
+    let client = upstream.client()?;
+    let name = &upstream.config.name;
+    tokio::select! {
+        r = client.complete(params) => r.map_err(|e| rpc_error(e, name)),
+        _ = ctx.cancelled() => Err(ErrorObject::internal("cancelled")),
+    }
+}
+
+async fn next_note(
+    notes: &mut Option<broadcast::Receiver<ServerNotification>>,
+) -> Option<ServerNotification> {
+    match notes {
+        Some(rx) => loop {
+            match rx.recv().await {
+                Ok(n) => return Some(n),
+                Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(broadcast::error::RecvError::Closed) => return None,
+            }
+        },
+        None => None,
+    }
+}
+
+/// A `notifications/message` of the upstream, to `ctx` when its call is the newest on the upstream.
+async fn relay_log(caller: &CallerGuard, ctx: &Context, n: ServerNotification) {
+    if n.method != methods::MESSAGE || !caller.is_newest() {
+        return;
+    }
+    if let Some(p) = n
+        .params
+        .and_then(|p| serde_json::from_value::<LoggingMessageParams>(p).ok())
+    {
+        ctx.log(p.level, p.logger.as_deref(), p.data).await;
     }
 }

@@ -47,12 +47,23 @@ impl Callers {
         }
     }
 
-    fn newest(&self) -> Option<Context> {
+    /// The newest downstream call in flight on this upstream.
+    pub fn newest(&self) -> Option<Context> {
         self.lock().last().map(|(_, c)| c.clone())
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(u64, Context)>> {
         self.live.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl CallerGuard {
+    /// Whether this call is the newest in flight on its upstream.
+    pub fn is_newest(&self) -> bool {
+        self.callers
+            .lock()
+            .last()
+            .is_some_and(|(id, _)| *id == self.id)
     }
 }
 
