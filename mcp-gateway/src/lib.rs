@@ -6,7 +6,7 @@
 //! always match `^[A-Za-z0-9_-]{1,64}$` ([`names`]), and serves them from one runtime `Server` over
 //! stdio or Streamable HTTP, in every protocol era the runtime speaks. A call goes to the one upstream
 //! that owns the tool ([`relay`]): progress comes back, a cancel goes through, errors keep their code
-//! and data, and the upstream's sampling and elicitation requests reach the downstream client.
+//! and data, and the upstream's sampling, elicitation and roots requests reach the downstream client.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {

@@ -1,13 +1,15 @@
 //! One upstream server: connecting it through the runtime's client (a child over stdio, or HTTP), its
-//! state, and the downstream calls it is serving, through which its own requests (sampling, elicitation)
-//! reach the downstream client.
+//! state, and the downstream calls it is serving, through which its own requests (sampling, elicitation,
+//! roots) reach the downstream client.
 
 use crate::config::{HttpKind, Transport, UpstreamConfig};
 use crate::relay::rpc_error;
-use mcp_runtime::client::{Client, StderrMode};
+use futures_util::future::BoxFuture;
+use mcp_runtime::client::{Client, ElicitationHandler, RootsHandler, SamplingHandler, StderrMode};
 use mcp_runtime::http::{HttpClientConfig, HttpTransportKind};
 use mcp_runtime::protocol::{
     CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ErrorObject,
+    ListRootsResult,
 };
 use mcp_runtime::{Context, Error};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
@@ -70,6 +72,79 @@ impl CallerGuard {
 impl Drop for CallerGuard {
     fn drop(&mut self) {
         self.callers.lock().retain(|(id, _)| *id != self.id);
+    }
+}
+
+/// Answers an upstream's sampling, elicitation and roots requests by asking the downstream client of the
+/// newest call in flight; a 2026-07-28 input request keeps its key across the hop.
+#[derive(Clone)]
+struct Relay(Callers);
+
+impl Relay {
+    fn caller(&self, what: &str) -> Result<Context, ErrorObject> {
+        self.0.newest().ok_or_else(|| no_caller(what))
+    }
+}
+
+fn downstream(e: Error) -> ErrorObject {
+    rpc_error(e, "the downstream client")
+}
+
+impl SamplingHandler for Relay {
+    fn create_message(
+        &self,
+        params: CreateMessageParams,
+    ) -> BoxFuture<'static, Result<CreateMessageResult, ErrorObject>> {
+        let ctx = self.caller("sampling");
+        Box::pin(async move { ctx?.create_message(params).await.map_err(downstream) })
+    }
+    fn create_message_keyed(
+        &self,
+        key: &str,
+        params: CreateMessageParams,
+    ) -> BoxFuture<'static, Result<CreateMessageResult, ErrorObject>> {
+        let ctx = self.caller("sampling");
+        let key = key.to_string();
+        Box::pin(async move {
+            ctx?.input(&key)
+                .create_message(params)
+                .await
+                .map_err(downstream)
+        })
+    }
+}
+
+impl ElicitationHandler for Relay {
+    fn elicit(
+        &self,
+        params: ElicitParams,
+    ) -> BoxFuture<'static, Result<ElicitResult, ErrorObject>> {
+        let ctx = self.caller("elicitation");
+        Box::pin(async move { ctx?.elicit(params).await.map_err(downstream) })
+    }
+    fn elicit_keyed(
+        &self,
+        key: &str,
+        params: ElicitParams,
+    ) -> BoxFuture<'static, Result<ElicitResult, ErrorObject>> {
+        let ctx = self.caller("elicitation");
+        let key = key.to_string();
+        Box::pin(async move { ctx?.input(&key).elicit(params).await.map_err(downstream) })
+    }
+}
+
+impl RootsHandler for Relay {
+    fn list_roots(&self) -> BoxFuture<'static, Result<ListRootsResult, ErrorObject>> {
+        let ctx = self.caller("roots");
+        Box::pin(async move { ctx?.list_roots().await.map_err(downstream) })
+    }
+    fn list_roots_keyed(
+        &self,
+        key: &str,
+    ) -> BoxFuture<'static, Result<ListRootsResult, ErrorObject>> {
+        let ctx = self.caller("roots");
+        let key = key.to_string();
+        Box::pin(async move { ctx?.input(&key).list_roots().await.map_err(downstream) })
     }
 }
 
@@ -138,34 +213,16 @@ impl Upstream {
     }
 
     async fn connect_now(&self) -> Result<Client, Error> {
-        let sampling = self.callers.clone();
-        let elicitation = self.callers.clone();
+        let relay = Relay(self.callers.clone());
         let builder = Client::builder()
             .name("mcp-gateway")
             .version(env!("CARGO_PKG_VERSION"))
             .timeout(Some(self.config.timeout))
             .stderr(StderrMode::Capture)
-            .sampling(move |p: CreateMessageParams| {
-                let ctx = sampling.newest();
-                async move {
-                    let ctx = ctx.ok_or_else(|| no_caller("sampling"))?;
-                    ctx.create_message(p)
-                        .await
-                        .map_err(|e| rpc_error(e, "the downstream client"))
-                        as Result<CreateMessageResult, ErrorObject>
-                }
-            })
-            .elicitation(move |p: ElicitParams| {
-                let ctx = elicitation.newest();
-                async move {
-                    let ctx = ctx.ok_or_else(|| no_caller("elicitation"))?;
-                    ctx.elicit(p)
-                        .await
-                        .map_err(|e| rpc_error(e, "the downstream client"))
-                        as Result<ElicitResult, ErrorObject>
-                }
-            })
-            .url_elicitation();
+            .sampling(relay.clone())
+            .elicitation(relay.clone())
+            .url_elicitation()
+            .roots_handler(relay);
         match &self.config.transport {
             Transport::Stdio {
                 command,

@@ -8,7 +8,7 @@ use mcp_gateway::Gateway;
 use mcp_runtime::client::{CallOptions, Client, Era};
 use mcp_runtime::protocol::{
     CallToolResult, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams,
-    ElicitResult, ErrorObject, ProgressParams, Role, Tool,
+    ElicitResult, ErrorObject, ProgressParams, Role, Root, Tool,
 };
 use mcp_runtime::server::{Arguments, ToolRoute};
 use mcp_runtime::{Context, Error, Server};
@@ -117,7 +117,7 @@ async fn upstream_errors_keep_code_message_and_data() {
 }
 
 #[tokio::test]
-async fn progress_sampling_and_elicitation_are_relayed_in_both_eras() {
+async fn progress_sampling_elicitation_and_roots_are_relayed_in_both_eras() {
     for era in [Era::Legacy, Era::Modern] {
         let gw = Gateway::start(config(
             json!({"mcpServers": {"every": {"command": everything()}}}),
@@ -140,6 +140,11 @@ async fn progress_sampling_and_elicitation_are_relayed_in_both_eras() {
                         meta: None,
                     })
                 })
+                .roots(vec![Root {
+                    uri: "file:///work/project".into(),
+                    name: Some("project".into()),
+                    meta: None,
+                }])
                 .elicitation(|_p: ElicitParams| async move {
                     Ok::<_, ErrorObject>(ElicitResult {
                         action: ElicitAction::Accept,
@@ -179,6 +184,11 @@ async fn progress_sampling_and_elicitation_are_relayed_in_both_eras() {
             .await
             .unwrap();
         assert!(text(&r).contains("ada@example.org"), "{era:?}: {r:?}");
+        let r = client
+            .call_tool("test_input_required_result_list_roots", json!({}))
+            .await
+            .unwrap();
+        assert_eq!(text(&r), "Found 1 root(s)", "{era:?}");
     }
 }
 
