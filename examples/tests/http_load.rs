@@ -46,7 +46,9 @@ async fn a_thousand_concurrent_sessions() {
                     http: Some(http),
                     ..Default::default()
                 };
+                // Sessions belong to the handshake era: these clients do not probe for 2026-07-28.
                 let c = Client::builder()
+                    .era(mcp_runtime::Era::Legacy)
                     .timeout(Some(Duration::from_secs(60)))
                     .connect_http(&url, cfg)
                     .await

@@ -24,7 +24,9 @@ fn serve(script: Script) -> (tokio::io::DuplexStream, Arc<Mutex<Vec<Value>>>) {
         while let Ok(Some(line)) = lines.next_line().await {
             let msg: Value = serde_json::from_str(&line).unwrap();
             log.lock().unwrap().push(msg.clone());
-            let Some(id) = msg.get("id").cloned() else { continue };
+            let Some(id) = msg.get("id").cloned() else {
+                continue;
+            };
             let Some(answer) = script(&msg) else { continue };
             let reply = match answer.get("error") {
                 Some(e) => json!({"jsonrpc": "2.0", "id": id, "error": e}),
@@ -106,7 +108,12 @@ fn misbehaving() -> Script {
                         "inputRequests": {"a": elicit_request()}, "requestState": "r1\u{1F600} {\"x\":1}"}),
                     Some("r1\u{1F600} {\"x\":1}") => json!({"resultType": "input_required",
                         "inputRequests": {"b": elicit_request()}, "requestState": "r2"}),
-                    Some("r2") => ok(&format!("answers {:?}", p["inputResponses"].as_object().map(|o| o.keys().collect::<Vec<_>>()))),
+                    Some("r2") => ok(&format!(
+                        "answers {:?}",
+                        p["inputResponses"]
+                            .as_object()
+                            .map(|o| o.keys().collect::<Vec<_>>())
+                    )),
                     Some(other) => ok(&format!("bad state {other}")),
                 },
                 "state_only" => match p["requestState"].as_str() {
@@ -117,7 +124,9 @@ fn misbehaving() -> Script {
                 _ => json!({"error": {"code": -32602, "message": "Unknown tool"}}),
             },
             "tools/list" => json!({"resultType": "input_required", "requestState": "x"}),
-            other => json!({"error": {"code": -32601, "message": format!("Method not found: {other}")}}),
+            other => {
+                json!({"error": {"code": -32601, "message": format!("Method not found: {other}")}})
+            }
         })
     })
 }
@@ -131,7 +140,10 @@ async fn bad_results_are_clear_errors_and_the_client_keeps_working() {
         ("unknown_result_type", "resultType \"eventually\""),
         ("not_a_string_result_type", "invalid resultType"),
         ("bad_input_request", "malformed"),
-        ("empty_input_required", "neither inputRequests nor requestState"),
+        (
+            "empty_input_required",
+            "neither inputRequests nor requestState",
+        ),
         ("keeps_asking", "giving up after 3 rounds"),
     ] {
         let e = c.call_tool(tool, json!({})).await.unwrap_err();
@@ -159,7 +171,10 @@ async fn bad_results_are_clear_errors_and_the_client_keeps_working() {
     let calls: Vec<Value> = seen.lock().unwrap()[before..].to_vec();
     assert_eq!(calls.len(), 3);
     let ids: Vec<&Value> = calls.iter().map(|m| &m["id"]).collect();
-    assert!(ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2], "{ids:?}");
+    assert!(
+        ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2],
+        "{ids:?}"
+    );
     for m in &calls {
         assert_eq!(m["params"]["arguments"], json!({"k": 1}));
         assert_eq!(
@@ -169,18 +184,27 @@ async fn bad_results_are_clear_errors_and_the_client_keeps_working() {
     }
     assert!(calls[0]["params"].get("requestState").is_none());
     assert_eq!(calls[1]["params"]["requestState"], "r1\u{1F600} {\"x\":1}");
-    assert_eq!(calls[1]["params"]["inputResponses"]["a"]["action"], "accept");
+    assert_eq!(
+        calls[1]["params"]["inputResponses"]["a"]["action"],
+        "accept"
+    );
     assert!(calls[2]["params"]["inputResponses"].get("a").is_none());
     // Without inputRequests the client retries at once, with the state and no inputResponses.
     assert_eq!(
-        c.call_tool("state_only", json!({})).await.unwrap().text_content(),
+        c.call_tool("state_only", json!({}))
+            .await
+            .unwrap()
+            .text_content(),
         "state later"
     );
     // Another call carries nothing of those rounds.
     let before = seen.lock().unwrap().len();
     echo(&c).await;
     let last = seen.lock().unwrap()[before].clone();
-    assert!(last["params"].get("requestState").is_none() && last["params"].get("inputResponses").is_none());
+    assert!(
+        last["params"].get("requestState").is_none()
+            && last["params"].get("inputResponses").is_none()
+    );
     c.close().await;
 }
 
@@ -212,12 +236,21 @@ async fn an_unsupported_version_moves_to_one_the_server_lists() {
     let (c, _) = connect(script).await;
     assert!(c.is_modern());
     assert_eq!(c.protocol_version(), ProtocolVersion::V2026_07_28);
-    assert_eq!(asked.lock().unwrap().as_slice(), ["2026-07-28", "2026-07-28"]);
+    assert_eq!(
+        asked.lock().unwrap().as_slice(),
+        ["2026-07-28", "2026-07-28"]
+    );
     let e = c.call_tool("legacy_only", json!({})).await.unwrap_err();
     assert!(e.to_string().contains("only handshake-era versions"), "{e}");
     let e = c.call_tool("no_list", json!({})).await.unwrap_err();
-    assert!(e.to_string().contains("without a valid `supported` list"), "{e}");
-    assert_eq!(c.call_tool("x", json!({})).await.unwrap().text_content(), "fine");
+    assert!(
+        e.to_string().contains("without a valid `supported` list"),
+        "{e}"
+    );
+    assert_eq!(
+        c.call_tool("x", json!({})).await.unwrap().text_content(),
+        "fine"
+    );
     c.close().await;
 }
 
@@ -227,11 +260,16 @@ async fn a_handshake_era_server_is_initialized_after_the_probe() {
     // modern one), then speaks 2025-11-25.
     let script: Script = Arc::new(|msg: &Value| {
         Some(match msg["method"].as_str()? {
-            "server/discover" => json!({"error": {"code": -32600, "message": "Server not initialized"}}),
+            "server/discover" => {
+                json!({"error": {"code": -32600, "message": "Server not initialized"}})
+            }
             "initialize" => json!({"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
                 "serverInfo": {"name": "old", "version": "1"}}),
             "tools/call" => {
-                assert!(msg["params"].get("_meta").is_none(), "no 2026 _meta in the handshake era: {msg}");
+                assert!(
+                    msg["params"].get("_meta").is_none(),
+                    "no 2026 _meta in the handshake era: {msg}"
+                );
                 ok("legacy")
             }
             _ => json!({"error": {"code": -32601, "message": "no"}}),
@@ -240,7 +278,10 @@ async fn a_handshake_era_server_is_initialized_after_the_probe() {
     let (c, seen) = connect(script).await;
     assert!(!c.is_modern());
     assert_eq!(c.protocol_version(), ProtocolVersion::V2025_11_25);
-    assert_eq!(c.call_tool("x", json!({})).await.unwrap().text_content(), "legacy");
+    assert_eq!(
+        c.call_tool("x", json!({})).await.unwrap().text_content(),
+        "legacy"
+    );
     let methods: Vec<String> = seen
         .lock()
         .unwrap()
@@ -249,7 +290,12 @@ async fn a_handshake_era_server_is_initialized_after_the_probe() {
         .collect();
     assert_eq!(
         methods,
-        ["server/discover", "initialize", "notifications/initialized", "tools/call"]
+        [
+            "server/discover",
+            "initialize",
+            "notifications/initialized",
+            "tools/call"
+        ]
     );
     c.close().await;
 
@@ -279,6 +325,11 @@ async fn a_handshake_era_server_is_initialized_after_the_probe() {
     });
     let (pipe, _) = serve(script);
     let (r, w) = tokio::io::split(pipe);
-    let e = builder().era(Era::Modern).connect(r, w).await.err().unwrap();
+    let e = builder()
+        .era(Era::Modern)
+        .connect(r, w)
+        .await
+        .err()
+        .unwrap();
     assert!(e.to_string().contains("Method not found"), "{e}");
 }

@@ -16,11 +16,11 @@
 //! pass, unless MCP_PEERS_REQUIRED=1 (as in CI), where they fail.
 
 use mcp_runtime::http::HttpClientConfig;
+use mcp_runtime::protocol::TaskStatus;
 use mcp_runtime::protocol::{
     CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams, ElicitResult,
     ErrorObject, LoggingLevel, ProtocolVersion, Role, Root, SubscriptionFilter,
 };
-use mcp_runtime::protocol::TaskStatus;
 use mcp_runtime::{Client, ClientBuilder, Era, EraCache, StderrMode, TaskStart};
 use serde_json::{json, Value};
 use std::path::PathBuf;
@@ -28,7 +28,10 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn python() -> Option<PathBuf> {
-    let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.peers/py/bin/python"));
+    let p = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../.peers/py/bin/python"
+    ));
     if p.exists() {
         return Some(p);
     }
@@ -91,8 +94,19 @@ async fn drive_python(c: &Client) {
     assert!(c.discover_result().is_some());
 
     let tools = c.list_all_tools().await.unwrap();
-    for t in ["echo", "confirm_delete", "ask_model", "my_roots", "two_rounds", "touch", "chatty"] {
-        assert!(tools.iter().any(|x| x.name == t), "{t} missing from {tools:?}");
+    for t in [
+        "echo",
+        "confirm_delete",
+        "ask_model",
+        "my_roots",
+        "two_rounds",
+        "touch",
+        "chatty",
+    ] {
+        assert!(
+            tools.iter().any(|x| x.name == t),
+            "{t} missing from {tools:?}"
+        );
     }
     assert_eq!(text(c, "echo", json!({"message": "hi"})).await, "echo: hi");
     // Multi round-trip requests, answered through the handlers.
@@ -118,7 +132,9 @@ async fn drive_python(c: &Client) {
         .await
         .unwrap();
     assert!(
-        serde_json::to_string(&prompt.messages).unwrap().contains("Hello, Ada!"),
+        serde_json::to_string(&prompt.messages)
+            .unwrap()
+            .contains("Hello, Ada!"),
         "{prompt:?}"
     );
 
@@ -156,7 +172,10 @@ async fn drive_python(c: &Client) {
     }
     assert_eq!(levels, ["info"], "log levels received");
     // And the client still works after all of that.
-    assert_eq!(text(c, "echo", json!({"message": "still"})).await, "echo: still");
+    assert_eq!(
+        text(c, "echo", json!({"message": "still"})).await,
+        "echo: still"
+    );
 }
 
 #[tokio::test]
@@ -205,7 +224,10 @@ async fn python_sdk_server_over_streamable_http_in_2026() {
     );
     let deadline = Instant::now() + Duration::from_secs(30);
     while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "the Python server never listened");
+        assert!(
+            Instant::now() < deadline,
+            "the Python server never listened"
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     let c = builder()
@@ -352,7 +374,9 @@ fn server_everything() -> Option<PathBuf> {
 
 #[tokio::test]
 async fn server_everything_tasks_in_the_handshake_era() {
-    let Some(bin) = server_everything() else { return };
+    let Some(bin) = server_everything() else {
+        return;
+    };
     let mut cmd = tokio::process::Command::new(bin);
     cmd.arg("stdio");
     let c = builder()
@@ -378,7 +402,10 @@ async fn server_everything_tasks_in_the_handshake_era() {
     assert_eq!(polled.task_id, task.task_id);
     let result = c.task_result(&task.task_id).await.unwrap();
     assert!(!result.is_error(), "{result:?}");
-    assert!(result.text_content().to_lowercase().contains("rust"), "{result:?}");
+    assert!(
+        result.text_content().to_lowercase().contains("rust"),
+        "{result:?}"
+    );
     assert_eq!(
         c.get_task(&task.task_id).await.unwrap().status,
         TaskStatus::Completed
@@ -397,7 +424,10 @@ async fn server_everything_tasks_in_the_handshake_era() {
         c.get_task(&t.task_id).await.unwrap().status,
         TaskStatus::Cancelled
     );
-    assert!(c.cancel_task(&t.task_id).await.is_err(), "a finished task cannot be cancelled");
+    assert!(
+        c.cancel_task(&t.task_id).await.is_err(),
+        "a finished task cannot be cancelled"
+    );
     // And a plain call still works.
     assert!(c.call_tool("echo", json!({"message": "x"})).await.is_ok());
     c.close().await;

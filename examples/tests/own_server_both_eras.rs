@@ -20,7 +20,11 @@ fn builder(era: Era) -> ClientBuilder {
         .era_cache(EraCache::default())
         .timeout(Some(Duration::from_secs(20)))
         .elicitation(|p: ElicitParams| async move {
-            let field = if p.message.contains("color") { "color" } else { "name" };
+            let field = if p.message.contains("color") {
+                "color"
+            } else {
+                "name"
+            };
             let mut content = json!({"username": "ada", "email": "ada@example.com"});
             content[field] = json!(if field == "color" { "teal" } else { "Ada" });
             Ok(ElicitResult {
@@ -69,7 +73,10 @@ async fn drive(c: &Client, modern: bool) {
         "LLM response: hello from the model"
     );
     let e = text(c, "test_elicitation", json!({"message": "Who are you?"})).await;
-    assert!(e.starts_with("User response: action=accept") && e.contains("ada@example.com"), "{e}");
+    assert!(
+        e.starts_with("User response: action=accept") && e.contains("ada@example.com"),
+        "{e}"
+    );
     if modern {
         assert_eq!(
             text(c, "test_input_required_result_multi_round", json!({})).await,
@@ -89,15 +96,13 @@ async fn drive(c: &Client, modern: bool) {
         })
         .await
         .unwrap();
-    if sub.granted().tools() {
-        if modern {
-            text(c, "test_trigger_tool_change", json!({})).await;
-            let n = tokio::time::timeout(Duration::from_secs(10), sub.next())
-                .await
-                .expect("a change within 10 s")
-                .unwrap();
-            assert_eq!(n.method, "notifications/tools/list_changed");
-        }
+    if sub.granted().tools() && modern {
+        text(c, "test_trigger_tool_change", json!({})).await;
+        let n = tokio::time::timeout(Duration::from_secs(10), sub.next())
+            .await
+            .expect("a change within 10 s")
+            .unwrap();
+        assert_eq!(n.method, "notifications/tools/list_changed");
     }
     drop(sub);
 
@@ -129,7 +134,9 @@ async fn drive(c: &Client, modern: bool) {
         .read_skill_file(&loaded, "skill://pdf-processing/references/FORMS.md")
         .await
         .unwrap();
-    assert!(String::from_utf8(forms).unwrap().starts_with("# Form fields"));
+    assert!(String::from_utf8(forms)
+        .unwrap()
+        .starts_with("# Form fields"));
     let e = c
         .read_skill_file(&loaded, "skill://pdf-processing/../../secrets")
         .await

@@ -39,12 +39,12 @@ pub enum LiveError {
     #[error("could not connect to {source_label}: {error}")]
     Connect {
         source_label: String,
-        error: mcp_runtime::Error,
+        error: Box<mcp_runtime::Error>,
     },
     #[error("{source_label} failed while listing its tools: {error}")]
     List {
         source_label: String,
-        error: mcp_runtime::Error,
+        error: Box<mcp_runtime::Error>,
     },
     #[error("{source_label} answered page after page of tools/list with a cursor it had already sent ({cursor:?})")]
     CursorLoop {
@@ -178,7 +178,7 @@ async fn list_tools(
             .await
             .map_err(|error| LiveError::List {
                 source_label: label.to_string(),
-                error,
+                error: Box::new(error),
             })?;
         tools.extend(page.tools);
         on_page(tools.len());
@@ -243,7 +243,7 @@ pub async fn connect(source: &Source, recording: &Recording) -> Result<Client, L
                     .await
                     .map_err(|error| LiveError::Connect {
                         source_label: label.clone(),
-                        error,
+                        error: Box::new(error),
                     })
             }
             Source::Url { url, headers } => connect_http(builder, url, headers, &label).await,
@@ -277,7 +277,7 @@ async fn connect_http(
         .await
         .map_err(|error| LiveError::Connect {
             source_label: label.to_string(),
-            error,
+            error: Box::new(error),
         })
 }
 

@@ -127,9 +127,7 @@ fn what_typify_cannot_take_is_reported_by_tool_and_pointer() {
         .iter()
         .any(|w| w.message.starts_with("typify panicked")));
     // The rest of the tool stays typed.
-    assert!(generated
-        .code
-        .contains("pub fine: Option<String>"));
+    assert!(generated.code.contains("pub fine: Option<String>"));
 }
 
 #[test]

@@ -98,7 +98,7 @@ async fn snapshot_and_generate_over_streamable_http_with_a_bearer_header() {
     let out = run("generate", Vec::new()).await;
     let code = String::from_utf8_lossy(&out.stdout);
     assert!(
-        code.contains("pub async fn forecast") && code.contains("pub city: ::std::string::String"),
+        code.contains("pub async fn forecast") && code.contains("pub city: String"),
         "{code}"
     );
 }

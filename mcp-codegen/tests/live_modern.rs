@@ -37,7 +37,10 @@ fn snapshot_and_generate_from_a_2026_only_server() {
     let recorded: Value =
         serde_json::from_str(&std::fs::read_to_string(&snapshot).unwrap()).unwrap();
     assert_eq!(recorded["protocolVersion"], "2026-07-28", "{recorded}");
-    assert_eq!(recorded["server"]["name"], "python-modern-peer", "{recorded}");
+    assert_eq!(
+        recorded["server"]["name"], "python-modern-peer",
+        "{recorded}"
+    );
     let names: Vec<&str> = recorded["tools"]
         .as_array()
         .unwrap()

@@ -46,19 +46,15 @@ pub fn derive(input: TokenStream) -> syn::Result<TokenStream> {
                 v.attrs.retain(is_schema_attr);
                 strip_fields(&mut v.fields);
             }
-            let plain = |v: &syn::Variant| {
-                matches!(v.fields, Fields::Unit)
-                    && v.attrs
-                        .iter()
-                        .all(|a| !a.path().is_ident("doc") && !a.path().is_ident("schemars"))
-            };
-            if e.variants.iter().any(|v| !plain(v)) {
-                // schemars gathers plain unit variants into one `enum` ahead of the others; a no-op
-                // transform makes each its own branch, in declaration order.
-                for v in e.variants.iter_mut().filter(|v| plain(v)) {
-                    v.attrs.push(syn::parse_quote!(
-                        #[schemars(transform = ::mcp_runtime::schema::__private::keep_in_order)]
-                    ));
+            if !e.variants.iter().all(gathered_by_schemars) {
+                // schemars gathers the unit variants without metadata into one `enum` ahead of the
+                // others; a no-op transform makes each unit variant its own branch, in declaration order.
+                for v in e.variants.iter_mut() {
+                    if matches!(v.fields, Fields::Unit) {
+                        v.attrs.push(syn::parse_quote!(
+                            #[schemars(transform = ::mcp_runtime::schema::__private::keep_in_order)]
+                        ));
+                    }
                 }
             }
         }
@@ -98,6 +94,28 @@ pub fn derive(input: TokenStream) -> syn::Result<TokenStream> {
             }
         };
     })
+}
+
+/// Whether schemars puts this variant into the one `enum` of plain unit variants (its rule: a unit
+/// variant with no doc comment, no metadata, no validation, no `with` and not `untagged`).
+fn gathered_by_schemars(v: &syn::Variant) -> bool {
+    const METADATA: &[&str] = &[
+        "title",
+        "description",
+        "example",
+        "examples",
+        "extend",
+        "transform",
+        "deprecated",
+        "with",
+        "schema_with",
+    ];
+    matches!(v.fields, Fields::Unit)
+        && !v.attrs.iter().any(|a| {
+            a.path().is_ident("doc") || a.path().is_ident("validate") || a.path().is_ident("garde")
+        })
+        && !container_keys(&v.attrs, &["schemars", "serde"])
+            .any(|(k, _)| METADATA.contains(&k.as_str()) || k == "untagged")
 }
 
 fn is_schema_attr(a: &Attribute) -> bool {

@@ -55,6 +55,8 @@
 //! `name_resource() -> Result<ResourceTemplateRoute, String>` (`.resource_template(..)`), each template
 //! variable being an argument of the same name. Also `name`, `title`, `mime_type`, `description`.
 
+#![warn(missing_docs)]
+
 mod ast;
 mod attr;
 mod doc;

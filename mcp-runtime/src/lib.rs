@@ -1,7 +1,55 @@
 //! # mcp-runtime
 //!
 //! A fast runtime for the Model Context Protocol: the typed protocol model, one message pump shared by
-//! servers and clients, the lifecycle, every server and client feature, and the stdio transport.
+//! servers and clients, the lifecycle, every server and client feature, and the transports: stdio always,
+//! Streamable HTTP and legacy HTTP+SSE with the `http` feature. One [`Server`] speaks the handshake era
+//! (2024-11-05 to 2025-11-25) and the stateless 2026-07-28 at once, chosen per request; one [`Client`]
+//! finds which era the server it talks to speaks.
+//!
+//! A tool is a function ([`tool`], from `mcp-macros`): its doc comments become the descriptions, its
+//! signature the input and output schemas. This example serves one over an in-memory pipe and calls it:
+//!
+//! ```
+//! use mcp_runtime::{tool, Client, JsonSchema, Server};
+//! use serde::Serialize;
+//!
+//! /// A sum and how it was made.
+//! #[derive(Serialize, JsonSchema)]
+//! struct Sum {
+//!     total: f64,
+//!     /// The terms, in order
+//!     terms: Vec<f64>,
+//! }
+//!
+//! /// Adds numbers.
+//! #[tool(read_only)]
+//! fn add(
+//!     /// The numbers to add
+//!     terms: Vec<f64>,
+//! ) -> Sum {
+//!     Sum { total: terms.iter().sum(), terms }
+//! }
+//!
+//! # #[mcp_runtime::tokio::main(crate = "mcp_runtime::tokio", flavor = "current_thread")]
+//! # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let server = Server::builder().name("calc").tool(add_tool()).build()?;
+//! let (ours, theirs) = mcp_runtime::tokio::io::duplex(64 * 1024);
+//! let (read, write) = mcp_runtime::tokio::io::split(theirs);
+//! mcp_runtime::tokio::spawn(async move { server.serve(read, write).await });
+//!
+//! let (read, write) = mcp_runtime::tokio::io::split(ours);
+//! let client = Client::builder().connect(read, write).await?;
+//! let tools = client.list_all_tools().await?;
+//! assert_eq!(tools[0].description.as_deref(), Some("Adds numbers."));
+//! let result = client.call_tool("add", serde_json::json!({"terms": [1.5, 2.5]})).await?;
+//! assert_eq!(result.structured_content, Some(serde_json::json!({"total": 4.0, "terms": [1.5, 2.5]})));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! A real server serves stdio (`server.serve_stdio().await`) or HTTP (`http::serve_http`); a real client
+//! spawns a server (`Client::builder().spawn(command)`) or connects to a URL (`connect_http`). Tools can
+//! also be built by hand, with a schema and a closure:
 //!
 //! ```no_run
 //! use mcp_runtime::{protocol::{CallToolResult, Tool}, server::{Arguments, ToolRoute}, Context, Server};
@@ -24,6 +72,11 @@
 //!     server.serve_stdio().await
 //! }
 //! ```
+//!
+//! The layers, from bytes to services, are mapped in the repository's `ARCHITECTURE.md`: [`stdio`] and
+//! [`framing`] (bytes and messages), [`connection`], [`cancel`] and [`budget`] (correlation, one pump),
+//! [`server`] and [`client`] (the services), [`protocol`] (every message, typed) and [`schema`] (tool
+//! schemas as the model sees them).
 
 pub mod budget;
 pub mod cancel;

@@ -27,7 +27,10 @@ fn tool(name: &str, h: impl mcp_runtime::server::ToolHandler) -> ToolRoute {
     )
 }
 
+/// These tests cover the handshake era (sessions, server-initiated notifications and requests);
+/// `modern_server.rs` covers 2026-07-28. The client is told so rather than probing.
 async fn pair(server: Server, client: ClientBuilder) -> Client {
+    let client = client.era(mcp_runtime::Era::Legacy);
     let (a, b) = tokio::io::duplex(1 << 16);
     let (sr, sw) = tokio::io::split(a);
     let (cr, cw) = tokio::io::split(b);

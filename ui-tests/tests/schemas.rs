@@ -305,7 +305,11 @@ async fn call(def: mcp_runtime::schema::ToolDef, args: Value) -> Value {
         .await
         .unwrap();
     let name = client.list_all_tools().await.unwrap()[0].name.clone();
-    serde_json::to_value(client.call_tool(&name, args).await.unwrap()).unwrap()
+    let mut v = serde_json::to_value(client.call_tool(&name, args).await.unwrap()).unwrap();
+    // The client speaks 2026-07-28 to this server, whose results carry `serverInfo` in `_meta`; the
+    // shape of the result is what these tests check.
+    v.as_object_mut().unwrap().remove("_meta");
+    v
 }
 
 #[tokio::test]
@@ -631,4 +635,44 @@ fn scopes_reach_the_route_and_stay_out_of_the_definition() {
         let listed = serde_json::to_value(&route.tool).unwrap();
         assert!(!listed.to_string().contains("files:"), "{listed}");
     }
+}
+
+/// What happens to a ticket.
+#[derive(Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+enum Resolution {
+    Open,
+    /// Being worked on
+    InProgress,
+    #[schemars(rename = "wont_fix")]
+    WontFix,
+    #[serde(rename = "done")]
+    Fixed,
+}
+
+/// Resolve a ticket.
+#[tool]
+fn resolve(resolution: Resolution) -> String {
+    let _ = resolution;
+    String::new()
+}
+
+#[test]
+fn enum_values_keep_declaration_order_in_both_profiles() {
+    assert_eq!(
+        listed(resolve_tool()),
+        json!({"name":"resolve","description":"Resolve a ticket.",
+          "inputSchema":{"type":"object","properties":{
+            "resolution":{"type":"string","enum":["open","in_progress","wont_fix","done"],
+              "description":"What happens to a ticket.\n- in_progress: Being worked on"}},
+           "required":["resolution"]}})
+    );
+    let full = serde_json::to_value(resolve_tool().profile(SchemaProfile::Full).tool).unwrap();
+    let branches: Vec<&Value> = full["inputSchema"]["$defs"]["Resolution"]["oneOf"]
+        .as_array()
+        .expect("a oneOf of the variants")
+        .iter()
+        .map(|b| &b["const"])
+        .collect();
+    assert_eq!(branches, ["open", "in_progress", "wont_fix", "done"]);
 }

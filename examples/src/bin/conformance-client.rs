@@ -175,7 +175,9 @@ async fn run() -> anyhow::Result<()> {
         .name("mcp-runtime-conformance-client")
         .version(env!("CARGO_PKG_VERSION"))
         .timeout(Some(Duration::from_secs(20)))
-        .era(era_for(&std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").unwrap_or_default()))
+        .era(era_for(
+            &std::env::var("MCP_CONFORMANCE_PROTOCOL_VERSION").unwrap_or_default(),
+        ))
         .elicitation(accept_with_defaults)
         .sampling(canned_sample)
         .connect_http(&url, config)
@@ -186,7 +188,11 @@ async fn run() -> anyhow::Result<()> {
         info.name,
         info.version,
         client.protocol_version(),
-        if client.is_modern() { "stateless" } else { "initialized" }
+        if client.is_modern() {
+            "stateless"
+        } else {
+            "initialized"
+        }
     );
 
     if scenario == "initialize" {
@@ -208,7 +214,12 @@ async fn run() -> anyhow::Result<()> {
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-        .filter_map(|c| Some((c.get("name")?.as_str()?.to_string(), c.get("arguments")?.clone())))
+        .filter_map(|c| {
+            Some((
+                c.get("name")?.as_str()?.to_string(),
+                c.get("arguments")?.clone(),
+            ))
+        })
         .collect();
     for tool in &tools {
         let mut calls: Vec<Value> = planned
@@ -231,7 +242,14 @@ async fn run() -> anyhow::Result<()> {
         // The skills extension: listing reads no file. The verify scenarios then load the first skill
         // (the user picked it), and its supporting files only if SKILL.md passed verification.
         let skills = client.list_all_skills().await?;
-        eprintln!("skills: {}", skills.iter().map(|s| s.name()).collect::<Vec<_>>().join(", "));
+        eprintln!(
+            "skills: {}",
+            skills
+                .iter()
+                .map(|s| s.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
         if scenario.contains("verify") {
             if let Some(entry) = skills.first() {
                 match client.load_skill(entry).await {

@@ -93,7 +93,9 @@ impl ResultCache {
         let mut entries = self.entries.lock().unwrap_or_else(|e| e.into_inner());
         match notification {
             methods::TOOLS_LIST_CHANGED => entries.retain(|(m, _), _| *m != methods::TOOLS_LIST),
-            methods::PROMPTS_LIST_CHANGED => entries.retain(|(m, _), _| *m != methods::PROMPTS_LIST),
+            methods::PROMPTS_LIST_CHANGED => {
+                entries.retain(|(m, _), _| *m != methods::PROMPTS_LIST)
+            }
             methods::RESOURCES_LIST_CHANGED => entries.retain(|(m, _), _| {
                 *m != methods::RESOURCES_LIST && *m != methods::RESOURCES_TEMPLATES_LIST
             }),
@@ -135,8 +137,16 @@ mod tests {
             "",
             &raw(r#"{"prompts":[],"ttlMs":0,"cacheScope":"public"}"#),
         );
-        c.put(methods::RESOURCES_READ, "file:///a/b", &raw(r#"{"contents":[],"ttlMs":60000,"cacheScope":"private"}"#));
-        c.put(methods::TOOLS_CALL, "", &raw(r#"{"content":[],"ttlMs":60000,"cacheScope":"public"}"#));
+        c.put(
+            methods::RESOURCES_READ,
+            "file:///a/b",
+            &raw(r#"{"contents":[],"ttlMs":60000,"cacheScope":"private"}"#),
+        );
+        c.put(
+            methods::TOOLS_CALL,
+            "",
+            &raw(r#"{"content":[],"ttlMs":60000,"cacheScope":"public"}"#),
+        );
         assert!(c.get(methods::TOOLS_LIST, "").is_some());
         assert!(c.get(methods::PROMPTS_LIST, "").is_none());
         assert!(c.get(methods::TOOLS_CALL, "").is_none());

@@ -120,7 +120,9 @@ impl Client {
                 Err(e) => return Err(e),
             };
             let kind: ResultKind = serde_json::from_str(result.get()).map_err(|e| {
-                Error::Protocol(format!("the result of {method} has an invalid resultType: {e}"))
+                Error::Protocol(format!(
+                    "the result of {method} has an invalid resultType: {e}"
+                ))
             })?;
             match kind.result_type {
                 ResultType::Complete => {

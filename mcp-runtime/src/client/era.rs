@@ -66,10 +66,7 @@ impl EraCache {
     }
 
     fn forget(&self, key: &str) {
-        self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(key);
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).remove(key);
     }
 
     /// Whether a server is remembered as modern (`Some(true)`), legacy (`Some(false)`) or unknown.
@@ -292,8 +289,7 @@ fn read_discover(raw: &str, asked: ProtocolVersion) -> Result<Negotiated, Error>
         .or_else(|| obj.get("serverInfo"))
         .and_then(|i| serde_json::from_value::<Implementation>(i.clone()).ok())
         .unwrap_or_default();
-    let discover: DiscoverResult =
-        serde_json::from_value(v).map_err(|e| decode(e.to_string()))?;
+    let discover: DiscoverResult = serde_json::from_value(v).map_err(|e| decode(e.to_string()))?;
     let version = if discover
         .supported_versions
         .iter()
@@ -329,7 +325,11 @@ mod tests {
     fn a_32022_picks_the_newest_modern_version_both_speak() {
         let e = ErrorObject::unsupported_version(
             "1900-01-01",
-            vec!["2026-07-28".into(), "2025-11-25".into(), "2099-01-01".into()],
+            vec![
+                "2026-07-28".into(),
+                "2025-11-25".into(),
+                "2099-01-01".into(),
+            ],
         );
         assert_eq!(pick_version(&e).unwrap(), ProtocolVersion::V2026_07_28);
         let legacy_only = ErrorObject::unsupported_version("2026-07-28", vec!["2025-11-25".into()]);

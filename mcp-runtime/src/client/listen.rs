@@ -64,12 +64,8 @@ impl Subscriptions {
                 .as_ref()
                 .and_then(|p| p.get("requestId"))
                 .and_then(|v| serde_json::from_value::<RequestId>(v.clone()).ok());
-            let route = id.and_then(|id| {
-                self.0
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .remove(&id)
-            });
+            let route =
+                id.and_then(|id| self.0.lock().unwrap_or_else(|e| e.into_inner()).remove(&id));
             if let Some(r) = route {
                 r.ended.cancel();
             }
@@ -157,7 +153,10 @@ impl Subscription {
                     Ok(n) if legacy_wanted(&self.granted, &n) => return Some(n),
                     Ok(_) => continue,
                     Err(broadcast::error::RecvError::Lagged(k)) => {
-                        tracing::warn!(skipped = k, "subscription lagged behind; notifications lost")
+                        tracing::warn!(
+                            skipped = k,
+                            "subscription lagged behind; notifications lost"
+                        )
                     }
                     Err(broadcast::error::RecvError::Closed) => return None,
                 }
@@ -171,11 +170,10 @@ impl Subscription {
         match &mut self.source {
             Source::Modern { outcome, ended, .. } => {
                 if ended.is_none() {
-                    *ended = Some(
-                        outcome
-                            .await
-                            .unwrap_or_else(|_| Err(Error::Closed("the stream was dropped".into()))),
-                    );
+                    *ended =
+                        Some(outcome.await.unwrap_or_else(|_| {
+                            Err(Error::Closed("the stream was dropped".into()))
+                        }));
                 }
                 ended.clone().unwrap_or(Ok(()))
             }
@@ -344,7 +342,8 @@ pub(crate) async fn listen_legacy(
     filter: SubscriptionFilter,
 ) -> Result<Subscription, Error> {
     let rx = notifications.subscribe();
-    let list_changed = |c: Option<&ListChangedCapability>| c.and_then(|c| c.list_changed) == Some(true);
+    let list_changed =
+        |c: Option<&ListChangedCapability>| c.and_then(|c| c.list_changed) == Some(true);
     let resources = server.resources.as_ref();
     let mut granted = SubscriptionFilter {
         tools_list_changed: (filter.tools() && list_changed(server.tools.as_ref())).then_some(true),
@@ -415,6 +414,9 @@ mod tests {
             params: Some(json!({"requestId": "x"})),
         });
         assert!(ended.is_cancelled());
-        assert!(matches!(b.try_recv(), Err(mpsc::error::TryRecvError::Disconnected)));
+        assert!(matches!(
+            b.try_recv(),
+            Err(mpsc::error::TryRecvError::Disconnected)
+        ));
     }
 }

@@ -10,7 +10,7 @@
 //! **Handlers.** Sampling, elicitation and roots are answered by the handlers the user registers on the
 //! builder, once, for both eras: a handshake-era server sends them as requests; a 2026 server returns
 //! `input_required`, and the client answers through the same handlers and retries the call with the
-//! answers (multi round-trip requests, see [`mrtr`]).
+//! answers (multi round-trip requests, see `client::mrtr`).
 //!
 //! **Notifications** are delivered on a broadcast channel ([`Client::notifications`]); change
 //! notifications can be asked for with [`Client::listen`] in either era.
@@ -159,12 +159,16 @@ impl ClientBuilder {
         self
     }
     /// The handshake-era version `initialize` asks for (default: the latest, 2025-11-25). Asking for
-    /// 2026-07-28 here selects [`Era::Modern`].
+    /// 2026-07-28 here selects [`Era::Modern`]; asking for an older version under [`Era::Auto`] selects
+    /// [`Era::Legacy`] (a client pinned to a handshake-era version does not probe).
     pub fn protocol_version(mut self, v: ProtocolVersion) -> Self {
         if v.is_modern() {
             self.era = Era::Modern;
         } else {
             self.version = v;
+            if self.era == Era::Auto {
+                self.era = Era::Legacy;
+            }
         }
         self
     }
@@ -497,7 +501,14 @@ impl Client {
     /// annotations are invalid are left out (with a warning), as the spec requires.
     pub async fn list_tools(&self, cursor: Option<String>) -> Result<ListToolsResult, Error> {
         let mut page: ListToolsResult = self
-            .cached_list(methods::TOOLS_LIST, cursor.as_deref(), &PaginatedParams { cursor: cursor.clone(), meta: None })
+            .cached_list(
+                methods::TOOLS_LIST,
+                cursor.as_deref(),
+                &PaginatedParams {
+                    cursor: cursor.clone(),
+                    meta: None,
+                },
+            )
             .await?;
         if let (Some(h), true) = (&self.tool_headers, self.is_modern()) {
             page.tools = h.admit(std::mem::take(&mut page.tools));
@@ -565,8 +576,15 @@ impl Client {
         &self,
         cursor: Option<String>,
     ) -> Result<ListResourcesResult, Error> {
-        self.cached_list(methods::RESOURCES_LIST, cursor.as_deref(), &PaginatedParams { cursor: cursor.clone(), meta: None })
-            .await
+        self.cached_list(
+            methods::RESOURCES_LIST,
+            cursor.as_deref(),
+            &PaginatedParams {
+                cursor: cursor.clone(),
+                meta: None,
+            },
+        )
+        .await
     }
 
     pub async fn list_all_resources(&self) -> Result<Vec<Resource>, Error> {
@@ -589,7 +607,10 @@ impl Client {
         self.cached_list(
             methods::RESOURCES_TEMPLATES_LIST,
             cursor.as_deref(),
-            &PaginatedParams { cursor: cursor.clone(), meta: None },
+            &PaginatedParams {
+                cursor: cursor.clone(),
+                meta: None,
+            },
         )
         .await
     }
@@ -667,8 +688,15 @@ impl Client {
     }
 
     pub async fn list_prompts(&self, cursor: Option<String>) -> Result<ListPromptsResult, Error> {
-        self.cached_list(methods::PROMPTS_LIST, cursor.as_deref(), &PaginatedParams { cursor: cursor.clone(), meta: None })
-            .await
+        self.cached_list(
+            methods::PROMPTS_LIST,
+            cursor.as_deref(),
+            &PaginatedParams {
+                cursor: cursor.clone(),
+                meta: None,
+            },
+        )
+        .await
     }
 
     pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>, Error> {

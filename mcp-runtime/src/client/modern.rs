@@ -55,7 +55,10 @@ impl ModernMeta {
 }
 
 /// The 2026 form of the declared capabilities.
-pub(crate) fn modern_capabilities(declared: &ClientCapabilities, tasks: bool) -> ClientCapabilities {
+pub(crate) fn modern_capabilities(
+    declared: &ClientCapabilities,
+    tasks: bool,
+) -> ClientCapabilities {
     let mut c = declared.clone();
     if let Some(r) = &mut c.roots {
         r.list_changed = None;

@@ -90,9 +90,7 @@ mod tests {
             elicitation: Some(Arc::new(|p: ElicitParams| async move {
                 Ok(ElicitResult {
                     action: ElicitAction::Accept,
-                    content: Some(
-                        json!({"echo": p.message}).as_object().unwrap().clone(),
-                    ),
+                    content: Some(json!({"echo": p.message}).as_object().unwrap().clone()),
                     meta: None,
                 })
             })),
@@ -113,7 +111,10 @@ mod tests {
         let answers = answer_all(&handlers, ir.input_requests.unwrap())
             .await
             .unwrap();
-        assert_eq!(answers["a"], json!({"action": "accept", "content": {"echo": "hi"}}));
+        assert_eq!(
+            answers["a"],
+            json!({"action": "accept", "content": {"echo": "hi"}})
+        );
         assert_eq!(answers["b"], json!({"roots": [{"uri": "file:///w"}]}));
 
         // Sampling was not registered: the call fails, naming the request.
@@ -125,7 +126,10 @@ mod tests {
         let e = answer_all(&handlers, ir.input_requests.unwrap())
             .await
             .unwrap_err();
-        assert!(matches!(&e, Error::InputRequest { key, method, .. } if key == "s" && method == "sampling/createMessage"), "{e}");
+        assert!(
+            matches!(&e, Error::InputRequest { key, method, .. } if key == "s" && method == "sampling/createMessage"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -136,8 +140,8 @@ mod tests {
         )
         .unwrap_err();
         assert!(e.to_string().contains("malformed"), "{e}");
-        let e = read_input_required(r#"{"resultType":"input_required"}"#, "prompts/get")
-            .unwrap_err();
+        let e =
+            read_input_required(r#"{"resultType":"input_required"}"#, "prompts/get").unwrap_err();
         assert!(e.to_string().contains("neither"), "{e}");
     }
 
@@ -148,6 +152,9 @@ mod tests {
             .unwrap()
             .clone();
         next_round(&mut p, None, Some("new".into()));
-        assert_eq!(Value::Object(p), json!({"name": "t", "requestState": "new"}));
+        assert_eq!(
+            Value::Object(p),
+            json!({"name": "t", "requestState": "new"})
+        );
     }
 }

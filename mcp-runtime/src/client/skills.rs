@@ -41,15 +41,20 @@ impl Client {
     fn skills_declared(&self) -> Result<(), Error> {
         match SkillsCapability::of(&self.init.capabilities) {
             Some(_) => Ok(()),
-            None => Err(Error::CapabilityMissing("extensions.io.modelcontextprotocol/skills")),
+            None => Err(Error::CapabilityMissing(
+                "extensions.io.modelcontextprotocol/skills",
+            )),
         }
     }
 
     /// One page of `skills/list`. Nothing is read from the skills themselves.
     pub async fn list_skills(&self, cursor: Option<String>) -> Result<ListSkillsResult, Error> {
         self.skills_declared()?;
-        self.request(methods::SKILLS_LIST, &PaginatedParams { cursor, meta: None })
-            .await
+        self.request(
+            methods::SKILLS_LIST,
+            &PaginatedParams { cursor, meta: None },
+        )
+        .await
     }
 
     /// Every skill, following `nextCursor` to the end (bounded: a cursor seen twice ends with an error).
@@ -112,12 +117,14 @@ impl Client {
     /// matter against the entry's, and returns it only if everything matches.
     pub async fn load_skill(&self, entry: &SkillEntry) -> Result<LoadedSkill, Error> {
         let file = match &entry.resources {
-            SkillResources::Files(_) => Some(entry.resources.file(&entry.uri).ok_or_else(|| {
-                Error::Verification(format!(
-                    "the manifest of {} does not list its SKILL.md",
-                    entry.uri
-                ))
-            })?),
+            SkillResources::Files(_) => {
+                Some(entry.resources.file(&entry.uri).ok_or_else(|| {
+                    Error::Verification(format!(
+                        "the manifest of {} does not list its SKILL.md",
+                        entry.uri
+                    ))
+                })?)
+            }
             SkillResources::Dynamic => None,
         };
         let bytes = self.read_verified(&entry.uri, file).await?;

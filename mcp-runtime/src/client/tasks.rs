@@ -64,9 +64,15 @@ impl Client {
                 .call(methods::TOOLS_CALL, &params, &CallOptions::default())
                 .await?;
             return if answer.task {
-                Ok(TaskStart::Task(call::decode(methods::TOOLS_CALL, &answer.raw)?))
+                Ok(TaskStart::Task(call::decode(
+                    methods::TOOLS_CALL,
+                    &answer.raw,
+                )?))
             } else {
-                Ok(TaskStart::Complete(call::decode(methods::TOOLS_CALL, &answer.raw)?))
+                Ok(TaskStart::Complete(call::decode(
+                    methods::TOOLS_CALL,
+                    &answer.raw,
+                )?))
             };
         }
         let supported = self
@@ -173,17 +179,12 @@ impl Client {
             match task.status {
                 TaskStatus::Completed => {
                     let result = task.result.take().ok_or_else(|| {
-                        Error::Protocol(format!(
-                            "task {} completed without a result",
-                            task.task_id
-                        ))
+                        Error::Protocol(format!("task {} completed without a result", task.task_id))
                     })?;
-                    return serde_json::from_value(result).map_err(
-                        |e| Error::Decode {
-                            method: methods::TASKS_GET.into(),
-                            reason: e.to_string(),
-                        },
-                    );
+                    return serde_json::from_value(result).map_err(|e| Error::Decode {
+                        method: methods::TASKS_GET.into(),
+                        reason: e.to_string(),
+                    });
                 }
                 TaskStatus::Failed => {
                     return Err(match task.error.take() {
@@ -195,7 +196,10 @@ impl Client {
                     })
                 }
                 TaskStatus::Cancelled => {
-                    return Err(Error::Protocol(format!("task {} was cancelled", task.task_id)))
+                    return Err(Error::Protocol(format!(
+                        "task {} was cancelled",
+                        task.task_id
+                    )))
                 }
                 TaskStatus::InputRequired => {
                     let pending: InputRequests = task

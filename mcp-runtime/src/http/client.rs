@@ -264,7 +264,8 @@ impl Transport {
                     continue;
                 }
             }
-            let is_init = matches!(&out.kind, OutKind::Request(_)) && ob.method == methods::INITIALIZE;
+            let is_init =
+                matches!(&out.kind, OutKind::Request(_)) && ob.method == methods::INITIALIZE;
             if is_init {
                 self.lock().init_frame = Some(out.frame.clone());
                 // Inline: the transport (and the legacy fallback) is decided by this answer.

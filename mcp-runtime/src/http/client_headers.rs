@@ -48,7 +48,6 @@ pub(crate) struct Outbound {
     pub(crate) headers: HeaderMap,
 }
 
-
 fn insert(h: &mut HeaderMap, name: &str, value: &str) -> Result<(), ErrorObject> {
     let n = HeaderName::from_bytes(name.as_bytes())
         .map_err(|e| ErrorObject::invalid_params(format!("bad header name {name:?}: {e}")))?;
@@ -175,23 +174,30 @@ mod tests {
         assert_eq!(get(&o, "mcp-param-region"), Some("us-west1"));
         assert_eq!(get(&o, "mcp-param-n"), Some("42"));
         assert_eq!(get(&o, "mcp-param-flag"), Some("false"));
-        assert_eq!(get(&o, "mcp-param-greet"), Some("=?base64?SGVsbG8sIOS4lueVjA==?="));
+        assert_eq!(
+            get(&o, "mcp-param-greet"),
+            Some("=?base64?SGVsbG8sIOS4lueVjA==?=")
+        );
 
         // A null or absent argument has no header; a value of the wrong type is the caller's error.
         let o = outbound(
-            &frame(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
-                "name": "sql", "arguments": {"region": null},
-                "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
-            }})),
+            &frame(
+                json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+                    "name": "sql", "arguments": {"region": null},
+                    "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+                }}),
+            ),
             Some(&tools),
         )
         .unwrap();
         assert!(get(&o, "mcp-param-region").is_none());
         let e = outbound(
-            &frame(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
-                "name": "sql", "arguments": {"n": "many"},
-                "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
-            }})),
+            &frame(
+                json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {
+                    "name": "sql", "arguments": {"n": "many"},
+                    "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}
+                }}),
+            ),
             Some(&tools),
         )
         .err()

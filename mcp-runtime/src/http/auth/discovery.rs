@@ -36,7 +36,12 @@ pub(crate) struct ServerMetadata {
 impl ServerMetadata {
     /// The endpoints a 2025-03-26 server without metadata has at its origin.
     pub(crate) fn fallback(origin: &Url) -> Result<ServerMetadata, String> {
-        let at = |p: &str| origin.join(p).map(|u| u.to_string()).map_err(|e| e.to_string());
+        let at = |p: &str| {
+            origin
+                .join(p)
+                .map(|u| u.to_string())
+                .map_err(|e| e.to_string())
+        };
         Ok(ServerMetadata {
             issuer: None,
             authorization_endpoint: Some(at("/authorize")?),

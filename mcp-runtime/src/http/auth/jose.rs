@@ -76,9 +76,8 @@ impl SigningKey {
     /// A fresh P-256 key (DPoP).
     pub(crate) fn generate_es256() -> Result<SigningKey, String> {
         let rng = SystemRandom::new();
-        let doc =
-            EcdsaKeyPair::generate_pkcs8(&signature::ECDSA_P256_SHA256_FIXED_SIGNING, &rng)
-                .map_err(|_| "cannot generate a P-256 key".to_string())?;
+        let doc = EcdsaKeyPair::generate_pkcs8(&signature::ECDSA_P256_SHA256_FIXED_SIGNING, &rng)
+            .map_err(|_| "cannot generate a P-256 key".to_string())?;
         EcdsaKeyPair::from_pkcs8(
             &signature::ECDSA_P256_SHA256_FIXED_SIGNING,
             doc.as_ref(),
@@ -101,7 +100,9 @@ impl SigningKey {
             SigningKey::Es256(k) => {
                 // Uncompressed point: 0x04 || X || Y.
                 let p = k.public_key().as_ref();
-                Some(json!({"kty": "EC", "crv": "P-256", "x": b64(&p[1..33]), "y": b64(&p[33..65])}))
+                Some(
+                    json!({"kty": "EC", "crv": "P-256", "x": b64(&p[1..33]), "y": b64(&p[33..65])}),
+                )
             }
             SigningKey::Rs256(_) => None,
         }
@@ -123,8 +124,13 @@ impl SigningKey {
                 .to_vec(),
             SigningKey::Rs256(k) => {
                 let mut sig = vec![0; k.public().modulus_len()];
-                k.sign(&signature::RSA_PKCS1_SHA256, &rng, input.as_bytes(), &mut sig)
-                    .map_err(|_| "signing failed".to_string())?;
+                k.sign(
+                    &signature::RSA_PKCS1_SHA256,
+                    &rng,
+                    input.as_bytes(),
+                    &mut sig,
+                )
+                .map_err(|_| "signing failed".to_string())?;
                 sig
             }
         };
@@ -188,10 +194,10 @@ mod tests {
 
     fn parts(jws: &str) -> (Value, Value) {
         let mut it = jws.split('.');
-        let h = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(it.next().unwrap()).unwrap())
-            .unwrap();
-        let c = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(it.next().unwrap()).unwrap())
-            .unwrap();
+        let h =
+            serde_json::from_slice(&URL_SAFE_NO_PAD.decode(it.next().unwrap()).unwrap()).unwrap();
+        let c =
+            serde_json::from_slice(&URL_SAFE_NO_PAD.decode(it.next().unwrap()).unwrap()).unwrap();
         (h, c)
     }
 
@@ -207,10 +213,7 @@ mod tests {
         assert_eq!(c["htu"], "http://localhost:3000/mcp");
         assert_eq!(c["htm"], "POST");
         assert_eq!(c["nonce"], "n1");
-        assert_eq!(
-            c["ath"],
-            b64(&sha2::Sha256::digest(b"tok")).as_str()
-        );
+        assert_eq!(c["ath"], b64(&sha2::Sha256::digest(b"tok")).as_str());
         // The signature verifies with the public key in the header.
         let SigningKey::Es256(k) = &key else { panic!() };
         let (input, sig) = proof.rsplit_once('.').unwrap();
@@ -224,7 +227,9 @@ mod tests {
 
     #[test]
     fn bad_keys_are_clear_errors() {
-        assert!(SigningKey::from_pem("nope", "ES256").unwrap_err().contains("PEM"));
+        assert!(SigningKey::from_pem("nope", "ES256")
+            .unwrap_err()
+            .contains("PEM"));
         assert!(SigningKey::from_pem(
             "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----",
             "ES256"

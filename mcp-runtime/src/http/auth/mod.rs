@@ -264,9 +264,9 @@ impl OAuth {
         };
         let Some(t) = token else { return h };
         if t.dpop {
-            let proof = self.dpop_key().and_then(|k| {
-                jose::dpop_proof(k, method, url, Some(&t.access), nonce.as_deref())
-            });
+            let proof = self
+                .dpop_key()
+                .and_then(|k| jose::dpop_proof(k, method, url, Some(&t.access), nonce.as_deref()));
             match proof.map(|p| HeaderValue::from_str(&p).map_err(|e| e.to_string())) {
                 Ok(Ok(p)) => {
                     h.insert(HeaderName::from_static("dpop"), p);
@@ -352,16 +352,15 @@ impl OAuth {
         let (issuer, strict) = match prm.as_ref().and_then(|p| p.authorization_servers.first()) {
             Some(a) => (a.clone(), true),
             None => (
-                server
-                    .join("/")
-                    .map_err(|e| e.to_string())?
-                    .to_string(),
+                server.join("/").map_err(|e| e.to_string())?.to_string(),
                 false,
             ),
         };
         let meta = match discovery::server_metadata(&self.http, &issuer, strict).await? {
             Some(m) => m,
-            None if prm.is_none() => ServerMetadata::fallback(&Url::parse(&issuer).map_err(|e| e.to_string())?)?,
+            None if prm.is_none() => {
+                ServerMetadata::fallback(&Url::parse(&issuer).map_err(|e| e.to_string())?)?
+            }
             None => return Err(format!("no authorization server metadata for {issuer}")),
         };
         let dpop = self.config.dpop && challenge.dpop && meta.supports_dpop_es256();
@@ -433,7 +432,13 @@ impl OAuth {
                 idp_client_secret,
             } => {
                 let jag = self
-                    .exchange_id_token(&d, &idp_token_endpoint, id_token, idp_client_id, idp_client_secret)
+                    .exchange_id_token(
+                        &d,
+                        &idp_token_endpoint,
+                        id_token,
+                        idp_client_id,
+                        idp_client_secret,
+                    )
                     .await?;
                 let client = self.preregistered(&d.issuer, &d.meta)?;
                 let mut form = vec![
@@ -461,9 +466,15 @@ impl OAuth {
     ) -> Result<String, String> {
         let mut form = vec![
             ("grant_type", TOKEN_EXCHANGE.to_string()),
-            ("requested_token_type", "urn:ietf:params:oauth:token-type:id-jag".to_string()),
+            (
+                "requested_token_type",
+                "urn:ietf:params:oauth:token-type:id-jag".to_string(),
+            ),
             ("subject_token", id_token),
-            ("subject_token_type", "urn:ietf:params:oauth:token-type:id_token".to_string()),
+            (
+                "subject_token_type",
+                "urn:ietf:params:oauth:token-type:id_token".to_string(),
+            ),
             ("audience", d.issuer.clone()),
             ("resource", d.resource.clone()),
         ];
@@ -487,7 +498,9 @@ impl OAuth {
             .await
             .map_err(|e| format!("token exchange at the IdP: HTTP {status}: {e}"))?;
         if !status.is_success() {
-            return Err(format!("token exchange at the IdP refused: HTTP {status}: {v}"));
+            return Err(format!(
+                "token exchange at the IdP refused: HTTP {status}: {v}"
+            ));
         }
         v.get("access_token")
             .and_then(Value::as_str)
@@ -507,7 +520,10 @@ impl OAuth {
         let offered = |m: &str| supported.is_empty() || supported.iter().any(|s| s == m);
         let auth_method = if c.private_key_pem.is_some() {
             "private_key_jwt"
-        } else if c.client_secret.is_some() && !offered("client_secret_basic") && offered("client_secret_post") {
+        } else if c.client_secret.is_some()
+            && !offered("client_secret_basic")
+            && offered("client_secret_post")
+        {
             "client_secret_post"
         } else if c.client_secret.is_some() {
             "client_secret_basic"
@@ -575,12 +591,16 @@ impl OAuth {
             }
         } else {
             let Some(endpoint) = &meta.registration_endpoint else {
-                return Err(format!("{issuer} offers no dynamic registration and no client id is configured"));
+                return Err(format!(
+                    "{issuer} offers no dynamic registration and no client id is configured"
+                ));
             };
             let method = meta
                 .token_endpoint_auth_methods_supported
                 .iter()
-                .find(|m| ["client_secret_basic", "client_secret_post", "none"].contains(&m.as_str()))
+                .find(|m| {
+                    ["client_secret_basic", "client_secret_post", "none"].contains(&m.as_str())
+                })
                 .cloned()
                 .unwrap_or_else(|| "client_secret_basic".into());
             let body = serde_json::json!({
@@ -633,7 +653,8 @@ impl OAuth {
         if s.registrations.len() >= 64 {
             s.registrations.clear();
         }
-        s.registrations.insert(issuer.to_string(), registered.clone());
+        s.registrations
+            .insert(issuer.to_string(), registered.clone());
         Ok(registered)
     }
 
@@ -722,9 +743,7 @@ impl OAuth {
         let refresh = t.refresh.clone().ok_or("no refresh token")?;
         let meta = ServerMetadata {
             token_endpoint: t.token_endpoint.clone(),
-            ..ServerMetadata::fallback(
-                &Url::parse(&t.token_endpoint).map_err(|e| e.to_string())?,
-            )?
+            ..ServerMetadata::fallback(&Url::parse(&t.token_endpoint).map_err(|e| e.to_string())?)?
         };
         let client = self
             .lock()
@@ -792,7 +811,8 @@ impl OAuth {
             }
             if d.dpop {
                 let nonce = self.lock().as_nonces.get(&d.issuer).cloned();
-                let proof = jose::dpop_proof(self.dpop_key()?, "POST", &endpoint, None, nonce.as_deref())?;
+                let proof =
+                    jose::dpop_proof(self.dpop_key()?, "POST", &endpoint, None, nonce.as_deref())?;
                 req = req.header("DPoP", proof);
             }
             let r = req
@@ -831,7 +851,10 @@ impl OAuth {
                 .and_then(Value::as_str)
                 .is_some_and(|t| t.eq_ignore_ascii_case("dpop"));
             if bound && !d.dpop {
-                return Err("the authorization server issued a DPoP-bound token that was not asked for".into());
+                return Err(
+                    "the authorization server issued a DPoP-bound token that was not asked for"
+                        .into(),
+                );
             }
             return Ok(Token {
                 access,
@@ -895,8 +918,14 @@ mod tests {
             )
             .unwrap()
         };
-        assert_eq!(oauth("http://localhost:3000/cb").application_type(), "native");
+        assert_eq!(
+            oauth("http://localhost:3000/cb").application_type(),
+            "native"
+        );
         assert_eq!(oauth("com.example.app:/cb").application_type(), "native");
-        assert_eq!(oauth("https://app.example.com/cb").application_type(), "web");
+        assert_eq!(
+            oauth("https://app.example.com/cb").application_type(),
+            "web"
+        );
     }
 }
