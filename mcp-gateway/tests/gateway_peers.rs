@@ -33,13 +33,14 @@ async fn fronts_npm_server_everything_with_progress_and_sampling() {
             })
         }
     };
-    // What the server lists to a client like the gateway (one that declares sampling and elicitation).
+    // What the server lists to a client like the gateway (one that declares sampling, elicitation and roots).
     let direct = Client::builder()
         .sampling(sampling())
         .elicitation(|_p: mcp_runtime::protocol::ElicitParams| async move {
             Err::<mcp_runtime::protocol::ElicitResult, _>(ErrorObject::internal("unused"))
         })
         .url_elicitation()
+        .roots(Vec::new())
         .spawn(tokio::process::Command::new(&everything))
         .await
         .unwrap();
