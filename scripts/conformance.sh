@@ -2,7 +2,8 @@
 # The official MCP conformance suite against our everything-server (server scenarios, over Streamable
 # HTTP) and our conformance-client (client scenarios), in both suite versions:
 #   0.1.16          every server scenario with SSE answers (the default) and with JSON answers (`--json`;
-#                   the SSE-polling scenario reports INFO there, as it needs SSE); the core client suite.
+#                   the SSE-polling scenario reports INFO there, as it needs SSE), and through mcp-gateway
+#                   (everything-server behind it over stdio); the core client suite.
 #   0.2.0-alpha.12  the server requirement sets of 2026-07-28 and 2025-11-25; the skills extension's
 #                   server scenarios (sep-2640-*); the client requirement set of 2026-07-28 and the
 #                   skills extension's client scenarios (sep-2640-client-*).
@@ -14,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 conf="${MCP_CONFORMANCE_DIR:-$PWD/../shared/conformance}"
 [ -f "$conf/run-server.sh" ] || { echo "conformance: $conf/run-server.sh not found (the shared conformance scripts)" >&2; exit 2; }
-cargo build --release -p examples --bin everything-server --bin conformance-client
+cargo build --release -p examples --bin everything-server --bin conformance-client -p mcp-gateway --bin mcp-gateway
 bin="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/release"
 out="${TMPDIR:-/tmp}/mcp-conformance-$$"
 port="${CONFORMANCE_PORT:-3100}"
@@ -27,6 +28,11 @@ check "$out/server"
 echo "=== 0.1.16: server scenarios (all), JSON answers" >&2
 bash "$conf/run-server.sh" -p "$port" -s all -o "$out/server-json" -- "$bin/everything-server" --http --json || failed=1
 check "$out/server-json"
+echo "=== 0.1.16: server scenarios (all) through mcp-gateway, everything-server behind it over stdio" >&2
+mkdir -p "$out"
+printf '{"mcpServers": {"everything": {"command": "%s", "args": []}}}\n' "$bin/everything-server" >"$out/gateway.json"
+bash "$conf/run-server.sh" -p "$port" -s all -o "$out/server-gateway" -- "$bin/mcp-gateway" --config "$out/gateway.json" --http "127.0.0.1:$port" || failed=1
+check "$out/server-gateway"
 echo "=== 0.1.16: client core suite" >&2
 bash "$conf/conformance.sh" client --command "$bin/conformance-client" --suite core -o "$out/client" || failed=1
 check "$out/client"

@@ -21,6 +21,7 @@ pub mod audit;
 pub mod build;
 pub mod check;
 pub mod emit;
+mod inline_names;
 pub mod live;
 pub mod names;
 pub mod normalize;

@@ -234,12 +234,14 @@ impl<'a> Normalizer<'a> {
         named
     }
 
-    pub fn finish(self) -> (Definitions, Vec<Warning>) {
+    pub fn finish(mut self) -> (Definitions, Vec<Warning>) {
+        crate::inline_names::separate(&mut self.defs);
         (self.defs, self.warnings)
     }
 
     /// The definitions, the warnings, and what typify needs besides.
-    pub fn finish_with_extras(self) -> (Definitions, Vec<Warning>, Extras) {
+    pub fn finish_with_extras(mut self) -> (Definitions, Vec<Warning>, Extras) {
+        crate::inline_names::separate(&mut self.defs);
         let extras = Extras {
             replacements: self.used_external.into_iter().collect(),
             renamed: self.renamed,

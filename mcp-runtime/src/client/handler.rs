@@ -20,6 +20,17 @@ pub trait SamplingHandler: Send + Sync + 'static {
         &self,
         params: CreateMessageParams,
     ) -> BoxFuture<'static, Result<CreateMessageResult, ErrorObject>>;
+
+    /// The same for a 2026-07-28 input request, with the key the server gave it (a gateway passes the
+    /// key on to its own client). Defaults to [`SamplingHandler::create_message`].
+    fn create_message_keyed(
+        &self,
+        key: &str,
+        params: CreateMessageParams,
+    ) -> BoxFuture<'static, Result<CreateMessageResult, ErrorObject>> {
+        let _ = key;
+        self.create_message(params)
+    }
 }
 
 impl<F, Fut> SamplingHandler for F
@@ -39,6 +50,16 @@ where
 pub trait ElicitationHandler: Send + Sync + 'static {
     fn elicit(&self, params: ElicitParams)
         -> BoxFuture<'static, Result<ElicitResult, ErrorObject>>;
+
+    /// The same for a 2026-07-28 input request, with its key. Defaults to [`ElicitationHandler::elicit`].
+    fn elicit_keyed(
+        &self,
+        key: &str,
+        params: ElicitParams,
+    ) -> BoxFuture<'static, Result<ElicitResult, ErrorObject>> {
+        let _ = key;
+        self.elicit(params)
+    }
 }
 
 impl<F, Fut> ElicitationHandler for F
@@ -54,12 +75,39 @@ where
     }
 }
 
+/// Answers `roots/list` when asked, instead of a fixed list (a gateway asks its own downstream client).
+/// Implemented for `Fn() -> impl Future` closures.
+pub trait RootsHandler: Send + Sync + 'static {
+    fn list_roots(&self) -> BoxFuture<'static, Result<ListRootsResult, ErrorObject>>;
+
+    /// The same for a 2026-07-28 input request, with its key. Defaults to [`RootsHandler::list_roots`].
+    fn list_roots_keyed(
+        &self,
+        key: &str,
+    ) -> BoxFuture<'static, Result<ListRootsResult, ErrorObject>> {
+        let _ = key;
+        self.list_roots()
+    }
+}
+
+impl<F, Fut> RootsHandler for F
+where
+    F: Fn() -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<ListRootsResult, ErrorObject>> + Send + 'static,
+{
+    fn list_roots(&self) -> BoxFuture<'static, Result<ListRootsResult, ErrorObject>> {
+        Box::pin(self())
+    }
+}
+
 /// The handlers a client registered, shared by the legacy request path and the MRTR path.
 #[derive(Clone, Default)]
 pub(crate) struct Handlers {
     pub(crate) sampling: Option<Arc<dyn SamplingHandler>>,
     pub(crate) elicitation: Option<Arc<dyn ElicitationHandler>>,
     pub(crate) roots: Option<Arc<Mutex<Vec<Root>>>>,
+    /// Answers `roots/list` when set (before `roots`).
+    pub(crate) roots_handler: Option<Arc<dyn RootsHandler>>,
     /// Whether URL-mode elicitation was declared.
     pub(crate) elicitation_url: bool,
 }
@@ -67,14 +115,19 @@ pub(crate) struct Handlers {
 impl Handlers {
     /// Answers one request of the server, whichever era carried it. `Err` is the JSON-RPC error a
     /// handshake-era server gets (a 2026 call fails with it instead: input requests have no error slot).
+    /// `key`: the input request's key (2026-07-28), `None` for a handshake-era request.
     pub(crate) fn answer(
         &self,
+        key: Option<&str>,
         request: InputRequest,
     ) -> BoxFuture<'static, Result<Box<RawValue>, ErrorObject>> {
         match request {
             InputRequest::CreateMessage(p) => match self.sampling.clone() {
                 Some(h) => {
-                    let fut = h.create_message(p);
+                    let fut = match key {
+                        Some(k) => h.create_message_keyed(k, p),
+                        None => h.create_message(p),
+                    };
                     Box::pin(async move { to_raw(&fut.await?) })
                 }
                 None => not_declared(methods::SAMPLING_CREATE_MESSAGE, "sampling"),
@@ -86,20 +139,30 @@ impl Handlers {
                     ))))
                 }
                 Some(h) => {
-                    let fut = h.elicit(p);
+                    let fut = match key {
+                        Some(k) => h.elicit_keyed(k, p),
+                        None => h.elicit(p),
+                    };
                     Box::pin(async move { to_raw(&fut.await?) })
                 }
                 None => not_declared(methods::ELICITATION_CREATE, "elicitation"),
             },
-            InputRequest::ListRoots => match &self.roots {
-                Some(r) => {
+            InputRequest::ListRoots => match (&self.roots_handler, &self.roots) {
+                (Some(h), _) => {
+                    let fut = match key {
+                        Some(k) => h.list_roots_keyed(k),
+                        None => h.list_roots(),
+                    };
+                    Box::pin(async move { to_raw(&fut.await?) })
+                }
+                (None, Some(r)) => {
                     let roots = r.lock().unwrap_or_else(|e| e.into_inner()).clone();
                     Box::pin(std::future::ready(to_raw(&ListRootsResult {
                         roots,
                         meta: None,
                     })))
                 }
-                None => not_declared(methods::ROOTS_LIST, "roots"),
+                (None, None) => not_declared(methods::ROOTS_LIST, "roots"),
             },
         }
     }
@@ -137,7 +200,7 @@ impl Handler for ClientHandler {
         };
         match input {
             Ok(input) => Reply::Spawn {
-                fut: self.handlers.answer(input),
+                fut: self.handlers.answer(None, input),
                 cancellable: true,
             },
             Err(e) => Reply::Now(Err(e)),

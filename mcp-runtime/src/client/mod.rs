@@ -30,7 +30,7 @@ mod tool_headers;
 
 pub use child::StderrMode;
 pub use era::{Era, EraCache};
-pub use handler::{ElicitationHandler, SamplingHandler};
+pub use handler::{ElicitationHandler, RootsHandler, SamplingHandler};
 pub use listen::Subscription;
 pub use skills::LoadedSkill;
 pub use supervisor::{RestartPolicy, Supervisor};
@@ -232,6 +232,15 @@ impl ClientBuilder {
         self.capabilities.roots = Some(ListChangedCapability {
             list_changed: Some(true),
         });
+        self
+    }
+    /// Answers `roots/list` by asking `h` each time (declares `roots`, without `listChanged`: the client
+    /// does not know when the answer changes). Takes precedence over [`ClientBuilder::roots`].
+    pub fn roots_handler(mut self, h: impl RootsHandler) -> Self {
+        self.handlers.roots_handler = Some(Arc::new(h));
+        self.capabilities
+            .roots
+            .get_or_insert(ListChangedCapability { list_changed: None });
         self
     }
     /// Per-request timeout (default 60 s), handler limits and message size.

@@ -40,7 +40,7 @@ pub(crate) async fn answer_all(
 ) -> Result<InputResponses, Error> {
     let answers = requests.into_iter().map(|(key, req)| {
         let method = req.method();
-        let fut = handlers.answer(req);
+        let fut = handlers.answer(Some(&key), req);
         async move {
             match fut.await {
                 Ok(raw) => serde_json::from_str::<Value>(raw.get())

@@ -500,6 +500,68 @@ impl Server {
         self.inner.listeners.count()
     }
 
+    /// Removes the tools named in `remove` and adds `add` in one change, **without** notifying: for servers
+    /// whose tools change in batches (a gateway re-listing an upstream) and that tell sessions once, with
+    /// [`Server::notify_tools_list_changed`]. A route that is invalid or whose name is taken is left out
+    /// and returned by name with the reason; the others are applied.
+    pub fn change_tools(&self, remove: &[&str], add: Vec<ToolRoute>) -> Vec<(String, ServerError)> {
+        let mut refused = Vec::new();
+        let mut valid = Vec::with_capacity(add.len());
+        for mut route in add {
+            match check_tool(&mut route) {
+                Ok(()) => valid.push(route),
+                Err(e) => refused.push((route.tool.name, e)),
+            }
+        }
+        refused.extend(
+            self.inner
+                .tools
+                .update(remove, valid)
+                .into_iter()
+                .map(|name| (name.clone(), ServerError::DuplicateTool(name))),
+        );
+        refused
+    }
+
+    /// [`Server::change_tools`] for prompts (by name), without notifying.
+    pub fn change_prompts(
+        &self,
+        remove: &[&str],
+        add: Vec<PromptRoute>,
+    ) -> Vec<(String, ServerError)> {
+        let taken = self.inner.prompts.update(remove, add);
+        taken
+            .into_iter()
+            .map(|n| (n.clone(), ServerError::DuplicatePrompt(n)))
+            .collect()
+    }
+
+    /// [`Server::change_tools`] for resources (by URI) and resource templates (by URI template), without
+    /// notifying.
+    pub fn change_resources(
+        &self,
+        remove: &[&str],
+        add: Vec<ResourceRoute>,
+        remove_templates: &[&str],
+        add_templates: Vec<ResourceTemplateRoute>,
+    ) -> Vec<(String, ServerError)> {
+        let mut taken: Vec<(String, ServerError)> = self
+            .inner
+            .resources
+            .update(remove, add)
+            .into_iter()
+            .map(|u| (u.clone(), ServerError::DuplicateResource(u)))
+            .collect();
+        taken.extend(
+            self.inner
+                .templates
+                .update(remove_templates, add_templates)
+                .into_iter()
+                .map(|u| (u.clone(), ServerError::DuplicateResource(u))),
+        );
+        taken
+    }
+
     /// Removes a tool while serving; whether it existed.
     pub fn remove_tool(&self, name: &str) -> bool {
         let removed = self.inner.tools.remove(name);
@@ -650,6 +712,18 @@ impl ServerBuilder {
     /// Declares the tools capability even with no tool registered yet (tools added while serving).
     pub fn offer_tools(mut self) -> Self {
         self.offer.0 = true;
+        self
+    }
+
+    /// Declares the prompts capability even with no prompt registered yet (prompts added while serving).
+    pub fn offer_prompts(mut self) -> Self {
+        self.offer.2 = true;
+        self
+    }
+
+    /// Declares the resources capability even with no resource registered yet.
+    pub fn offer_resources(mut self) -> Self {
+        self.offer.1 = true;
         self
     }
 

@@ -100,6 +100,31 @@ impl<T: Keyed + Clone> Registry<T> {
         Ok(())
     }
 
+    /// Removes the items with keys in `remove`, then adds `add`, in one rebuild. Returns the keys of the
+    /// items of `add` that were left out because their key was taken.
+    pub fn update(&self, remove: &[&str], add: Vec<T>) -> Vec<String> {
+        let mut cur = self.current.write().unwrap_or_else(|e| e.into_inner());
+        let gone: std::collections::HashSet<&str> = remove.iter().copied().collect();
+        let mut items: Vec<T> = cur
+            .items
+            .iter()
+            .filter(|i| !gone.contains(i.key()))
+            .cloned()
+            .collect();
+        let mut keys: std::collections::HashSet<String> =
+            items.iter().map(|i| i.key().to_string()).collect();
+        let mut taken = Vec::new();
+        for item in add {
+            if keys.insert(item.key().to_string()) {
+                items.push(item);
+            } else {
+                taken.push(item.key().to_string());
+            }
+        }
+        *cur = Arc::new(Set::new(items));
+        taken
+    }
+
     /// Removes an item by key; whether it was there.
     pub fn remove(&self, key: &str) -> bool {
         let mut cur = self.current.write().unwrap_or_else(|e| e.into_inner());
@@ -114,5 +139,36 @@ impl<T: Keyed + Clone> Registry<T> {
             .collect();
         *cur = Arc::new(Set::new(items));
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Clone, Debug, PartialEq)]
+    struct Item(&'static str, u32);
+
+    impl Keyed for Item {
+        fn key(&self) -> &str {
+            self.0
+        }
+    }
+
+    #[test]
+    fn update_removes_then_adds_in_one_swap_and_names_taken_keys() {
+        let r = Registry::default();
+        r.extend(vec![Item("a", 1), Item("b", 1), Item("c", 1)])
+            .unwrap();
+        let before = r.snapshot();
+        // `b` is replaced (removed and added back), `c` goes, `d` comes, `a` is taken.
+        let taken = r.update(&["b", "c"], vec![Item("b", 2), Item("d", 1), Item("a", 9)]);
+        assert_eq!(taken, ["a"]);
+        let now = r.snapshot();
+        assert_eq!(now.items, [Item("a", 1), Item("b", 2), Item("d", 1)]);
+        assert_eq!(now.get("b"), Some(&Item("b", 2)));
+        assert_eq!(now.get("c"), None);
+        // Readers holding the old snapshot keep it.
+        assert_eq!(before.items.len(), 3);
     }
 }

@@ -1,0 +1,467 @@
+//! The gateway's configuration: the `mcpServers` JSON that Claude Desktop, Cursor and VS Code users already
+//! have, with a few keys of our own per upstream (`prefix`, `allow`, `deny`, `timeoutMs`,
+//! `initTimeoutMs`) and a `gateway` section.
+//!
+//! Reading is two stages: serde reads the file into the raw shape (an error names the JSON path, line and
+//! column), then [`Config::validate`] turns it into the typed model (an error names the path and the
+//! problem). Nothing in a config file panics.
+
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// A config the gateway refused: the file, the place in it, and the problem.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("{file}: {place}: {problem}")]
+pub struct ConfigError {
+    pub file: String,
+    /// A JSON path (`mcpServers.files.args[2]`), with the line and column when the parser knows them.
+    pub place: String,
+    pub problem: String,
+}
+
+/// How an upstream is reached.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Transport {
+    /// A child process speaking MCP over stdin and stdout.
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        env: BTreeMap<String, String>,
+        cwd: Option<PathBuf>,
+    },
+    /// An HTTP server: Streamable HTTP, falling back to legacy HTTP+SSE (or one of them, when `type`
+    /// says so).
+    Http {
+        url: String,
+        headers: BTreeMap<String, String>,
+        kind: HttpKind,
+    },
+}
+
+/// Which HTTP transport an upstream speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HttpKind {
+    /// Streamable HTTP, with the legacy transport as a fallback.
+    Auto,
+    StreamableHttp,
+    LegacySse,
+}
+
+/// One upstream server.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UpstreamConfig {
+    /// Its key in `mcpServers`.
+    pub name: String,
+    pub transport: Transport,
+    /// What its tools are prefixed with (default: its name).
+    pub prefix: String,
+    /// Only these tools (upstream names), when set.
+    pub allow: Option<Vec<String>>,
+    /// Never these tools (upstream names).
+    pub deny: Vec<String>,
+    /// How long one call may take.
+    pub timeout: Duration,
+    /// How long it may take to start and initialize.
+    pub init_timeout: Duration,
+}
+
+impl UpstreamConfig {
+    /// Whether a tool of this upstream is served, by its upstream name.
+    pub fn admits(&self, tool: &str) -> bool {
+        self.allow
+            .as_ref()
+            .is_none_or(|a| a.iter().any(|t| t == tool))
+            && !self.deny.iter().any(|t| t == tool)
+    }
+}
+
+/// When names get their upstream's prefix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Prefixing {
+    /// When there is more than one upstream (the default).
+    #[default]
+    Auto,
+    Always,
+    /// Never, except to tell apart two tools of the same name.
+    Never,
+}
+
+/// The whole configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Config {
+    /// In the order of their names (deterministic whatever the file's order).
+    pub upstreams: Vec<UpstreamConfig>,
+    pub prefixing: Prefixing,
+}
+
+const DEFAULT_TIMEOUT_MS: u64 = 60_000;
+const DEFAULT_INIT_TIMEOUT_MS: u64 = 15_000;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    #[serde(rename = "mcpServers")]
+    mcp_servers: BTreeMap<String, RawServer>,
+    #[serde(default)]
+    gateway: RawGateway,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawGateway {
+    /// `"auto"`, `"always"`, `"never"`, or a boolean.
+    #[serde(default)]
+    prefixes: Option<RawPrefixes>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum RawPrefixes {
+    Bool(bool),
+    Word(String),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawServer {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    command: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    cwd: Option<PathBuf>,
+    url: Option<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    #[serde(default)]
+    disabled: bool,
+    prefix: Option<String>,
+    allow: Option<Vec<String>>,
+    #[serde(default)]
+    deny: Vec<String>,
+    timeout_ms: Option<u64>,
+    init_timeout_ms: Option<u64>,
+}
+
+/// Where a problem is, before the file name is known.
+struct Problem {
+    place: String,
+    problem: String,
+}
+
+impl Problem {
+    fn at(place: impl fmt::Display, problem: impl Into<String>) -> Problem {
+        Problem {
+            place: place.to_string(),
+            problem: problem.into(),
+        }
+    }
+}
+
+impl Config {
+    /// Reads and checks a config file.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            file: file.clone(),
+            place: "(file)".into(),
+            problem: format!("cannot read: {e}"),
+        })?;
+        Config::parse(&text).map_err(|p| ConfigError {
+            file,
+            place: p.place,
+            problem: p.problem,
+        })
+    }
+
+    fn parse(text: &str) -> Result<Config, Problem> {
+        let raw: RawConfig = from_json(text)?;
+        let prefixing = match raw.gateway.prefixes {
+            None => Prefixing::Auto,
+            Some(RawPrefixes::Bool(true)) => Prefixing::Always,
+            Some(RawPrefixes::Bool(false)) => Prefixing::Never,
+            Some(RawPrefixes::Word(w)) => match w.as_str() {
+                "auto" => Prefixing::Auto,
+                "always" => Prefixing::Always,
+                "never" => Prefixing::Never,
+                _ => {
+                    return Err(Problem::at(
+                        "gateway.prefixes",
+                        format!("`{w}` is not one of \"auto\", \"always\", \"never\", true, false"),
+                    ))
+                }
+            },
+        };
+        let mut upstreams = Vec::new();
+        for (name, server) in raw.mcp_servers {
+            let place = format!("mcpServers.{name}");
+            if server.disabled {
+                continue;
+            }
+            upstreams.push(upstream(&name, &place, server)?);
+        }
+        if upstreams.is_empty() {
+            return Err(Problem::at(
+                "mcpServers",
+                "no servers configured (or all are disabled)",
+            ));
+        }
+        let mut seen = BTreeMap::new();
+        for (i, u) in upstreams.iter().enumerate() {
+            if let Some(j) = seen.insert(u.prefix.clone(), i) {
+                return Err(Problem::at(
+                    format!("mcpServers.{}.prefix", u.name),
+                    format!(
+                        "prefix `{}` is already the prefix of `{}`",
+                        u.prefix, upstreams[j].name
+                    ),
+                ));
+            }
+        }
+        Ok(Config {
+            upstreams,
+            prefixing,
+        })
+    }
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, Problem> {
+    let de = &mut serde_json::Deserializer::from_str(text);
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        let place = if inner.line() > 0 {
+            format!("{path} (line {}, column {})", inner.line(), inner.column())
+        } else {
+            path
+        };
+        // serde_json appends the position again: keep the message alone.
+        let mut problem = inner.to_string();
+        if let Some(i) = problem.find(" at line ") {
+            problem.truncate(i);
+        }
+        Problem::at(place, problem)
+    })
+}
+
+fn upstream(name: &str, place: &str, s: RawServer) -> Result<UpstreamConfig, Problem> {
+    if name.is_empty() {
+        return Err(Problem::at("mcpServers", "a server has an empty name"));
+    }
+    let kind = s.kind.as_deref();
+    let transport = match (s.command, s.url) {
+        (Some(_), Some(_)) => {
+            return Err(Problem::at(
+                place,
+                "has both `command` (stdio) and `url` (HTTP): give one",
+            ))
+        }
+        (None, None) => {
+            return Err(Problem::at(
+                place,
+                "needs `command` (a stdio server) or `url` (an HTTP server)",
+            ))
+        }
+        (Some(command), None) => {
+            if !matches!(kind, None | Some("stdio")) {
+                return Err(Problem::at(
+                    format!("{place}.type"),
+                    format!(
+                        "`{}` does not go with `command` (use \"stdio\")",
+                        kind.unwrap_or("")
+                    ),
+                ));
+            }
+            if command.trim().is_empty() {
+                return Err(Problem::at(format!("{place}.command"), "is empty"));
+            }
+            if !s.headers.is_empty() {
+                return Err(Problem::at(
+                    format!("{place}.headers"),
+                    "headers are for HTTP servers (`url`); a stdio server takes `env`",
+                ));
+            }
+            Transport::Stdio {
+                command,
+                args: s.args,
+                env: s.env,
+                cwd: s.cwd,
+            }
+        }
+        (None, Some(url)) => {
+            let kind = match kind {
+                None | Some("http") => HttpKind::Auto,
+                Some("streamable-http") | Some("streamableHttp") => HttpKind::StreamableHttp,
+                Some("sse") => HttpKind::LegacySse,
+                Some(other) => {
+                    return Err(Problem::at(
+                        format!("{place}.type"),
+                        format!(
+                            "`{other}` is not an HTTP transport (\"http\", \"streamable-http\", \"sse\")"
+                        ),
+                    ))
+                }
+            };
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(Problem::at(
+                    format!("{place}.url"),
+                    format!("`{url}` is not an http:// or https:// URL"),
+                ));
+            }
+            if !s.args.is_empty() || !s.env.is_empty() || s.cwd.is_some() {
+                return Err(Problem::at(
+                    place,
+                    "`args`, `env` and `cwd` are for stdio servers (`command`), not `url`",
+                ));
+            }
+            Transport::Http {
+                url,
+                headers: s.headers,
+                kind,
+            }
+        }
+    };
+    let prefix = s.prefix.unwrap_or_else(|| sanitize(name));
+    if prefix.is_empty()
+        || prefix.len() > 32
+        || !prefix
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return Err(Problem::at(
+            format!("{place}.prefix"),
+            format!("`{prefix}` must be 1 to 32 characters of A-Z, a-z, 0-9, `_`, `-`"),
+        ));
+    }
+    let ms = |v: Option<u64>, default: u64, key: &str| match v {
+        Some(0) => Err(Problem::at(format!("{place}.{key}"), "must be more than 0")),
+        v => Ok(Duration::from_millis(v.unwrap_or(default))),
+    };
+    Ok(UpstreamConfig {
+        name: name.to_string(),
+        transport,
+        prefix,
+        allow: s.allow,
+        deny: s.deny,
+        timeout: ms(s.timeout_ms, DEFAULT_TIMEOUT_MS, "timeoutMs")?,
+        init_timeout: ms(s.init_timeout_ms, DEFAULT_INIT_TIMEOUT_MS, "initTimeoutMs")?,
+    })
+}
+
+/// A server's name as a prefix: characters outside `[A-Za-z0-9_-]` become `_`, at most 32 kept.
+fn sanitize(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(32)
+        .collect()
+}
+
+impl std::str::FromStr for Config {
+    type Err = ConfigError;
+
+    /// Reads and checks a config from its text; the error's `file` is `<config>`.
+    fn from_str(text: &str) -> Result<Config, ConfigError> {
+        Config::parse(text).map_err(|p| ConfigError {
+            file: "<config>".into(),
+            place: p.place,
+            problem: p.problem,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text_config(text: &str) -> Result<Config, ConfigError> {
+        text.parse()
+    }
+
+    fn err(text: &str) -> ConfigError {
+        text_config(text).unwrap_err()
+    }
+
+    #[test]
+    fn reads_stdio_and_http_servers() {
+        let c = text_config(
+            r#"{"mcpServers": {
+                "files": {"command": "files-server", "args": ["--root", "/tmp"], "env": {"A": "1"},
+                          "deny": ["rm"], "timeoutMs": 500},
+                "remote server": {"url": "http://127.0.0.1:1/mcp", "headers": {"Authorization": "Bearer x"}},
+                "off": {"command": "x", "disabled": true}
+            }}"#,
+        )
+        .unwrap();
+        assert_eq!(c.upstreams.len(), 2);
+        assert_eq!(c.upstreams[0].prefix, "files");
+        assert_eq!(c.upstreams[0].timeout, Duration::from_millis(500));
+        assert!(!c.upstreams[0].admits("rm"));
+        assert!(c.upstreams[0].admits("ls"));
+        assert_eq!(c.upstreams[1].prefix, "remote_server");
+        assert!(matches!(
+            &c.upstreams[1].transport,
+            Transport::Http { kind: HttpKind::Auto, headers, .. } if headers["Authorization"] == "Bearer x"
+        ));
+    }
+
+    #[test]
+    fn a_wrong_type_names_its_path_and_line() {
+        let e = err("{\"mcpServers\": {\"a\": {\"command\": \"x\",\n \"args\": [1]}}}");
+        assert_eq!(e.place, "mcpServers.a.args[0] (line 2, column 11)");
+        assert!(e.problem.contains("expected a string"), "{e}");
+        let e =
+            err("{\"mcpServers\": {\"a\": {\"command\": \"x\"}}, \"gateway\": {\"prefixes\": 3}}");
+        assert!(e.place.starts_with("gateway.prefixes"), "{e}");
+    }
+
+    #[test]
+    fn a_typo_is_refused() {
+        let e = err(r#"{"mcpServers": {"a": {"comand": "x"}}}"#);
+        assert_eq!(e.place, "mcpServers.a.comand (line 1, column 30)");
+        assert!(e.problem.contains("unknown field `comand`"), "{e}");
+    }
+
+    #[test]
+    fn broken_json_names_line_and_column() {
+        let e = err("{\"mcpServers\": {\n  \"a\": {\"command\": \"x\",}\n}}");
+        assert!(e.place.contains("line 2"), "{e}");
+    }
+
+    #[test]
+    fn transport_mistakes_are_explained() {
+        let e = err(r#"{"mcpServers": {"a": {}}}"#);
+        assert!(e.problem.contains("needs `command`"), "{e}");
+        let e = err(r#"{"mcpServers": {"a": {"command": "x", "url": "http://h"}}}"#);
+        assert!(e.problem.contains("both"), "{e}");
+        let e = err(r#"{"mcpServers": {"a": {"url": "ftp://h"}}}"#);
+        assert_eq!(e.place, "mcpServers.a.url");
+        let e = err(r#"{"mcpServers": {"a": {"url": "http://h", "type": "stdio"}}}"#);
+        assert_eq!(e.place, "mcpServers.a.type");
+        let e = err(r#"{"mcpServers": {"a": {"command": "x", "timeoutMs": 0}}}"#);
+        assert_eq!(e.place, "mcpServers.a.timeoutMs");
+    }
+
+    #[test]
+    fn prefixes_are_checked_and_unique() {
+        let e = err(r#"{"mcpServers": {"a": {"command": "x", "prefix": "a.b"}}}"#);
+        assert_eq!(e.place, "mcpServers.a.prefix");
+        let e = err(
+            r#"{"mcpServers": {"a": {"command": "x", "prefix": "p"}, "b": {"command": "y", "prefix": "p"}}}"#,
+        );
+        assert_eq!(e.place, "mcpServers.b.prefix");
+        assert!(e.problem.contains("`a`"), "{e}");
+        let e = err(r#"{"mcpServers": {}}"#);
+        assert_eq!(e.place, "mcpServers");
+    }
+}

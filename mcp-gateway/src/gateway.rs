@@ -1,0 +1,617 @@
+//! The gateway: every upstream supervised on its own, their tools and prompts merged into one runtime
+//! `Server` under names from a [`NameTable`] each, their resources and templates under their own URIs
+//! (routed by the server's registry; the first upstream to list a URI keeps it), and list changes
+//! coalesced into one notification per kind downstream.
+//!
+//! Each upstream has a supervisor task: connect (within its init timeout), list every page of its tools,
+//! register them, then watch. A `tools/list_changed` re-lists that upstream only; a closed connection
+//! marks it down (its calls fail at once with the reason: exit status and stderr tail) and restarts it
+//! with exponential backoff and jitter. Upstreams never wait for each other.
+
+use crate::config::{Config, Prefixing};
+use crate::names::{NameTable, Target};
+use crate::relay;
+use crate::upstream::{State, Upstream};
+use mcp_runtime::client::Client;
+use mcp_runtime::protocol::{
+    methods, CompleteParams, CompleteResult, CompletionRef, ErrorObject, LoggingLevel, Prompt,
+    SubscriptionFilter, Tool,
+};
+use mcp_runtime::server::{
+    Arguments, PromptArgs, PromptRoute, ResourceRoute, ResourceTemplateRoute, ToolRoute, UriVars,
+};
+use mcp_runtime::{Context, Error, Server};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::sync::{watch, Notify};
+use tokio_util::sync::CancellationToken;
+
+/// Pages of one upstream's `tools/list` followed before it is taken as misbehaving.
+const MAX_PAGES: usize = 1000;
+/// Changes within this window become one `list_changed` downstream.
+const COALESCE: Duration = Duration::from_millis(25);
+const FIRST_BACKOFF: Duration = Duration::from_millis(200);
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+/// An upstream that stayed up this long restarts from the first backoff again.
+const HEALTHY_AFTER: Duration = Duration::from_secs(30);
+
+/// A running gateway: give [`Gateway::server`] to a transport.
+#[derive(Clone)]
+pub struct Gateway {
+    inner: Arc<Inner>,
+}
+
+const TOOLS: u8 = 1;
+const PROMPTS: u8 = 2;
+const RESOURCES: u8 = 4;
+
+/// What one upstream has registered in the server: tools and prompts by upstream name (→ exposed
+/// name), resource URIs and URI templates as they are.
+#[derive(Default, Clone)]
+struct Listed {
+    tools: BTreeMap<String, String>,
+    prompts: BTreeMap<String, String>,
+    resources: Vec<String>,
+    templates: Vec<String>,
+}
+
+struct Inner {
+    upstreams: Vec<Arc<Upstream>>,
+    prefixed: bool,
+    names: Mutex<NameTable>,
+    /// What each upstream has registered now.
+    listed: Mutex<Vec<Listed>>,
+    prompt_names: Mutex<NameTable>,
+    /// Kinds changed since the last notification (bits of [`TOOLS`], [`PROMPTS`], [`RESOURCES`]).
+    dirty: AtomicU8,
+    server: Server,
+    changed: Arc<Notify>,
+    /// Set once `start` returns: changes before it need no notification (no client has listed yet).
+    serving: AtomicBool,
+    /// Cancelled when the gateway is dropped: every supervisor ends.
+    closing: CancellationToken,
+}
+
+/// One upstream's state, for health reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpstreamStatus {
+    pub name: String,
+    /// `starting`, `up` or `down`.
+    pub state: &'static str,
+    /// Why it is down.
+    pub reason: Option<String>,
+    pub tools: usize,
+    pub restarts: u32,
+    /// The process id of a stdio upstream that is up.
+    pub pid: Option<u32>,
+}
+
+impl Gateway {
+    /// Starts every upstream in parallel and returns once each is up or has failed its first start
+    /// (failed ones are retried in the background). Never fails: an upstream that cannot start is
+    /// reported (tracing) and its tools appear when it comes up.
+    pub async fn start(config: Config) -> Gateway {
+        let prefixed = match config.prefixing {
+            Prefixing::Always => true,
+            Prefixing::Never => false,
+            Prefixing::Auto => config.upstreams.len() > 1,
+        };
+        let n = config.upstreams.len();
+        let upstreams: Vec<Arc<Upstream>> = config
+            .upstreams
+            .into_iter()
+            .map(|u| Arc::new(Upstream::new(u)))
+            .collect();
+        let inner = Arc::new_cyclic(|me: &std::sync::Weak<Inner>| {
+            let me = me.clone();
+            let server = Server::builder()
+                .name("mcp-gateway")
+                .version(env!("CARGO_PKG_VERSION"))
+                .offer_tools()
+                .offer_prompts()
+                .offer_resources()
+                .completion(move |params: CompleteParams, ctx: Context| {
+                    let me = me.clone();
+                    async move {
+                        let gw = me
+                            .upgrade()
+                            .ok_or_else(|| ErrorObject::internal("the gateway is closing"))?;
+                        gw.complete(params, ctx).await
+                    }
+                })
+                .build()
+                .expect("a server without routes always builds");
+            Inner {
+                upstreams,
+                prefixed,
+                names: Mutex::new(NameTable::default()),
+                listed: Mutex::new(vec![Listed::default(); n]),
+                prompt_names: Mutex::new(NameTable::default()),
+                dirty: AtomicU8::new(0),
+                server,
+                changed: Arc::new(Notify::new()),
+                serving: AtomicBool::new(false),
+                closing: CancellationToken::new(),
+            }
+        });
+        let mut first = Vec::with_capacity(n);
+        for i in 0..n {
+            let (tx, rx) = watch::channel(false);
+            first.push(rx);
+            let closing = inner.closing.clone();
+            let task = supervise(Arc::downgrade(&inner), i, tx);
+            tokio::spawn(async move {
+                tokio::select! {
+                    _ = task => {}
+                    _ = closing.cancelled() => {}
+                }
+            });
+        }
+        for mut rx in first {
+            let _ = rx.wait_for(|started| *started).await;
+        }
+        inner.serving.store(true, Ordering::Release);
+        tokio::spawn(coalesce(
+            Arc::downgrade(&inner),
+            inner.changed.clone(),
+            inner.closing.clone(),
+        ));
+        Gateway { inner }
+    }
+
+    /// The downstream server: serve it over stdio or HTTP.
+    pub fn server(&self) -> &Server {
+        &self.inner.server
+    }
+
+    /// Each upstream's state, in config order.
+    pub fn status(&self) -> Vec<UpstreamStatus> {
+        let listed = self.inner.listed.lock().unwrap_or_else(|e| e.into_inner());
+        self.inner
+            .upstreams
+            .iter()
+            .enumerate()
+            .map(|(i, u)| {
+                let (state, reason, pid) = match u.state() {
+                    State::Starting => ("starting", None, None),
+                    State::Up(c) if !c.peer().is_closed() => ("up", None, c.server_pid()),
+                    State::Up(_) => ("down", Some("connection closed".to_string()), None),
+                    State::Down(why) => ("down", Some(why), None),
+                };
+                UpstreamStatus {
+                    name: u.config.name.clone(),
+                    state,
+                    reason,
+                    tools: listed[i].tools.len(),
+                    restarts: u.restarts(),
+                    pid,
+                }
+            })
+            .collect()
+    }
+}
+
+impl Inner {
+    /// Routes a completion by its reference: a prompt through the prompt table (renamed back), a
+    /// resource template to the upstream that listed it.
+    async fn complete(
+        &self,
+        mut params: CompleteParams,
+        ctx: Context,
+    ) -> Result<CompleteResult, ErrorObject> {
+        let upstream = match &mut params.reference {
+            CompletionRef::Prompt { name } => {
+                let names = self.prompt_names.lock().unwrap_or_else(|e| e.into_inner());
+                let target = names.resolve(name).cloned().ok_or_else(|| {
+                    ErrorObject::invalid_params(format!("Invalid params: unknown prompt `{name}`"))
+                })?;
+                *name = target.name;
+                target.upstream
+            }
+            CompletionRef::Resource { uri } => {
+                let listed = self.listed.lock().unwrap_or_else(|e| e.into_inner());
+                listed
+                    .iter()
+                    .position(|l| l.templates.contains(uri) || l.resources.contains(uri))
+                    .ok_or_else(|| {
+                        ErrorObject::invalid_params(format!(
+                            "Invalid params: unknown resource template `{uri}`"
+                        ))
+                    })?
+            }
+        };
+        relay::complete(&self.upstreams[upstream], params, ctx).await
+    }
+
+    /// Re-lists what one upstream offers (tools; prompts and resources when it declares them) and
+    /// registers the difference.
+    async fn refresh(&self, i: usize, client: &Client) -> Result<(), Error> {
+        let caps = &client.server().capabilities;
+        self.refresh_tools(i, client).await?;
+        if caps.prompts.is_some() {
+            self.refresh_prompts(i, client).await?;
+        }
+        if caps.resources.is_some() {
+            self.refresh_resources(i, client).await?;
+        }
+        Ok(())
+    }
+
+    fn mark(&self, kind: u8) {
+        if self.serving.load(Ordering::Acquire) {
+            self.dirty.fetch_or(kind, Ordering::AcqRel);
+            self.changed.notify_one();
+        }
+    }
+
+    /// Re-lists one upstream's tools and registers the difference. Names already given are kept.
+    async fn refresh_tools(&self, i: usize, client: &Client) -> Result<(), Error> {
+        let up = &self.upstreams[i];
+        let tools = all_pages("tools/list", |c| async move {
+            client.list_tools(c).await.map(|p| (p.tools, p.next_cursor))
+        })
+        .await?;
+        let mut fresh: BTreeMap<String, Tool> = BTreeMap::new();
+        for t in tools {
+            if up.config.admits(&t.name) {
+                fresh.insert(t.name.clone(), t);
+            }
+        }
+        let mut names = self.names.lock().unwrap_or_else(|e| e.into_inner());
+        let mut listed = self.listed.lock().unwrap_or_else(|e| e.into_inner());
+        // Every tool of this upstream is replaced in one change of the server's registry: gone ones
+        // leave, kept ones get their (maybe changed) definition under the name they had, new ones get
+        // a name. Names of other upstreams are never touched.
+        let old = std::mem::take(&mut listed[i].tools);
+        let remove: Vec<&str> = old.values().map(String::as_str).collect();
+        for upstream_name in old.keys().filter(|k| !fresh.contains_key(*k)) {
+            names.forget(&Target {
+                upstream: i,
+                name: upstream_name.clone(),
+            });
+        }
+        let mut routes = Vec::with_capacity(fresh.len());
+        let mut now = BTreeMap::new();
+        for (upstream_name, tool) in fresh {
+            let target = Target {
+                upstream: i,
+                name: upstream_name.clone(),
+            };
+            let exposed = names.assign(target, &up.config.prefix, self.prefixed);
+            routes.push(route(up, exposed.clone(), upstream_name.clone(), tool));
+            now.insert(exposed, upstream_name);
+        }
+        let changed = !(old.is_empty() && routes.is_empty());
+        for (exposed, why) in self.server.change_tools(&remove, routes) {
+            tracing::warn!(upstream = %up.config.name, "tool not served: {why}");
+            if let Some(upstream_name) = now.remove(&exposed) {
+                names.forget(&Target {
+                    upstream: i,
+                    name: upstream_name,
+                });
+            }
+        }
+        listed[i].tools = now.into_iter().map(|(e, u)| (u, e)).collect();
+        drop((names, listed));
+        if changed {
+            self.mark(TOOLS);
+        }
+        Ok(())
+    }
+
+    /// Re-lists one upstream's prompts, named like tools (their own table).
+    async fn refresh_prompts(&self, i: usize, client: &Client) -> Result<(), Error> {
+        let up = &self.upstreams[i];
+        let prompts = all_pages("prompts/list", |c| async move {
+            client
+                .list_prompts(c)
+                .await
+                .map(|p| (p.prompts, p.next_cursor))
+        })
+        .await?;
+        let mut names = self.prompt_names.lock().unwrap_or_else(|e| e.into_inner());
+        let mut listed = self.listed.lock().unwrap_or_else(|e| e.into_inner());
+        let old = std::mem::take(&mut listed[i].prompts);
+        let remove: Vec<&str> = old.values().map(String::as_str).collect();
+        let fresh: BTreeMap<String, Prompt> =
+            prompts.into_iter().map(|p| (p.name.clone(), p)).collect();
+        for gone in old.keys().filter(|k| !fresh.contains_key(*k)) {
+            names.forget(&Target {
+                upstream: i,
+                name: gone.clone(),
+            });
+        }
+        let mut routes = Vec::with_capacity(fresh.len());
+        let mut now = BTreeMap::new();
+        for (upstream_name, mut prompt) in fresh {
+            let target = Target {
+                upstream: i,
+                name: upstream_name.clone(),
+            };
+            let exposed = names.assign(target, &up.config.prefix, self.prefixed);
+            prompt.name = exposed.clone();
+            let (u, n): (Arc<Upstream>, Arc<str>) = (up.clone(), upstream_name.as_str().into());
+            routes.push(PromptRoute::new(
+                prompt,
+                move |args: PromptArgs, ctx: Context| {
+                    let (u, n) = (u.clone(), n.clone());
+                    async move { relay::get_prompt(&u, &n, args, ctx).await }
+                },
+            ));
+            now.insert(exposed, upstream_name);
+        }
+        let changed = !(old.is_empty() && routes.is_empty());
+        for (exposed, why) in self.server.change_prompts(&remove, routes) {
+            tracing::warn!(upstream = %up.config.name, "prompt not served: {why}");
+            if let Some(n) = now.remove(&exposed) {
+                names.forget(&Target {
+                    upstream: i,
+                    name: n,
+                });
+            }
+        }
+        listed[i].prompts = now.into_iter().map(|(e, u)| (u, e)).collect();
+        drop((names, listed));
+        if changed {
+            self.mark(PROMPTS);
+        }
+        Ok(())
+    }
+
+    /// Re-lists one upstream's resources and templates. URIs are served as they are (resource links in
+    /// results keep working); one already served by another upstream stays with the first.
+    async fn refresh_resources(&self, i: usize, client: &Client) -> Result<(), Error> {
+        let up = &self.upstreams[i];
+        let resources = all_pages("resources/list", |c| async move {
+            client
+                .list_resources(c)
+                .await
+                .map(|p| (p.resources, p.next_cursor))
+        })
+        .await?;
+        let templates = all_pages("resources/templates/list", |c| async move {
+            client
+                .list_resource_templates(c)
+                .await
+                .map(|p| (p.resource_templates, p.next_cursor))
+        })
+        .await?;
+        let mut listed = self.listed.lock().unwrap_or_else(|e| e.into_inner());
+        let old = std::mem::take(&mut listed[i].resources);
+        let old_templates = std::mem::take(&mut listed[i].templates);
+        let remove: Vec<&str> = old.iter().map(String::as_str).collect();
+        let remove_templates: Vec<&str> = old_templates.iter().map(String::as_str).collect();
+        let reader = |u: Arc<Upstream>| {
+            move |uri: String, _vars: UriVars, ctx: Context| {
+                let u = u.clone();
+                async move { relay::read_resource(&u, &uri, ctx).await }
+            }
+        };
+        let mut now: Vec<String> = resources.iter().map(|r| r.uri.clone()).collect();
+        let routes: Vec<ResourceRoute> = resources
+            .into_iter()
+            .map(|r| ResourceRoute::new(r, reader(up.clone())))
+            .collect();
+        let mut now_templates = Vec::new();
+        let mut template_routes = Vec::new();
+        for t in templates {
+            let key = t.uri_template.clone();
+            match ResourceTemplateRoute::new(t, reader(up.clone())) {
+                Ok(r) => {
+                    now_templates.push(key);
+                    template_routes.push(r);
+                }
+                Err(e) => {
+                    tracing::warn!(upstream = %up.config.name, "template {key} not served: {e}")
+                }
+            }
+        }
+        let changed = !(old.is_empty()
+            && old_templates.is_empty()
+            && routes.is_empty()
+            && template_routes.is_empty());
+        for (key, why) in
+            self.server
+                .change_resources(&remove, routes, &remove_templates, template_routes)
+        {
+            tracing::warn!(upstream = %up.config.name, "resource not served: {why}");
+            now.retain(|u| *u != key);
+            now_templates.retain(|u| *u != key);
+        }
+        listed[i].resources = now;
+        listed[i].templates = now_templates;
+        drop(listed);
+        if changed {
+            self.mark(RESOURCES);
+        }
+        Ok(())
+    }
+}
+
+/// The route of one upstream tool under its exposed name.
+fn route(up: &Arc<Upstream>, exposed: String, upstream_name: String, mut tool: Tool) -> ToolRoute {
+    tool.name = exposed;
+    // Tasks are followed by the gateway's client; downstream the tool is an ordinary one.
+    tool.execution = None;
+    let up = up.clone();
+    let upstream_name: Arc<str> = upstream_name.into();
+    ToolRoute::new(tool, move |args: Arguments, ctx: Context| {
+        let up = up.clone();
+        let name = upstream_name.clone();
+        async move { relay::call_tool(&up, &name, args, ctx).await }
+    })
+}
+
+/// Every page of a list, within [`MAX_PAGES`] and refusing a cursor that repeats.
+async fn all_pages<T, F, Fut>(method: &str, mut page: F) -> Result<Vec<T>, Error>
+where
+    F: FnMut(Option<String>) -> Fut,
+    Fut: std::future::Future<Output = Result<(Vec<T>, Option<String>), Error>>,
+{
+    let mut all = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut seen = std::collections::HashSet::new();
+    for _ in 0..MAX_PAGES {
+        let (items, next) = page(cursor.take()).await?;
+        all.extend(items);
+        match next {
+            None => return Ok(all),
+            Some(c) if !seen.insert(c.clone()) => {
+                return Err(Error::Protocol(format!(
+                    "{method} repeated the cursor {c:?}: the list does not end"
+                )))
+            }
+            Some(c) => cursor = Some(c),
+        }
+    }
+    Err(Error::Protocol(format!(
+        "{method} did not end after {MAX_PAGES} pages"
+    )))
+}
+
+/// One upstream's life: connect, serve, watch, restart. `started` turns true after the first attempt.
+async fn supervise(inner: std::sync::Weak<Inner>, i: usize, started: watch::Sender<bool>) {
+    let mut backoff = FIRST_BACKOFF;
+    loop {
+        let Some(gw) = inner.upgrade() else { return };
+        let up = gw.upstreams[i].clone();
+        let name = up.config.name.clone();
+        let t0 = Instant::now();
+        let outcome = match up.connect().await {
+            Ok(c) => {
+                let c = Arc::new(c);
+                let listed = gw.refresh(i, &c).await;
+                match listed {
+                    Ok(()) => Ok(c),
+                    Err(e) => Err(e),
+                }
+            }
+            Err(e) => Err(e),
+        };
+        let client = match outcome {
+            Ok(c) => {
+                tracing::info!(upstream = %name, elapsed = ?t0.elapsed(), "upstream up");
+                up.set_state(State::Up(c.clone()));
+                let _ = started.send(true);
+                c
+            }
+            Err(e) => {
+                tracing::error!(upstream = %name, "upstream failed to start: {e}");
+                up.set_state(State::Down(e.to_string()));
+                let _ = started.send(true);
+                drop(gw);
+                wait(&mut backoff, &up).await;
+                continue;
+            }
+        };
+        // Change notifications in either era (a `subscriptions/listen` stream in 2026-07-28).
+        let filter = SubscriptionFilter {
+            tools_list_changed: Some(true),
+            prompts_list_changed: Some(true),
+            resources_list_changed: Some(true),
+            ..Default::default()
+        };
+        let mut changes = match client.listen(filter).await {
+            Ok(sub) => Some(sub),
+            Err(e) => {
+                tracing::debug!(upstream = %name, "no change notifications: {e}");
+                None
+            }
+        };
+        // Log messages go to the call in flight on this upstream (see `relay`; the downstream session's
+        // level filters them): the upstream is asked for everything, as any downstream may want it.
+        if client.server().capabilities.logging.is_some() {
+            if let Err(e) = client.set_logging_level(LoggingLevel::Debug).await {
+                tracing::debug!(upstream = %name, "logging/setLevel refused: {e}");
+            }
+        }
+        drop(gw);
+        let up_since = Instant::now();
+        loop {
+            let next = async {
+                match changes.as_mut() {
+                    Some(sub) => sub.next().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                n = next => match n {
+                    Some(n) if matches!(
+                        n.method.as_str(),
+                        methods::TOOLS_LIST_CHANGED
+                            | methods::PROMPTS_LIST_CHANGED
+                            | methods::RESOURCES_LIST_CHANGED
+                    ) => {
+                        // Let a burst of changes settle, then list once.
+                        tokio::time::sleep(COALESCE).await;
+                        if let Some(sub) = changes.as_mut() {
+                            while let Ok(Some(_)) = tokio::time::timeout(Duration::ZERO, sub.next()).await {}
+                        }
+                        let Some(gw) = inner.upgrade() else { return };
+                        if let Err(e) = gw.refresh(i, &client).await {
+                            tracing::warn!(upstream = %name, "re-listing failed: {e}");
+                        }
+                    }
+                    Some(_) => {}
+                    None => changes = None,
+                },
+                _ = client.peer().closed() => break,
+            }
+        }
+        // The request fails with the reason the connection closed (exit status, stderr tail).
+        let reason = match client.ping().await {
+            Err(Error::Closed(r)) => r,
+            Err(e) => e.to_string(),
+            Ok(()) => "the connection closed".into(),
+        };
+        tracing::error!(upstream = %name, "upstream went away: {reason}");
+        up.set_state(State::Down(reason));
+        if up_since.elapsed() >= HEALTHY_AFTER {
+            backoff = FIRST_BACKOFF;
+        }
+        wait(&mut backoff, &up).await;
+    }
+}
+
+/// Sleeps the backoff with ±25% jitter, then doubles it (up to [`MAX_BACKOFF`]).
+async fn wait(backoff: &mut Duration, up: &Upstream) {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let jitter = 0.75 + f64::from(nanos % 1000) / 2000.0;
+    tokio::time::sleep(backoff.mul_f64(jitter)).await;
+    *backoff = (*backoff * 2).min(MAX_BACKOFF);
+    up.count_restart();
+}
+
+/// Sends one `tools/list_changed` downstream per burst of changes.
+async fn coalesce(inner: std::sync::Weak<Inner>, changed: Arc<Notify>, closing: CancellationToken) {
+    loop {
+        tokio::select! {
+            _ = changed.notified() => {}
+            _ = closing.cancelled() => return,
+        }
+        tokio::time::sleep(COALESCE).await;
+        let Some(gw) = inner.upgrade() else { return };
+        let kinds = gw.dirty.swap(0, Ordering::AcqRel);
+        if kinds & TOOLS != 0 {
+            gw.server.notify_tools_list_changed();
+        }
+        if kinds & PROMPTS != 0 {
+            gw.server.notify_prompts_list_changed();
+        }
+        if kinds & RESOURCES != 0 {
+            gw.server.notify_resource_list_changed();
+        }
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // Supervisors end, and with them the upstream clients (a child is killed when its client drops).
+        self.closing.cancel();
+    }
+}

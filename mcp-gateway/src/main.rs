@@ -1,0 +1,76 @@
+//! `mcp-gateway --config FILE [--http ADDR]`: serves the configured upstreams as one MCP server, over
+//! stdio (the default) or Streamable HTTP at `http://ADDR/mcp` (with the legacy `/sse` beside it).
+
+use clap::Parser;
+use mcp_gateway::{Config, Gateway};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "mcp-gateway", version, about)]
+struct Args {
+    /// The `mcpServers` JSON file.
+    #[arg(long, short)]
+    config: PathBuf,
+    /// Serve Streamable HTTP on this address (for example 127.0.0.1:8080) instead of stdio.
+    #[arg(long)]
+    http: Option<SocketAddr>,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    // stdout belongs to the protocol: logs go to stderr.
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .init();
+    let config = match Config::load(&args.config) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("mcp-gateway: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("mcp-gateway: cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    rt.block_on(async move {
+        let gateway = Gateway::start(config).await;
+        for s in gateway.status() {
+            tracing::info!(upstream = %s.name, state = s.state, tools = s.tools, "upstream");
+        }
+        let served = match args.http {
+            None => gateway.server().serve_stdio().await,
+            Some(addr) => {
+                tracing::info!("serving http://{addr}/mcp");
+                mcp_runtime::http::serve_http(
+                    gateway.server().clone(),
+                    addr,
+                    mcp_runtime::http::HttpConfig::default(),
+                    async {
+                        let _ = tokio::signal::ctrl_c().await;
+                    },
+                )
+                .await
+            }
+        };
+        match served {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("mcp-gateway: {e}");
+                ExitCode::FAILURE
+            }
+        }
+    })
+}

@@ -1,0 +1,262 @@
+//! One upstream server: connecting it through the runtime's client (a child over stdio, or HTTP), its
+//! state, and the downstream calls it is serving, through which its own requests (sampling, elicitation,
+//! roots) reach the downstream client.
+
+use crate::config::{HttpKind, Transport, UpstreamConfig};
+use crate::relay::rpc_error;
+use futures_util::future::BoxFuture;
+use mcp_runtime::client::{Client, ElicitationHandler, RootsHandler, SamplingHandler, StderrMode};
+use mcp_runtime::http::{HttpClientConfig, HttpTransportKind};
+use mcp_runtime::protocol::{
+    CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ErrorObject,
+    ListRootsResult,
+};
+use mcp_runtime::{Context, Error};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+/// Where an upstream stands.
+#[derive(Clone)]
+pub enum State {
+    Starting,
+    Up(Arc<Client>),
+    /// Why it is not up (start failure, exit status and stderr tail).
+    Down(String),
+}
+
+/// The downstream calls an upstream is serving now, newest last. A handshake-era upstream's sampling or
+/// elicitation request names no call; it goes to the newest call in flight on that upstream (the only
+/// one, when calls are not concurrent).
+#[derive(Clone, Default)]
+pub struct Callers {
+    next: Arc<AtomicU64>,
+    live: Arc<Mutex<Vec<(u64, Context)>>>,
+}
+
+/// Removes a call from [`Callers`] when it ends, on every path.
+pub struct CallerGuard {
+    callers: Callers,
+    id: u64,
+}
+
+impl Callers {
+    pub fn enter(&self, ctx: Context) -> CallerGuard {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        self.lock().push((id, ctx));
+        CallerGuard {
+            callers: self.clone(),
+            id,
+        }
+    }
+
+    /// The newest downstream call in flight on this upstream.
+    pub fn newest(&self) -> Option<Context> {
+        self.lock().last().map(|(_, c)| c.clone())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(u64, Context)>> {
+        self.live.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl CallerGuard {
+    /// Whether this call is the newest in flight on its upstream.
+    pub fn is_newest(&self) -> bool {
+        self.callers
+            .lock()
+            .last()
+            .is_some_and(|(id, _)| *id == self.id)
+    }
+}
+
+impl Drop for CallerGuard {
+    fn drop(&mut self) {
+        self.callers.lock().retain(|(id, _)| *id != self.id);
+    }
+}
+
+/// Answers an upstream's sampling, elicitation and roots requests by asking the downstream client of the
+/// newest call in flight; a 2026-07-28 input request keeps its key across the hop.
+#[derive(Clone)]
+struct Relay(Callers);
+
+impl Relay {
+    fn caller(&self, what: &str) -> Result<Context, ErrorObject> {
+        self.0.newest().ok_or_else(|| no_caller(what))
+    }
+}
+
+fn downstream(e: Error) -> ErrorObject {
+    rpc_error(e, "the downstream client")
+}
+
+impl SamplingHandler for Relay {
+    fn create_message(
+        &self,
+        params: CreateMessageParams,
+    ) -> BoxFuture<'static, Result<CreateMessageResult, ErrorObject>> {
+        let ctx = self.caller("sampling");
+        Box::pin(async move { ctx?.create_message(params).await.map_err(downstream) })
+    }
+    fn create_message_keyed(
+        &self,
+        key: &str,
+        params: CreateMessageParams,
+    ) -> BoxFuture<'static, Result<CreateMessageResult, ErrorObject>> {
+        let ctx = self.caller("sampling");
+        let key = key.to_string();
+        Box::pin(async move {
+            ctx?.input(&key)
+                .create_message(params)
+                .await
+                .map_err(downstream)
+        })
+    }
+}
+
+impl ElicitationHandler for Relay {
+    fn elicit(
+        &self,
+        params: ElicitParams,
+    ) -> BoxFuture<'static, Result<ElicitResult, ErrorObject>> {
+        let ctx = self.caller("elicitation");
+        Box::pin(async move { ctx?.elicit(params).await.map_err(downstream) })
+    }
+    fn elicit_keyed(
+        &self,
+        key: &str,
+        params: ElicitParams,
+    ) -> BoxFuture<'static, Result<ElicitResult, ErrorObject>> {
+        let ctx = self.caller("elicitation");
+        let key = key.to_string();
+        Box::pin(async move { ctx?.input(&key).elicit(params).await.map_err(downstream) })
+    }
+}
+
+impl RootsHandler for Relay {
+    fn list_roots(&self) -> BoxFuture<'static, Result<ListRootsResult, ErrorObject>> {
+        let ctx = self.caller("roots");
+        Box::pin(async move { ctx?.list_roots().await.map_err(downstream) })
+    }
+    fn list_roots_keyed(
+        &self,
+        key: &str,
+    ) -> BoxFuture<'static, Result<ListRootsResult, ErrorObject>> {
+        let ctx = self.caller("roots");
+        let key = key.to_string();
+        Box::pin(async move { ctx?.input(&key).list_roots().await.map_err(downstream) })
+    }
+}
+
+fn no_caller(what: &str) -> ErrorObject {
+    ErrorObject::internal(format!(
+        "mcp-gateway: no downstream call is in flight to relay this {what} request to"
+    ))
+}
+
+/// One upstream: its configuration, its state, and the calls it serves.
+pub struct Upstream {
+    pub config: UpstreamConfig,
+    state: Mutex<State>,
+    pub callers: Callers,
+    restarts: AtomicU32,
+}
+
+impl Upstream {
+    pub fn new(config: UpstreamConfig) -> Upstream {
+        Upstream {
+            config,
+            state: Mutex::new(State::Starting),
+            callers: Callers::default(),
+            restarts: AtomicU32::new(0),
+        }
+    }
+
+    /// How many times it was restarted (or its start retried).
+    pub fn restarts(&self) -> u32 {
+        self.restarts.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn count_restart(&self) {
+        self.restarts.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn state(&self) -> State {
+        self.state.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    pub fn set_state(&self, s: State) {
+        *self.state.lock().unwrap_or_else(|e| e.into_inner()) = s;
+    }
+
+    /// The live client, or the JSON-RPC error a call gets while the upstream is not up.
+    pub fn client(&self) -> Result<Arc<Client>, ErrorObject> {
+        let name = &self.config.name;
+        match self.state() {
+            State::Up(c) if !c.peer().is_closed() => Ok(c),
+            State::Up(_) => Err(unavailable(name, "its connection just closed")),
+            State::Starting => Err(unavailable(name, "it is still starting")),
+            State::Down(why) => Err(unavailable(name, &why)),
+        }
+    }
+
+    /// Starts (spawns or connects) and initializes the upstream, within its `initTimeoutMs`.
+    pub async fn connect(&self) -> Result<Client, Error> {
+        let init = self.config.init_timeout;
+        match tokio::time::timeout(init, self.connect_now()).await {
+            Ok(r) => r,
+            Err(_) => Err(Error::Timeout {
+                method: "start and initialize".into(),
+                after: init,
+            }),
+        }
+    }
+
+    async fn connect_now(&self) -> Result<Client, Error> {
+        let relay = Relay(self.callers.clone());
+        let builder = Client::builder()
+            .name("mcp-gateway")
+            .version(env!("CARGO_PKG_VERSION"))
+            .timeout(Some(self.config.timeout))
+            .stderr(StderrMode::Capture)
+            .sampling(relay.clone())
+            .elicitation(relay.clone())
+            .url_elicitation()
+            .roots_handler(relay);
+        match &self.config.transport {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let mut cmd = tokio::process::Command::new(command);
+                cmd.args(args).envs(env);
+                if let Some(cwd) = cwd {
+                    cmd.current_dir(cwd);
+                }
+                builder.spawn(cmd).await
+            }
+            Transport::Http { url, headers, kind } => {
+                let config = HttpClientConfig {
+                    transport: match kind {
+                        HttpKind::Auto => HttpTransportKind::Auto,
+                        HttpKind::StreamableHttp => HttpTransportKind::StreamableHttp,
+                        HttpKind::LegacySse => HttpTransportKind::LegacySse,
+                    },
+                    headers: headers
+                        .iter()
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect(),
+                    ..HttpClientConfig::default()
+                };
+                builder.connect_http(url, config).await
+            }
+        }
+    }
+}
+
+fn unavailable(name: &str, why: &str) -> ErrorObject {
+    ErrorObject::internal(format!("upstream `{name}` is unavailable: {why}"))
+        .with_data(serde_json::json!({"upstream": name, "state": "unavailable", "reason": why}))
+}

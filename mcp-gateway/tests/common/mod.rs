@@ -1,0 +1,99 @@
+//! What the gateway tests share: the example servers as upstreams, the npm peers, and a downstream
+//! client connected to a gateway in this process.
+#![allow(dead_code)]
+
+use mcp_gateway::{Config, Gateway};
+
+use mcp_runtime::client::{Client, ClientBuilder};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// The directory of this profile's binaries (`target/debug`).
+fn bin_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable");
+    // target/<profile>/deps/<test> → target/<profile>
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("target dir")
+        .to_path_buf()
+}
+
+/// A binary of the `examples` crate, built once per test run (cargo builds only the binaries of the
+/// package under test, so the example servers are built here, into the same target directory).
+pub fn example_bin(name: &str) -> PathBuf {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    let dir = bin_dir();
+    BUILT.get_or_init(|| {
+        let mut cmd = Command::new(env!("CARGO"));
+        cmd.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+            .args([
+                "build",
+                "--quiet",
+                "-p",
+                "examples",
+                "--bin",
+                "bench-server",
+                "--bin",
+                "everything-server",
+            ])
+            .arg("--target-dir")
+            .arg(dir.parent().expect("target root"));
+        if dir.file_name().is_some_and(|n| n == "release") {
+            cmd.arg("--release");
+        }
+        let status = cmd.status().expect("run cargo build");
+        assert!(status.success(), "building the example servers failed");
+    });
+    dir.join(name)
+}
+
+/// The npm `server-everything` from `.peers`: `None` (the test says it skipped) when it is missing,
+/// unless MCP_PEERS_REQUIRED=1, as in CI.
+pub fn server_everything() -> Option<PathBuf> {
+    let p = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../.peers/node/node_modules/.bin/mcp-server-everything"
+    ));
+    if p.exists() {
+        return Some(p);
+    }
+    if std::env::var("MCP_PEERS_REQUIRED").as_deref() == Ok("1") {
+        panic!("peers missing: run scripts/install-peers.sh");
+    }
+    eprintln!("SKIPPED: server-everything not installed (run scripts/install-peers.sh)");
+    None
+}
+
+pub fn config(json: serde_json::Value) -> Config {
+    json.to_string().parse().expect("valid config")
+}
+
+/// A client connected to the gateway's server over an in-process pipe.
+pub async fn connect(gw: &Gateway, builder: ClientBuilder) -> Client {
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let (sr, sw) = tokio::io::split(server_end);
+    let server = gw.server().clone();
+    tokio::spawn(async move { server.serve(sr, sw).await });
+    let (cr, cw) = tokio::io::split(client_end);
+    builder
+        .connect(cr, cw)
+        .await
+        .expect("connect to the gateway")
+}
+
+pub fn names(tools: &[mcp_runtime::protocol::Tool]) -> Vec<String> {
+    let mut n: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
+    n.sort();
+    n
+}
+
+/// Waits until `f` holds, or fails after `limit`.
+pub async fn eventually(limit: Duration, what: &str, mut f: impl FnMut() -> bool) {
+    let t0 = Instant::now();
+    while !f() {
+        assert!(t0.elapsed() < limit, "timed out waiting for {what}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
