@@ -9,7 +9,6 @@
 use crate::protocol::*;
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use std::borrow::Cow;
 
 /// What a 2026-07-28 request declares about itself in `_meta`: everything `initialize` used to establish.
 #[derive(Debug, Clone, PartialEq)]
@@ -76,10 +75,11 @@ impl MetaRaw<'_> {
             || self.log_level.is_some()
     }
 
-    /// The requested protocol version as written, if it is a string.
-    pub(crate) fn version_str(&self) -> Option<Cow<'_, str>> {
+    /// The requested protocol version as written, if it is a string (read by the HTTP header checks).
+    #[cfg(feature = "http")]
+    pub(crate) fn version_str(&self) -> Option<std::borrow::Cow<'_, str>> {
         self.protocol_version
-            .and_then(|v| serde_json::from_str::<Cow<'_, str>>(v.get()).ok())
+            .and_then(|v| serde_json::from_str::<std::borrow::Cow<'_, str>>(v.get()).ok())
     }
 
     /// Reads and checks the per-request fields: `-32602` when a required one is missing or malformed,
