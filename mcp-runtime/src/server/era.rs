@@ -9,6 +9,7 @@
 use crate::protocol::*;
 use serde::Deserialize;
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 
 /// What a 2026-07-28 request declares about itself in `_meta`: everything `initialize` used to establish.
 #[derive(Debug, Clone, PartialEq)]
