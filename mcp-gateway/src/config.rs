@@ -3,7 +3,7 @@
 //! `initTimeoutMs`) and a `gateway` section.
 //!
 //! Reading is two stages: serde reads the file into the raw shape (an error names the JSON path, line and
-//! column), then [`Config::validate`] turns it into the typed model (an error names the path and the
+//! column), then `Config::parse` turns it into the typed model (an error names the path and the
 //! problem). Nothing in a config file panics.
 
 use serde::Deserialize;
