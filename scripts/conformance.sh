@@ -4,7 +4,8 @@
 #   0.1.16          every server scenario with SSE answers (the default) and with JSON answers (`--json`;
 #                   the SSE-polling scenario reports INFO there, as it needs SSE), and through mcp-gateway
 #                   (everything-server behind it over stdio); the core client suite.
-#   0.2.0-alpha.12  the server requirement sets of 2026-07-28 and 2025-11-25; the skills extension's
+#   0.2.0-alpha.12  the server requirement sets of 2026-07-28 and 2025-11-25 (2026-07-28 through mcp-gateway
+#                   too); the skills extension's
 #                   server scenarios (sep-2640-*); the client requirement set of 2026-07-28 and the
 #                   skills extension's client scenarios (sep-2640-client-*).
 # After each run scripts/conformance_checks.py reads every checks.json: a run passes only if no check
@@ -43,6 +44,9 @@ for rev in 2026-07-28 2025-11-25; do
   bash "$conf/run-server.sh" -p "$port" -r "$rev" -o "$out/server-$rev" -- "$bin/everything-server" --http || failed=1
   check "$out/server-$rev"
 done
+echo "=== 0.2.0-alpha.12: server requirements of 2026-07-28 through mcp-gateway, everything-server behind it over stdio" >&2
+bash "$conf/run-server.sh" -p "$port" -r 2026-07-28 -o "$out/server-2026-gateway" -- "$bin/mcp-gateway" --config "$out/gateway.json" --http "127.0.0.1:$port" || failed=1
+check "$out/server-2026-gateway"
 # The skills extension (SEP-2640): scenarios no requirement set lists. They skip every check when the
 # extension is undeclared, so a skipped check fails here, and so does a warning (a SHOULD missed).
 for scen in sep-2640-skills-directory sep-2640-skills-enumeration sep-2640-skills-manifest; do

@@ -39,6 +39,16 @@ pub enum Transport {
         headers: BTreeMap<String, String>,
         kind: HttpKind,
     },
+    /// A REST API described by an OpenAPI 3.0/3.1 spec, served as MCP tools by `mcp-openapi`'s bridge.
+    OpenApi {
+        /// The spec file (JSON or YAML); a relative path is relative to the config file.
+        spec: PathBuf,
+        /// Where the API is; `None`: the spec's first server.
+        base_url: Option<String>,
+        /// Added to every API request (credentials): left out of the tools' arguments and redacted
+        /// from every result.
+        headers: BTreeMap<String, String>,
+    },
 }
 
 /// Which HTTP transport an upstream speaks.
@@ -48,6 +58,9 @@ pub enum HttpKind {
     Auto,
     StreamableHttp,
     LegacySse,
+    /// Each message POSTed, the answer streamed back as NDJSON (`"type": "ndjson"`; see
+    /// [`crate::ndjson`]).
+    Ndjson,
 }
 
 /// One upstream server.
@@ -94,7 +107,41 @@ pub enum Prefixing {
 pub struct Config {
     /// In the order of their names (deterministic whatever the file's order).
     pub upstreams: Vec<UpstreamConfig>,
+    /// When tool names get their upstream's prefix.
     pub prefixing: Prefixing,
+    /// Tools of the gateway's own that call upstream tools in steps (see [`crate::composite`]).
+    pub composites: Vec<Composite>,
+}
+
+/// A tool declared in the config whose steps call upstream tools, each with arguments taken from the
+/// composite's input and from earlier steps' results (`"${input.url}"`, `"${extract.text}"`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Composite {
+    /// Its name downstream (its key in `composites`; it keeps it, an upstream tool that collides is
+    /// renamed).
+    pub name: String,
+    /// Its description downstream.
+    pub description: String,
+    /// Its input schema (default: any object).
+    pub input_schema: serde_json::Map<String, serde_json::Value>,
+    /// The steps, run in order.
+    pub steps: Vec<Step>,
+    /// The step whose result is the composite's result (default: the last).
+    pub result: usize,
+}
+
+/// One step of a [`Composite`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Step {
+    /// How later steps refer to its result (default: its tool's name).
+    pub id: String,
+    /// The upstream, by its index in [`Config::upstreams`].
+    pub upstream: usize,
+    /// The tool as the upstream names it.
+    pub tool: String,
+    /// The arguments: a JSON template whose `"${path}"` strings are replaced (see
+    /// [`crate::composite`]).
+    pub arguments: serde_json::Value,
 }
 
 const DEFAULT_TIMEOUT_MS: u64 = 60_000;
@@ -107,6 +154,29 @@ struct RawConfig {
     mcp_servers: BTreeMap<String, RawServer>,
     #[serde(default)]
     gateway: RawGateway,
+    #[serde(default)]
+    composites: BTreeMap<String, RawComposite>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawComposite {
+    description: Option<String>,
+    input_schema: Option<serde_json::Map<String, serde_json::Value>>,
+    steps: Vec<RawStep>,
+    /// The id of the step whose result is returned.
+    result: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawStep {
+    id: Option<String>,
+    /// The upstream's key in `mcpServers`.
+    server: String,
+    tool: String,
+    #[serde(default)]
+    arguments: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize, Default)]
@@ -138,6 +208,10 @@ struct RawServer {
     url: Option<String>,
     #[serde(default)]
     headers: BTreeMap<String, String>,
+    /// An OpenAPI upstream: the spec file.
+    openapi: Option<PathBuf>,
+    /// An OpenAPI upstream: the API's base URL.
+    base_url: Option<String>,
     #[serde(default)]
     disabled: bool,
     prefix: Option<String>,
@@ -172,11 +246,28 @@ impl Config {
             place: "(file)".into(),
             problem: format!("cannot read: {e}"),
         })?;
-        Config::parse(&text).map_err(|p| ConfigError {
-            file,
+        let mut config = Config::parse(&text).map_err(|p| ConfigError {
+            file: file.clone(),
             place: p.place,
             problem: p.problem,
-        })
+        })?;
+        // An OpenAPI spec named relative to the config file is found beside it.
+        let dir = path.parent().unwrap_or(Path::new(""));
+        for u in &mut config.upstreams {
+            if let Transport::OpenApi { spec, .. } = &mut u.transport {
+                if spec.is_relative() {
+                    *spec = dir.join(&*spec);
+                }
+                if !spec.is_file() {
+                    return Err(ConfigError {
+                        file,
+                        place: format!("mcpServers.{}.openapi", u.name),
+                        problem: format!("the spec {} is not a readable file", spec.display()),
+                    });
+                }
+            }
+        }
+        Ok(config)
     }
 
     fn parse(text: &str) -> Result<Config, Problem> {
@@ -223,11 +314,111 @@ impl Config {
                 ));
             }
         }
+        let mut composites = Vec::new();
+        for (name, c) in raw.composites {
+            composites.push(composite(&name, c, &upstreams)?);
+        }
         Ok(Config {
             upstreams,
             prefixing,
+            composites,
         })
     }
+}
+
+fn composite(
+    name: &str,
+    c: RawComposite,
+    upstreams: &[UpstreamConfig],
+) -> Result<Composite, Problem> {
+    let place = format!("composites.{name}");
+    if name.is_empty()
+        || name.len() > crate::names::MAX_NAME
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return Err(Problem::at(
+            &place,
+            format!("`{name}` must be 1 to 64 characters of A-Z, a-z, 0-9, `_`, `-`"),
+        ));
+    }
+    if c.steps.is_empty() {
+        return Err(Problem::at(format!("{place}.steps"), "has no steps"));
+    }
+    let mut steps: Vec<Step> = Vec::with_capacity(c.steps.len());
+    for (i, raw) in c.steps.into_iter().enumerate() {
+        let at = format!("{place}.steps[{i}]");
+        let upstream = upstreams
+            .iter()
+            .position(|u| u.name == raw.server)
+            .ok_or_else(|| {
+                Problem::at(
+                    format!("{at}.server"),
+                    format!(
+                        "`{}` is not a server of `mcpServers` (or it is disabled)",
+                        raw.server
+                    ),
+                )
+            })?;
+        let id = raw.id.unwrap_or_else(|| raw.tool.clone());
+        if id == "input" || steps.iter().any(|s| s.id == id) {
+            return Err(Problem::at(
+                format!("{at}.id"),
+                format!("`{id}` is taken (by `input` or an earlier step): give the step an `id`"),
+            ));
+        }
+        let arguments = raw
+            .arguments
+            .unwrap_or_else(|| serde_json::Value::Object(Default::default()));
+        if !arguments.is_object() {
+            return Err(Problem::at(format!("{at}.arguments"), "must be an object"));
+        }
+        let known: Vec<&str> = std::iter::once("input")
+            .chain(steps.iter().map(|s| s.id.as_str()))
+            .collect();
+        crate::template::check_template(&arguments, &known)
+            .map_err(|why| Problem::at(format!("{at}.arguments"), why))?;
+        steps.push(Step {
+            id,
+            upstream,
+            tool: raw.tool,
+            arguments,
+        });
+    }
+    let result = match c.result {
+        None => steps.len() - 1,
+        Some(r) => steps.iter().position(|s| s.id == r).ok_or_else(|| {
+            Problem::at(
+                format!("{place}.result"),
+                format!("no step has the id `{r}`"),
+            )
+        })?,
+    };
+    let input_schema = c.input_schema.unwrap_or_else(|| {
+        let mut o = serde_json::Map::new();
+        o.insert("type".into(), "object".into());
+        o
+    });
+    // The runtime's own checks of a tool definition, as the server will apply them.
+    let probe = mcp_runtime::server::ToolRoute::new(
+        mcp_runtime::protocol::Tool::new(name, "", input_schema.clone()),
+        |_: mcp_runtime::server::Arguments, _: mcp_runtime::Context| async {
+            Ok(mcp_runtime::protocol::CallToolResult::text(""))
+        },
+    );
+    if let Err(e) = mcp_runtime::Server::builder().tool(probe).build() {
+        return Err(Problem::at(format!("{place}.inputSchema"), e.to_string()));
+    }
+    Ok(Composite {
+        name: name.to_string(),
+        description: c
+            .description
+            .unwrap_or_else(|| format!("Runs {} steps across upstream servers.", steps.len())),
+        input_schema,
+        steps,
+        result,
+    })
 }
 
 fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, Problem> {
@@ -254,6 +445,58 @@ fn upstream(name: &str, place: &str, s: RawServer) -> Result<UpstreamConfig, Pro
         return Err(Problem::at("mcpServers", "a server has an empty name"));
     }
     let kind = s.kind.as_deref();
+    if let Some(spec) = s.openapi {
+        if s.command.is_some() || s.url.is_some() {
+            return Err(Problem::at(
+                place,
+                "has `openapi` (a REST API) and `command` or `url`: give one (the API's address is `baseUrl`)",
+            ));
+        }
+        if !matches!(kind, None | Some("openapi")) {
+            return Err(Problem::at(
+                format!("{place}.type"),
+                format!(
+                    "`{}` does not go with `openapi` (use \"openapi\")",
+                    kind.unwrap_or("")
+                ),
+            ));
+        }
+        if !s.args.is_empty() || !s.env.is_empty() || s.cwd.is_some() {
+            return Err(Problem::at(
+                place,
+                "`args`, `env` and `cwd` are for stdio servers (`command`), not `openapi`",
+            ));
+        }
+        if let Some(url) = &s.base_url {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(Problem::at(
+                    format!("{place}.baseUrl"),
+                    format!("`{url}` is not an http:// or https:// URL"),
+                ));
+            }
+        }
+        let transport = Transport::OpenApi {
+            spec,
+            base_url: s.base_url,
+            headers: s.headers,
+        };
+        return finish(
+            name,
+            place,
+            transport,
+            s.prefix,
+            s.allow,
+            s.deny,
+            s.timeout_ms,
+            s.init_timeout_ms,
+        );
+    }
+    if s.base_url.is_some() {
+        return Err(Problem::at(
+            format!("{place}.baseUrl"),
+            "is for OpenAPI upstreams (`openapi`)",
+        ));
+    }
     let transport = match (s.command, s.url) {
         (Some(_), Some(_)) => {
             return Err(Problem::at(
@@ -261,12 +504,10 @@ fn upstream(name: &str, place: &str, s: RawServer) -> Result<UpstreamConfig, Pro
                 "has both `command` (stdio) and `url` (HTTP): give one",
             ))
         }
-        (None, None) => {
-            return Err(Problem::at(
-                place,
-                "needs `command` (a stdio server) or `url` (an HTTP server)",
-            ))
-        }
+        (None, None) => return Err(Problem::at(
+            place,
+            "needs `command` (a stdio server), `url` (an HTTP server) or `openapi` (a REST API)",
+        )),
         (Some(command), None) => {
             if !matches!(kind, None | Some("stdio")) {
                 return Err(Problem::at(
@@ -298,11 +539,12 @@ fn upstream(name: &str, place: &str, s: RawServer) -> Result<UpstreamConfig, Pro
                 None | Some("http") => HttpKind::Auto,
                 Some("streamable-http") | Some("streamableHttp") => HttpKind::StreamableHttp,
                 Some("sse") => HttpKind::LegacySse,
+                Some("ndjson") => HttpKind::Ndjson,
                 Some(other) => {
                     return Err(Problem::at(
                         format!("{place}.type"),
                         format!(
-                            "`{other}` is not an HTTP transport (\"http\", \"streamable-http\", \"sse\")"
+                            "`{other}` is not an HTTP transport (\"http\", \"streamable-http\", \"sse\", \"ndjson\")"
                         ),
                     ))
                 }
@@ -326,7 +568,31 @@ fn upstream(name: &str, place: &str, s: RawServer) -> Result<UpstreamConfig, Pro
             }
         }
     };
-    let prefix = s.prefix.unwrap_or_else(|| sanitize(name));
+    finish(
+        name,
+        place,
+        transport,
+        s.prefix,
+        s.allow,
+        s.deny,
+        s.timeout_ms,
+        s.init_timeout_ms,
+    )
+}
+
+/// The keys every kind of upstream shares.
+#[allow(clippy::too_many_arguments)]
+fn finish(
+    name: &str,
+    place: &str,
+    transport: Transport,
+    prefix: Option<String>,
+    allow: Option<Vec<String>>,
+    deny: Vec<String>,
+    timeout_ms: Option<u64>,
+    init_timeout_ms: Option<u64>,
+) -> Result<UpstreamConfig, Problem> {
+    let prefix = prefix.unwrap_or_else(|| sanitize(name));
     if prefix.is_empty()
         || prefix.len() > 32
         || !prefix
@@ -346,10 +612,10 @@ fn upstream(name: &str, place: &str, s: RawServer) -> Result<UpstreamConfig, Pro
         name: name.to_string(),
         transport,
         prefix,
-        allow: s.allow,
-        deny: s.deny,
-        timeout: ms(s.timeout_ms, DEFAULT_TIMEOUT_MS, "timeoutMs")?,
-        init_timeout: ms(s.init_timeout_ms, DEFAULT_INIT_TIMEOUT_MS, "initTimeoutMs")?,
+        allow,
+        deny,
+        timeout: ms(timeout_ms, DEFAULT_TIMEOUT_MS, "timeoutMs")?,
+        init_timeout: ms(init_timeout_ms, DEFAULT_INIT_TIMEOUT_MS, "initTimeoutMs")?,
     })
 }
 
@@ -450,6 +716,83 @@ mod tests {
         assert_eq!(e.place, "mcpServers.a.type");
         let e = err(r#"{"mcpServers": {"a": {"command": "x", "timeoutMs": 0}}}"#);
         assert_eq!(e.place, "mcpServers.a.timeoutMs");
+    }
+
+    #[test]
+    fn reads_openapi_upstreams() {
+        let c = text_config(
+            r#"{"mcpServers": {"weather": {"openapi": "specs/weather.yaml", "baseUrl": "http://127.0.0.1:9/v1",
+                "headers": {"X-Api-Key": "k"}}}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            c.upstreams[0].transport,
+            Transport::OpenApi {
+                spec: "specs/weather.yaml".into(),
+                base_url: Some("http://127.0.0.1:9/v1".into()),
+                headers: [("X-Api-Key".to_string(), "k".to_string())].into(),
+            }
+        );
+        let e = err(r#"{"mcpServers": {"a": {"openapi": "s.yaml", "url": "http://h"}}}"#);
+        assert_eq!(e.place, "mcpServers.a");
+        let e = err(r#"{"mcpServers": {"a": {"openapi": "s.yaml", "baseUrl": "ftp://h"}}}"#);
+        assert_eq!(e.place, "mcpServers.a.baseUrl");
+        let e = err(r#"{"mcpServers": {"a": {"command": "x", "baseUrl": "http://h"}}}"#);
+        assert_eq!(e.place, "mcpServers.a.baseUrl");
+        let e = err(r#"{"mcpServers": {"a": {"openapi": "s.yaml", "type": "sse"}}}"#);
+        assert_eq!(e.place, "mcpServers.a.type");
+        // A spec that is not there is refused when the file is loaded, naming the key.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("gateway.json");
+        std::fs::write(
+            &path,
+            r#"{"mcpServers": {"w": {"openapi": "missing.yaml"}}}"#,
+        )
+        .unwrap();
+        let e = Config::load(&path).unwrap_err();
+        assert_eq!(e.place, "mcpServers.w.openapi");
+        assert!(e.problem.contains("missing.yaml"), "{e}");
+    }
+
+    #[test]
+    fn reads_composites_and_checks_their_references() {
+        let servers =
+            r#""mcpServers": {"a": {"command": "x"}, "b": {"url": "http://127.0.0.1:1/mcp"}}"#;
+        let c = text_config(&format!(
+            r#"{{{servers}, "composites": {{"pipe": {{"steps": [
+                {{"server": "a", "tool": "extract", "arguments": {{"url": "${{input.url}}"}}}},
+                {{"id": "sum", "server": "b", "tool": "summarize", "arguments": {{"text": "${{extract.text}}"}}}}
+            ]}}}}}}"#
+        ))
+        .unwrap();
+        let p = &c.composites[0];
+        assert_eq!(p.name, "pipe");
+        assert_eq!((p.steps[0].upstream, p.steps[1].upstream), (0, 1));
+        assert_eq!(p.steps[0].id, "extract");
+        assert_eq!(p.result, 1);
+        let bad = |steps: &str| {
+            err(&format!(
+                r#"{{{servers}, "composites": {{"pipe": {{"steps": [{steps}]}}}}}}"#
+            ))
+        };
+        let e = bad(r#"{"server": "nope", "tool": "t"}"#);
+        assert_eq!(e.place, "composites.pipe.steps[0].server");
+        // A step may only use the input and the steps before it.
+        let e = bad(
+            r#"{"server": "a", "tool": "t", "arguments": {"x": "${later.y}"}}, {"id": "later", "server": "a", "tool": "u"}"#,
+        );
+        assert_eq!(e.place, "composites.pipe.steps[0].arguments");
+        assert!(e.problem.contains("later"), "{e}");
+        let e = bad(r#"{"server": "a", "tool": "t"}, {"server": "a", "tool": "t"}"#);
+        assert_eq!(e.place, "composites.pipe.steps[1].id");
+        let e = bad(r#"{"server": "a", "tool": "t", "arguments": {"x": "${input.y"}}"#);
+        assert!(e.problem.contains("${"), "{e}");
+        let e = bad("");
+        assert_eq!(e.place, "composites.pipe.steps");
+        let e = err(&format!(
+            r#"{{{servers}, "composites": {{"pipe": {{"inputSchema": {{"type": "string"}}, "steps": [{{"server": "a", "tool": "t"}}]}}}}}}"#
+        ));
+        assert_eq!(e.place, "composites.pipe.inputSchema");
     }
 
     #[test]

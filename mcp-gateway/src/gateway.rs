@@ -10,8 +10,8 @@
 
 use crate::config::{Config, Prefixing};
 use crate::names::{NameTable, Target};
-use crate::relay;
 use crate::upstream::{State, Upstream};
+use crate::{composite, relay};
 use mcp_runtime::client::Client;
 use mcp_runtime::protocol::{
     methods, CompleteParams, CompleteResult, CompletionRef, ErrorObject, LoggingLevel, Prompt,
@@ -99,10 +99,27 @@ impl Gateway {
             Prefixing::Auto => config.upstreams.len() > 1,
         };
         let n = config.upstreams.len();
+        let composites = config.composites;
         let upstreams: Vec<Arc<Upstream>> = config
             .upstreams
             .into_iter()
             .map(|u| Arc::new(Upstream::new(u)))
+            .collect();
+        // Composite tools keep their names: they are taken before any upstream lists a tool.
+        let mut names = NameTable::default();
+        let composite_routes: Vec<ToolRoute> = composites
+            .iter()
+            .map(|c| {
+                names.assign(
+                    Target {
+                        upstream: usize::MAX,
+                        name: c.name.clone(),
+                    },
+                    "",
+                    false,
+                );
+                composite::route(c, &upstreams)
+            })
             .collect();
         let inner = Arc::new_cyclic(|me: &std::sync::Weak<Inner>| {
             let me = me.clone();
@@ -126,7 +143,7 @@ impl Gateway {
             Inner {
                 upstreams,
                 prefixed,
-                names: Mutex::new(NameTable::default()),
+                names: Mutex::new(names),
                 listed: Mutex::new(vec![Listed::default(); n]),
                 prompt_names: Mutex::new(NameTable::default()),
                 dirty: AtomicU8::new(0),
@@ -136,6 +153,9 @@ impl Gateway {
                 closing: CancellationToken::new(),
             }
         });
+        for (name, why) in inner.server.change_tools(&[], composite_routes) {
+            tracing::error!(composite = %name, "composite tool not served: {why}");
+        }
         let mut first = Vec::with_capacity(n);
         for i in 0..n {
             let (tx, rx) = watch::channel(false);
@@ -431,17 +451,22 @@ impl Inner {
 }
 
 /// The route of one upstream tool under its exposed name.
+/// The tool keeps its `execution.taskSupport`: the gateway serves tasks downstream with the runtime's
+/// task machinery, the handler following the upstream's task (see [`relay::upstream_call`]). Its
+/// immediate window is the call's timeout, so a call becomes a task downstream when (and only when)
+/// the upstream makes it one.
 fn route(up: &Arc<Upstream>, exposed: String, upstream_name: String, mut tool: Tool) -> ToolRoute {
     tool.name = exposed;
-    // Tasks are followed by the gateway's client; downstream the tool is an ordinary one.
-    tool.execution = None;
+    let support = tool.task_support();
     let up = up.clone();
+    let window = up.config.timeout;
     let upstream_name: Arc<str> = upstream_name.into();
     ToolRoute::new(tool, move |args: Arguments, ctx: Context| {
         let up = up.clone();
         let name = upstream_name.clone();
-        async move { relay::call_tool(&up, &name, args, ctx).await }
+        async move { relay::call_tool(&up, &name, support, args, ctx).await }
     })
+    .task_after(window)
 }
 
 /// Every page of a list, within [`MAX_PAGES`] and refusing a cursor that repeats.

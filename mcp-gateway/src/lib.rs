@@ -16,10 +16,13 @@
 //! # Ok(()) }
 //! ```
 
+pub mod composite;
 pub mod config;
 pub mod gateway;
 pub mod names;
+pub mod ndjson;
 pub mod relay;
+pub mod template;
 pub mod upstream;
 
 pub use config::{Config, ConfigError};

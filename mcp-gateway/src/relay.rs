@@ -2,15 +2,16 @@
 //! caller, a downstream cancel turned into an upstream `notifications/cancelled` (by dropping the
 //! upstream request), and the upstream's errors kept as they were (code, message, data).
 
-use crate::upstream::{CallerGuard, Upstream};
-use mcp_runtime::client::{CallOptions, ServerNotification};
+use crate::upstream::{call_handlers, CallerGuard, Upstream};
+use mcp_runtime::client::{CallOptions, Client, ServerNotification, TaskStart};
 use mcp_runtime::protocol::{
-    methods, CallToolResult, CompleteParams, CompleteResult, ErrorObject, GetPromptResult,
-    LoggingMessageParams, ProgressParams, ReadResourceResult,
+    methods, CallToolResult, ClientCapabilities, CompleteParams, CompleteResult, ErrorObject,
+    GetPromptResult, LoggingMessageParams, ProgressParams, ReadResourceResult, TaskSupport,
 };
 use mcp_runtime::server::{Arguments, PromptArgs};
 use mcp_runtime::{Context, Error};
 use serde_json::value::RawValue;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use tokio::sync::{broadcast, mpsc};
 
@@ -38,12 +39,99 @@ pub fn rpc_error(e: Error, upstream: &str) -> ErrorObject {
     }
 }
 
-/// Calls `tool` on `upstream` for the downstream request `ctx`.
+/// Calls `tool` on `upstream` for the downstream request `ctx`. `support` is the tool's
+/// `execution.taskSupport` upstream: a tool that must run as a task there is called as one, and a 2026
+/// upstream decides for an optional one; when the upstream makes a task, the downstream call becomes
+/// one too where it may (see [`upstream_call`]).
 pub async fn call_tool(
     upstream: &Upstream,
     tool: &str,
+    support: TaskSupport,
     args: Arguments,
     ctx: Context,
+) -> Result<CallToolResult, ErrorObject> {
+    call_tool_as(upstream, tool, support, args, ctx, Progress::AsIs).await
+}
+
+/// How an upstream call's progress reaches the downstream caller.
+#[derive(Clone)]
+pub enum Progress {
+    /// As the upstream sent it.
+    AsIs,
+    /// As one step of a composite: renumbered in one sequence across the steps, the message naming
+    /// the step.
+    Step {
+        /// The step's id.
+        step: Arc<str>,
+        /// The composite's progress so far, shared by its steps.
+        count: Arc<AtomicU64>,
+    },
+}
+
+/// The progress of a composite's steps, one sequence across them.
+pub struct StepsProgress {
+    count: Arc<AtomicU64>,
+}
+
+impl Progress {
+    /// A sequence for the steps of one composite call.
+    pub fn steps() -> StepsProgress {
+        StepsProgress {
+            count: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
+    /// Sends an upstream progress notification to `ctx`, as this progress says.
+    async fn send(&self, ctx: &Context, p: ProgressParams) {
+        match self {
+            Progress::AsIs => ctx.progress(p.progress, p.total, p.message).await,
+            Progress::Step { step, count } => {
+                let n = count.fetch_add(1, Ordering::Relaxed) + 1;
+                let what = match (p.message, p.total) {
+                    (Some(m), _) => m,
+                    (None, Some(t)) => format!("{}/{t}", p.progress),
+                    (None, None) => p.progress.to_string(),
+                };
+                ctx.progress(n as f64, None, Some(format!("step {step}: {what}")))
+                    .await
+            }
+        }
+    }
+
+    /// Announces the start of a step (nothing for [`Progress::AsIs`]).
+    pub async fn announce(&self, ctx: &Context, what: String) {
+        if let Progress::Step { step, count } = self {
+            if ctx.progress_token().is_some() {
+                let n = count.fetch_add(1, Ordering::Relaxed) + 1;
+                ctx.progress(
+                    n as f64,
+                    None,
+                    Some(format!("step {step}: started ({what})")),
+                )
+                .await
+            }
+        }
+    }
+}
+
+impl StepsProgress {
+    /// The progress of one step.
+    pub fn step(&self, id: &str) -> Progress {
+        Progress::Step {
+            step: id.into(),
+            count: self.count.clone(),
+        }
+    }
+}
+
+/// [`call_tool`], with the upstream's progress relayed as `progress` says.
+pub async fn call_tool_as(
+    upstream: &Upstream,
+    tool: &str,
+    support: TaskSupport,
+    args: Arguments,
+    ctx: Context,
+    progress_as: Progress,
 ) -> Result<CallToolResult, ErrorObject> {
     let client = upstream.client()?;
     let name = &upstream.config.name;
@@ -56,8 +144,8 @@ pub async fn call_tool(
         }) as Arc<dyn Fn(ProgressParams) + Send + Sync>
     });
     let opts = CallOptions {
-        timeout: Some(upstream.config.timeout),
         on_progress,
+        ..caller_options(upstream, &ctx)
     };
     // While the call runs, the upstream's sampling and elicitation requests come back to this caller,
     // and so do its log messages (an upstream's log message names no request: the newest call takes it).
@@ -68,14 +156,14 @@ pub async fn call_tool(
         .logging
         .is_some()
         .then(|| client.notifications());
-    let call = client.call_tool_with(tool, &arguments, opts);
+    let call = upstream_call(&client, tool, &arguments, support, &opts, &ctx);
     tokio::pin!(call);
     loop {
         tokio::select! {
             r = &mut call => {
                 // Progress and logs sent before the result are queued already: relay them first.
                 while let Ok(p) = progress.try_recv() {
-                    ctx.progress(p.progress, p.total, p.message).await;
+                    progress_as.send(&ctx, p).await;
                 }
                 if let Some(rx) = notes.as_mut() {
                     while let Ok(n) = rx.try_recv() {
@@ -88,7 +176,7 @@ pub async fn call_tool(
                 }
                 return r;
             }
-            Some(p) = progress.recv() => ctx.progress(p.progress, p.total, p.message).await,
+            Some(p) = progress.recv() => progress_as.send(&ctx, p).await,
             Some(n) = next_note(&mut notes) => relay_log(&caller, &ctx, n).await,
             // Returning drops the upstream request, which sends it `notifications/cancelled`.
             _ = ctx.cancelled() => {
@@ -96,6 +184,84 @@ pub async fn call_tool(
                 return Err(ErrorObject::internal("cancelled"));
             }
         }
+    }
+}
+
+/// The upstream half of a call: direct, or as a task of the upstream that the gateway follows (its
+/// input requests answered through `opts.handlers`, its progress through `opts.on_progress`). When the
+/// upstream answers with a task, the downstream call continues as a task of the gateway's own (2026
+/// tasks extension; a handshake-era downstream task already is one), so the downstream client sees
+/// the call become a task when the upstream's does. Dropping the future while the upstream task runs
+/// (a downstream cancel, a closed gateway) cancels the upstream task with `tasks/cancel`.
+pub async fn upstream_call(
+    client: &Arc<Client>,
+    tool: &str,
+    arguments: &RawValue,
+    support: TaskSupport,
+    opts: &CallOptions,
+    ctx: &Context,
+) -> Result<CallToolResult, Error> {
+    let as_task = match support {
+        TaskSupport::Required => true,
+        TaskSupport::Optional => client.is_modern(),
+        TaskSupport::Forbidden => false,
+    };
+    if !as_task {
+        return client.call_tool_with(tool, arguments, opts.clone()).await;
+    }
+    match client
+        .call_tool_as_task_with(tool, arguments, None, opts)
+        .await?
+    {
+        TaskStart::Complete(r) => Ok(r),
+        TaskStart::Task(task) => {
+            ctx.continue_as_task().await;
+            let mut cancel = CancelTask {
+                client: client.clone(),
+                task: Some(task.task_id.clone()),
+            };
+            let r = client.task_result_with(&task.task_id, opts).await;
+            cancel.task = None;
+            r
+        }
+    }
+}
+
+/// Cancels an upstream task that is still followed when dropped.
+struct CancelTask {
+    client: Arc<Client>,
+    task: Option<String>,
+}
+
+impl Drop for CancelTask {
+    fn drop(&mut self) {
+        let Some(id) = self.task.take() else { return };
+        let client = self.client.clone();
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move {
+                if let Err(e) = client.cancel_task(&id).await {
+                    tracing::debug!(task = %id, "cancelling the upstream task failed: {e}");
+                }
+            });
+        }
+    }
+}
+
+/// The options of an upstream request made for the downstream request `ctx`: the upstream's timeout,
+/// the caller's own handlers for the input the upstream asks for, and the caller's capabilities (those
+/// the gateway relays), so that a 2026 upstream asks only for input the caller can give.
+fn caller_options(upstream: &Upstream, ctx: &Context) -> CallOptions {
+    let caller = ctx.client_capabilities();
+    CallOptions {
+        timeout: Some(upstream.config.timeout),
+        on_progress: None,
+        handlers: Some(call_handlers(ctx)),
+        capabilities: Some(ClientCapabilities {
+            sampling: caller.sampling,
+            elicitation: caller.elicitation,
+            roots: caller.roots,
+            ..ClientCapabilities::default()
+        }),
     }
 }
 
@@ -108,8 +274,10 @@ pub async fn get_prompt(
 ) -> Result<GetPromptResult, ErrorObject> {
     let client = upstream.client()?;
     let name = &upstream.config.name;
+    let opts = caller_options(upstream, &ctx);
+    let _caller = upstream.callers.enter(ctx.clone());
     tokio::select! {
-        r = client.get_prompt(prompt, args) => r.map_err(|e| rpc_error(e, name)),
+        r = client.get_prompt_with(prompt, args, &opts) => r.map_err(|e| rpc_error(e, name)),
         _ = ctx.cancelled() => Err(ErrorObject::internal("cancelled")),
     }
 }
@@ -122,8 +290,10 @@ pub async fn read_resource(
 ) -> Result<ReadResourceResult, ErrorObject> {
     let client = upstream.client()?;
     let name = &upstream.config.name;
+    let opts = caller_options(upstream, &ctx);
+    let _caller = upstream.callers.enter(ctx.clone());
     tokio::select! {
-        r = client.read_resource(uri) => r.map_err(|e| rpc_error(e, name)),
+        r = client.read_resource_with(uri, &opts) => r.map_err(|e| rpc_error(e, name)),
         _ = ctx.cancelled() => Err(ErrorObject::internal("cancelled")),
     }
 }

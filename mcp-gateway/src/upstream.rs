@@ -5,13 +5,16 @@
 use crate::config::{HttpKind, Transport, UpstreamConfig};
 use crate::relay::rpc_error;
 use futures_util::future::BoxFuture;
-use mcp_runtime::client::{Client, ElicitationHandler, RootsHandler, SamplingHandler, StderrMode};
+use mcp_openapi::{Bridge, BridgeConfig, ConvertOptions};
+use mcp_runtime::client::{
+    CallHandlers, Client, ElicitationHandler, RootsHandler, SamplingHandler, StderrMode,
+};
 use mcp_runtime::http::{HttpClientConfig, HttpTransportKind};
 use mcp_runtime::protocol::{
     CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ErrorObject,
     ListRootsResult,
 };
-use mcp_runtime::{Context, Error};
+use mcp_runtime::{ConnectionConfig, Context, Error};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -24,9 +27,11 @@ pub enum State {
     Down(String),
 }
 
-/// The downstream calls an upstream is serving now, newest last. A handshake-era upstream's sampling or
-/// elicitation request names no call; it goes to the newest call in flight on that upstream (the only
-/// one, when calls are not concurrent).
+/// The downstream calls an upstream is serving now, newest last. An upstream's sampling, elicitation or
+/// roots request that the wire ties to a call (its POST's answer stream, its task, its 2026
+/// `input_required` result) goes to that call; one that names no call (over stdio or legacy SSE the wire
+/// carries no association) goes to the newest call in flight on that upstream (the only one, when
+/// calls are not concurrent).
 #[derive(Clone, Default)]
 pub struct Callers {
     next: Arc<AtomicU64>,
@@ -75,14 +80,33 @@ impl Drop for CallerGuard {
     }
 }
 
-/// Answers an upstream's sampling, elicitation and roots requests by asking the downstream client of the
-/// newest call in flight; a 2026-07-28 input request keeps its key across the hop.
+/// Answers an upstream's sampling, elicitation and roots requests by asking a downstream client; a
+/// 2026-07-28 input request keeps its key across the hop.
 #[derive(Clone)]
-struct Relay(Callers);
+enum Relay {
+    /// The call the request belongs to (the runtime client routed it: see `CallHandlers`).
+    Call(Context),
+    /// A request that names no call (stdio and legacy SSE upstreams): the newest call in flight.
+    Newest(Callers),
+}
 
 impl Relay {
     fn caller(&self, what: &str) -> Result<Context, ErrorObject> {
-        self.0.newest().ok_or_else(|| no_caller(what))
+        match self {
+            Relay::Call(ctx) => Ok(ctx.clone()),
+            Relay::Newest(callers) => callers.newest().ok_or_else(|| no_caller(what)),
+        }
+    }
+}
+
+/// The handlers that send the upstream's requests belonging to one call to that call's downstream
+/// client.
+pub fn call_handlers(ctx: &Context) -> CallHandlers {
+    let relay = Arc::new(Relay::Call(ctx.clone()));
+    CallHandlers {
+        sampling: Some(relay.clone()),
+        elicitation: Some(relay.clone()),
+        roots: Some(relay),
     }
 }
 
@@ -213,7 +237,7 @@ impl Upstream {
     }
 
     async fn connect_now(&self) -> Result<Client, Error> {
-        let relay = Relay(self.callers.clone());
+        let relay = Relay::Newest(self.callers.clone());
         let builder = Client::builder()
             .name("mcp-gateway")
             .version(env!("CARGO_PKG_VERSION"))
@@ -237,10 +261,21 @@ impl Upstream {
                 }
                 builder.spawn(cmd).await
             }
+            Transport::Http {
+                url,
+                headers,
+                kind: HttpKind::Ndjson,
+            } => {
+                let config = ConnectionConfig {
+                    request_timeout: Some(self.config.timeout),
+                    ..ConnectionConfig::default()
+                };
+                crate::ndjson::connect(builder, url, headers, config).await
+            }
             Transport::Http { url, headers, kind } => {
                 let config = HttpClientConfig {
                     transport: match kind {
-                        HttpKind::Auto => HttpTransportKind::Auto,
+                        HttpKind::Auto | HttpKind::Ndjson => HttpTransportKind::Auto,
                         HttpKind::StreamableHttp => HttpTransportKind::StreamableHttp,
                         HttpKind::LegacySse => HttpTransportKind::LegacySse,
                     },
@@ -252,8 +287,56 @@ impl Upstream {
                 };
                 builder.connect_http(url, config).await
             }
+            Transport::OpenApi {
+                spec,
+                base_url,
+                headers,
+            } => {
+                let server =
+                    openapi_server(spec.clone(), base_url.clone(), headers, self.config.timeout)
+                        .await?;
+                // The bridge is a runtime server in this process: the client reaches it over a pipe, so
+                // every call takes the same path (relay, progress, cancel) as any other upstream's.
+                let (client_end, server_end) = tokio::io::duplex(PIPE_BYTES);
+                let (sr, sw) = tokio::io::split(server_end);
+                tokio::spawn(async move {
+                    let why = server.serve(sr, sw).await;
+                    tracing::debug!("OpenAPI bridge ended: {why}");
+                });
+                let (cr, cw) = tokio::io::split(client_end);
+                builder.connect(cr, cw).await
+            }
         }
     }
+}
+
+/// The buffer of the in-process pipe to an OpenAPI bridge.
+const PIPE_BYTES: usize = 1 << 16;
+
+/// Loads an OpenAPI spec (on a blocking thread: specs can be large) and builds the bridge's server.
+async fn openapi_server(
+    spec: std::path::PathBuf,
+    base_url: Option<String>,
+    headers: &std::collections::BTreeMap<String, String>,
+    timeout: std::time::Duration,
+) -> Result<mcp_runtime::Server, Error> {
+    let config = BridgeConfig {
+        headers: headers
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect(),
+        timeout,
+        ..BridgeConfig::new(base_url.unwrap_or_default())
+    };
+    let bridge = tokio::task::spawn_blocking(move || {
+        Bridge::from_spec(&spec, &ConvertOptions::default(), config)
+            .map_err(|e| Error::Io(format!("OpenAPI spec {}: {e}", spec.display())))
+    })
+    .await
+    .map_err(|e| Error::Io(format!("loading the OpenAPI spec failed: {e}")))??;
+    bridge
+        .server()
+        .map_err(|e| Error::Io(format!("OpenAPI bridge: {e}")))
 }
 
 fn unavailable(name: &str, why: &str) -> ErrorObject {

@@ -3,14 +3,14 @@
 
 mod common;
 
-use common::{config, connect, eventually, example_bin, names};
+use common::{config, connect, eventually, example_bin, example_file, names, serve_example};
 use mcp_gateway::Gateway;
 use mcp_runtime::client::{CallOptions, Client, Era};
 use mcp_runtime::protocol::{
     CallToolResult, CreateMessageParams, CreateMessageResult, ElicitAction, ElicitParams,
     ElicitResult, ErrorObject, ProgressParams, Role, Root, Tool,
 };
-use mcp_runtime::server::{Arguments, ToolRoute};
+use mcp_runtime::server::{Arguments, Eras, ToolRoute};
 use mcp_runtime::{Context, Error, Server};
 use serde_json::json;
 use std::sync::{Arc, Mutex};
@@ -443,4 +443,138 @@ async fn prompts_and_resources_are_aggregated_and_routed() {
         Err(Error::Rpc(e)) => assert!(e.code == -32002 || e.code == -32602, "{e:?}"),
         other => panic!("{other:?}"),
     }
+}
+
+/// A tool that waits `delayMs`, then asks the client for its name and returns it.
+fn ask_name() -> ToolRoute {
+    ToolRoute::new(
+        Tool::new(
+            "ask",
+            "asks the caller's name",
+            json!({"type": "object", "properties": {"delayMs": {"type": "integer"}}})
+                .as_object()
+                .unwrap()
+                .clone(),
+        ),
+        |args: Arguments, ctx: Context| async move {
+            let v: serde_json::Value = args.parse().unwrap_or_default();
+            tokio::time::sleep(Duration::from_millis(v["delayMs"].as_u64().unwrap_or(0))).await;
+            let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}});
+            let r = ctx
+                .elicit(ElicitParams::form(
+                    "who are you?",
+                    schema.as_object().unwrap().clone(),
+                ))
+                .await
+                .map_err(|e| ErrorObject::internal(e.to_string()))?;
+            let name = r.content.unwrap_or_default()["name"].clone();
+            Ok(CallToolResult::text(
+                name.as_str().unwrap_or("?").to_string(),
+            ))
+        },
+    )
+}
+
+/// A downstream client that answers every elicitation with `name`, after `delay`.
+fn named(name: &'static str, delay: Duration, era: Era) -> mcp_runtime::client::ClientBuilder {
+    Client::builder()
+        .era(era)
+        .elicitation(move |_p: ElicitParams| async move {
+            tokio::time::sleep(delay).await;
+            Ok::<_, ErrorObject>(ElicitResult {
+                action: ElicitAction::Accept,
+                content: json!({ "name": name }).as_object().cloned(),
+                meta: None,
+            })
+        })
+}
+
+#[tokio::test]
+async fn concurrent_calls_each_get_their_own_elicitation() {
+    // `a` asks late, while `b`'s question (asked early, answered slowly) is still open: `b` is then
+    // the newest call on the upstream, and `a`'s question must still reach `a`'s client. The upstream
+    // is a Streamable HTTP server (handshake era: the question arrives on the answer stream of `a`'s
+    // POST; 2026-07-28: it is an input request in `a`'s own `input_required` result).
+    for upstream_era in [Eras::LegacyOnly, Eras::ModernOnly] {
+        for downstream_era in [Era::Legacy, Era::Modern] {
+            let upstream = Server::builder()
+                .tool(ask_name())
+                .eras(upstream_era)
+                .build()
+                .unwrap();
+            let url = http_upstream(upstream).await;
+            let gw = Gateway::start(config(json!({"mcpServers": {"up": {"url": url}}}))).await;
+            let a = connect(&gw, named("ada", Duration::ZERO, downstream_era)).await;
+            let b = connect(
+                &gw,
+                named("bob", Duration::from_millis(800), downstream_era),
+            )
+            .await;
+            let first =
+                tokio::spawn(async move { a.call_tool("ask", json!({"delayMs": 400})).await });
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            let second = b.call_tool("ask", json!({"delayMs": 0})).await.unwrap();
+            let first = first.await.unwrap().unwrap();
+            let what = format!("{upstream_era:?} upstream, {downstream_era:?} downstream");
+            assert_eq!(text(&first), "ada", "{what}");
+            assert_eq!(text(&second), "bob", "{what}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_openapi_upstream_is_served_through_the_bridge() {
+    let secret = "s3cret-weather-key";
+    let (_api, addr) = serve_example("gateway_weather", &[("WEATHER_API_KEY", secret)]).await;
+    let spec = example_file("gateway/weather.yaml");
+    let gw = Gateway::start(config(json!({"mcpServers": {
+        "weather": {"openapi": spec, "baseUrl": format!("http://{addr}"), "headers": {"X-Api-Key": secret}},
+        "bench": {"command": bench()},
+    }})))
+    .await;
+    let client = connect(&gw, Client::builder()).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let get = tools
+        .iter()
+        .find(|t| t.name == "weather_weather_get")
+        .unwrap_or_else(|| panic!("{:?}", names(&tools)));
+    // The secret header is no argument of the tool: the gateway adds it.
+    assert_eq!(get.input_schema["required"], json!(["city"]), "{get:?}");
+    assert!(!serde_json::to_string(get).unwrap().contains("X-Api-Key"));
+
+    let mut seen = Vec::new();
+    let r = client
+        .call_tool("weather_weather_get", json!({"city": "Tokyo"}))
+        .await
+        .unwrap();
+    seen.push(r.clone());
+    assert_eq!(r.is_error, None, "{r:?}");
+    assert_eq!(
+        r.structured_content,
+        Some(json!({"city": "Tokyo", "temp": 30.1, "unit": "C"}))
+    );
+    // An API error is a tool error that keeps the HTTP status; bad arguments never reach the API.
+    let r = client
+        .call_tool("weather_weather_get", json!({"city": "Atlantis"}))
+        .await
+        .unwrap();
+    seen.push(r.clone());
+    assert_eq!(r.is_error, Some(true));
+    assert!(text(&r).contains("404"), "{r:?}");
+    let r = client
+        .call_tool("weather_weather_get", json!({"town": "Tokyo"}))
+        .await
+        .unwrap();
+    assert_eq!(r.is_error, Some(true));
+    assert!(text(&r).contains("city"), "{r:?}");
+    seen.push(r);
+    for r in &seen {
+        assert!(!serde_json::to_string(r).unwrap().contains(secret), "{r:?}");
+    }
+    // The other upstream is unaffected.
+    let r = client
+        .call_tool("bench_echo", json!({"text": "hi"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&r), "hi");
 }

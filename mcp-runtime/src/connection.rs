@@ -36,6 +36,10 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
 
+/// The method of a streamed piece of an answer (`{"id": <request id>, "delta": ...}`), as servers of
+/// the NDJSON streaming dialect send it; read as progress of that request (see [`Peer::dispatch`]).
+pub const EVENT_DELTA: &str = "event/delta";
+
 /// Tuning of one connection.
 #[derive(Debug, Clone)]
 pub struct ConnectionConfig {
@@ -139,6 +143,10 @@ pub struct RequestIn<'a> {
     pub params: Option<&'a RawValue>,
     /// Cancelled by `notifications/cancelled`, or when the peer goes away.
     pub token: &'a CancellationToken,
+    /// The request of ours this one was sent on behalf of, when the transport tells (a Streamable HTTP
+    /// server sends it on the answer stream of that request's POST); `None` on stdio and other single
+    /// streams, whose wire carries no such association.
+    pub related: Option<&'a RequestId>,
 }
 
 /// The service side of a connection: what to do with requests and notifications from the peer.
@@ -160,6 +168,8 @@ type ProgressCallback = Arc<dyn Fn(ProgressParams) + Send + Sync>;
 struct Pending {
     calls: HashMap<RequestId, PendingSender>,
     progress: HashMap<ProgressToken, ProgressCallback>,
+    /// `event/delta` frames seen per request with a progress callback (their progress number).
+    deltas: HashMap<ProgressToken, u64>,
     closed: Option<String>,
 }
 
@@ -229,6 +239,7 @@ impl Peer {
             pending: Mutex::new(Pending {
                 calls: HashMap::new(),
                 progress: HashMap::new(),
+                deltas: HashMap::new(),
                 closed: None,
             }),
             next_id: AtomicI64::new(0),
@@ -388,6 +399,7 @@ impl Peer {
     fn finish_pending(&self, id: &RequestId) -> Option<PendingSender> {
         let mut p = lock(&self.shared.pending);
         p.progress.remove(id);
+        p.deltas.remove(id);
         p.calls.remove(id)
     }
 
@@ -400,6 +412,7 @@ impl Peer {
             }
             p.closed = Some(reason.clone());
             p.progress.clear();
+            p.deltas.clear();
             std::mem::take(&mut p.calls)
         };
         for (_, tx) in calls {
@@ -420,6 +433,31 @@ impl Peer {
         self.dispatch_charged(msg, Charge::none(), handler).await
     }
 
+    /// Dispatches one decoded message that arrived on the answer stream of our request `related` (a
+    /// request in it is handed to the handler with [`RequestIn::related`] set).
+    pub async fn dispatch_related(
+        &self,
+        msg: Incoming<'_>,
+        related: Option<&RequestId>,
+        handler: &Arc<dyn Handler>,
+    ) {
+        match msg {
+            Incoming::Request { id, method, params } => {
+                self.dispatch_request(
+                    id,
+                    &method,
+                    params,
+                    handler,
+                    Sink::Writer,
+                    Charge::none(),
+                    related,
+                )
+                .await
+            }
+            other => self.dispatch_charged(other, Charge::none(), handler).await,
+        }
+    }
+
     /// Dispatches one decoded message holding `charge` (its bytes on the budget) until it is answered.
     pub async fn dispatch_charged(
         &self,
@@ -429,7 +467,7 @@ impl Peer {
     ) {
         match msg {
             Incoming::Request { id, method, params } => {
-                self.dispatch_request(id, &method, params, handler, Sink::Writer, charge)
+                self.dispatch_request(id, &method, params, handler, Sink::Writer, charge, None)
                     .await
             }
             Incoming::Notification { method, params } => {
@@ -482,6 +520,42 @@ impl Peer {
                     }
                 }
             }
+            EVENT_DELTA => {
+                // The streaming dialect some servers speak (NDJSON over HTTP or stdio): `{id, delta}`
+                // is a piece of the answer to our request `id`. It reaches that request's progress
+                // callback as progress, numbered in order, with the delta as the message.
+                #[derive(serde::Deserialize)]
+                struct Delta {
+                    id: ProgressToken,
+                    delta: serde_json::Value,
+                }
+                let Ok(d) = framing::parse_params::<Delta>(params) else {
+                    return handler.notification(method, params);
+                };
+                let found = {
+                    let mut p = lock(&self.shared.pending);
+                    match p.progress.get(&d.id).cloned() {
+                        Some(cb) => {
+                            let n = p.deltas.entry(d.id.clone()).or_insert(0);
+                            *n += 1;
+                            Some((cb, *n))
+                        }
+                        None => None,
+                    }
+                };
+                match found {
+                    Some((cb, n)) => cb(ProgressParams {
+                        progress_token: d.id,
+                        progress: n as f64,
+                        total: None,
+                        message: Some(match d.delta {
+                            serde_json::Value::String(s) => s,
+                            other => other.to_string(),
+                        }),
+                    }),
+                    None => handler.notification(method, params),
+                }
+            }
             _ => handler.notification(method, params),
         }
     }
@@ -505,6 +579,7 @@ impl Peer {
         handler: &Arc<dyn Handler>,
         sink: Sink,
         charge: Charge,
+        related: Option<&RequestId>,
     ) {
         // A token of its own (a child of `closed` would cost a lock on every request and every drop):
         // the connection's close cancels every registered token instead.
@@ -514,6 +589,7 @@ impl Peer {
             method,
             params,
             token: &token,
+            related,
         });
         let (fut, cancellable) = match reply {
             Reply::Now(r) => {
@@ -649,6 +725,7 @@ impl Peer {
                         handler,
                         Sink::Collect(tx.clone()),
                         item_charge,
+                        None,
                     )
                     .await;
                 }

@@ -37,6 +37,14 @@ pub fn example_bin(name: &str) -> PathBuf {
                 "bench-server",
                 "--bin",
                 "everything-server",
+                "--bin",
+                "gateway_weather",
+                "--bin",
+                "gateway_extract",
+                "--bin",
+                "gateway_summarize",
+                "--bin",
+                "gateway_report",
             ])
             .arg("--target-dir")
             .arg(dir.parent().expect("target root"));
@@ -96,4 +104,34 @@ pub async fn eventually(limit: Duration, what: &str, mut f: impl FnMut() -> bool
         assert!(t0.elapsed() < limit, "timed out waiting for {what}");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// An example binary that serves on a loopback port and prints `listening on ADDR` first: the child
+/// (killed when dropped) and its address.
+pub async fn serve_example(name: &str, env: &[(&str, &str)]) -> (tokio::process::Child, String) {
+    use tokio::io::AsyncBufReadExt;
+    let mut child = tokio::process::Command::new(example_bin(name))
+        .envs(env.iter().copied())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("spawn the example");
+    let stdout = child.stdout.take().expect("stdout");
+    let mut line = String::new();
+    tokio::io::BufReader::new(stdout)
+        .read_line(&mut line)
+        .await
+        .expect("read the address");
+    let addr = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap_or_else(|| panic!("{name} printed {line:?}"))
+        .to_string();
+    (child, addr)
+}
+
+/// A file of the examples crate (`examples/<rel>`).
+pub fn example_file(rel: &str) -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples")).join(rel)
 }

@@ -5,7 +5,7 @@
 //! is answered and the request retried with a new id (up to the round limit), and an
 //! `UnsupportedProtocolVersion` (`-32022`) moves the client to a version the server lists and retries once.
 
-use super::{era, mrtr, CallOptions, Client};
+use super::{era, mrtr, CallOptions, Client, RouteKey};
 use crate::connection::RequestOptions;
 use crate::error::Error;
 use crate::framing::to_raw;
@@ -71,8 +71,17 @@ impl Client {
                 None
             },
         };
+        // The server's requests that belong to this call reach its own handlers, if it has some.
+        let route = |id: &RequestId| {
+            opts.handlers.as_ref().map(|h| {
+                self.shared
+                    .routes
+                    .enter(RouteKey::Request(id.clone()), h.clone())
+            })
+        };
         let Some(meta) = &self.modern else {
             let id = self.peer.next_id();
+            let _route = route(&id);
             let raw = if opts.on_progress.is_some() {
                 let mut p = object(params)?;
                 with_progress_token(&mut p, &id);
@@ -96,8 +105,13 @@ impl Client {
         let mut version_retried = false;
         loop {
             let id = self.peer.next_id();
+            let _route = route(&id);
             let mut attempt = params.clone();
-            meta.stamp(&mut attempt, self.protocol_version());
+            meta.stamp_as(
+                &mut attempt,
+                self.protocol_version(),
+                opts.capabilities.as_ref(),
+            );
             if opts.on_progress.is_some() {
                 with_progress_token(&mut attempt, &id);
             }
@@ -150,7 +164,8 @@ impl Client {
                     let ir = mrtr::read_input_required(result.get(), method)?;
                     let responses = match ir.input_requests {
                         Some(requests) => {
-                            Some(mrtr::answer_all(&self.shared.handlers, requests).await?)
+                            let handlers = self.shared.handlers.with(opts.handlers.as_ref());
+                            Some(mrtr::answer_all(&handlers, requests).await?)
                         }
                         None => None,
                     };

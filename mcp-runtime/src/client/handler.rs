@@ -100,6 +100,67 @@ where
     }
 }
 
+/// Handlers for the server's requests that belong to one call (see [`super::CallOptions::handlers`]):
+/// each one set answers in place of the client's own for that call. A request belongs to a call when
+/// the wire says so: an input request of its 2026-07-28 `input_required` result or task, a request the
+/// server sent on the Streamable HTTP answer stream of its POST, or one tagged with a 2025-11-25 task
+/// the call is following. Requests that name no call (stdio and the legacy SSE stream carry no such
+/// association) go to the client's handlers. Capabilities are still the client's: a handler set here
+/// for a capability the client did not declare is not used.
+#[derive(Clone, Default)]
+pub struct CallHandlers {
+    /// Answers `sampling/createMessage` for this call.
+    pub sampling: Option<Arc<dyn SamplingHandler>>,
+    /// Answers `elicitation/create` for this call.
+    pub elicitation: Option<Arc<dyn ElicitationHandler>>,
+    /// Answers `roots/list` for this call.
+    pub roots: Option<Arc<dyn RootsHandler>>,
+}
+
+/// What a call-scoped request is routed by.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub(crate) enum RouteKey {
+    /// One of our requests in flight (its POST's answer stream carried the server's request).
+    Request(RequestId),
+    /// A 2025-11-25 task a call is following (`_meta["io.modelcontextprotocol/related-task"]`).
+    Task(String),
+}
+
+/// The call-scoped handlers of the calls in flight, by what routes to them.
+#[derive(Clone, Default)]
+pub(crate) struct CallRoutes(Arc<Mutex<std::collections::HashMap<RouteKey, CallHandlers>>>);
+
+/// Removes a route when its call ends, on every path.
+pub(crate) struct RouteGuard {
+    routes: CallRoutes,
+    key: RouteKey,
+}
+
+impl Drop for RouteGuard {
+    fn drop(&mut self) {
+        self.routes.lock().remove(&self.key);
+    }
+}
+
+impl CallRoutes {
+    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<RouteKey, CallHandlers>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Routes the server's requests related to `key` to `handlers` until the guard drops.
+    pub(crate) fn enter(&self, key: RouteKey, handlers: CallHandlers) -> RouteGuard {
+        self.lock().insert(key.clone(), handlers);
+        RouteGuard {
+            routes: self.clone(),
+            key,
+        }
+    }
+
+    fn get(&self, key: &RouteKey) -> Option<CallHandlers> {
+        self.lock().get(key).cloned()
+    }
+}
+
 /// The handlers a client registered, shared by the legacy request path and the MRTR path.
 #[derive(Clone, Default)]
 pub(crate) struct Handlers {
@@ -113,6 +174,24 @@ pub(crate) struct Handlers {
 }
 
 impl Handlers {
+    /// These handlers with a call's own in place of those it sets (only for capabilities declared).
+    pub(crate) fn with(&self, call: Option<&CallHandlers>) -> Handlers {
+        let mut h = self.clone();
+        let Some(call) = call else { return h };
+        if let (Some(_), Some(s)) = (&h.sampling, &call.sampling) {
+            h.sampling = Some(s.clone());
+        }
+        if let (Some(_), Some(e)) = (&h.elicitation, &call.elicitation) {
+            h.elicitation = Some(e.clone());
+        }
+        if h.roots.is_some() || h.roots_handler.is_some() {
+            if let Some(r) = &call.roots {
+                h.roots_handler = Some(r.clone());
+            }
+        }
+        h
+    }
+
     /// Answers one request of the server, whichever era carried it. `Err` is the JSON-RPC error a
     /// handshake-era server gets (a 2026 call fails with it instead: input requests have no error slot).
     /// `key`: the input request's key (2026-07-28), `None` for a handshake-era request.
@@ -168,6 +247,27 @@ impl Handlers {
     }
 }
 
+/// The task a request is tagged with (`_meta["io.modelcontextprotocol/related-task"].taskId`).
+fn related_task(params: Option<&RawValue>) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct P {
+        #[serde(rename = "_meta")]
+        meta: Option<M>,
+    }
+    #[derive(serde::Deserialize)]
+    struct M {
+        #[serde(rename = "io.modelcontextprotocol/related-task")]
+        task: Option<T>,
+    }
+    #[derive(serde::Deserialize)]
+    struct T {
+        #[serde(rename = "taskId")]
+        task_id: String,
+    }
+    let p: P = serde_json::from_str(params?.get()).ok()?;
+    p.meta?.task.map(|t| t.task_id)
+}
+
 fn not_declared(
     method: &str,
     capability: &str,
@@ -182,6 +282,7 @@ fn not_declared(
 /// notifications, routing those of a `subscriptions/listen` stream to their subscription.
 pub(crate) struct ClientHandler {
     pub(crate) handlers: Handlers,
+    pub(crate) routes: CallRoutes,
     pub(crate) notifications: broadcast::Sender<ServerNotification>,
     pub(crate) subscriptions: Subscriptions,
     pub(crate) cache: Option<Arc<ResultCache>>,
@@ -198,9 +299,15 @@ impl Handler for ClientHandler {
             methods::ROOTS_LIST => Ok(InputRequest::ListRoots),
             other => return Reply::Now(Err(ErrorObject::method_not_found(other))),
         };
+        // The call this request belongs to: the POST whose answer stream carried it, or the task it
+        // is tagged with.
+        let call = req
+            .related
+            .and_then(|id| self.routes.get(&RouteKey::Request(id.clone())))
+            .or_else(|| related_task(req.params).and_then(|t| self.routes.get(&RouteKey::Task(t))));
         match input {
             Ok(input) => Reply::Spawn {
-                fut: self.handlers.answer(None, input),
+                fut: self.handlers.with(call.as_ref()).answer(None, input),
                 cancellable: true,
             },
             Err(e) => Reply::Now(Err(e)),

@@ -30,7 +30,7 @@ mod tool_headers;
 
 pub use child::StderrMode;
 pub use era::{Era, EraCache};
-pub use handler::{ElicitationHandler, RootsHandler, SamplingHandler};
+pub use handler::{CallHandlers, ElicitationHandler, RootsHandler, SamplingHandler};
 pub use listen::Subscription;
 pub use skills::LoadedSkill;
 pub use supervisor::{RestartPolicy, Supervisor};
@@ -42,7 +42,7 @@ use crate::error::Error;
 use crate::protocol::*;
 use cache::ResultCache;
 use era::{Negotiated, Setup};
-use handler::{ClientHandler, Handlers};
+use handler::{CallRoutes, ClientHandler, Handlers, RouteKey};
 use listen::Subscriptions;
 use modern::ModernMeta;
 use serde::de::DeserializeOwned;
@@ -68,6 +68,15 @@ pub struct CallOptions {
     pub timeout: Option<Duration>,
     /// Receives `notifications/progress` for this call (a progress token is attached).
     pub on_progress: Option<Arc<dyn Fn(ProgressParams) + Send + Sync>>,
+    /// Answers the server's sampling, elicitation and roots requests that belong to this call, in
+    /// place of the client's handlers (a gateway relays them to the caller that made the call). See
+    /// [`CallHandlers`] for when a request is known to belong to a call.
+    pub handlers: Option<CallHandlers>,
+    /// The capabilities this call declares in place of the client's (2026-07-28, where each request
+    /// carries its own; ignored in the handshake era, whose capabilities were fixed at `initialize`). A
+    /// gateway declares its caller's, so that the server asks only for input the caller can give. The
+    /// tasks extension follows the client's setting.
+    pub capabilities: Option<ClientCapabilities>,
 }
 
 /// What a transport needs to drive a client (see [`ClientBuilder::parts`]).
@@ -91,6 +100,7 @@ pub struct TransportInfo {
 #[derive(Clone)]
 struct Shared {
     handlers: Handlers,
+    routes: CallRoutes,
     notifications: broadcast::Sender<ServerNotification>,
     subscriptions: Subscriptions,
     cache: Option<Arc<ResultCache>>,
@@ -354,12 +364,14 @@ impl ClientBuilder {
         let (tx, _) = broadcast::channel(1024);
         let shared = Shared {
             handlers: self.handlers.clone(),
+            routes: CallRoutes::default(),
             notifications: tx,
             subscriptions: Subscriptions::default(),
             cache: self.cache.then(|| Arc::new(ResultCache::default())),
         };
         let handler = ClientHandler {
             handlers: shared.handlers.clone(),
+            routes: shared.routes.clone(),
             notifications: shared.notifications.clone(),
             subscriptions: shared.subscriptions.clone(),
             cache: shared.cache.clone(),
@@ -567,7 +579,7 @@ impl Client {
         };
         if answer.task {
             let task: DetailedTask = call::decode(methods::TOOLS_CALL, &answer.raw)?;
-            return self.task_result_of(task, opts.timeout).await;
+            return self.task_result_of(task, &opts).await;
         }
         call::decode(methods::TOOLS_CALL, &answer.raw)
     }
@@ -616,13 +628,24 @@ impl Client {
     }
 
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, Error> {
-        self.cached_list(
+        self.read_resource_with(uri, &CallOptions::default()).await
+    }
+
+    /// `resources/read` with call options: its own handlers for the input the server asks for, the
+    /// capabilities it declares (see [`CallOptions`]).
+    pub async fn read_resource_with(
+        &self,
+        uri: &str,
+        opts: &CallOptions,
+    ) -> Result<ReadResourceResult, Error> {
+        self.cached_call(
             methods::RESOURCES_READ,
             Some(uri),
             &ResourceUriParams {
                 uri: uri.into(),
                 meta: None,
             },
+            opts,
         )
         .await
     }
@@ -717,20 +740,30 @@ impl Client {
         name: &str,
         arguments: std::collections::BTreeMap<String, String>,
     ) -> Result<GetPromptResult, Error> {
+        self.get_prompt_with(name, arguments, &CallOptions::default())
+            .await
+    }
+
+    /// `prompts/get` with call options: its own handlers for the input the server asks for, the
+    /// capabilities it declares (see [`CallOptions`]).
+    pub async fn get_prompt_with(
+        &self,
+        name: &str,
+        arguments: std::collections::BTreeMap<String, String>,
+        opts: &CallOptions,
+    ) -> Result<GetPromptResult, Error> {
         let args = if arguments.is_empty() {
             None
         } else {
             Some(arguments)
         };
-        self.request(
-            methods::PROMPTS_GET,
-            &GetPromptParams {
-                name: name.into(),
-                arguments: args,
-                meta: None,
-            },
-        )
-        .await
+        let params = GetPromptParams {
+            name: name.into(),
+            arguments: args,
+            meta: None,
+        };
+        let answer = self.call(methods::PROMPTS_GET, &params, opts).await?;
+        call::decode(methods::PROMPTS_GET, &answer.raw)
     }
 
     pub async fn complete(&self, params: CompleteParams) -> Result<CompleteResult, Error> {
@@ -790,11 +823,22 @@ impl Client {
         key: Option<&str>,
         params: &P,
     ) -> Result<R, Error> {
+        self.cached_call(method, key, params, &CallOptions::default())
+            .await
+    }
+
+    async fn cached_call<P: Serialize, R: DeserializeOwned>(
+        &self,
+        method: &str,
+        key: Option<&str>,
+        params: &P,
+        opts: &CallOptions,
+    ) -> Result<R, Error> {
         let key = key.unwrap_or("");
         if let Some(raw) = self.shared.cache.as_ref().and_then(|c| c.get(method, key)) {
             return call::decode(method, &raw);
         }
-        let answer = self.call(method, params, &CallOptions::default()).await?;
+        let answer = self.call(method, params, opts).await?;
         if let (Some(c), false) = (&self.shared.cache, answer.retried) {
             c.put(method, key, &answer.raw);
         }

@@ -12,6 +12,8 @@ pub(crate) struct ModernMeta {
     capabilities: Value,
     info: Value,
     log_level: Mutex<Option<LoggingLevel>>,
+    /// Whether the tasks extension is declared.
+    tasks: bool,
 }
 
 impl ModernMeta {
@@ -21,6 +23,23 @@ impl ModernMeta {
                 .unwrap_or_else(|_| Value::Object(JsonObject::new())),
             info: serde_json::to_value(info).unwrap_or(Value::Null),
             log_level: Mutex::new(None),
+            tasks,
+        }
+    }
+
+    /// [`ModernMeta::stamp`], declaring `capabilities` instead of the client's when given (one call's
+    /// own, see `CallOptions::capabilities`).
+    pub(crate) fn stamp_as(
+        &self,
+        params: &mut JsonObject,
+        version: ProtocolVersion,
+        capabilities: Option<&ClientCapabilities>,
+    ) {
+        self.stamp(params, version);
+        if let (Some(c), Some(Value::Object(meta))) = (capabilities, params.get_mut("_meta")) {
+            if let Ok(v) = serde_json::to_value(modern_capabilities(c, self.tasks)) {
+                meta.insert(keys::CLIENT_CAPABILITIES.into(), v);
+            }
         }
     }
 

@@ -7,7 +7,7 @@
 //! `resultType: "task"`; `tasks/get` polls and inlines the result, the error or the input the task
 //! needs, which the client answers through its handlers with `tasks/update`; `tasks/cancel` cancels.
 
-use super::{call, mrtr, CallOptions, Client};
+use super::{call, mrtr, CallOptions, Client, RouteKey};
 use crate::error::Error;
 use crate::protocol::*;
 use serde::Serialize;
@@ -51,6 +51,20 @@ impl Client {
         arguments: impl Serialize,
         ttl_ms: Option<u64>,
     ) -> Result<TaskStart, Error> {
+        self.call_tool_as_task_with(name, arguments, ttl_ms, &CallOptions::default())
+            .await
+    }
+
+    /// [`Client::call_tool_as_task`] with call options: a timeout for the call that creates the task,
+    /// progress, and handlers for the input the server asks before the task exists (follow the task
+    /// with [`Client::task_result_with`] and the same options).
+    pub async fn call_tool_as_task_with(
+        &self,
+        name: &str,
+        arguments: impl Serialize,
+        ttl_ms: Option<u64>,
+        opts: &CallOptions,
+    ) -> Result<TaskStart, Error> {
         let arguments =
             serde_json::to_value(arguments).map_err(|e| Error::Protocol(e.to_string()))?;
         if self.is_modern() {
@@ -60,9 +74,7 @@ impl Client {
                 ));
             }
             let params = serde_json::json!({"name": name, "arguments": arguments});
-            let answer = self
-                .call(methods::TOOLS_CALL, &params, &CallOptions::default())
-                .await?;
+            let answer = self.call(methods::TOOLS_CALL, &params, opts).await?;
             return if answer.task {
                 Ok(TaskStart::Task(call::decode(
                     methods::TOOLS_CALL,
@@ -92,9 +104,7 @@ impl Client {
             task.insert("ttl".into(), ttl.into());
         }
         let params = serde_json::json!({"name": name, "arguments": arguments, "task": task});
-        let answer = self
-            .call(methods::TOOLS_CALL, &params, &CallOptions::default())
-            .await?;
+        let answer = self.call(methods::TOOLS_CALL, &params, opts).await?;
         let v: serde_json::Value = call::decode(methods::TOOLS_CALL, &answer.raw)?;
         if v.get("task").is_some() {
             let created: CreateTaskResult = call::decode(methods::TOOLS_CALL, &answer.raw)?;
@@ -151,27 +161,47 @@ impl Client {
     /// Waits for a task's result: `tasks/result` (2025-11-25), or polling `tasks/get` at the server's
     /// interval and answering its input requests (2026-07-28). A failed task is its JSON-RPC error.
     pub async fn task_result(&self, task_id: &str) -> Result<CallToolResult, Error> {
+        self.task_result_with(task_id, &CallOptions::default())
+            .await
+    }
+
+    /// Like [`Client::task_result`], with the options of the call that made the task: its handlers
+    /// answer the task's input requests (2026) and the requests tagged with the task (2025-11-25), and
+    /// its timeout bounds the wait (2026).
+    pub async fn task_result_with(
+        &self,
+        task_id: &str,
+        opts: &CallOptions,
+    ) -> Result<CallToolResult, Error> {
         if !self.is_modern() {
+            let _route = opts.handlers.as_ref().map(|h| {
+                self.shared
+                    .routes
+                    .enter(RouteKey::Task(task_id.to_string()), h.clone())
+            });
             let params = TaskIdParams {
                 task_id: task_id.into(),
             };
-            let opts = CallOptions {
+            let wait = CallOptions {
                 timeout: Some(Duration::MAX),
-                on_progress: None,
+                ..opts.clone()
             };
-            let answer = self.call(methods::TASKS_RESULT, &params, &opts).await?;
+            let answer = self.call(methods::TASKS_RESULT, &params, &wait).await?;
             return call::decode(methods::TASKS_RESULT, &answer.raw);
         }
         let task = self.get_task(task_id).await?;
-        self.task_result_of(task, None).await
+        self.task_result_of(task, opts).await
     }
 
-    /// Follows a 2026 task from its latest known state to its result; `limit` bounds the wait.
+    /// Follows a 2026 task from its latest known state to its result; `opts.timeout` bounds the wait,
+    /// `opts.handlers` answer its input requests.
     pub(crate) async fn task_result_of(
         &self,
         mut task: DetailedTask,
-        limit: Option<Duration>,
+        opts: &CallOptions,
     ) -> Result<CallToolResult, Error> {
+        let limit = opts.timeout;
+        let handlers = self.shared.handlers.with(opts.handlers.as_ref());
         let started = Instant::now();
         let mut answered: BTreeSet<String> = BTreeSet::new();
         let mut rounds = 0u32;
@@ -219,7 +249,7 @@ impl Client {
                             )));
                         }
                         answered.extend(pending.keys().cloned());
-                        let responses = mrtr::answer_all(&self.shared.handlers, pending).await?;
+                        let responses = mrtr::answer_all(&handlers, pending).await?;
                         self.update_task(&task.task_id, responses).await?;
                         task = self.get_task(&task.task_id).await?;
                         continue;

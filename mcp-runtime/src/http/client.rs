@@ -545,7 +545,7 @@ impl Transport {
             return Posted::Done;
         }
         if !bytes.iter().all(u8::is_ascii_whitespace) {
-            self.deliver(&bytes, is_init.then_some(request_id).flatten())
+            self.deliver(&bytes, is_init.then_some(request_id).flatten(), request_id)
                 .await;
         }
         Posted::Done
@@ -587,7 +587,7 @@ impl Transport {
         // A response to this request (a result, or an error of any status): the caller's answer.
         if let Incoming::Response { id, .. } = framing::decode(&bytes) {
             if Some(&id) == request_id {
-                self.deliver(&bytes, None).await;
+                self.deliver(&bytes, None, None).await;
                 return Posted::Done;
             }
         }
@@ -666,7 +666,7 @@ impl Transport {
                 if ev.event.as_deref().is_some_and(|e| e != "message") {
                     continue;
                 }
-                if let Some(id) = self.deliver(ev.data.as_bytes(), init_id).await {
+                if let Some(id) = self.deliver(ev.data.as_bytes(), init_id, request_id).await {
                     if Some(&id) == request_id {
                         answered = true;
                     }
@@ -681,7 +681,14 @@ impl Transport {
     }
 
     /// Dispatches one JSON body (a message or an array of them). Returns the id of a response in it.
-    async fn deliver(&self, bytes: &[u8], init_id: Option<&RequestId>) -> Option<RequestId> {
+    /// `related`: the request whose POST answer carried it (the server's requests in it belong to that
+    /// request; `None` on the GET and legacy streams).
+    async fn deliver(
+        &self,
+        bytes: &[u8],
+        init_id: Option<&RequestId>,
+        related: Option<&RequestId>,
+    ) -> Option<RequestId> {
         let msg = framing::decode(bytes);
         let mut seen = None;
         let items: Vec<Vec<u8>> = match &msg {
@@ -706,7 +713,7 @@ impl Transport {
                 Incoming::Ignored => continue,
                 _ => {}
             }
-            self.peer.dispatch(m, &self.handler).await;
+            self.peer.dispatch_related(m, related, &self.handler).await;
         }
         seen
     }
@@ -949,7 +956,7 @@ impl Transport {
         let me = self.clone();
         tokio::spawn(async move {
             for ev in pending {
-                me.deliver(ev.data.as_bytes(), None).await;
+                me.deliver(ev.data.as_bytes(), None, None).await;
             }
             loop {
                 let chunk = tokio::select! {
@@ -960,7 +967,7 @@ impl Transport {
                 for ev in parser.feed(&chunk) {
                     if ev.event.as_deref().unwrap_or("message") == "message" {
                         let init_id = me.init_id();
-                        me.deliver(ev.data.as_bytes(), init_id.as_ref()).await;
+                        me.deliver(ev.data.as_bytes(), init_id.as_ref(), None).await;
                     }
                 }
             }
