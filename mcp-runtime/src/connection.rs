@@ -885,6 +885,8 @@ pub async fn write_loop<W: AsyncWrite + Unpin>(
             if let Some(tx) = o.written {
                 let _ = tx.send(());
             }
+            // A large frame's memory is warm: the next large message is framed in it.
+            crate::bufpool::give(o.frame);
         }
         if buf.capacity() > 4 * 1024 * 1024 {
             buf = Vec::with_capacity(64 * 1024);

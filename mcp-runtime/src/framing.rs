@@ -360,7 +360,7 @@ pub mod frame {
     }
 
     pub fn response(id: &RequestId, result: &RawValue) -> Vec<u8> {
-        let mut out = Vec::with_capacity(result.get().len() + 48);
+        let mut out = crate::bufpool::take(result.get().len() + 48);
         out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
         push_id(&mut out, id);
         out.extend_from_slice(b",\"result\":");
@@ -391,7 +391,7 @@ pub mod frame {
     }
 
     pub fn request(id: &RequestId, method: &str, params: Option<&RawValue>) -> Vec<u8> {
-        let mut out = Vec::with_capacity(64 + method.len() + params.map_or(0, |p| p.get().len()));
+        let mut out = crate::bufpool::take(64 + method.len() + params.map_or(0, |p| p.get().len()));
         out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
         push_id(&mut out, id);
         out.extend_from_slice(b",\"method\":");
@@ -405,7 +405,7 @@ pub mod frame {
     }
 
     pub fn notification(method: &str, params: Option<&RawValue>) -> Vec<u8> {
-        let mut out = Vec::with_capacity(48 + method.len() + params.map_or(0, |p| p.get().len()));
+        let mut out = crate::bufpool::take(48 + method.len() + params.map_or(0, |p| p.get().len()));
         out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":");
         let _ = serde_json::to_writer(&mut out, method);
         if let Some(p) = params {
@@ -428,16 +428,20 @@ pub(crate) fn serialize_long_str<S: serde::Serializer>(s: &str, ser: S) -> Resul
     if s.len() < LONG_STRING {
         return ser.serialize_str(s);
     }
-    let mut out = Vec::with_capacity(s.len() + 2);
+    // The escaped text is scratch (the serializer copies it): a warm buffer, given back after.
+    let mut out = crate::bufpool::take(s.len() + s.len() / 8 + 2);
     escape_json_str(s, &mut out);
     // SAFETY: escaping keeps valid UTF-8 valid (only ASCII bytes are inserted).
-    let json = unsafe { String::from_utf8_unchecked(out) };
+    let json = unsafe { std::str::from_utf8_unchecked(&out) };
     // serde_json's (and serde_json::Value's) serializers write a struct of this name verbatim: this is
     // how `RawValue` serializes itself, without re-parsing what we know is a valid JSON string.
     const RAW: &str = "$serde_json::private::RawValue";
-    let mut st = ser.serialize_struct(RAW, 1)?;
-    st.serialize_field(RAW, &json)?;
-    st.end()
+    let done = ser.serialize_struct(RAW, 1).and_then(|mut st| {
+        st.serialize_field(RAW, json)?;
+        st.end()
+    });
+    crate::bufpool::give(out);
+    done
 }
 
 /// Appends `s` as a JSON string (quotes included), escaping exactly what serde_json escapes.
@@ -503,9 +507,45 @@ pub fn escape_json_str(s: &str, out: &mut Vec<u8>) {
 
 /// Serializes a value to raw JSON. Serialization of our own types cannot fail in practice; if a user's
 /// type fails, the error becomes an internal error for that request alone.
+///
+/// The value is written into a per-thread scratch buffer that stays warm, then copied once into an
+/// allocation of exactly its size: serializing straight into a new `String` grows it by doubling, which
+/// for a large result means several fresh allocations (and page faults) and twice the memory.
 pub fn to_raw<T: serde::Serialize + ?Sized>(value: &T) -> Result<Box<RawValue>, ErrorObject> {
-    serde_json::value::to_raw_value(value)
-        .map_err(|e| ErrorObject::internal(format!("failed to serialize result: {e}")))
+    use std::cell::RefCell;
+    /// Scratch capacity kept between results; a larger one is freed after use.
+    const KEEP: usize = 4 * 1024 * 1024;
+    thread_local!(static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) });
+    /// Serializes already-valid JSON text verbatim (as `RawValue` itself does), without a re-parse.
+    struct Verbatim<'a>(&'a str);
+    impl serde::Serialize for Verbatim<'_> {
+        fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+            use serde::ser::SerializeStruct;
+            const RAW: &str = "$serde_json::private::RawValue";
+            let mut st = ser.serialize_struct(RAW, 1)?;
+            st.serialize_field(RAW, self.0)?;
+            st.end()
+        }
+    }
+    let failed =
+        |e: serde_json::Error| ErrorObject::internal(format!("failed to serialize result: {e}"));
+    SCRATCH.with(|cell| {
+        // A `Serialize` impl that itself calls `to_raw` finds the scratch in use: plain path.
+        let Ok(mut scratch) = cell.try_borrow_mut() else {
+            return serde_json::value::to_raw_value(value).map_err(failed);
+        };
+        scratch.clear();
+        let written = serde_json::to_writer(&mut *scratch, value);
+        let raw = written.map_err(failed).and_then(|()| {
+            // SAFETY: serde_json writes valid UTF-8.
+            let text = unsafe { std::str::from_utf8_unchecked(&scratch) };
+            serde_json::value::to_raw_value(&Verbatim(text)).map_err(failed)
+        });
+        if scratch.capacity() > KEEP {
+            *scratch = Vec::new();
+        }
+        raw
+    })
 }
 
 /// Where a serde_json error points, as a path in the style of serde_path_to_error (`filter.labels[2]`,

@@ -79,6 +79,7 @@
 //! schemas as the model sees them).
 
 pub mod budget;
+mod bufpool;
 pub mod cancel;
 pub mod client;
 pub mod codegen_support;
