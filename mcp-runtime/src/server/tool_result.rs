@@ -26,6 +26,7 @@ use std::marker::PhantomData;
 
 /// Return types that are content blocks rather than structured output.
 pub trait IntoContent {
+    /// The result: the value as content blocks, `isError` unset.
     fn into_call_tool_result(self) -> CallToolResult;
 }
 
@@ -143,6 +144,7 @@ impl<T: Serialize + JsonSchema> StructuredProbe for &SchemaProbe<T> {
     note = "implement `std::fmt::Display` (for example with `thiserror`), or return `anyhow::Result<T>`"
 )]
 pub trait ToolError {
+    /// The `isError: true` result the error becomes (its `Display` text, for `E: Display`).
     fn into_error_result(self) -> CallToolResult;
 }
 impl<E: Display> ToolError for E {
@@ -159,6 +161,7 @@ pub fn error_result<E: ToolError>(e: E) -> CallToolResult {
 /// What a `#[prompt]` function may return: `GetPromptResult`, `Vec<PromptMessage>`, one `PromptMessage`,
 /// a `String` (one user message), or a `Result` of these whose `Err` becomes an internal error.
 pub trait IntoPromptResult {
+    /// The prompt result, or the JSON-RPC error `prompts/get` answers with.
     fn into_prompt_result(self) -> Result<GetPromptResult, ErrorObject>;
 }
 impl IntoPromptResult for GetPromptResult {
@@ -196,6 +199,7 @@ impl<T: IntoPromptResult, E: Display> IntoPromptResult for Result<T, E> {
 /// `mime_type`), `ResourceContents`, `Vec<ResourceContents>`, `ReadResourceResult`, or a `Result` of
 /// these whose `Err` becomes an internal error.
 pub trait IntoResourceResult {
+    /// The `resources/read` result for `uri`, with `mime_type` the resource's declared type; or the JSON-RPC error the read answers with.
     fn into_resource_result(
         self,
         uri: &str,
