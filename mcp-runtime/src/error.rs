@@ -3,6 +3,7 @@
 use crate::protocol::ErrorObject;
 use std::time::Duration;
 
+/// Why a call through a [`crate::Peer`] or [`crate::Client`] failed.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum Error {
     /// The peer answered with a JSON-RPC error.
@@ -23,8 +24,10 @@ pub enum Error {
     /// A tool answered with `isError: true`.
     #[error("the tool reported an error: {0}")]
     Tool(String),
+    /// The transport failed: an I/O error, an HTTP error, an invalid URL or header; the text says which.
     #[error("{0}")]
     Io(String),
+    /// The peer broke the protocol (an answer that does not fit the request, a task that ended without a result...); the text says how.
     #[error("protocol error: {0}")]
     Protocol(String),
     /// Content read from the server is not what it promised (a skill file whose size, digest or front
@@ -53,4 +56,5 @@ impl From<ErrorObject> for Error {
     }
 }
 
+/// `std::result::Result` with [`Error`] as the default error type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -84,16 +84,21 @@ pub enum Grant {
 /// OAuth settings of the HTTP client.
 #[derive(Debug, Clone)]
 pub struct OAuthConfig {
+    /// `client_name` sent in dynamic client registration (default `mcp-runtime`).
     pub client_name: String,
+    /// Where the authorization server sends the user back with the code (default `http://localhost:3000/callback`); registered with the client.
     pub redirect_uri: String,
     /// A pre-registered client (no dynamic registration).
     pub client_id: Option<String>,
+    /// The pre-registered client's secret (`client_secret_basic`); `None` for a public client.
     pub client_secret: Option<String>,
     /// A Client ID Metadata Document URL, used as the client id where the server supports it.
     pub client_metadata_url: Option<String>,
     /// Authorization attempts for one request (a server that keeps refusing must not loop us).
     pub max_attempts: u32,
+    /// How the user's approval is obtained, for the authorization code grant.
     pub authorizer: Authorizer,
+    /// Which grant gets the tokens (default: authorization code with PKCE).
     pub grant: Grant,
     /// A PKCS#8 PEM key: the client authenticates with `private_key_jwt` assertions signed with it.
     pub private_key_pem: Option<String>,
