@@ -17,6 +17,8 @@
 //! assert!(generated.warnings.is_empty());
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod audit;
 pub mod build;
 pub mod check;

@@ -15,7 +15,9 @@ pub enum Source {
     Stdio(String),
     /// A Streamable HTTP endpoint, with extra headers (`Authorization: Bearer ...`).
     Url {
+        /// The endpoint's URL.
         url: String,
+        /// Headers sent with every request, as (name, value).
         headers: Vec<(String, String)>,
     },
 }

@@ -26,6 +26,8 @@
 //! assert!(conversion.warnings.is_empty());
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod bridge;
 pub mod document;
 pub mod filter;
@@ -220,6 +222,7 @@ pub enum BodyShape {
     Fields(Vec<Field>),
     /// The whole body is this argument (a non-object body, a map, a union).
     Whole {
+        /// The argument in the tool's input that holds the whole body.
         argument: String,
     },
 }

@@ -14,10 +14,20 @@ pub enum Error {
     Closed(String),
     /// No answer in time; `notifications/cancelled` was sent.
     #[error("{method} timed out after {after:?}")]
-    Timeout { method: String, after: Duration },
+    Timeout {
+        /// The request's method.
+        method: String,
+        /// How long it waited.
+        after: Duration,
+    },
     /// The result could not be decoded into the expected type.
     #[error("could not decode the result of {method}: {reason}")]
-    Decode { method: String, reason: String },
+    Decode {
+        /// The request's method.
+        method: String,
+        /// serde's message.
+        reason: String,
+    },
     /// The peer did not declare the capability this request needs.
     #[error("the peer did not declare the `{0}` capability")]
     CapabilityMissing(&'static str),
@@ -38,8 +48,11 @@ pub enum Error {
     /// no handler for it, or the handler failed. The call is not retried.
     #[error("could not answer the server's {method} input request {key:?}: {error}")]
     InputRequest {
+        /// The key the server gave the input request.
         key: String,
+        /// Its method (`elicitation/create`, `sampling/createMessage`, `roots/list`).
         method: String,
+        /// Why it could not be answered.
         error: ErrorObject,
     },
 }

@@ -10,10 +10,16 @@ use std::collections::BTreeMap;
 pub enum CompletionRef {
     /// An argument of the prompt with this name.
     #[serde(rename = "ref/prompt")]
-    Prompt { name: String },
+    Prompt {
+        /// The prompt's name.
+        name: String,
+    },
     /// A variable of the resource template with this URI template.
     #[serde(rename = "ref/resource")]
-    Resource { uri: String },
+    Resource {
+        /// The resource template's URI template (or a resource's URI).
+        uri: String,
+    },
 }
 
 /// The argument being completed and what the user typed so far.

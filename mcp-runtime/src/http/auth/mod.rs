@@ -69,14 +69,21 @@ pub enum Grant {
     ClientCredentials,
     /// A workload identity token traded for an access token (RFC 7523 JWT bearer, SEP-1933). A refusal is
     /// final: the grant is not retried, nor another one tried.
-    JwtBearer { assertion: String },
+    JwtBearer {
+        /// The signed JWT (the workload's identity token) sent as `assertion`.
+        assertion: String,
+    },
     /// Enterprise-managed authorization (SEP-990): the user's ID token from the enterprise IdP is
     /// exchanged at the IdP for an identity assertion grant (ID-JAG, RFC 8693), which the authorization
     /// server trades for an access token (JWT bearer grant, with the client's credentials).
     EnterpriseManaged {
+        /// The enterprise IdP's token endpoint, where the ID token is exchanged for an ID-JAG.
         idp_token_endpoint: String,
+        /// The user's ID token from the enterprise IdP.
         id_token: String,
+        /// The client's id at the IdP; `None` when the IdP needs none.
         idp_client_id: Option<String>,
+        /// The client's secret at the IdP; `None` for a public client.
         idp_client_secret: Option<String>,
     },
 }

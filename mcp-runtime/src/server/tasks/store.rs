@@ -166,12 +166,18 @@ pub enum TaskUpdate {
     Message(Option<String>),
     /// The handler ended: `completed` or `failed`, with what the request answered.
     Finish {
+        /// `Completed` or `Failed`.
         status: TaskStatus,
+        /// What the request answered.
         outcome: TaskOutcome,
+        /// The status message to set; `None` clears it.
         message: Option<String>,
     },
     /// `tasks/cancel` (or the end of the session that owned it).
-    Cancel { message: String },
+    Cancel {
+        /// The status message the cancelled task keeps.
+        message: String,
+    },
 }
 
 /// What a store answers an update with.
@@ -181,7 +187,9 @@ pub enum Updated {
     Missing,
     /// The task as it is now, and whether this update changed it (a terminal task never changes).
     Task {
+        /// The task after the update.
         record: Box<TaskRecord>,
+        /// Whether the update changed it.
         changed: bool,
     },
 }
