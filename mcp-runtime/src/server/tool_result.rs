@@ -76,6 +76,7 @@ pub fn structured<T: Serialize + ?Sized>(value: &T, wrapped: bool) -> CallToolRe
 pub struct Returned<T>(Cell<Option<T>>);
 
 impl<T> Returned<T> {
+    /// Wraps a value a tool returned.
     pub fn new(value: T) -> Self {
         Returned(Cell::new(Some(value)))
     }
@@ -87,6 +88,7 @@ impl<T> Returned<T> {
 /// First choice of the dispatch: content types (`(&Returned(v)).to_call_tool_result(..)` finds it by value).
 #[doc(hidden)]
 pub trait ContentReturn {
+    /// The value as content blocks (`wrapped` is unused).
     fn to_call_tool_result(&self, wrapped: bool) -> CallToolResult;
 }
 impl<T: IntoContent> ContentReturn for Returned<T> {
@@ -98,6 +100,7 @@ impl<T: IntoContent> ContentReturn for Returned<T> {
 /// Second choice (one more autoref): structured output.
 #[doc(hidden)]
 pub trait StructuredReturn {
+    /// The value as structured content, wrapped as `{"result": value}` when `wrapped`.
     fn to_call_tool_result(&self, wrapped: bool) -> CallToolResult;
 }
 impl<T: Serialize + JsonSchema> StructuredReturn for &Returned<T> {
@@ -111,6 +114,7 @@ impl<T: Serialize + JsonSchema> StructuredReturn for &Returned<T> {
 pub struct SchemaProbe<T: ?Sized>(PhantomData<fn() -> Box<T>>);
 
 impl<T: ?Sized> SchemaProbe<T> {
+    /// The probe of `T`.
     #[allow(clippy::new_without_default)]
     pub fn new() -> Self {
         SchemaProbe(PhantomData)
@@ -119,6 +123,7 @@ impl<T: ?Sized> SchemaProbe<T> {
 
 #[doc(hidden)]
 pub trait ContentProbe {
+    /// `None`: content types have no output schema.
     fn output_schema(&self, profile: SchemaProfile) -> Option<OutputSchema>;
 }
 impl<T: IntoContent> ContentProbe for SchemaProbe<T> {
@@ -129,6 +134,7 @@ impl<T: IntoContent> ContentProbe for SchemaProbe<T> {
 
 #[doc(hidden)]
 pub trait StructuredProbe {
+    /// The output schema of `T`, shaped by `profile`.
     fn output_schema(&self, profile: SchemaProfile) -> Option<OutputSchema>;
 }
 impl<T: Serialize + JsonSchema> StructuredProbe for &SchemaProbe<T> {
@@ -262,6 +268,7 @@ impl<T: IntoResourceResult, E: Display> IntoResourceResult for Result<T, E> {
 pub struct StringArg;
 
 impl StringArg {
+    /// The argument `name`, parsed; `-32602` when it is missing or does not parse.
     pub fn required<T: StringArgument>(
         name: &str,
         value: Option<&String>,
@@ -273,6 +280,7 @@ impl StringArg {
             .map_err(|e| ErrorObject::invalid_params(format!("Invalid argument `{name}`: {e}")))
     }
 
+    /// The argument `name`, parsed when present; `-32602` when it does not parse.
     pub fn optional<T: StringArgument>(
         name: &str,
         value: Option<&String>,
