@@ -9,7 +9,7 @@ pub mod prompts;
 mod registry;
 pub mod request_state;
 pub mod resources;
-pub mod session;
+mod session;
 pub mod skills;
 mod stamp;
 pub mod tasks;
