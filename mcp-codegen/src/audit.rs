@@ -66,7 +66,8 @@ pub fn estimate_tokens(bytes: usize) -> usize {
     bytes.div_ceil(4)
 }
 
-/// Audits tools as listed: each tool's bytes, estimated tokens and noise (titles, `$schema`, unresolved `$ref`s, odd formats, empty or repeated descriptions).
+/// Audits tools as listed: each tool's bytes, estimated tokens and noise (titles, `$schema`, unresolved
+/// `$ref`s, odd formats, empty or repeated descriptions).
 pub fn audit(tools: &[Tool]) -> Audit {
     let mut descriptions: BTreeMap<&str, usize> = BTreeMap::new();
     for t in tools {

@@ -45,7 +45,8 @@ pub struct Job<'a> {
     pub group: Option<String>,
 }
 
-/// A tool's module with every type generated locally (no shared module), at the file's root. Warnings go to `warnings`.
+/// A tool's module with every type generated locally (no shared module), at the file's root. Warnings go to
+/// `warnings`.
 pub fn tool_module(tool: &Tool, ident: String, warnings: &mut Vec<Warning>) -> ToolModule {
     tool_module_with(tool, ident, None, 0, warnings)
 }

@@ -121,7 +121,8 @@ pub struct Extras {
 pub const RENAME_MARK: u32 = 0xE000;
 
 impl<'a> Normalizer<'a> {
-    /// A normalizer for the tool `tool`, with `reserved` names no definition may take (`Params`, `Output`...).
+    /// A normalizer for the tool `tool`, with `reserved` names no definition may take (`Params`,
+    /// `Output`...).
     pub fn new(tool: &'a str, reserved: &[&str]) -> Self {
         let mut namer = Namer::default();
         for r in reserved {

@@ -69,7 +69,8 @@ pub struct BridgeConfig {
 }
 
 impl BridgeConfig {
-    /// A bridge to the API at `base_url`, with no extra headers, a 30 s timeout (10 s to connect) and response bodies cut at 4 MiB.
+    /// A bridge to the API at `base_url`, with no extra headers, a 30 s timeout (10 s to connect) and
+    /// response bodies cut at 4 MiB.
     pub fn new(base_url: impl Into<String>) -> Self {
         BridgeConfig {
             base_url: base_url.into(),

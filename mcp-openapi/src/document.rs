@@ -44,13 +44,15 @@ pub enum LoadError {
     /// The text (named first) parses neither as JSON nor as YAML; the parser's message.
     #[error("{0} is neither JSON nor YAML: {1}")]
     Syntax(String, String),
-    /// The document (named first) is JSON or YAML but not OpenAPI 3.0 or 3.1 (a Swagger 2.0 file, no `openapi` field...); the reason.
+    /// The document (named first) is JSON or YAML but not OpenAPI 3.0 or 3.1 (a Swagger 2.0 file, no
+    /// `openapi` field...); the reason.
     #[error("{0} is not an OpenAPI 3.0 or 3.1 document: {1}")]
     NotOpenApi(String, String),
 }
 
 impl Document {
-    /// Reads a spec from a file, JSON or YAML. Fails on an unreadable file, a file over [`MAX_SPEC_BYTES`], bad syntax, or a document that is not OpenAPI 3.0/3.1.
+    /// Reads a spec from a file, JSON or YAML. Fails on an unreadable file, a file over [`MAX_SPEC_BYTES`],
+    /// bad syntax, or a document that is not OpenAPI 3.0/3.1.
     pub fn load(path: &Path) -> Result<Self, LoadError> {
         let io = |source| LoadError::Io {
             path: path.display().to_string(),
@@ -80,7 +82,8 @@ impl Document {
         Self::from_value(root, origin)
     }
 
-    /// A spec from an already parsed JSON tree; `origin` names it in errors. Fails unless it is an object with an `openapi` field of 3.0.x or 3.1.x.
+    /// A spec from an already parsed JSON tree; `origin` names it in errors. Fails unless it is an object
+    /// with an `openapi` field of 3.0.x or 3.1.x.
     pub fn from_value(root: Value, origin: &str) -> Result<Self, LoadError> {
         let not = |why: &str| LoadError::NotOpenApi(origin.into(), why.into());
         let Some(o) = root.as_object() else {

@@ -24,7 +24,8 @@ impl Filter {
             && self.methods.is_empty()
     }
 
-    /// Whether an operation passes every criterion set: one of its tags, its tool name or `operationId` matching an operation glob, its path matching a path glob, its method listed.
+    /// Whether an operation passes every criterion set: one of its tags, its tool name or `operationId`
+    /// matching an operation glob, its path matching a path glob, its method listed.
     pub fn keeps(
         &self,
         tags: &[&str],

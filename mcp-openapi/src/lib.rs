@@ -181,7 +181,8 @@ pub struct Parameter {
     pub required: bool,
     /// `simple`, `form`, `label`, `matrix`, `spaceDelimited`, `pipeDelimited`, `deepObject`.
     pub style: String,
-    /// Whether arrays and objects are exploded into separate values (`explode`, whose default depends on `style`).
+    /// Whether arrays and objects are exploded into separate values (`explode`, whose default depends on
+    /// `style`).
     pub explode: bool,
     /// Declared with `content` (a media type) instead of `schema`: sent as JSON text.
     pub json: bool,

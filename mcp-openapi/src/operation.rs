@@ -52,7 +52,8 @@ enum Target {
 pub struct Mapped {
     /// The full description: summary and description.
     pub description: String,
-    /// Hints from the method: `GET`, `HEAD`, `OPTIONS` and `TRACE` read-only; `PUT` and `DELETE` destructive and idempotent; always open-world.
+    /// Hints from the method: `GET`, `HEAD`, `OPTIONS` and `TRACE` read-only; `PUT` and `DELETE` destructive
+    /// and idempotent; always open-world.
     pub annotations: ToolAnnotations,
     /// The full input schema (references to the spec's definitions kept).
     pub input: Value,
@@ -62,7 +63,9 @@ pub struct Mapped {
     pub request: Request,
 }
 
-/// Maps one operation: its parameters and body flattened into one input schema under portable, distinct argument names, its output schema, and the request. `Err` says why the operation cannot be mapped (it is skipped with a warning).
+/// Maps one operation: its parameters and body flattened into one input schema under portable, distinct
+/// argument names, its output schema, and the request. `Err` says why the operation cannot be mapped (it is
+/// skipped with a warning).
 pub fn map(
     schemas: &mut Schemas,
     site: &Site,

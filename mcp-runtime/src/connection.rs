@@ -153,7 +153,8 @@ pub struct RequestIn<'a> {
 
 /// The service side of a connection: what to do with requests and notifications from the peer.
 pub trait Handler: Send + Sync + 'static {
-    /// Decides how to answer a request: at once, or in a task of its own. Called inline by the reader; must not block.
+    /// Decides how to answer a request: at once, or in a task of its own. Called inline by the reader; must
+    /// not block.
     fn request(&self, req: RequestIn<'_>) -> Reply;
     /// Called inline by the reader; must not block.
     fn notification(&self, method: &str, params: Option<&RawValue>);

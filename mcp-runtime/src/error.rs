@@ -37,7 +37,8 @@ pub enum Error {
     /// The transport failed: an I/O error, an HTTP error, an invalid URL or header; the text says which.
     #[error("{0}")]
     Io(String),
-    /// The peer broke the protocol (an answer that does not fit the request, a task that ended without a result...); the text says how.
+    /// The peer broke the protocol (an answer that does not fit the request, a task that ended without a
+    /// result...); the text says how.
     #[error("protocol error: {0}")]
     Protocol(String),
     /// Content read from the server is not what it promised (a skill file whose size, digest or front

@@ -93,7 +93,8 @@ pub struct SpecOptions {
 }
 
 impl SpecOptions {
-    /// The conversion options these flags describe, with `hidden_headers` kept out of the tools' schemas (the headers the bridge sets itself).
+    /// The conversion options these flags describe, with `hidden_headers` kept out of the tools' schemas (the
+    /// headers the bridge sets itself).
     pub fn convert_options(&self, hidden_headers: Vec<String>) -> ConvertOptions {
         ConvertOptions {
             filter: self.select.filter(),
@@ -224,7 +225,8 @@ pub fn write_bindings(
     write(output, &files.joined())
 }
 
-/// Runs `mcp-codegen openapi`: converts the spec and writes the bindings (and, with `--emit-tools`, the tools as a snapshot). Errors name the spec file and the problem.
+/// Runs `mcp-codegen openapi`: converts the spec and writes the bindings (and, with `--emit-tools`, the tools
+/// as a snapshot). Errors name the spec file and the problem.
 pub fn openapi(args: OpenapiArgs) -> Result<ExitCode> {
     let conversion = load(&args.spec, &args.options.convert_options(Vec::new()))?;
     if let Some(path) = &args.emit_tools {
@@ -260,7 +262,8 @@ pub fn openapi(args: OpenapiArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Runs `mcp-codegen serve-openapi`: serves the spec's operations as MCP tools over stdio (or Streamable HTTP with `--http`) until the client goes away.
+/// Runs `mcp-codegen serve-openapi`: serves the spec's operations as MCP tools over stdio (or Streamable HTTP
+/// with `--http`) until the client goes away.
 pub async fn serve_openapi(args: ServeArgs) -> Result<ExitCode> {
     let headers: Vec<(String, String)> = args
         .headers

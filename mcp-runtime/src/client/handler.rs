@@ -16,7 +16,8 @@ use tokio::sync::broadcast;
 
 /// Answers `sampling/createMessage`. Implemented for `Fn(CreateMessageParams) -> impl Future` closures.
 pub trait SamplingHandler: Send + Sync + 'static {
-    /// Samples the client's LLM. An `Err` is sent as the JSON-RPC error of the request (or of the input response).
+    /// Samples the client's LLM. An `Err` is sent as the JSON-RPC error of the request (or of the input
+    /// response).
     fn create_message(
         &self,
         params: CreateMessageParams,
@@ -49,7 +50,8 @@ where
 
 /// Answers `elicitation/create`. Implemented for `Fn(ElicitParams) -> impl Future` closures.
 pub trait ElicitationHandler: Send + Sync + 'static {
-    /// Asks the user. An `Err` is sent as the JSON-RPC error of the request; a refusal is `Ok` with `decline` or `cancel`.
+    /// Asks the user. An `Err` is sent as the JSON-RPC error of the request; a refusal is `Ok` with `decline`
+    /// or `cancel`.
     fn elicit(&self, params: ElicitParams)
         -> BoxFuture<'static, Result<ElicitResult, ErrorObject>>;
 

@@ -67,7 +67,8 @@ pub struct ServerNotification {
 /// Options of one call.
 #[derive(Default, Clone)]
 pub struct CallOptions {
-    /// How long to wait for the answer; `None` uses the connection's request timeout. On expiry the request is cancelled (`notifications/cancelled`) and the call fails.
+    /// How long to wait for the answer; `None` uses the connection's request timeout. On expiry the request
+    /// is cancelled (`notifications/cancelled`) and the call fails.
     pub timeout: Option<Duration>,
     /// Receives `notifications/progress` for this call (a progress token is attached).
     pub on_progress: Option<Arc<dyn Fn(ProgressParams) + Send + Sync>>,
@@ -134,7 +135,8 @@ pub struct Client {
 }
 
 impl Client {
-    /// A builder for a client named `mcp-runtime-client` that negotiates its era ([`Era::Auto`]) and declares no capabilities beyond its handlers.
+    /// A builder for a client named `mcp-runtime-client` that negotiates its era ([`Era::Auto`]) and declares
+    /// no capabilities beyond its handlers.
     pub fn builder() -> ClientBuilder {
         ClientBuilder {
             info: Implementation::new("mcp-runtime-client", env!("CARGO_PKG_VERSION")),
@@ -624,7 +626,8 @@ impl Client {
         .await
     }
 
-    /// `resources/read` of one URI (from the result cache when it is on and fresh); an unknown URI is the server's JSON-RPC error (`-32602` in 2026-07-28, often `-32002` before).
+    /// `resources/read` of one URI (from the result cache when it is on and fresh); an unknown URI is the
+    /// server's JSON-RPC error (`-32602` in 2026-07-28, often `-32002` before).
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, Error> {
         self.cached_list(
             methods::RESOURCES_READ,
@@ -724,7 +727,8 @@ impl Client {
         }
     }
 
-    /// `prompts/get`: renders a prompt with its arguments (all strings); an unknown prompt is the server's `-32602`.
+    /// `prompts/get`: renders a prompt with its arguments (all strings); an unknown prompt is the server's
+    /// `-32602`.
     pub async fn get_prompt(
         &self,
         name: &str,

@@ -51,7 +51,8 @@ pub struct StaticToken {
 }
 
 impl StaticToken {
-    /// A verifier that accepts exactly this token (compared in constant time), as a caller with no subject and no scopes.
+    /// A verifier that accepts exactly this token (compared in constant time), as a caller with no subject
+    /// and no scopes.
     pub fn new(token: impl Into<String>) -> Self {
         StaticToken {
             token: token.into(),

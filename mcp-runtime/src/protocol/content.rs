@@ -64,7 +64,8 @@ pub enum ContentBlock {
         #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
         meta: Option<JsonObject>,
     },
-    /// A link to a resource the client may read (2025-06-18 and later); not necessarily listed by `resources/list`.
+    /// A link to a resource the client may read (2025-06-18 and later); not necessarily listed by
+    /// `resources/list`.
     ResourceLink(ResourceLink),
     /// A resource's contents, embedded.
     Resource {

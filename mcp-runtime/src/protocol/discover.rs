@@ -11,7 +11,8 @@ pub struct DiscoverResult {
     pub supported_versions: Vec<String>,
     /// What the server supports, as `initialize` would say it.
     pub capabilities: ServerCapabilities,
-    /// How to use the server, for the client to put into the model's context; `None` when the server has none.
+    /// How to use the server, for the client to put into the model's context; `None` when the server has
+    /// none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
     /// How long the answer may be cached (`ttlMs`, `cacheScope`).

@@ -18,7 +18,8 @@ pub struct ElicitParams {
     /// URL mode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub url: Option<String>,
-    /// The id of a URL-mode elicitation (2025-11-25), echoed in `notifications/elicitation/complete`; `None` in form mode.
+    /// The id of a URL-mode elicitation (2025-11-25), echoed in `notifications/elicitation/complete`; `None`
+    /// in form mode.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elicitation_id: Option<String>,
     /// Metadata reserved by MCP (`_meta`); `None` when absent.

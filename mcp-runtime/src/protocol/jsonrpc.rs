@@ -106,7 +106,8 @@ pub struct ErrorObject {
     pub code: i32,
     /// A short description of the error, for people.
     pub message: String,
-    /// More about the error, as the code defines it (for instance `requiredCapabilities`, or `supported` and `requested`); `None` when there is none.
+    /// More about the error, as the code defines it (for instance `requiredCapabilities`, or `supported` and
+    /// `requested`); `None` when there is none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<serde_json::Value>,
 }

@@ -40,7 +40,8 @@ impl Implementation {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InitializeParams {
-    /// The latest protocol version the client speaks (`"2025-11-25"`); the server answers with it or counter-offers the one it prefers.
+    /// The latest protocol version the client speaks (`"2025-11-25"`); the server answers with it or
+    /// counter-offers the one it prefers.
     pub protocol_version: String,
     /// What the client supports: roots, sampling, elicitation, tasks, extensions.
     #[serde(default)]
@@ -62,7 +63,8 @@ pub struct InitializeResult {
     pub capabilities: ServerCapabilities,
     /// Who the server is.
     pub server_info: Implementation,
-    /// How to use the server, for the client to put into the model's context; `None` when the server has none.
+    /// How to use the server, for the client to put into the model's context; `None` when the server has
+    /// none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<String>,
     /// Metadata reserved by MCP; `None` when absent.
@@ -74,7 +76,8 @@ pub struct InitializeResult {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ListChangedCapability {
-    /// The server sends `notifications/<kind>/list_changed` (or, for roots, the client sends `notifications/roots/list_changed`) when `Some(true)`.
+    /// The server sends `notifications/<kind>/list_changed` (or, for roots, the client sends
+    /// `notifications/roots/list_changed`) when `Some(true)`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub list_changed: Option<bool>,
 }
@@ -116,7 +119,8 @@ pub struct ElicitationCapability {
 }
 
 impl ElicitationCapability {
-    /// Whether form mode is supported: declared, or implied by an empty capability (before 2025-11-25 there was no `form`).
+    /// Whether form mode is supported: declared, or implied by an empty capability (before 2025-11-25 there
+    /// was no `form`).
     pub fn supports_form(&self) -> bool {
         self.form.is_some() || self.url.is_none()
     }
@@ -126,11 +130,13 @@ impl ElicitationCapability {
     }
 }
 
-/// What a client declares it supports, in `initialize` or (2026-07-28) in each request's `_meta`. An absent field is not supported.
+/// What a client declares it supports, in `initialize` or (2026-07-28) in each request's `_meta`. An absent
+/// field is not supported.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClientCapabilities {
-    /// The client answers `roots/list`; `list_changed` says whether it sends `notifications/roots/list_changed`.
+    /// The client answers `roots/list`; `list_changed` says whether it sends
+    /// `notifications/roots/list_changed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roots: Option<ListChangedCapability>,
     /// The client answers `sampling/createMessage`.
@@ -145,7 +151,8 @@ pub struct ClientCapabilities {
     /// Non-standard capabilities, by name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experimental: Option<JsonObject>,
-    /// Extensions the client supports (2025-11-25 extension mechanism), by identifier such as `io.modelcontextprotocol/skills`, each with its settings.
+    /// Extensions the client supports (2025-11-25 extension mechanism), by identifier such as
+    /// `io.modelcontextprotocol/skills`, each with its settings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extensions: Option<JsonObject>,
 }
@@ -154,7 +161,8 @@ pub struct ClientCapabilities {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ServerCapabilities {
-    /// The server lists and calls tools; `list_changed` says whether it sends `notifications/tools/list_changed`.
+    /// The server lists and calls tools; `list_changed` says whether it sends
+    /// `notifications/tools/list_changed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<ListChangedCapability>,
     /// The server lists and reads resources.
@@ -169,13 +177,15 @@ pub struct ServerCapabilities {
     /// The server answers `completion/complete` (2025-03-26 and later).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub completions: Option<JsonObject>,
-    /// Which requests the server can run as tasks (2025-11-25, or the 2026-07-28 tasks extension), as the spec's `ServerTasksCapability` object.
+    /// Which requests the server can run as tasks (2025-11-25, or the 2026-07-28 tasks extension), as the
+    /// spec's `ServerTasksCapability` object.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tasks: Option<JsonObject>,
     /// Non-standard capabilities, by name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub experimental: Option<JsonObject>,
-    /// Extensions the server supports, by identifier (such as `io.modelcontextprotocol/skills`), each with its settings.
+    /// Extensions the server supports, by identifier (such as `io.modelcontextprotocol/skills`), each with
+    /// its settings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extensions: Option<JsonObject>,
 }

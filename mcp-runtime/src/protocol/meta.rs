@@ -42,7 +42,8 @@ pub struct ProtocolMeta {
         skip_serializing_if = "Option::is_none"
     )]
     pub client_info: Option<Implementation>,
-    /// `io.modelcontextprotocol/logLevel`: the lowest level of `notifications/message` wanted while the request runs; `None`: no logs.
+    /// `io.modelcontextprotocol/logLevel`: the lowest level of `notifications/message` wanted while the
+    /// request runs; `None`: no logs.
     #[serde(
         rename = "io.modelcontextprotocol/logLevel",
         default,

@@ -12,7 +12,8 @@ pub enum ResultType {
     /// A complete result: the answer to the request.
     #[default]
     Complete,
-    /// `input_required`: the server needs answers to the `inputRequests` before it can answer; retry with them.
+    /// `input_required`: the server needs answers to the `inputRequests` before it can answer; retry with
+    /// them.
     InputRequired,
     /// The tasks extension: the result is a task handle to poll.
     Task,

@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CancelledParams {
-    /// The id of the request to cancel, as the sender of that request gave it (a request the receiver never saw, or has already answered, is ignored).
+    /// The id of the request to cancel, as the sender of that request gave it (a request the receiver never
+    /// saw, or has already answered, is ignored).
     pub request_id: RequestId,
     /// Why the request was cancelled, for logs; may be shown to a user.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -84,7 +85,8 @@ pub mod methods {
     pub const RESOURCES_DIRECTORY_READ: &str = "resources/directory/read";
     /// 2026-07-28: what the server is and speaks (versions, capabilities, info), asked without a session.
     pub const SERVER_DISCOVER: &str = "server/discover";
-    /// 2026-07-28: a long-lived request whose stream carries the change notifications the client subscribed to.
+    /// 2026-07-28: a long-lived request whose stream carries the change notifications the client subscribed
+    /// to.
     pub const SUBSCRIPTIONS_LISTEN: &str = "subscriptions/listen";
     /// Tasks (2025-11-25, and the 2026-07-28 extension): the state of one task.
     pub const TASKS_GET: &str = "tasks/get";

@@ -4,7 +4,8 @@ use super::{ContentBlock, Cursor, Icon, JsonObject, Role};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// A prompt template the server offers (`prompts/list`), usually picked by the user (a slash command, for instance).
+/// A prompt template the server offers (`prompts/list`), usually picked by the user (a slash command, for
+/// instance).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Prompt {
     /// The prompt's name, unique on the server; the `name` of `prompts/get`.

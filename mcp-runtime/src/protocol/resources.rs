@@ -20,7 +20,8 @@ pub struct Resource {
     /// The MIME type of its contents, when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
-    /// The size of the raw contents in bytes (before any base64 encoding), when known; hosts use it to estimate context usage.
+    /// The size of the raw contents in bytes (before any base64 encoding), when known; hosts use it to
+    /// estimate context usage.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<u64>,
     /// Hints for the host: audience, priority, last modification.
@@ -34,7 +35,8 @@ pub struct Resource {
     pub meta: Option<JsonObject>,
 }
 
-/// A family of resources under an RFC 6570 URI template (`resources/templates/list`); the client fills the template and reads the URI.
+/// A family of resources under an RFC 6570 URI template (`resources/templates/list`); the client fills the
+/// template and reads the URI.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResourceTemplate {
@@ -111,7 +113,8 @@ pub struct ResourceUriParams {
 pub type ReadResourceParams = ResourceUriParams;
 /// Params of `resources/subscribe` and `resources/unsubscribe` (handshake era).
 pub type SubscribeParams = ResourceUriParams;
-/// Params of `notifications/resources/updated`: the URI that changed (possibly a sub-resource of the one subscribed).
+/// Params of `notifications/resources/updated`: the URI that changed (possibly a sub-resource of the one
+/// subscribed).
 pub type ResourceUpdatedParams = ResourceUriParams;
 
 /// Result of `resources/read`: the resource's contents; several items when the URI names a collection.

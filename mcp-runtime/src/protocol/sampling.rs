@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 pub struct SamplingMessage {
     /// Who says it: the user or the assistant.
     pub role: Role,
-    /// One content block, or (2025-11-25) an array of them, as JSON: `text`, `image`, `audio`, `tool_use`, `tool_result`.
+    /// One content block, or (2025-11-25) an array of them, as JSON: `text`, `image`, `audio`, `tool_use`,
+    /// `tool_result`.
     pub content: serde_json::Value,
 }
 
@@ -27,7 +28,8 @@ impl SamplingMessage {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ModelPreferences {
-    /// Model names or families to prefer, in order (`"claude-3-5-sonnet"`, `"sonnet"`); the client may map them to equivalents.
+    /// Model names or families to prefer, in order (`"claude-3-5-sonnet"`, `"sonnet"`); the client may map
+    /// them to equivalents.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hints: Option<Vec<ModelHint>>,
     /// How much low cost matters, from 0 (not at all) to 1 (most).
@@ -75,10 +77,12 @@ pub struct CreateMessageParams {
     /// Provider-specific metadata passed through to the LLM provider; `None` when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<JsonObject>,
-    /// Tools the model may call while sampling (2025-11-25; the client must declare `sampling.tools`); `None` when none are offered.
+    /// Tools the model may call while sampling (2025-11-25; the client must declare `sampling.tools`); `None`
+    /// when none are offered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tools: Option<Vec<serde_json::Value>>,
-    /// How the model may use `tools` (`{"mode": "auto" | "required" | "none"}`, 2025-11-25); `None` means auto.
+    /// How the model may use `tools` (`{"mode": "auto" | "required" | "none"}`, 2025-11-25); `None` means
+    /// auto.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_choice: Option<serde_json::Value>,
     /// Metadata reserved by MCP (`_meta`); `None` when absent.
@@ -92,7 +96,8 @@ pub struct CreateMessageParams {
 pub struct CreateMessageResult {
     /// Who says it; usually the assistant.
     pub role: Role,
-    /// One content block, or (2025-11-25) an array of them, as JSON (`tool_use` blocks when the model called a tool).
+    /// One content block, or (2025-11-25) an array of them, as JSON (`tool_use` blocks when the model called
+    /// a tool).
     pub content: serde_json::Value,
     /// The name of the model that generated the message.
     pub model: String,

@@ -99,7 +99,8 @@ pub struct Task {
     pub task_id: String,
     /// Where the task is in its life.
     pub status: TaskStatus,
-    /// A human-readable description of the status (why it failed, what input it waits for); `None` when absent.
+    /// A human-readable description of the status (why it failed, what input it waits for); `None` when
+    /// absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status_message: Option<String>,
     /// ISO 8601.
@@ -118,7 +119,8 @@ pub struct Task {
 pub struct CreateTaskResult {
     /// The task just created, usually `working`.
     pub task: Task,
-    /// Metadata reserved by MCP (`_meta`); `None` when absent. A host may show the model the string under [`MODEL_IMMEDIATE_RESPONSE`] at once.
+    /// Metadata reserved by MCP (`_meta`); `None` when absent. A host may show the model the string under
+    /// [`MODEL_IMMEDIATE_RESPONSE`] at once.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
 }

@@ -7,9 +7,11 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Tool {
-    /// The tool's name, unique on the server; the `name` of `tools/call`. 2025-11-25 recommends 1 to 128 characters of `A-Za-z0-9_-.`.
+    /// The tool's name, unique on the server; the `name` of `tools/call`. 2025-11-25 recommends 1 to 128
+    /// characters of `A-Za-z0-9_-.`.
     pub name: String,
-    /// A display name for people (2025-06-18 and later); `None` means the UI shows the annotations' title or `name`.
+    /// A display name for people (2025-06-18 and later); `None` means the UI shows the annotations' title or
+    /// `name`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// What the tool does, for the model (it is part of the prompt); `None` when absent.
@@ -17,7 +19,8 @@ pub struct Tool {
     pub description: Option<String>,
     /// Always an object schema with `type: "object"`.
     pub input_schema: JsonObject,
-    /// The JSON Schema of `structuredContent` (2025-06-18 and later); when present, a successful result must carry structured content that conforms to it.
+    /// The JSON Schema of `structuredContent` (2025-06-18 and later); when present, a successful result must
+    /// carry structured content that conforms to it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<JsonObject>,
     /// Untrusted hints about the tool's behaviour; `None` when the server gives none.
@@ -76,10 +79,12 @@ pub struct ToolAnnotations {
     /// The tool may perform destructive updates (meaningful only when not read-only); `None` means `true`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub destructive_hint: Option<bool>,
-    /// Calling again with the same arguments has no further effect (meaningful only when not read-only); `None` means `false`.
+    /// Calling again with the same arguments has no further effect (meaningful only when not read-only);
+    /// `None` means `false`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub idempotent_hint: Option<bool>,
-    /// The tool talks to an open world of external entities (the web, for instance), not a closed domain; `None` means `true`.
+    /// The tool talks to an open world of external entities (the web, for instance), not a closed domain;
+    /// `None` means `true`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open_world_hint: Option<bool>,
 }
@@ -88,7 +93,8 @@ pub struct ToolAnnotations {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolExecution {
-    /// `"forbidden"`, `"optional"` or `"required"` (see [`TaskSupport`](super::TaskSupport)); `None` means forbidden.
+    /// `"forbidden"`, `"optional"` or `"required"` (see [`TaskSupport`](super::TaskSupport)); `None` means
+    /// forbidden.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task_support: Option<String>,
 }
@@ -121,7 +127,8 @@ pub struct CallToolParams {
     /// `{ttl?}` when the client asks for the call to run as a task (2025-11-25); `None` for a direct call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task: Option<JsonObject>,
-    /// Metadata reserved by MCP (`_meta`); `None` when absent. `progressToken` and the 2026-07-28 `io.modelcontextprotocol/*` keys go here.
+    /// Metadata reserved by MCP (`_meta`); `None` when absent. `progressToken` and the 2026-07-28
+    /// `io.modelcontextprotocol/*` keys go here.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
 }
@@ -132,10 +139,12 @@ pub struct CallToolParams {
 pub struct CallToolResult {
     /// Unstructured content for the model: text, images, audio, resource links, embedded resources.
     pub content: Vec<ContentBlock>,
-    /// The result as JSON (2025-06-18 and later), conforming to the tool's `outputSchema` when it has one; `None` when absent.
+    /// The result as JSON (2025-06-18 and later), conforming to the tool's `outputSchema` when it has one;
+    /// `None` when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub structured_content: Option<serde_json::Value>,
-    /// `Some(true)` when the tool failed; the content then says why, for the model to see. `None` means `false`.
+    /// `Some(true)` when the tool failed; the content then says why, for the model to see. `None` means
+    /// `false`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub is_error: Option<bool>,
     /// Metadata reserved by MCP (`_meta`); `None` when absent.

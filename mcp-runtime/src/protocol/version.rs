@@ -11,7 +11,8 @@ pub enum ProtocolVersion {
     V2025_03_26,
     /// `2025-06-18`: structured tool output, elicitation, resource links, titles; no JSON-RPC batches.
     V2025_06_18,
-    /// `2025-11-25`: tasks, URL elicitation, icons, tools in sampling, extensions. The newest handshake-era version.
+    /// `2025-11-25`: tasks, URL elicitation, icons, tools in sampling, extensions. The newest handshake-era
+    /// version.
     V2025_11_25,
     /// The stateless era: no handshake, version and capabilities in every request's `_meta`.
     V2026_07_28,

@@ -49,7 +49,8 @@ pub enum SchemaProfile {
 pub struct OutputSchema {
     /// The schema, an object schema (`type: "object"`).
     pub schema: JsonObject,
-    /// Whether the type's schema was not an object and is wrapped as `{"result": <value>}` (and its values with it).
+    /// Whether the type's schema was not an object and is wrapped as `{"result": <value>}` (and its values
+    /// with it).
     pub wrapped: bool,
 }
 

@@ -14,7 +14,8 @@ use std::borrow::Cow;
 /// What a 2026-07-28 request declares about itself in `_meta`: everything `initialize` used to establish.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModernRequest {
-    /// The version the request is written in (`io.modelcontextprotocol/protocolVersion`), one this server speaks.
+    /// The version the request is written in (`io.modelcontextprotocol/protocolVersion`), one this server
+    /// speaks.
     pub version: ProtocolVersion,
     /// What the client supports for this request (`io.modelcontextprotocol/clientCapabilities`).
     pub capabilities: ClientCapabilities,

@@ -54,7 +54,8 @@ pub enum Eras {
 
 /// Answers `completion/complete`. Implemented for `Fn(CompleteParams, Context) -> impl Future` closures.
 pub trait CompletionHandler: Send + Sync + 'static {
-    /// Completes the partial value of a prompt argument or resource-template variable. An `Err` is sent as the JSON-RPC error of the request.
+    /// Completes the partial value of a prompt argument or resource-template variable. An `Err` is sent as
+    /// the JSON-RPC error of the request.
     fn complete(
         &self,
         params: CompleteParams,
@@ -88,7 +89,8 @@ pub enum ServerError {
     /// Two resources (or two resource templates) with the same URI were registered.
     #[error("duplicate resource `{0}`")]
     DuplicateResource(String),
-    /// A tool's name is not valid, its input schema is not `type: "object"`, or its `x-mcp-header` annotations are wrong; the message names the tool and the reason.
+    /// A tool's name is not valid, its input schema is not `type: "object"`, or its `x-mcp-header`
+    /// annotations are wrong; the message names the tool and the reason.
     #[error("invalid tool: {0}")]
     InvalidTool(String),
     /// A resource template is not a valid RFC 6570 URI template.
@@ -392,7 +394,8 @@ pub struct ServerBuilder {
 }
 
 impl Server {
-    /// A builder for a server named `mcp-runtime-server`, with no tools, prompts or resources, serving both eras.
+    /// A builder for a server named `mcp-runtime-server`, with no tools, prompts or resources, serving both
+    /// eras.
     pub fn builder() -> ServerBuilder {
         ServerBuilder {
             info: Implementation::new("mcp-runtime-server", env!("CARGO_PKG_VERSION")),
@@ -579,7 +582,8 @@ impl Server {
         removed
     }
 
-    /// Adds a prompt while serving and tells every session (`notifications/prompts/list_changed`). Fails with [`ServerError::DuplicatePrompt`] when the name is taken.
+    /// Adds a prompt while serving and tells every session (`notifications/prompts/list_changed`). Fails with
+    /// [`ServerError::DuplicatePrompt`] when the name is taken.
     pub fn add_prompt(&self, route: PromptRoute) -> Result<(), ServerError> {
         self.inner
             .prompts
@@ -589,7 +593,8 @@ impl Server {
         Ok(())
     }
 
-    /// Adds a resource while serving and tells every session (`notifications/resources/list_changed`). Fails with [`ServerError::DuplicateResource`] when the URI is taken.
+    /// Adds a resource while serving and tells every session (`notifications/resources/list_changed`). Fails
+    /// with [`ServerError::DuplicateResource`] when the URI is taken.
     pub fn add_resource(&self, route: ResourceRoute) -> Result<(), ServerError> {
         self.inner
             .resources
@@ -599,7 +604,8 @@ impl Server {
         Ok(())
     }
 
-    /// Tells every session and listen stream that the resource list changed (`notifications/resources/list_changed`).
+    /// Tells every session and listen stream that the resource list changed
+    /// (`notifications/resources/list_changed`).
     pub fn notify_resource_list_changed(&self) {
         self.inner.broadcast(
             methods::RESOURCES_LIST_CHANGED,
@@ -699,7 +705,8 @@ impl ServerBuilder {
         self.info = info;
         self
     }
-    /// How to use the server: sent as `instructions` in the `initialize` and `server/discover` results, for the client to give the model.
+    /// How to use the server: sent as `instructions` in the `initialize` and `server/discover` results, for
+    /// the client to give the model.
     pub fn instructions(mut self, text: impl Into<String>) -> Self {
         self.instructions = Some(text.into());
         self
@@ -742,13 +749,15 @@ impl ServerBuilder {
         self
     }
 
-    /// Registers a resource: a URI, its metadata and the closure that reads it. A duplicate URI fails the build.
+    /// Registers a resource: a URI, its metadata and the closure that reads it. A duplicate URI fails the
+    /// build.
     pub fn resource(mut self, route: ResourceRoute) -> Self {
         self.resources.push(route);
         self
     }
 
-    /// Registers a resource template (from [`ResourceTemplateRoute::new`], which checks the template); an invalid template fails the build with [`ServerError::InvalidTemplate`].
+    /// Registers a resource template (from [`ResourceTemplateRoute::new`], which checks the template); an
+    /// invalid template fails the build with [`ServerError::InvalidTemplate`].
     pub fn resource_template(mut self, route: Result<ResourceTemplateRoute, String>) -> Self {
         match route {
             Ok(r) => self.templates.push(r),
@@ -757,7 +766,8 @@ impl ServerBuilder {
         self
     }
 
-    /// Registers a prompt (from `#[prompt]`, or built by hand with [`PromptRoute::new`]). A duplicate name fails the build.
+    /// Registers a prompt (from `#[prompt]`, or built by hand with [`PromptRoute::new`]). A duplicate name
+    /// fails the build.
     pub fn prompt(mut self, route: impl Into<PromptRoute>) -> Self {
         self.prompts.push(route.into());
         self
@@ -809,7 +819,8 @@ impl ServerBuilder {
         self
     }
 
-    /// Limits of each connection: concurrency, queue, buffered bytes, message size (see [`ConnectionConfig`]).
+    /// Limits of each connection: concurrency, queue, buffered bytes, message size (see
+    /// [`ConnectionConfig`]).
     pub fn connection_config(mut self, config: ConnectionConfig) -> Self {
         self.config = config;
         self

@@ -13,7 +13,8 @@ pub type PromptArgs = BTreeMap<String, String>;
 
 /// Renders a prompt. Implemented for `Fn(PromptArgs, Context) -> impl Future` closures.
 pub trait PromptHandler: Send + Sync + 'static {
-    /// Renders the prompt with these arguments (missing optional ones are absent). An `Err` is sent as the JSON-RPC error of `prompts/get`.
+    /// Renders the prompt with these arguments (missing optional ones are absent). An `Err` is sent as the
+    /// JSON-RPC error of `prompts/get`.
     fn get(
         &self,
         args: PromptArgs,

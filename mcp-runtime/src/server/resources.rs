@@ -14,7 +14,8 @@ pub type UriVars = BTreeMap<String, String>;
 
 /// Reads a resource. Implemented for `Fn(String, UriVars, Context) -> impl Future` closures.
 pub trait ResourceHandler: Send + Sync + 'static {
-    /// Reads `uri` (for a template, `vars` holds the values its variables matched). An `Err` is sent as the JSON-RPC error of `resources/read`.
+    /// Reads `uri` (for a template, `vars` holds the values its variables matched). An `Err` is sent as the
+    /// JSON-RPC error of `resources/read`.
     fn read(
         &self,
         uri: String,
@@ -129,7 +130,8 @@ enum Part {
 }
 
 impl UriTemplate {
-    /// Parses a template; `Err` names what is wrong (an unclosed `{`, an operator beyond level 2, an empty variable name...).
+    /// Parses a template; `Err` names what is wrong (an unclosed `{`, an operator beyond level 2, an empty
+    /// variable name...).
     pub fn parse(t: &str) -> Result<Self, String> {
         let mut parts = Vec::new();
         let mut rest = t;

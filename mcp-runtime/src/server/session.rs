@@ -38,7 +38,8 @@ pub enum Phase {
 
 const LOG_DEFAULT: u8 = LoggingLevel::Debug as u8;
 
-/// One connection's handshake-era state (phase, negotiated version, client capabilities, log level, subscriptions) and the server it serves.
+/// One connection's handshake-era state (phase, negotiated version, client capabilities, log level,
+/// subscriptions) and the server it serves.
 pub struct SessionState {
     pub(crate) server: Arc<ServerInner>,
     pub(crate) peer: Peer,

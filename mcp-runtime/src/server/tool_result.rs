@@ -205,7 +205,8 @@ impl<T: IntoPromptResult, E: Display> IntoPromptResult for Result<T, E> {
 /// `mime_type`), `ResourceContents`, `Vec<ResourceContents>`, `ReadResourceResult`, or a `Result` of
 /// these whose `Err` becomes an internal error.
 pub trait IntoResourceResult {
-    /// The `resources/read` result for `uri`, with `mime_type` the resource's declared type; or the JSON-RPC error the read answers with.
+    /// The `resources/read` result for `uri`, with `mime_type` the resource's declared type; or the JSON-RPC
+    /// error the read answers with.
     fn into_resource_result(
         self,
         uri: &str,

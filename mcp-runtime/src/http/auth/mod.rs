@@ -93,11 +93,13 @@ pub enum Grant {
 pub struct OAuthConfig {
     /// `client_name` sent in dynamic client registration (default `mcp-runtime`).
     pub client_name: String,
-    /// Where the authorization server sends the user back with the code (default `http://localhost:3000/callback`); registered with the client.
+    /// Where the authorization server sends the user back with the code (default
+    /// `http://localhost:3000/callback`); registered with the client.
     pub redirect_uri: String,
     /// A pre-registered client (no dynamic registration).
     pub client_id: Option<String>,
-    /// The pre-registered client's secret (sent with `client_secret_basic`, or `client_secret_post` when the server offers only that); `None` for a public client.
+    /// The pre-registered client's secret (sent with `client_secret_basic`, or `client_secret_post` when the
+    /// server offers only that); `None` for a public client.
     pub client_secret: Option<String>,
     /// A Client ID Metadata Document URL, used as the client id where the server supports it.
     pub client_metadata_url: Option<String>,

@@ -50,13 +50,15 @@ pub struct TaskRecord {
     pub id: String,
     /// Who may see it (`principal:<name>`, `session:<id>` or `anonymous`; see [`super`], "Ownership").
     pub owner: String,
-    /// Which wire the task follows (2025-11-25 or the 2026-07-28 extension), and so how its outcome maps to a status.
+    /// Which wire the task follows (2025-11-25 or the 2026-07-28 extension), and so how its outcome maps to a
+    /// status.
     pub era: TaskEra,
     /// The tool it runs (for logs and listings).
     pub tool: String,
     /// Where the task is in its life.
     pub status: TaskStatus,
-    /// Why it is in that status (the failure's message, what it waits for); `None` when there is nothing to say.
+    /// Why it is in that status (the failure's message, what it waits for); `None` when there is nothing to
+    /// say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status_message: Option<String>,
     /// Milliseconds since the Unix epoch.
@@ -76,7 +78,8 @@ pub struct TaskRecord {
 }
 
 impl TaskRecord {
-    /// Milliseconds since the Unix epoch after which the task may be deleted (`created_at_ms + ttl_ms`, saturating).
+    /// Milliseconds since the Unix epoch after which the task may be deleted (`created_at_ms + ttl_ms`,
+    /// saturating).
     pub fn expires_at_ms(&self) -> u64 {
         self.created_at_ms.saturating_add(self.ttl_ms)
     }
