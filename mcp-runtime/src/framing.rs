@@ -9,24 +9,36 @@ use std::borrow::Cow;
 /// One decoded message. Payloads stay raw JSON until a handler asks for a type.
 #[derive(Debug)]
 pub enum Incoming<'a> {
+    /// A request: answer it with the same id.
     Request {
+        /// The request's id, echoed by the answer.
         id: RequestId,
+        /// The method, such as `tools/call`.
         method: Cow<'a, str>,
+        /// The params, unparsed; `None` when absent.
         params: Option<&'a RawValue>,
     },
+    /// A notification: never answered.
     Notification {
+        /// The method, such as `notifications/cancelled`.
         method: Cow<'a, str>,
+        /// The params, unparsed; `None` when absent.
         params: Option<&'a RawValue>,
     },
+    /// A response (result or error) to a request we sent.
     Response {
+        /// The id of our request it answers.
         id: RequestId,
+        /// The result, unparsed, or the error the peer answered with.
         result: Result<&'a RawValue, ErrorObject>,
     },
     /// A JSON array: a batch (only valid when 2025-03-26 was negotiated).
     Batch(Vec<&'a RawValue>),
     /// The line was not a valid message; answer with this error (with the id when it could be read).
     Invalid {
+        /// The request's id, when it could be read.
         id: Option<RequestId>,
+        /// The error to answer with (`-32700` or `-32600`).
         error: ErrorObject,
     },
     /// An error response whose id could not be read: nothing to answer, nothing to match.
@@ -223,6 +235,8 @@ pub struct LineBuffer {
 
 /// One item taken from a [`LineBuffer`].
 pub enum Line<'a> {
+    /// One non-blank line, without its `
+    /// ` nor a `\r` before it.
     Complete(&'a [u8]),
     /// A line longer than the limit was dropped.
     TooLong,
@@ -231,6 +245,7 @@ pub enum Line<'a> {
 const MIN_READ: usize = 16 * 1024;
 
 impl LineBuffer {
+    /// An empty buffer that drops lines longer than `max_line` bytes (and reports them as [`Line::TooLong`]).
     pub fn new(max_line: usize) -> Self {
         LineBuffer {
             buf: vec![0; 64 * 1024],
@@ -359,6 +374,7 @@ pub mod frame {
         }
     }
 
+    /// A success response carrying `result`, already serialized.
     pub fn response(id: &RequestId, result: &RawValue) -> Vec<u8> {
         let mut out = crate::bufpool::take(result.get().len() + 48);
         out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
@@ -369,6 +385,7 @@ pub mod frame {
         out
     }
 
+    /// An error response; `id` is `None` (written as absent) when the request's id could not be read.
     pub fn error(id: Option<&RequestId>, error: &ErrorObject) -> Vec<u8> {
         let mut out = Vec::with_capacity(128);
         out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",");
@@ -383,6 +400,7 @@ pub mod frame {
         out
     }
 
+    /// A success or error response, whichever `reply` holds.
     pub fn reply(id: &RequestId, reply: &Result<Box<RawValue>, ErrorObject>) -> Vec<u8> {
         match reply {
             Ok(r) => response(id, r),
@@ -390,6 +408,7 @@ pub mod frame {
         }
     }
 
+    /// A request with this id, method and params (absent when `None`).
     pub fn request(id: &RequestId, method: &str, params: Option<&RawValue>) -> Vec<u8> {
         let mut out = crate::bufpool::take(64 + method.len() + params.map_or(0, |p| p.get().len()));
         out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
@@ -404,6 +423,7 @@ pub mod frame {
         out
     }
 
+    /// A notification with this method and params (absent when `None`).
     pub fn notification(method: &str, params: Option<&RawValue>) -> Vec<u8> {
         let mut out = crate::bufpool::take(48 + method.len() + params.map_or(0, |p| p.get().len()));
         out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":");
