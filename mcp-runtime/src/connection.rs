@@ -584,6 +584,8 @@ impl Peer {
         }
     }
 
+    // The request's parts as the reader decoded them, where its answer goes, and what it holds.
+    #[allow(clippy::too_many_arguments)]
     async fn dispatch_request(
         &self,
         id: RequestId,
