@@ -632,6 +632,25 @@ impl Server {
         self.request_handler(peer, principal, None)
     }
 
+    /// [`Server::session_handler_for`], with the session state it serves (which a shared session store
+    /// records and restores).
+    pub(crate) fn session_with_state(
+        &self,
+        peer: Peer,
+        principal: Option<String>,
+    ) -> (Arc<SessionState>, Arc<dyn Handler>) {
+        let s = SessionState::new(self.inner.clone(), peer);
+        if let Some(p) = principal {
+            s.set_principal(p);
+        }
+        (s.clone(), Arc::new(ServerHandler(s)))
+    }
+
+    /// Joins the other instances of a deployment on `bus` (tasks cancelled elsewhere stop here).
+    pub(crate) fn attach_bus(&self, bus: Arc<dyn crate::scale::Bus>, origin: String) {
+        self.inner.tasks.shared().attach_bus(bus, origin);
+    }
+
     /// The handler of a connection that carries one 2026-07-28 request whose declarations the transport
     /// has read already.
     pub(crate) fn request_handler(

@@ -98,8 +98,10 @@ async fn cancel(shared: &Shared, id: &str) -> Result<TaskRecord, ErrorObject> {
             Err(e) => return Err(e.to_error()),
         },
     };
-    if let Some(run) = run {
-        run.token.cancel();
+    match run {
+        Some(run) => run.token.cancel(),
+        None if record.is_some() => shared.announce_cancel(id).await,
+        None => {}
     }
     record.ok_or_else(|| not_found(id, "Task not found"))
 }
