@@ -3,7 +3,9 @@
 # buffering) in front of 3 everything-server instances that share what they must.
 #   0.1.16, every server scenario: handshake-era sessions, SSE event logs and tasks in Redis
 #           (`--redis`), so each request may land on any instance;
-#   0.2.0-alpha.12, the 2026-07-28 requirement set: no Redis, only the shared MRTR keys.
+#   0.2.0-alpha.12, the 2026-07-28 requirement set: the shared MRTR keys, and Redis for the tasks
+#           (without it the tasks extension's scenarios fail: a task polled on another instance is
+#           "not found").
 # redis-server and nginx come from Debian's packages (installed here when missing). Everything listens
 # on 127.0.0.1 and lives in a temporary directory. Exit status 0 = every check passed.
 #
@@ -84,8 +86,10 @@ failed=0
 echo "=== 0.1.16: server scenarios (all) through nginx, 3 instances, Redis" >&2
 bash "$conf/run-server.sh" -p "$port" -s all -o "$out/server" -- bash "$root/scripts/conformance-scale.sh" --serve --redis || failed=1
 python3 scripts/conformance_checks.py "$out/server" || failed=1
-echo "=== 0.2.0-alpha.12: server requirements of 2026-07-28 through nginx, 3 instances, shared MRTR keys" >&2
-MCP_CONFORMANCE_VERSION=0.2.0-alpha.12 bash "$conf/run-server.sh" -p "$port" -r 2026-07-28 -o "$out/server-2026" -- bash "$root/scripts/conformance-scale.sh" --serve || failed=1
+# Stateless requests need only the shared MRTR keys, but tasks are state: the tasks extension's
+# scenarios poll and cancel on whichever instance nginx picks, so the task store is Redis here too.
+echo "=== 0.2.0-alpha.12: server requirements of 2026-07-28 through nginx, 3 instances, shared MRTR keys, tasks in Redis" >&2
+MCP_CONFORMANCE_VERSION=0.2.0-alpha.12 bash "$conf/run-server.sh" -p "$port" -r 2026-07-28 -o "$out/server-2026" -- bash "$root/scripts/conformance-scale.sh" --serve --redis || failed=1
 python3 scripts/conformance_checks.py "$out/server-2026" || failed=1
 [ $failed = 0 ] && echo "conformance through nginx: every check passed; results under $out" >&2
 exit $failed

@@ -15,8 +15,10 @@ use std::time::Duration;
 async fn pair() -> (Running, Running) {
     let shared = SharedStores::memory();
     let tasks: Arc<dyn TaskStore> = Arc::new(MemoryTaskStore::default());
-    let mut config = HttpConfig::default();
-    config.shared = Some(shared);
+    let config = HttpConfig {
+        shared: Some(shared),
+        ..Default::default()
+    };
     let a = start(
         test_server_builder()
             .task_store(tasks.clone())

@@ -28,6 +28,14 @@ pub enum BusEvent {
         /// The JSON-RPC message as the client sent it.
         message: String,
     },
+    /// Answers to a task's input requests (2026-07-28 `tasks/update`) that reached an instance that
+    /// does not run the task: the one that runs it hands them to its handler.
+    TaskInput {
+        /// The task's id.
+        task: String,
+        /// The answers, by input key.
+        responses: std::collections::BTreeMap<String, serde_json::Value>,
+    },
     /// A task was cancelled: the instance that runs its handler stops it.
     TaskCancelled {
         /// The task's id.

@@ -343,11 +343,21 @@ impl Shared {
                     Err(RecvError::Closed) => return,
                 };
                 let Some(s) = weak.upgrade() else { return };
-                if let crate::scale::BusEvent::TaskCancelled { task } = msg.event {
-                    if let Some(run) = s.running(&task) {
-                        tracing::debug!(task = %task, "task cancelled on another instance; stopping it");
-                        run.token.cancel();
+                match msg.event {
+                    crate::scale::BusEvent::TaskCancelled { task } => {
+                        if let Some(run) = s.running(&task) {
+                            tracing::debug!(task = %task, "task cancelled on another instance; stopping it");
+                            run.token.cancel();
+                        }
                     }
+                    crate::scale::BusEvent::TaskInput { task, responses } => {
+                        if let Some(run) = s.running(&task).filter(|r| r.era == TaskEra::Extension)
+                        {
+                            tracing::debug!(task = %task, "task input from another instance");
+                            input::answer(&run, responses).await;
+                        }
+                    }
+                    _ => {}
                 }
             }
         });
@@ -367,6 +377,27 @@ impl Shared {
         };
         if let Err(e) = bus.publish(&msg).await {
             tracing::warn!(error = %e, task = %id, "task cancellation not announced to other instances");
+        }
+    }
+
+    /// Hands answers for a task that does not run here to the instance that runs it.
+    pub(crate) async fn announce_input(
+        &self,
+        id: &str,
+        responses: std::collections::BTreeMap<String, serde_json::Value>,
+    ) {
+        let Some((bus, origin)) = self.bus.get() else {
+            return;
+        };
+        let msg = crate::scale::BusMessage {
+            origin: origin.clone(),
+            event: crate::scale::BusEvent::TaskInput {
+                task: id.to_string(),
+                responses,
+            },
+        };
+        if let Err(e) = bus.publish(&msg).await {
+            tracing::warn!(error = %e, task = %id, "task input not passed to other instances");
         }
     }
 
