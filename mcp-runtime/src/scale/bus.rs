@@ -41,17 +41,6 @@ pub enum BusEvent {
         /// The task's id.
         task: String,
     },
-    /// A list of the server changed (`tools`, `prompts` or `resources`): every instance tells its
-    /// sessions.
-    ListChanged {
-        /// `tools`, `prompts` or `resources`.
-        list: String,
-    },
-    /// A resource changed: every instance tells the sessions subscribed to it.
-    ResourceUpdated {
-        /// The resource's URI.
-        uri: String,
-    },
 }
 
 /// One message on the bus: the event, and the instance that sent it (so that it can ignore its own).
