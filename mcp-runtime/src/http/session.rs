@@ -69,7 +69,7 @@ pub(crate) struct HttpSession {
     pub(crate) peer: Peer,
     pub(crate) handler: Arc<dyn Handler>,
     /// The handshake-era state behind `handler`, when a shared session store records it.
-    pub(crate) state: Option<Arc<crate::server::session::SessionState>>,
+    pub(crate) state: Option<Arc<crate::server::SessionState>>,
     /// The shared event store's writer (see the module docs); `None`: events stay in this process.
     persist: Option<mpsc::UnboundedSender<Persist>>,
     /// Milliseconds since `created` when the shared record's life was last extended.
@@ -103,7 +103,7 @@ impl HttpSession {
         handler: Arc<dyn Handler>,
         replay_limit: usize,
         shared: Option<(
-            Arc<crate::server::session::SessionState>,
+            Arc<crate::server::SessionState>,
             &crate::scale::SharedStores,
         )>,
     ) -> Arc<Self> {
