@@ -92,6 +92,7 @@ pub mod framing;
 pub mod http;
 pub mod identity;
 pub mod protocol;
+pub mod scale;
 pub mod schema;
 pub mod server;
 pub mod stdio;

@@ -101,6 +101,10 @@ pub struct HttpConfig {
     /// Serve HTTPS with this certificate ([`serve_http`] only).
     #[cfg(feature = "tls")]
     pub tls: Option<super::TlsConfig>,
+    /// What this instance shares with the other instances of its deployment (sessions, SSE event
+    /// logs, a bus; see [`crate::scale`]), so that a load balancer may send any request anywhere.
+    /// `None` (the default): everything stays in this process.
+    pub shared: Option<crate::scale::SharedStores>,
 }
 
 impl Default for HttpConfig {
@@ -133,6 +137,7 @@ impl Default for HttpConfig {
             http2_max_streams: 256,
             #[cfg(feature = "tls")]
             tls: None,
+            shared: None,
         }
     }
 }
@@ -174,6 +179,8 @@ pub(crate) struct Inner {
     reaper: std::sync::Once,
     /// Tokens, scopes and rate limits (`admission.rs`).
     pub(crate) gate: super::admission::Gate,
+    /// This instance's name on the shared bus.
+    origin: String,
 }
 
 /// Serves one [`Server`] over Streamable HTTP (and the legacy HTTP+SSE transport). Cheap to clone.
@@ -198,7 +205,7 @@ impl StreamableHttpService {
     /// [`StreamableHttpService::router`] or serve it with [`serve_http`].
     pub fn new(server: Server, config: HttpConfig) -> Self {
         let budget = ByteBudget::new(server.connection_config().max_buffered_bytes);
-        StreamableHttpService {
+        let me = StreamableHttpService {
             inner: Arc::new(Inner {
                 server,
                 sessions: RwLock::new(HashMap::new()),
@@ -207,8 +214,100 @@ impl StreamableHttpService {
                 budget,
                 reaper: std::sync::Once::new(),
                 gate: super::admission::Gate::new(&config),
+                origin: crate::scale::random_name(),
                 config,
             }),
+        };
+        let shared = me.inner.config.shared.as_ref();
+        if shared.is_some() && tokio::runtime::Handle::try_current().is_err() {
+            tracing::warn!("shared stores need a Tokio runtime when the service is made; not following the bus");
+        } else if let Some(shared) = shared {
+            me.inner
+                .server
+                .attach_bus(shared.bus.clone(), me.inner.origin.clone());
+            me.listen_bus(shared.bus.subscribe());
+        }
+        me
+    }
+
+    /// Follows the other instances' session events: a session ended elsewhere ends here; one whose
+    /// record changed is read again.
+    fn listen_bus(&self, mut rx: tokio::sync::broadcast::Receiver<crate::scale::BusMessage>) {
+        use crate::scale::BusEvent;
+        use tokio::sync::broadcast::error::RecvError;
+        let weak = Arc::downgrade(&self.inner);
+        tokio::spawn(async move {
+            loop {
+                let msg = match rx.recv().await {
+                    Ok(m) => m,
+                    Err(RecvError::Lagged(n)) => {
+                        tracing::warn!(missed = n, "session bus: messages missed");
+                        continue;
+                    }
+                    Err(RecvError::Closed) => return,
+                };
+                let Some(inner) = weak.upgrade() else { return };
+                if msg.origin == inner.origin {
+                    continue;
+                }
+                match msg.event {
+                    BusEvent::SessionEnded { session } => {
+                        let local = inner
+                            .sessions
+                            .write()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .remove(&session);
+                        if let Some(s) = local {
+                            s.close("the client ended the session");
+                        }
+                    }
+                    BusEvent::ClientMessage { session, message } => {
+                        let local = inner
+                            .sessions
+                            .read()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .get(&session)
+                            .cloned();
+                        if let Some(s) = local {
+                            s.peer.dispatch_line(message.as_bytes(), &s.handler).await;
+                        }
+                    }
+                    BusEvent::SessionChanged { session } => {
+                        let local = inner
+                            .sessions
+                            .read()
+                            .unwrap_or_else(|e| e.into_inner())
+                            .get(&session)
+                            .cloned();
+                        let (Some(s), Some(shared)) = (local, &inner.config.shared) else {
+                            continue;
+                        };
+                        match shared.sessions.get(&session, shared.ttl).await {
+                            Ok(Some(r)) => {
+                                if let Some(state) = &s.state {
+                                    state.set_log_level(r.log_level);
+                                }
+                            }
+                            Ok(None) => {}
+                            Err(e) => tracing::warn!(error = %e, "session record not re-read"),
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        });
+    }
+
+    /// Tells the other instances about a session.
+    async fn announce(&self, event: crate::scale::BusEvent) {
+        if let Some(shared) = &self.inner.config.shared {
+            let msg = crate::scale::BusMessage {
+                origin: self.inner.origin.clone(),
+                event,
+            };
+            if let Err(e) = shared.bus.publish(&msg).await {
+                tracing::warn!(error = %e, "session event not announced to other instances");
+            }
         }
     }
 
@@ -397,7 +496,7 @@ impl StreamableHttpService {
         Ok(())
     }
 
-    fn session(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
+    async fn session(&self, headers: &HeaderMap) -> Result<Arc<HttpSession>, Response> {
         let Some(id) = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
             return Err(rpc_error(
                 StatusCode::BAD_REQUEST,
@@ -405,37 +504,150 @@ impl StreamableHttpService {
                 ErrorObject::new(-32000, "Bad Request: Mcp-Session-Id header is required"),
             ));
         };
-        match self
+        let not_found = || {
+            rpc_error(
+                StatusCode::NOT_FOUND,
+                None,
+                ErrorObject::new(-32001, "Session not found"),
+            )
+        };
+        let local = self
             .inner
             .sessions
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .get(id)
-        {
-            Some(s) if !s.peer.is_closed() => Ok(s.clone()),
-            _ => Err(rpc_error(
-                StatusCode::NOT_FOUND,
-                None,
-                ErrorObject::new(-32001, "Session not found"),
-            )),
+            .cloned();
+        match local {
+            Some(s) if !s.peer.is_closed() => {
+                self.keep_shared_alive(&s);
+                return Ok(s);
+            }
+            Some(_) => return Err(not_found()),
+            None => {}
         }
+        let Some(shared) = &self.inner.config.shared else {
+            return Err(not_found());
+        };
+        if self.inner.shutdown.is_cancelled() {
+            return Err(plain(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the server is shutting down",
+            ));
+        }
+        // Another instance began this session: take it over from the shared record.
+        let record = match shared.sessions.get(id, shared.ttl).await {
+            Ok(Some(r)) => r,
+            Ok(None) => return Err(not_found()),
+            Err(e) => return Err(store_unavailable(&e)),
+        };
+        if record.principal != self.principal(headers) {
+            // Someone else's session looks like no session at all.
+            return Err(not_found());
+        }
+        let fresh = self.new_session(record.principal.clone(), Some(&record));
+        let s = self
+            .inner
+            .sessions
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .entry(record.id.clone())
+            .or_insert_with(|| fresh.clone())
+            .clone();
+        if !Arc::ptr_eq(&s, &fresh) {
+            // A concurrent request restored it first.
+            fresh.peer.close("restored twice".to_string());
+        }
+        tracing::debug!(session = %s.id, "session restored from the shared store");
+        Ok(s)
     }
 
-    fn new_session(&self, principal: Option<String>) -> Arc<HttpSession> {
-        let id = if self.inner.config.stateful {
-            uuid::Uuid::new_v4().simple().to_string()
-        } else {
-            String::new()
+    /// Extends the shared record's life, off the request's path, at most every quarter of its TTL.
+    fn keep_shared_alive(&self, s: &Arc<HttpSession>) {
+        let Some(shared) = &self.inner.config.shared else {
+            return;
+        };
+        let now = s.age_ms();
+        let quarter = (shared.ttl.as_millis() as u64 / 4).max(1);
+        let last = s.store_touched.load(std::sync::atomic::Ordering::Relaxed);
+        if now.saturating_sub(last) < quarter
+            || s.store_touched
+                .compare_exchange(
+                    last,
+                    now,
+                    std::sync::atomic::Ordering::Relaxed,
+                    std::sync::atomic::Ordering::Relaxed,
+                )
+                .is_err()
+        {
+            return;
+        }
+        let store = shared.sessions.clone();
+        let (id, ttl) = (s.id.clone(), shared.ttl);
+        tokio::spawn(async move {
+            if let Err(e) = store.touch(&id, ttl).await {
+                tracing::warn!(error = %e, session = %id, "shared session record not refreshed");
+            }
+        });
+    }
+
+    /// Writes the session's record to the shared store (after `initialize`, after a change).
+    async fn save_shared(&self, s: &HttpSession) -> Result<(), crate::scale::StoreError> {
+        let (Some(shared), Some(state)) = (&self.inner.config.shared, &s.state) else {
+            return Ok(());
+        };
+        let Some(record) = state.record(&s.id) else {
+            return Ok(());
+        };
+        shared.sessions.put(&record, shared.ttl).await
+    }
+
+    /// A new session (`restore`: one that began on another instance, as its record says).
+    fn new_session(
+        &self,
+        principal: Option<String>,
+        restore: Option<&crate::scale::SessionRecord>,
+    ) -> Arc<HttpSession> {
+        let id = match restore {
+            Some(r) => r.id.clone(),
+            None if self.inner.config.stateful => uuid::Uuid::new_v4().simple().to_string(),
+            None => String::new(),
         };
         let (peer, rx) = crate::connection::Peer::with_budget(
             self.inner.server.connection_config().clone(),
             self.inner.budget.clone(),
         );
-        let handler = self
+        let shared = self
             .inner
-            .server
-            .session_handler_for(peer.clone(), principal);
-        let s = HttpSession::new(id, peer, handler, self.inner.config.replay_buffer);
+            .config
+            .shared
+            .as_ref()
+            .filter(|_| self.inner.config.stateful);
+        let s = match shared {
+            Some(stores) => {
+                let (state, handler) = self
+                    .inner
+                    .server
+                    .session_with_state(peer.clone(), principal);
+                if let Some(r) = restore {
+                    state.restore(r);
+                }
+                HttpSession::new(
+                    id,
+                    peer,
+                    handler,
+                    self.inner.config.replay_buffer,
+                    Some((state, stores)),
+                )
+            }
+            None => {
+                let handler = self
+                    .inner
+                    .server
+                    .session_handler_for(peer.clone(), principal);
+                HttpSession::new(id, peer, handler, self.inner.config.replay_buffer, None)
+            }
+        };
         s.spawn_router(rx);
         s.touch();
         if self.inner.config.stateful {
@@ -474,7 +686,14 @@ impl StreamableHttpService {
                     };
                     for s in expired {
                         tracing::debug!(session = %s.id, "session expired");
-                        s.close("the session expired");
+                        if inner.config.shared.is_some() {
+                            // Only this instance's copy: the session lives on in the shared store
+                            // (until its own TTL), and so do its tasks.
+                            s.peer.close("the session's local copy expired".to_string());
+                            s.end_streams();
+                        } else {
+                            s.close("the session expired");
+                        }
                     }
                 }
             });
@@ -547,6 +766,14 @@ impl StreamableHttpService {
         let msg = framing::decode(body);
         let is_init =
             matches!(&msg, Incoming::Request { method, .. } if method == methods::INITIALIZE);
+        let sets_level = matches!(&msg, Incoming::Request { method, .. } if method == methods::LOGGING_SET_LEVEL);
+        // What may concern a request another instance runs or sent.
+        let for_others = self.inner.config.shared.is_some()
+            && match &msg {
+                Incoming::Response { .. } => true,
+                Incoming::Notification { method, .. } => method == methods::CANCELLED,
+                _ => false,
+            };
         match &msg {
             Incoming::Invalid { id, error } => {
                 return rpc_error(StatusCode::BAD_REQUEST, id.as_ref(), error.clone())
@@ -573,7 +800,7 @@ impl StreamableHttpService {
                     "the server is shutting down",
                 );
             }
-            let s = self.new_session(self.principal(&headers));
+            let s = self.new_session(self.principal(&headers), None);
             if let Incoming::Request { params, .. } = &msg {
                 s.set_version(requested_version(*params));
             }
@@ -584,7 +811,7 @@ impl StreamableHttpService {
                 .insert(s.id.clone(), s.clone());
             s
         } else {
-            let s = match self.session(&headers) {
+            let s = match self.session(&headers).await {
                 Ok(s) => s,
                 Err(r) => return r,
             };
@@ -596,9 +823,35 @@ impl StreamableHttpService {
         session.touch();
         let mut resp = self.answer(&session, msg).await;
         if is_init && resp.status().is_success() {
+            // The other instances must find the session before the client can name it.
+            if let Err(e) = self.save_shared(&session).await {
+                self.inner
+                    .sessions
+                    .write()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .remove(&session.id);
+                session.close("the session could not be shared");
+                return store_unavailable(&e);
+            }
             if let Ok(v) = HeaderValue::from_str(&session.id) {
                 resp.headers_mut().insert(SESSION_HEADER, v);
             }
+        }
+        if for_others {
+            self.announce(crate::scale::BusEvent::ClientMessage {
+                session: session.id.clone(),
+                message: String::from_utf8_lossy(body).into_owned(),
+            })
+            .await;
+        }
+        if sets_level && self.inner.config.shared.is_some() {
+            if let Err(e) = self.save_shared(&session).await {
+                return store_unavailable(&e);
+            }
+            self.announce(crate::scale::BusEvent::SessionChanged {
+                session: session.id.clone(),
+            })
+            .await;
         }
         resp
     }
@@ -614,7 +867,7 @@ impl StreamableHttpService {
                 return r;
             }
         }
-        let session = self.new_session(self.principal(headers));
+        let session = self.new_session(self.principal(headers), None);
         if !is_init {
             // A stateless request stands alone: initialize a fresh session with the version the client sent.
             let version = headers
@@ -847,7 +1100,7 @@ impl StreamableHttpService {
                 ),
             );
         }
-        let session = match self.session(headers) {
+        let session = match self.session(headers).await {
             Ok(s) => s,
             Err(r) => return r,
         };
@@ -859,6 +1112,31 @@ impl StreamableHttpService {
         if let Some(last) = headers.get(LAST_EVENT_ID).and_then(|v| v.to_str().ok()) {
             if let Some(Attached { replay, live }) = session.resume(last) {
                 return self.sse_response(replay, live, None);
+            }
+            if let (Some(shared), Some((key, seq))) = (
+                &self.inner.config.shared,
+                super::session::parse_event_id(last),
+            ) {
+                // A stream of another instance: its events after `last` from the shared log.
+                let replay = match shared.events.after(&session.id, key, seq).await {
+                    Ok(r) => r,
+                    Err(e) => return store_unavailable(&e),
+                };
+                let mut last = seq;
+                let first: Vec<Bytes> = replay
+                    .events
+                    .into_iter()
+                    .map(|(n, b)| {
+                        last = last.max(n);
+                        Bytes::from(b)
+                    })
+                    .collect();
+                if replay.finished {
+                    return self.sse_response(first, None, None);
+                }
+                // Its instance goes on writing it (or died): follow the log.
+                let tail = tail_log(shared.events.clone(), session.id.clone(), key, last);
+                return self.sse_stream(first, tail, true);
             }
         }
         match session.open_get_stream() {
@@ -890,12 +1168,24 @@ impl StreamableHttpService {
                 "Method not allowed: this server is stateless",
             );
         }
-        let session = match self.session(req.headers()) {
+        let session = match self.session(req.headers()).await {
             Ok(s) => s,
             Err(r) => return r,
         };
         if let Err(r) = check_version_header(req.headers()) {
             return r;
+        }
+        if let Some(shared) = &self.inner.config.shared {
+            if let Err(e) = shared.sessions.delete(&session.id).await {
+                return store_unavailable(&e);
+            }
+            if let Err(e) = shared.events.delete_session(&session.id).await {
+                tracing::warn!(error = %e, session = %session.id, "event logs of an ended session not deleted (they expire)");
+            }
+            self.announce(crate::scale::BusEvent::SessionEnded {
+                session: session.id.clone(),
+            })
+            .await;
         }
         self.inner
             .sessions
@@ -1104,6 +1394,76 @@ pub(crate) fn rpc_error(status: StatusCode, id: Option<&RequestId>, e: ErrorObje
     let mut r = json_response(frame::error(id, &e));
     *r.status_mut() = status;
     r
+}
+
+/// How often a stream resumed from another instance's log reads it again.
+const TAIL_POLL: Duration = Duration::from_millis(100);
+/// A resumed stream whose log stays still this long ends (the client resumes again if it wants).
+const TAIL_IDLE: Duration = Duration::from_secs(120);
+
+/// The events another instance writes to a stream's log after position `last`, as they come, until
+/// the stream finishes, stays still for [`TAIL_IDLE`], or the store fails.
+fn tail_log(
+    store: Arc<dyn crate::scale::EventStore>,
+    session: String,
+    key: u64,
+    last: u64,
+) -> impl futures_util::Stream<Item = Bytes> + Send + 'static {
+    struct Tail {
+        store: Arc<dyn crate::scale::EventStore>,
+        session: String,
+        last: u64,
+        queue: std::collections::VecDeque<Bytes>,
+        since: std::time::Instant,
+        done: bool,
+    }
+    let t = Tail {
+        store,
+        session,
+        last,
+        queue: Default::default(),
+        since: std::time::Instant::now(),
+        done: false,
+    };
+    futures_util::stream::unfold(t, move |mut t| async move {
+        loop {
+            if let Some(b) = t.queue.pop_front() {
+                return Some((b, t));
+            }
+            if t.done || t.since.elapsed() > TAIL_IDLE {
+                return None;
+            }
+            tokio::time::sleep(TAIL_POLL).await;
+            match t.store.after(&t.session, key, t.last).await {
+                Ok(r) => {
+                    for (n, b) in r.events {
+                        t.last = t.last.max(n);
+                        t.queue.push_back(Bytes::from(b));
+                    }
+                    if !t.queue.is_empty() {
+                        t.since = std::time::Instant::now();
+                    }
+                    t.done = r.finished;
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "a resumed stream's log could not be read; ending it");
+                    return None;
+                }
+            }
+        }
+    })
+}
+
+/// A shared store could not be reached: 503 with a JSON-RPC error (the client may retry).
+fn store_unavailable(e: &crate::scale::StoreError) -> Response {
+    tracing::warn!(error = %e, "shared store unavailable");
+    rpc_error(
+        StatusCode::SERVICE_UNAVAILABLE,
+        None,
+        ErrorObject::internal(format!(
+            "Internal error: shared session store unavailable: {e}"
+        )),
+    )
 }
 
 pub(crate) fn plain(status: StatusCode, text: &'static str) -> Response {

@@ -5,7 +5,10 @@
 //!   relates to, or the standalone GET stream (and is dropped when there is none);
 //! - every event of a stream is kept in a bounded replay buffer, so a client that lost the connection can
 //!   resume with `Last-Event-ID` (a disconnect is not a cancellation);
-//! - a POST stream ends once every request it carried has its response.
+//! - a POST stream ends once every request it carried has its response;
+//! - with a shared event store (several instances), every event is written to the store before it is
+//!   sent, by one writer task per session (in order, batched: one round trip per batch), so that the
+//!   client can resume on another instance with nothing lost or repeated.
 
 use super::sse;
 use crate::connection::{Handler, OutKind, Outgoing, Peer};
@@ -52,10 +55,25 @@ struct Routes {
     next_key: StreamKey,
 }
 
+/// An event on its way to the shared event store, then to its stream's connection.
+struct Persist {
+    stream: StreamKey,
+    seq: u64,
+    /// Empty: the stream finished.
+    event: Bytes,
+    live: Option<mpsc::UnboundedSender<Bytes>>,
+}
+
 pub(crate) struct HttpSession {
     pub(crate) id: String,
     pub(crate) peer: Peer,
     pub(crate) handler: Arc<dyn Handler>,
+    /// The handshake-era state behind `handler`, when a shared session store records it.
+    pub(crate) state: Option<Arc<crate::server::SessionState>>,
+    /// The shared event store's writer (see the module docs); `None`: events stay in this process.
+    persist: Option<mpsc::UnboundedSender<Persist>>,
+    /// Milliseconds since `created` when the shared record's life was last extended.
+    pub(crate) store_touched: AtomicU64,
     routes: Mutex<Routes>,
     replay_limit: usize,
     /// The negotiated version (0 = not yet), for the priming event and the header check.
@@ -84,12 +102,30 @@ impl HttpSession {
         peer: Peer,
         handler: Arc<dyn Handler>,
         replay_limit: usize,
+        shared: Option<(
+            Arc<crate::server::SessionState>,
+            &crate::scale::SharedStores,
+        )>,
     ) -> Arc<Self> {
+        let mut routes = Routes::default();
+        let (state, persist) = match shared {
+            Some((state, stores)) => {
+                // Stream keys unique across instances: an event id names its stream everywhere.
+                routes.next_key = random_key();
+                let (tx, rx) = mpsc::unbounded_channel();
+                spawn_persister(id.clone(), stores.events.clone(), stores.ttl, rx);
+                (Some(state), Some(tx))
+            }
+            None => (None, None),
+        };
         Arc::new(HttpSession {
             id,
             peer,
             handler,
-            routes: Mutex::new(Routes::default()),
+            state,
+            persist,
+            store_touched: AtomicU64::new(0),
+            routes: Mutex::new(routes),
             replay_limit: replay_limit.max(1),
             version: AtomicU8::new(0),
             created: Instant::now(),
@@ -136,6 +172,11 @@ impl HttpSession {
     pub(crate) fn touch(&self) {
         self.last_seen
             .store(self.created.elapsed().as_millis() as u64, Ordering::Relaxed);
+    }
+
+    /// Milliseconds since the session was created (here).
+    pub(crate) fn age_ms(&self) -> u64 {
+        self.created.elapsed().as_millis() as u64
     }
 
     pub(crate) fn idle_for(&self) -> std::time::Duration {
@@ -312,6 +353,14 @@ impl HttpSession {
                         if s.pending == 0 {
                             s.finished = true;
                             s.live = None;
+                            if let Some(p) = &self.persist {
+                                let _ = p.send(Persist {
+                                    stream: k,
+                                    seq: 0,
+                                    event: Bytes::new(),
+                                    live: None,
+                                });
+                            }
                             r.finished.push_back(k);
                             while r.finished.len() > FINISHED_STREAMS_KEPT {
                                 if let Some(old) = r.finished.pop_front() {
@@ -354,7 +403,15 @@ impl HttpSession {
             s.buffer.pop_front();
         }
         s.buffer.push_back((seq, ev.clone()));
-        if let Some(live) = &s.live {
+        if let Some(p) = &self.persist {
+            // Stored first, then sent (by the writer, in order).
+            let _ = p.send(Persist {
+                stream: key,
+                seq,
+                event: ev,
+                live: s.live.clone(),
+            });
+        } else if let Some(live) = &s.live {
             if live.send(ev).is_err() {
                 s.live = None;
             }
@@ -379,7 +436,54 @@ impl HttpSession {
     }
 }
 
-fn parse_event_id(id: &str) -> Option<(StreamKey, u64)> {
+/// A random stream key, with room to count up from it.
+fn random_key() -> StreamKey {
+    let mut b = [0u8; 8];
+    let _ = getrandom::fill(&mut b);
+    u64::from_be_bytes(b) >> 12
+}
+
+/// The session's writer to the shared event store: takes what is queued, stores it in one call, then
+/// sends each event to its stream's connection. A store error is logged and the events are still sent
+/// (the client gets them; only resumption on another instance loses them).
+fn spawn_persister(
+    session: String,
+    store: Arc<dyn crate::scale::EventStore>,
+    ttl: std::time::Duration,
+    mut rx: mpsc::UnboundedReceiver<Persist>,
+) {
+    tokio::spawn(async move {
+        let mut batch = Vec::new();
+        while let Some(first) = rx.recv().await {
+            batch.push(first);
+            while batch.len() < 256 {
+                match rx.try_recv() {
+                    Ok(p) => batch.push(p),
+                    Err(_) => break,
+                }
+            }
+            let events: Vec<crate::scale::StreamEvent> = batch
+                .iter()
+                .map(|p| crate::scale::StreamEvent {
+                    session: session.clone(),
+                    stream: p.stream,
+                    seq: p.seq,
+                    data: p.event.to_vec(),
+                })
+                .collect();
+            if let Err(e) = store.append(&events, ttl).await {
+                tracing::warn!(error = %e, session = %session, "SSE events not stored; resumption on another instance will miss them");
+            }
+            for p in batch.drain(..) {
+                if let Some(live) = p.live {
+                    let _ = live.send(p.event);
+                }
+            }
+        }
+    });
+}
+
+pub(crate) fn parse_event_id(id: &str) -> Option<(StreamKey, u64)> {
     let (k, s) = id.split_once('-')?;
     Some((k.parse().ok()?, s.parse().ok()?))
 }

@@ -32,7 +32,8 @@ use crate::protocol::*;
 use futures_util::future::BoxFuture;
 use registry::Registry;
 use serde_json::value::RawValue;
-use session::{ServerHandler, SessionState};
+use session::ServerHandler;
+pub(crate) use session::SessionState;
 use std::future::Future;
 use std::path::Path;
 use std::sync::{Arc, Mutex, Weak};
@@ -647,6 +648,25 @@ impl Server {
     /// [`Context::principal`] and binds multi round-trip request states to that principal.
     pub fn session_handler_for(&self, peer: Peer, principal: Option<String>) -> Arc<dyn Handler> {
         self.request_handler(peer, principal, None)
+    }
+
+    /// [`Server::session_handler_for`], with the session state it serves (which a shared session store
+    /// records and restores).
+    pub(crate) fn session_with_state(
+        &self,
+        peer: Peer,
+        principal: Option<String>,
+    ) -> (Arc<SessionState>, Arc<dyn Handler>) {
+        let s = SessionState::new(self.inner.clone(), peer);
+        if let Some(p) = principal {
+            s.set_principal(p);
+        }
+        (s.clone(), Arc::new(ServerHandler(s)))
+    }
+
+    /// Joins the other instances of a deployment on `bus` (tasks cancelled elsewhere stop here).
+    pub(crate) fn attach_bus(&self, bus: Arc<dyn crate::scale::Bus>, origin: String) {
+        self.inner.tasks.shared().attach_bus(bus, origin);
     }
 
     /// The handler of a connection that carries one 2026-07-28 request whose declarations the transport

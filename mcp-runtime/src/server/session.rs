@@ -142,6 +142,48 @@ impl SessionState {
         )
     }
 
+    /// What a shared session store keeps of this session as `id` (`None` before `initialize`).
+    pub(crate) fn record(&self, id: &str) -> Option<crate::scale::SessionRecord> {
+        let version = *self.version.get()?;
+        let level = self.log_level.load(Ordering::Relaxed);
+        Some(crate::scale::SessionRecord {
+            id: id.to_string(),
+            protocol_version: version.as_str().to_string(),
+            client_capabilities: self.client_capabilities(),
+            client_info: self.client_info.get().cloned().unwrap_or_default(),
+            log_level: (level != LOG_DEFAULT)
+                .then(|| LoggingLevel::from_u8(level))
+                .flatten(),
+            principal: self.principal().map(str::to_string),
+            task_owner: self.tasks.key().to_string(),
+        })
+    }
+
+    /// Takes over a session that `initialize`d on another instance: its state as the record says,
+    /// ready for requests. Only on a fresh state.
+    pub(crate) fn restore(self: &Arc<Self>, r: &crate::scale::SessionRecord) {
+        let version = ProtocolVersion::parse(&r.protocol_version)
+            .unwrap_or_else(|| ProtocolVersion::negotiate(&r.protocol_version));
+        let _ = self.version.set(version);
+        let _ = self.client_caps.set(r.client_capabilities.clone());
+        let _ = self.client_info.set(r.client_info.clone());
+        self.set_log_level(r.log_level);
+        if let Some(p) = &r.principal {
+            self.set_principal(p.clone());
+        }
+        self.tasks.set_key(r.task_owner.clone());
+        self.phase.store(Phase::Ready as u8, Ordering::Release);
+        self.server.add_session(self);
+    }
+
+    /// The minimum level of log messages sent (`None`: the default).
+    pub(crate) fn set_log_level(&self, level: Option<LoggingLevel>) {
+        self.log_level.store(
+            level.map_or(LOG_DEFAULT, LoggingLevel::as_u8),
+            Ordering::Relaxed,
+        );
+    }
+
     fn initialize(
         self: &Arc<Self>,
         params: Option<&RawValue>,

@@ -14,6 +14,8 @@
 //!     [--state-keys kid:hex,...] keys that seal MRTR request states, shared by instances
 //!                                (also MCP_REQUEST_STATE_KEYS; default: a random key)
 //!     [--compress] gzip/zstd/brotli answers and SSE streams for clients that accept them
+//!     [--redis URL] share sessions, SSE event logs, tasks and a bus with the other instances
+//!                   through Redis (also MCP_REDIS_URL), for several instances behind a load balancer
 //! ```
 
 mod modern;
@@ -119,6 +121,26 @@ fn tools() -> Vec<ToolRoute> {
             ctx.progress(100.0, Some(100.0), None).await;
             Ok(CallToolResult::text("Tool with progress executed successfully"))
         }),
+        tool(
+            "progress_ticks",
+            "Reports progress `count` times, `interval_ms` apart, then answers (for stream resumption)",
+            obj(json!({"type": "object", "properties": {
+                "count": {"type": "integer", "minimum": 1, "maximum": 1000},
+                "interval_ms": {"type": "integer", "minimum": 0, "maximum": 10000}
+            }, "required": ["count"]})),
+            |args: Arguments, ctx: Context| async move {
+                let v: Value = args.parse().unwrap_or(Value::Null);
+                let Some(count) = v.get("count").and_then(Value::as_u64).filter(|n| (1..=1000).contains(n)) else {
+                    return Ok(CallToolResult::error("Invalid argument `count`: an integer from 1 to 1000 is required"));
+                };
+                let interval = v.get("interval_ms").and_then(Value::as_u64).unwrap_or(100).min(10_000);
+                for i in 1..=count {
+                    ctx.progress(i as f64, Some(count as f64), None).await;
+                    tokio::time::sleep(Duration::from_millis(interval)).await;
+                }
+                Ok(CallToolResult::text(format!("{count} ticks")))
+            },
+        ),
         tool(
             "test_sampling",
             "Asks the client's model",
@@ -303,7 +325,11 @@ fn messages(v: Value) -> Result<GetPromptResult, ErrorObject> {
     serde_json::from_value(v).map_err(|e| ErrorObject::internal(e.to_string()))
 }
 
-fn build(eras: Eras, keys: Option<RequestStateKeys>) -> Server {
+fn build(
+    eras: Eras,
+    keys: Option<RequestStateKeys>,
+    task_store: Option<std::sync::Arc<dyn mcp_runtime::server::TaskStore>>,
+) -> Server {
     let template = ResourceTemplate {
         uri_template: "test://template/{id}/data".into(),
         name: "template-data".into(),
@@ -324,6 +350,9 @@ fn build(eras: Eras, keys: Option<RequestStateKeys>) -> Server {
     }
     if let Some(k) = keys {
         b = b.request_state_keys(k);
+    }
+    if let Some(store) = task_store {
+        b = b.task_store(store);
     }
     b
         .resource(ResourceRoute::new(
@@ -398,6 +427,7 @@ struct Args {
     stateless: bool,
     token: Option<String>,
     compress: bool,
+    redis: Option<String>,
 }
 
 fn args() -> anyhow::Result<Args> {
@@ -422,6 +452,9 @@ fn args() -> anyhow::Result<Args> {
             .ok()
             .filter(|t| !t.is_empty()),
         compress: false,
+        redis: std::env::var("MCP_REDIS_URL")
+            .ok()
+            .filter(|u| !u.is_empty()),
     };
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
@@ -441,6 +474,12 @@ fn args() -> anyhow::Result<Args> {
                 );
             }
             "--compress" => a.compress = true,
+            "--redis" => {
+                a.redis = Some(
+                    it.next()
+                        .ok_or_else(|| anyhow::anyhow!("--redis needs a URL"))?,
+                )
+            }
             "--port" => {
                 a.port = it
                     .next()
@@ -459,7 +498,7 @@ fn args() -> anyhow::Result<Args> {
                 )
             }
             "-h" | "--help" => {
-                eprintln!("usage: everything-server [--http [--port N] [--host ADDR] [--json] [--stateless] [--bearer-token T] [--compress]] [--modern-only | --legacy-only] [--state-keys kid:hex,...]");
+                eprintln!("usage: everything-server [--http [--port N] [--host ADDR] [--json] [--stateless] [--bearer-token T] [--compress] [--redis URL]] [--modern-only | --legacy-only] [--state-keys kid:hex,...]");
                 std::process::exit(0);
             }
             other => anyhow::bail!("unknown argument {other}"),
@@ -475,7 +514,21 @@ async fn main() -> anyhow::Result<()> {
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .try_init();
     let a = args()?;
-    let server = build(a.eras, a.state_keys.clone());
+    let stores = match &a.redis {
+        Some(url) if a.http => Some(
+            mcp_runtime::scale::redis::RedisStores::connect(
+                mcp_runtime::scale::redis::RedisConfig::new(url.clone()),
+            )
+            .await
+            .map_err(|e| anyhow::anyhow!("--redis {url}: {e}"))?,
+        ),
+        Some(_) => anyhow::bail!("--redis needs --http (a stdio server has one client)"),
+        None => None,
+    };
+    let task_store = stores
+        .as_ref()
+        .map(|s| s.tasks.clone() as std::sync::Arc<dyn mcp_runtime::server::TaskStore>);
+    let server = build(a.eras, a.state_keys.clone(), task_store);
     if !a.http {
         server.serve_stdio().await?;
         return Ok(());
@@ -492,6 +545,9 @@ async fn main() -> anyhow::Result<()> {
     }
     if a.compress {
         config.compression = Some(mcp_runtime::http::Compression::default());
+    }
+    if let Some(s) = &stores {
+        config.shared = Some(s.shared.clone());
     }
     let addr: std::net::SocketAddr = format!("{}:{}", a.host, a.port).parse()?;
     eprintln!(

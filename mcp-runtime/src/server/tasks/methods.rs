@@ -98,8 +98,10 @@ async fn cancel(shared: &Shared, id: &str) -> Result<TaskRecord, ErrorObject> {
             Err(e) => return Err(e.to_error()),
         },
     };
-    if let Some(run) = run {
-        run.token.cancel();
+    match run {
+        Some(run) => run.token.cancel(),
+        None if record.is_some() => shared.announce_cancel(id).await,
+        None => {}
     }
     record.ok_or_else(|| not_found(id, "Task not found"))
 }
@@ -320,10 +322,11 @@ pub(crate) fn extension_method(
             methods::TASKS_UPDATE => {
                 // Answers for a task that waits for nothing, or for keys it does not wait for, are
                 // ignored (the spec's rule): the acknowledgement is the same.
-                if let Some(run) = shared.running(&id) {
-                    if run.era == TaskEra::Extension {
-                        answer(&run, responses).await;
-                    }
+                match shared.running(&id) {
+                    Some(run) if run.era == TaskEra::Extension => answer(&run, responses).await,
+                    Some(_) => {}
+                    // It runs on another instance (or nowhere any more).
+                    None => shared.announce_input(&id, responses).await,
                 }
                 ack()
             }

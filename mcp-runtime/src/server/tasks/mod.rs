@@ -107,8 +107,14 @@ pub(crate) struct SessionTasks {
 }
 
 impl SessionTasks {
-    fn key(&self) -> &str {
+    pub(crate) fn key(&self) -> &str {
         self.key.get_or_init(|| format!("session:{}", random_id()))
+    }
+
+    /// Files the session's tasks under `key` (a session restored from a shared store keeps its tasks);
+    /// ignored once the key exists.
+    pub(crate) fn set_key(&self, key: String) {
+        let _ = self.key.set(key);
     }
 }
 
@@ -157,6 +163,9 @@ pub(crate) struct Shared {
     pub(crate) config: TaskConfig,
     running: Mutex<HashMap<String, Arc<TaskRun>>>,
     sweeper: OnceLock<()>,
+    /// The bus to the other instances sharing the store, and this instance's name on it: a task
+    /// cancelled here but running elsewhere is stopped there.
+    bus: OnceLock<(Arc<dyn crate::scale::Bus>, String)>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -171,6 +180,7 @@ impl Tasks {
                 config,
                 running: Mutex::new(HashMap::new()),
                 sweeper: OnceLock::new(),
+                bus: OnceLock::new(),
             }),
         }
     }
@@ -313,6 +323,84 @@ impl Tasks {
 }
 
 impl Shared {
+    /// Joins the instances on `bus` (once; later calls are ignored): a `TaskCancelled` for a task that
+    /// runs here stops its handler. Needs a Tokio runtime.
+    pub(crate) fn attach_bus(self: &Arc<Self>, bus: Arc<dyn crate::scale::Bus>, origin: String) {
+        if self.bus.set((bus.clone(), origin)).is_err() {
+            return;
+        }
+        let mut rx = bus.subscribe();
+        let weak = Arc::downgrade(self);
+        tokio::spawn(async move {
+            use tokio::sync::broadcast::error::RecvError;
+            loop {
+                let msg = match rx.recv().await {
+                    Ok(m) => m,
+                    Err(RecvError::Lagged(n)) => {
+                        tracing::warn!(missed = n, "task bus: messages missed");
+                        continue;
+                    }
+                    Err(RecvError::Closed) => return,
+                };
+                let Some(s) = weak.upgrade() else { return };
+                match msg.event {
+                    crate::scale::BusEvent::TaskCancelled { task } => {
+                        if let Some(run) = s.running(&task) {
+                            tracing::debug!(task = %task, "task cancelled on another instance; stopping it");
+                            run.token.cancel();
+                        }
+                    }
+                    crate::scale::BusEvent::TaskInput { task, responses } => {
+                        if let Some(run) = s.running(&task).filter(|r| r.era == TaskEra::Extension)
+                        {
+                            tracing::debug!(task = %task, "task input from another instance");
+                            input::answer(&run, responses).await;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        });
+    }
+
+    /// Tells the other instances that a task not running here was cancelled (best effort: the store
+    /// already says `cancelled`, so the worst case is a handler that runs on and changes nothing).
+    pub(crate) async fn announce_cancel(&self, id: &str) {
+        let Some((bus, origin)) = self.bus.get() else {
+            return;
+        };
+        let msg = crate::scale::BusMessage {
+            origin: origin.clone(),
+            event: crate::scale::BusEvent::TaskCancelled {
+                task: id.to_string(),
+            },
+        };
+        if let Err(e) = bus.publish(&msg).await {
+            tracing::warn!(error = %e, task = %id, "task cancellation not announced to other instances");
+        }
+    }
+
+    /// Hands answers for a task that does not run here to the instance that runs it.
+    pub(crate) async fn announce_input(
+        &self,
+        id: &str,
+        responses: std::collections::BTreeMap<String, serde_json::Value>,
+    ) {
+        let Some((bus, origin)) = self.bus.get() else {
+            return;
+        };
+        let msg = crate::scale::BusMessage {
+            origin: origin.clone(),
+            event: crate::scale::BusEvent::TaskInput {
+                task: id.to_string(),
+                responses,
+            },
+        };
+        if let Err(e) = bus.publish(&msg).await {
+            tracing::warn!(error = %e, task = %id, "task input not passed to other instances");
+        }
+    }
+
     pub(crate) fn running(&self, id: &str) -> Option<Arc<TaskRun>> {
         lock(&self.running).get(id).cloned()
     }

@@ -1,0 +1,120 @@
+//! Notifications between the instances of one deployment.
+
+use super::StoreError;
+use futures_util::future::BoxFuture;
+use serde::{Deserialize, Serialize};
+use tokio::sync::broadcast;
+
+/// What one instance tells the others.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum BusEvent {
+    /// The client ended the session (`DELETE`): every instance drops its copy and ends its streams.
+    SessionEnded {
+        /// The session's id.
+        session: String,
+    },
+    /// The session's record changed (`logging/setLevel`): instances with a copy read it again.
+    SessionChanged {
+        /// The session's id.
+        session: String,
+    },
+    /// A message of the client that concerns whichever instance waits for it: a response to a request
+    /// the server sent, or a `notifications/cancelled`. The instance that has the request dispatches
+    /// it; the others find nothing to match.
+    ClientMessage {
+        /// The session's id.
+        session: String,
+        /// The JSON-RPC message as the client sent it.
+        message: String,
+    },
+    /// Answers to a task's input requests (2026-07-28 `tasks/update`) that reached an instance that
+    /// does not run the task: the one that runs it hands them to its handler.
+    TaskInput {
+        /// The task's id.
+        task: String,
+        /// The answers, by input key.
+        responses: std::collections::BTreeMap<String, serde_json::Value>,
+    },
+    /// A task was cancelled: the instance that runs its handler stops it.
+    TaskCancelled {
+        /// The task's id.
+        task: String,
+    },
+}
+
+/// One message on the bus: the event, and the instance that sent it (so that it can ignore its own).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BusMessage {
+    /// The sender's name (random per instance).
+    pub origin: String,
+    /// What happened.
+    pub event: BusEvent,
+}
+
+/// Delivers messages to every instance (the sender included), at most once, in order per sender.
+/// Delivery is best effort: an instance that is disconnected when a message is sent misses it.
+pub trait Bus: Send + Sync + 'static {
+    /// Sends a message to every subscriber.
+    fn publish<'a>(&'a self, message: &'a BusMessage) -> BoxFuture<'a, Result<(), StoreError>>;
+    /// A receiver of every message published from now on (a slow receiver misses the oldest ones).
+    fn subscribe(&self) -> broadcast::Receiver<BusMessage>;
+}
+
+/// A bus within one process.
+pub struct MemoryBus {
+    tx: broadcast::Sender<BusMessage>,
+}
+
+impl Default for MemoryBus {
+    fn default() -> Self {
+        MemoryBus {
+            tx: broadcast::channel(1024).0,
+        }
+    }
+}
+
+impl Bus for MemoryBus {
+    fn publish<'a>(&'a self, message: &'a BusMessage) -> BoxFuture<'a, Result<(), StoreError>> {
+        // No subscriber is not an error: nobody needs to hear it.
+        let _ = self.tx.send(message.clone());
+        Box::pin(async { Ok(()) })
+    }
+
+    fn subscribe(&self) -> broadcast::Receiver<BusMessage> {
+        self.tx.subscribe()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn every_subscriber_hears_every_message_in_order() {
+        let bus = MemoryBus::default();
+        let mut a = bus.subscribe();
+        let mut b = bus.subscribe();
+        let m1 = BusMessage {
+            origin: "x".into(),
+            event: BusEvent::TaskCancelled { task: "t".into() },
+        };
+        let m2 = BusMessage {
+            origin: "x".into(),
+            event: BusEvent::SessionEnded {
+                session: "s".into(),
+            },
+        };
+        bus.publish(&m1).await.unwrap();
+        bus.publish(&m2).await.unwrap();
+        for r in [&mut a, &mut b] {
+            assert_eq!(r.recv().await.unwrap(), m1);
+            assert_eq!(r.recv().await.unwrap(), m2);
+        }
+        let json = serde_json::to_string(&m1).unwrap();
+        assert_eq!(
+            json,
+            r#"{"origin":"x","event":{"kind":"task_cancelled","task":"t"}}"#
+        );
+    }
+}

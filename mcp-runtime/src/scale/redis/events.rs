@@ -1,0 +1,138 @@
+//! SSE event logs in Redis: a list per stream, trimmed and expiring, written in one pipelined round trip.
+
+use super::{backend, millis};
+use crate::scale::{EventStore, Replay, StoreError, StreamEvent};
+use futures_util::future::BoxFuture;
+use redis::aio::ConnectionManager;
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+/// The list item that marks a stream finished.
+const END: &[u8] = b"end";
+
+/// [`EventStore`] on Redis.
+pub struct RedisEventStore {
+    conn: ConnectionManager,
+    prefix: String,
+    per_stream: usize,
+}
+
+impl RedisEventStore {
+    /// Logs under `<prefix>ev:<session>:<stream>`, each trimmed to its last `per_stream` events.
+    pub fn new(conn: ConnectionManager, prefix: &str, per_stream: usize) -> Self {
+        RedisEventStore {
+            conn,
+            prefix: prefix.to_string(),
+            per_stream: per_stream.max(1),
+        }
+    }
+
+    fn log_key(&self, session: &str, stream: u64) -> String {
+        format!("{}ev:{session}:{stream}", self.prefix)
+    }
+
+    fn index_key(&self, session: &str) -> String {
+        format!("{}evs:{session}", self.prefix)
+    }
+}
+
+fn item(e: &StreamEvent) -> Vec<u8> {
+    if e.data.is_empty() {
+        return END.to_vec();
+    }
+    let mut v = format!("{}\n", e.seq).into_bytes();
+    v.extend_from_slice(&e.data);
+    v
+}
+
+impl EventStore for RedisEventStore {
+    fn append<'a>(
+        &'a self,
+        events: &'a [StreamEvent],
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            if events.is_empty() {
+                return Ok(());
+            }
+            let ms = millis(ttl);
+            let mut pipe = redis::pipe();
+            let mut streams = BTreeSet::new();
+            for e in events {
+                pipe.cmd("RPUSH")
+                    .arg(self.log_key(&e.session, e.stream))
+                    .arg(item(e))
+                    .ignore();
+                streams.insert((e.session.as_str(), e.stream));
+            }
+            // One more slot than the bound, for the end marker.
+            let keep = self.per_stream as i64 + 1;
+            for (session, stream) in &streams {
+                let key = self.log_key(session, *stream);
+                pipe.cmd("LTRIM").arg(&key).arg(-keep).arg(-1).ignore();
+                pipe.cmd("PEXPIRE").arg(&key).arg(ms).ignore();
+                let index = self.index_key(session);
+                pipe.cmd("SADD").arg(&index).arg(*stream).ignore();
+                pipe.cmd("PEXPIRE").arg(&index).arg(ms).ignore();
+            }
+            pipe.exec_async(&mut self.conn.clone())
+                .await
+                .map_err(backend)
+        })
+    }
+
+    fn after<'a>(
+        &'a self,
+        session: &'a str,
+        stream: u64,
+        after: u64,
+    ) -> BoxFuture<'a, Result<Replay, StoreError>> {
+        Box::pin(async move {
+            let items: Vec<Vec<u8>> = redis::cmd("LRANGE")
+                .arg(self.log_key(session, stream))
+                .arg(0)
+                .arg(-1)
+                .query_async(&mut self.conn.clone())
+                .await
+                .map_err(backend)?;
+            let mut replay = Replay::default();
+            for it in items {
+                if it == END {
+                    replay.finished = true;
+                    continue;
+                }
+                let Some(nl) = it.iter().position(|b| *b == b'\n') else {
+                    return Err(StoreError::Backend(
+                        "redis: malformed event log item".into(),
+                    ));
+                };
+                let seq = std::str::from_utf8(&it[..nl])
+                    .ok()
+                    .and_then(|s| s.parse::<u64>().ok())
+                    .ok_or_else(|| StoreError::Backend("redis: malformed event position".into()))?;
+                if seq > after {
+                    replay.events.push((seq, it[nl + 1..].to_vec()));
+                }
+            }
+            Ok(replay)
+        })
+    }
+
+    fn delete_session<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async move {
+            let mut conn = self.conn.clone();
+            let index = self.index_key(session);
+            let streams: Vec<u64> = redis::cmd("SMEMBERS")
+                .arg(&index)
+                .query_async(&mut conn)
+                .await
+                .map_err(backend)?;
+            let mut del = redis::cmd("DEL");
+            del.arg(&index);
+            for s in streams {
+                del.arg(self.log_key(session, s));
+            }
+            del.exec_async(&mut conn).await.map_err(backend)
+        })
+    }
+}

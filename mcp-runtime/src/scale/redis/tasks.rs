@@ -1,0 +1,271 @@
+//! Tasks in Redis: a JSON record per task, updated by compare-and-set, indexed per owner and by expiry.
+
+use super::{backend, millis};
+use crate::server::tasks::{StoreError, TaskPage, TaskRecord, TaskStore, TaskUpdate, Updated};
+use crate::server::TaskLimits;
+use futures_util::future::BoxFuture;
+use redis::aio::ConnectionManager;
+use std::time::Duration;
+
+/// How long a record outlives its TTL in Redis, so that the sweeper (which also cleans the indexes)
+/// deletes it first.
+const GRACE: Duration = Duration::from_secs(300);
+
+/// How often an update retries when another instance changed the record in between.
+const CAS_ATTEMPTS: usize = 16;
+
+const CREATE: &str = r#"
+if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
+if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[6]) then return -2 end
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[5]) then return -3 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[4])
+redis.call('ZADD', KEYS[2], 0, ARGV[2])
+redis.call('ZADD', KEYS[3], ARGV[3], ARGV[7])
+return 1
+"#;
+
+const COMPARE_AND_SET: &str = r#"
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+  return 1
+end
+return 0
+"#;
+
+/// [`TaskStore`] on Redis, bounded by [`TaskLimits::max_tasks`] and
+/// [`TaskLimits::max_tasks_per_owner`] (checked atomically with the insert).
+pub struct RedisTaskStore {
+    conn: ConnectionManager,
+    prefix: String,
+    limits: TaskLimits,
+    create: redis::Script,
+    cas: redis::Script,
+}
+
+impl RedisTaskStore {
+    /// Tasks under `<prefix>task:<id>`.
+    pub fn new(conn: ConnectionManager, prefix: &str, limits: TaskLimits) -> Self {
+        RedisTaskStore {
+            conn,
+            prefix: prefix.to_string(),
+            limits,
+            create: redis::Script::new(CREATE),
+            cas: redis::Script::new(COMPARE_AND_SET),
+        }
+    }
+
+    fn task_key(&self, id: &str) -> String {
+        format!("{}task:{id}", self.prefix)
+    }
+
+    fn owner_key(&self, owner: &str) -> String {
+        format!("{}towner:{owner}", self.prefix)
+    }
+
+    fn expiry_key(&self) -> String {
+        format!("{}texp", self.prefix)
+    }
+
+    async fn read(&self, id: &str) -> Result<Option<(String, TaskRecord)>, StoreError> {
+        let raw: Option<String> = redis::cmd("GET")
+            .arg(self.task_key(id))
+            .query_async(&mut self.conn.clone())
+            .await
+            .map_err(backend)?;
+        raw.map(|s| {
+            let r = serde_json::from_str(&s)
+                .map_err(|e| StoreError::Backend(format!("task record {id}: {e}")))?;
+            Ok((s, r))
+        })
+        .transpose()
+    }
+}
+
+/// The owner index's member of a task: ordered by creation time, then id.
+fn member(r: &TaskRecord) -> String {
+    format!("{:020}:{}", r.created_at_ms, r.id)
+}
+
+fn to_json(r: &TaskRecord) -> Result<String, StoreError> {
+    serde_json::to_string(r).map_err(|e| StoreError::Backend(format!("task record: {e}")))
+}
+
+impl TaskStore for RedisTaskStore {
+    fn create(&self, record: TaskRecord) -> BoxFuture<'_, Result<(), StoreError>> {
+        Box::pin(async move {
+            let json = to_json(&record)?;
+            let px = millis(Duration::from_millis(record.ttl_ms) + GRACE);
+            let n: i64 = self
+                .create
+                .key(self.task_key(&record.id))
+                .key(self.owner_key(&record.owner))
+                .key(self.expiry_key())
+                .arg(json)
+                .arg(member(&record))
+                .arg(record.expires_at_ms())
+                .arg(px)
+                .arg(self.limits.max_tasks_per_owner)
+                .arg(self.limits.max_tasks)
+                .arg(&record.id)
+                .invoke_async(&mut self.conn.clone())
+                .await
+                .map_err(backend)?;
+            match n {
+                1 => Ok(()),
+                -1 => Err(StoreError::Backend(format!(
+                    "task {} exists already",
+                    record.id
+                ))),
+                -2 => Err(StoreError::Full {
+                    what: "tasks",
+                    limit: self.limits.max_tasks,
+                }),
+                _ => Err(StoreError::Full {
+                    what: "tasks per owner",
+                    limit: self.limits.max_tasks_per_owner,
+                }),
+            }
+        })
+    }
+
+    fn get<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<Option<TaskRecord>, StoreError>> {
+        Box::pin(async move { Ok(self.read(id).await?.map(|(_, r)| r)) })
+    }
+
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        update: TaskUpdate,
+        now_ms: u64,
+    ) -> BoxFuture<'a, Result<Updated, StoreError>> {
+        Box::pin(async move {
+            for _ in 0..CAS_ATTEMPTS {
+                let Some((old, mut record)) = self.read(id).await? else {
+                    return Ok(Updated::Missing);
+                };
+                if !record.apply(update.clone(), now_ms) {
+                    return Ok(Updated::Task {
+                        record: Box::new(record),
+                        changed: false,
+                    });
+                }
+                let set: i64 = self
+                    .cas
+                    .key(self.task_key(id))
+                    .arg(old)
+                    .arg(to_json(&record)?)
+                    .invoke_async(&mut self.conn.clone())
+                    .await
+                    .map_err(backend)?;
+                if set == 1 {
+                    return Ok(Updated::Task {
+                        record: Box::new(record),
+                        changed: true,
+                    });
+                }
+            }
+            Err(StoreError::Backend(format!(
+                "task {id}: changed concurrently {CAS_ATTEMPTS} times in a row"
+            )))
+        })
+    }
+
+    fn list<'a>(
+        &'a self,
+        owner: &'a str,
+        cursor: Option<&'a str>,
+        limit: usize,
+    ) -> BoxFuture<'a, Result<TaskPage, StoreError>> {
+        Box::pin(async move {
+            let start = match cursor {
+                None => "-".to_string(),
+                Some(c) => {
+                    let ok = c.len() > 21
+                        && c.as_bytes()[20] == b':'
+                        && c[..20].bytes().all(|b| b.is_ascii_digit())
+                        && c[21..].bytes().all(|b| b.is_ascii_hexdigit());
+                    if !ok {
+                        return Err(StoreError::BadCursor(c.to_string()));
+                    }
+                    format!("({c}")
+                }
+            };
+            let limit = limit.max(1);
+            let mut conn = self.conn.clone();
+            let members: Vec<String> = redis::cmd("ZRANGEBYLEX")
+                .arg(self.owner_key(owner))
+                .arg(start)
+                .arg("+")
+                .arg("LIMIT")
+                .arg(0)
+                .arg(limit + 1)
+                .query_async(&mut conn)
+                .await
+                .map_err(backend)?;
+            let more = members.len() > limit;
+            let members = &members[..members.len().min(limit)];
+            let mut page = TaskPage::default();
+            if members.is_empty() {
+                return Ok(page);
+            }
+            let keys: Vec<String> = members
+                .iter()
+                .filter_map(|m| m.split_once(':').map(|(_, id)| self.task_key(id)))
+                .collect();
+            let raws: Vec<Option<String>> = redis::cmd("MGET")
+                .arg(&keys)
+                .query_async(&mut conn)
+                .await
+                .map_err(backend)?;
+            for raw in raws.into_iter().flatten() {
+                match serde_json::from_str::<TaskRecord>(&raw) {
+                    Ok(r) if r.owner == owner => page.tasks.push(r),
+                    Ok(_) => {}
+                    Err(e) => return Err(StoreError::Backend(format!("task record: {e}"))),
+                }
+            }
+            if more {
+                page.next_cursor = members.last().cloned();
+            }
+            Ok(page)
+        })
+    }
+
+    fn delete<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<bool, StoreError>> {
+        Box::pin(async move {
+            let record = self.read(id).await?;
+            let mut pipe = redis::pipe();
+            pipe.cmd("ZREM").arg(self.expiry_key()).arg(id).ignore();
+            if let Some((_, r)) = &record {
+                pipe.cmd("DEL").arg(self.task_key(id)).ignore();
+                pipe.cmd("ZREM")
+                    .arg(self.owner_key(&r.owner))
+                    .arg(member(r))
+                    .ignore();
+            }
+            pipe.exec_async(&mut self.conn.clone())
+                .await
+                .map_err(backend)?;
+            Ok(record.is_some())
+        })
+    }
+
+    fn purge_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<Vec<String>, StoreError>> {
+        Box::pin(async move {
+            let ids: Vec<String> = redis::cmd("ZRANGEBYSCORE")
+                .arg(self.expiry_key())
+                .arg("-inf")
+                .arg(now_ms)
+                .arg("LIMIT")
+                .arg(0)
+                .arg(512)
+                .query_async(&mut self.conn.clone())
+                .await
+                .map_err(backend)?;
+            for id in &ids {
+                self.delete(id).await?;
+            }
+            Ok(ids)
+        })
+    }
+}
