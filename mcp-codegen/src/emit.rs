@@ -341,12 +341,10 @@ pub fn files(
         })
         .collect();
     // The error type of typify's conversions, when some type has one (unused, it would be dead code).
-    let uses_error = modules.contains(ERROR_PATH)
-        || shared
-            .as_ref()
-            .is_some_and(|(_, body)| body.contains(ERROR_PATH))
-        || groups.iter().any(|(_, body)| body.contains(ERROR_PATH));
-    let error_module = uses_error.then(error_module);
+    let parts = std::iter::once(modules.as_str())
+        .chain(shared.as_ref().map(|(_, body)| body.as_str()))
+        .chain(groups.iter().map(|(_, body)| body.as_str()));
+    let error_module = uses_error_module(parts).then(error_module);
     let client_doc = format!(
         " A typed client for the tools of `{}`.",
         options.server_label.replace('`', "'")
@@ -481,6 +479,11 @@ fn format_file(tokens: TokenStream) -> String {
 /// How generated code names the error type of typify's conversions (`self::error::ConversionError`, after
 /// formatting); a file carries the error module only if some module uses it.
 const ERROR_PATH: &str = "error::ConversionError";
+
+/// Whether generated code in `parts` names the conversions' error type.
+fn uses_error_module<'a>(mut parts: impl Iterator<Item = &'a str>) -> bool {
+    parts.any(|part| part.contains(ERROR_PATH))
+}
 
 /// typify's items tidied: without the `mod error` it emits with every type space (the file carries one,
 /// shared by all tools, `depth` module levels above the types), without the conversions serde makes
@@ -911,18 +914,11 @@ mod tests {
             &mut warnings,
         );
         assert!(!plain.contains("pub mod error"), "{plain}");
-        // A length limit is checked by a `TryFrom` whose error is `ConversionError`.
-        let limited = bindings(
-            &[tool(
-                "limited",
-                serde_json::json!({"type": "string", "maxLength": 3}),
-            )],
-            &options,
-            &mut warnings,
-        );
         assert!(warnings.is_empty(), "{warnings:?}");
-        assert!(limited.contains(ERROR_PATH), "{limited}");
-        assert!(limited.contains("pub mod error"), "{limited}");
+        // A module whose conversion returns the error type brings the module in.
+        let uses = "impl TryFrom<&str> for X { type Error = self::error::ConversionError; }";
+        assert!(uses_error_module([plain.as_str(), uses].into_iter()));
+        assert!(!uses_error_module([plain.as_str()].into_iter()));
     }
 
     #[test]
