@@ -16,9 +16,13 @@ const OPENAPI_FORMATS: &[&str] = &[
 pub struct Noise {
     /// `title` keywords inside the schemas (the tool's own title is not counted).
     pub titles: usize,
+    /// `$schema` keywords inside the schemas.
     pub schema_keywords: usize,
+    /// `$ref`s that point nowhere in the tool.
     pub unresolved_refs: usize,
+    /// `format` values that neither JSON Schema nor OpenAPI define, as found.
     pub nonstandard_formats: Vec<String>,
+    /// Descriptions that are empty or only whitespace (the tool's own included).
     pub empty_descriptions: usize,
     /// Descriptions that repeat another tool's description, or a property's that repeats its tool's.
     pub duplicated_descriptions: usize,
@@ -27,24 +31,33 @@ pub struct Noise {
 }
 
 impl Noise {
+    /// Whether the tool has no noise at all.
     pub fn is_empty(&self) -> bool {
         *self == Noise::default()
     }
 }
 
+/// What one tool costs in the prompt.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolCost {
+    /// The tool's name.
     pub name: String,
     /// The tool as sent in `tools/list`, compact JSON.
     pub bytes: usize,
+    /// Estimated tokens: `bytes` divided by four, rounded up.
     pub tokens: usize,
+    /// Noise found in its schemas.
     pub noise: Noise,
 }
 
+/// What a server's tools cost in the prompt, tool by tool and in all.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Audit {
+    /// Each tool, in the order listed.
     pub tools: Vec<ToolCost>,
+    /// Bytes of all the tools, as listed (compact JSON).
     pub bytes: usize,
+    /// Estimated tokens of all the tools.
     pub tokens: usize,
 }
 
@@ -53,6 +66,8 @@ pub fn estimate_tokens(bytes: usize) -> usize {
     bytes.div_ceil(4)
 }
 
+/// Audits tools as listed: each tool's bytes, estimated tokens and noise (titles, `$schema`, unresolved
+/// `$ref`s, odd formats, empty or repeated descriptions).
 pub fn audit(tools: &[Tool]) -> Audit {
     let mut descriptions: BTreeMap<&str, usize> = BTreeMap::new();
     for t in tools {

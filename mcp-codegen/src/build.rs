@@ -27,17 +27,24 @@ pub struct Bindings {
     refresh: Option<(Source, Recording)>,
 }
 
+/// Why a build script's bindings could not be generated.
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
+    /// A variable Cargo sets for build scripts (`OUT_DIR`, `CARGO_MANIFEST_DIR`) is missing.
     #[error("{0} is not set: call this from a build script")]
     Env(&'static str),
+    /// The snapshot could not be read.
     #[error(transparent)]
     Snapshot(#[from] crate::snapshot::SnapshotError),
+    /// The generated file could not be written.
     #[error("could not write {path}: {source}")]
     Write {
+        /// The file's path.
         path: String,
+        /// The I/O error.
         source: std::io::Error,
     },
+    /// The snapshot was to be refreshed from the live server, and that failed; the text says why.
     #[error("refreshing the snapshot failed: {0}")]
     Refresh(String),
 }

@@ -9,7 +9,9 @@ use std::fmt::Write;
 /// One tool's difference.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ToolDrift {
+    /// A tool the server lists that the snapshot lacks.
     Added(String),
+    /// A tool the snapshot has that the server no longer lists.
     Removed(String),
     /// The tool's name and a unified diff of its pretty JSON, snapshot first.
     Changed(String, String),
@@ -20,10 +22,12 @@ pub enum ToolDrift {
 pub struct Drift {
     /// `protocolVersion` or server info changed (informative: not drift in the tools).
     pub server: Vec<String>,
+    /// The tools that differ, by name.
     pub tools: Vec<ToolDrift>,
 }
 
 impl Drift {
+    /// Whether no tool differs (changes in the server's info alone are not drift).
     pub fn is_empty(&self) -> bool {
         self.tools.is_empty()
     }

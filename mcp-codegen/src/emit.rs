@@ -16,9 +16,13 @@ use std::collections::BTreeMap;
 /// Crates the generated code reaches through `::mcp_runtime`, since it may depend on nothing else.
 const REEXPORTED: &[&str] = &["serde", "serde_json", "schemars"];
 
+/// One tool's generated code: its module and its method on the client.
 pub struct ToolModule {
+    /// The module's name (the tool's name as a Rust identifier, made unique).
     pub ident: String,
+    /// The module: the tool's parameter and output types and its `NAME`.
     pub tokens: TokenStream,
+    /// The client's method that calls the tool.
     pub method: TokenStream,
 }
 
@@ -34,12 +38,16 @@ pub struct SharedTypes {
 /// Where a tool's module goes.
 #[derive(Debug, Clone)]
 pub struct Job<'a> {
+    /// The tool to generate.
     pub tool: &'a Tool,
+    /// Its module's name, a unique Rust identifier.
     pub ident: String,
     /// The group module it sits in (`repos`), if any.
     pub group: Option<String>,
 }
 
+/// A tool's module with every type generated locally (no shared module), at the file's root. Warnings go to
+/// `warnings`.
 pub fn tool_module(tool: &Tool, ident: String, warnings: &mut Vec<Warning>) -> ToolModule {
     tool_module_with(tool, ident, None, 0, SerdeDerives::Both, warnings)
 }

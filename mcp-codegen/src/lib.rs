@@ -17,6 +17,8 @@
 //! assert!(generated.warnings.is_empty());
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod audit;
 pub mod build;
 pub mod check;
@@ -75,6 +77,8 @@ impl Options {
 pub struct Generated {
     /// A formatted Rust file; the same tools always give the same bytes.
     pub code: String,
+    /// Everything that had to be given up on (a schema typed as `serde_json::Value`, a `$ref` that does not
+    /// resolve), by tool and JSON pointer.
     pub warnings: Vec<Warning>,
 }
 

@@ -15,7 +15,9 @@ pub enum Source {
     Stdio(String),
     /// A Streamable HTTP endpoint, with extra headers (`Authorization: Bearer ...`).
     Url {
+        /// The endpoint's URL.
         url: String,
+        /// Headers sent with every request, as (name, value).
         headers: Vec<(String, String)>,
     },
 }
@@ -32,27 +34,44 @@ impl std::fmt::Display for Source {
 /// Why a live server could not be snapshotted.
 #[derive(Debug, thiserror::Error)]
 pub enum LiveError {
+    /// The `--stdio` command line has no words.
     #[error("the command line is empty")]
     EmptyCommand,
+    /// The `--stdio` command line has an unmatched quote; the command line.
     #[error("the command line has an unterminated quote: {0}")]
     UnterminatedQuote(String),
+    /// The server could not be started, or did not complete the handshake.
     #[error("could not connect to {source_label}: {error}")]
     Connect {
+        /// The server, as the user named it (command line or URL).
         source_label: String,
+        /// What went wrong.
         error: Box<mcp_runtime::Error>,
     },
+    /// `tools/list` failed.
     #[error("{source_label} failed while listing its tools: {error}")]
     List {
+        /// The server, as the user named it (command line or URL).
         source_label: String,
+        /// What went wrong.
         error: Box<mcp_runtime::Error>,
     },
+    /// The server sent a `nextCursor` it had already sent: its pagination would never end.
     #[error("{source_label} answered page after page of tools/list with a cursor it had already sent ({cursor:?})")]
     CursorLoop {
+        /// The server, as the user named it (command line or URL).
         source_label: String,
+        /// The cursor seen twice.
         cursor: String,
     },
+    /// The server did not answer in time.
     #[error("{source_label} did not answer within {seconds} s")]
-    Timeout { source_label: String, seconds: f64 },
+    Timeout {
+        /// The server, as the user named it (command line or URL).
+        source_label: String,
+        /// The timeout, in seconds.
+        seconds: f64,
+    },
 }
 
 /// Splits a command line as a POSIX shell would, without expanding anything.
@@ -121,6 +140,7 @@ pub fn split_command(line: &str) -> Result<Vec<String>, LiveError> {
 /// How to record a snapshot.
 #[derive(Debug, Clone)]
 pub struct Recording {
+    /// The capabilities to declare: servers may list different tools to different clients.
     pub capabilities: DeclaredCapabilities,
     /// The longest wait for any one answer, the handshake included.
     pub timeout: Duration,

@@ -115,6 +115,7 @@ pub struct Namer {
 }
 
 impl Namer {
+    /// `base` if not yet taken, else `base_2`, `base_3`... whichever is free first; the result is taken.
     pub fn unique(&mut self, base: String) -> String {
         if self.taken.insert(base.clone()) {
             return base;

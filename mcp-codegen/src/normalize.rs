@@ -15,9 +15,11 @@ use std::collections::BTreeMap;
 /// One schema that becomes one named type.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Definition {
+    /// The type's name, unique among the tool's definitions.
     pub name: String,
     /// Where the schema came from in the tool (`/inputSchema/$defs/label`), for warnings.
     pub pointer: String,
+    /// The schema, in the subset typify accepts.
     pub schema: Value,
 }
 
@@ -119,6 +121,8 @@ pub struct Extras {
 pub const RENAME_MARK: u32 = 0xE000;
 
 impl<'a> Normalizer<'a> {
+    /// A normalizer for the tool `tool`, with `reserved` names no definition may take (`Params`,
+    /// `Output`...).
     pub fn new(tool: &'a str, reserved: &[&str]) -> Self {
         let mut namer = Namer::default();
         for r in reserved {
@@ -234,6 +238,7 @@ impl<'a> Normalizer<'a> {
         named
     }
 
+    /// The definitions collected, roots first, and what had to be given up on.
     pub fn finish(mut self) -> (Definitions, Vec<Warning>) {
         crate::inline_names::separate(&mut self.defs);
         (self.defs, self.warnings)

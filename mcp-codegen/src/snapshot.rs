@@ -7,10 +7,13 @@ use std::path::Path;
 /// The client capabilities a snapshot was recorded with. Servers list different tools for different clients.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeclaredCapabilities {
+    /// Recorded as a client that answers `roots/list`.
     #[serde(default)]
     pub roots: bool,
+    /// Recorded as a client that answers `sampling/createMessage`.
     #[serde(default)]
     pub sampling: bool,
+    /// Recorded as a client that answers `elicitation/create`.
     #[serde(default)]
     pub elicitation: bool,
 }
@@ -53,13 +56,22 @@ pub struct Snapshot {
 /// A snapshot file that could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum SnapshotError {
+    /// The file could not be read.
     #[error("could not read the snapshot {path}: {source}")]
     Io {
+        /// The file's path.
         path: String,
+        /// The I/O error.
         source: std::io::Error,
     },
+    /// The file is not a snapshot's JSON; `reason` is serde's message.
     #[error("{path} is not a snapshot: {reason}")]
-    Invalid { path: String, reason: String },
+    Invalid {
+        /// The file's path.
+        path: String,
+        /// serde's message, with the line and column.
+        reason: String,
+    },
 }
 
 impl Snapshot {
@@ -76,6 +88,7 @@ impl Snapshot {
         })
     }
 
+    /// A snapshot from its JSON text; `Err` is serde's message.
     pub fn from_json(text: &str) -> Result<Self, String> {
         serde_json::from_str(text).map_err(|e| e.to_string())
     }

@@ -62,12 +62,15 @@ pub struct BridgeConfig {
     pub headers: Vec<(String, String)>,
     /// The longest a whole request (connect, send, receive) may take.
     pub timeout: Duration,
+    /// The longest connecting to the API may take (default 10 s).
     pub connect_timeout: Duration,
     /// Response bodies are cut at this size.
     pub max_response_bytes: usize,
 }
 
 impl BridgeConfig {
+    /// A bridge to the API at `base_url`, with no extra headers, a 30 s timeout (10 s to connect) and
+    /// response bodies cut at 4 MiB.
     pub fn new(base_url: impl Into<String>) -> Self {
         BridgeConfig {
             base_url: base_url.into(),
@@ -82,18 +85,25 @@ impl BridgeConfig {
 /// A bridge that cannot start, or a call to a tool it does not have.
 #[derive(Debug, thiserror::Error)]
 pub enum BridgeError {
+    /// The spec could not be loaded.
     #[error(transparent)]
     Load(#[from] crate::LoadError),
+    /// The spec (named) has no operation that could become a tool (or the filter left none).
     #[error("{0} has no operation that could be mapped to a tool")]
     NoOperations(String),
+    /// The base URL is not an `http://` or `https://` URL.
     #[error("the base URL {0:?} is not an http:// or https:// URL")]
     BaseUrl(String),
+    /// A configured header's name or value is not valid in HTTP.
     #[error("the header {0:?} is not a valid HTTP header")]
     Header(String),
+    /// The HTTP client could not be built (TLS setup); the reason.
     #[error("could not build the HTTP client: {0}")]
     Client(String),
+    /// The MCP server could not be built from the tools; the reason.
     #[error("could not build the MCP server: {0}")]
     Server(String),
+    /// A call named a tool the bridge does not have.
     #[error("no tool named `{0}`")]
     UnknownTool(String),
 }

@@ -15,9 +15,11 @@ pub enum Version {
 /// A parsed spec.
 #[derive(Debug, Clone)]
 pub struct Document {
+    /// Which dialect its schemas are written in (3.0 or 3.1).
     pub version: Version,
     /// The `openapi` field as written (`3.0.3`).
     pub openapi: String,
+    /// The whole document as JSON (YAML converted, merge keys applied).
     pub root: Value,
 }
 
@@ -28,20 +30,29 @@ pub const MAX_SPEC_BYTES: u64 = 128 << 20;
 /// A spec that could not be read at all. Anything smaller is a warning, not an error.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
+    /// The file could not be read.
     #[error("could not read {path}: {source}")]
     Io {
+        /// The file's path.
         path: String,
+        /// The I/O error.
         source: std::io::Error,
     },
+    /// The file (its path and size in bytes) is larger than [`MAX_SPEC_BYTES`].
     #[error("{0} is {1} bytes; specs over {MAX_SPEC_BYTES} bytes are refused")]
     TooLarge(String, u64),
+    /// The text (named first) parses neither as JSON nor as YAML; the parser's message.
     #[error("{0} is neither JSON nor YAML: {1}")]
     Syntax(String, String),
+    /// The document (named first) is JSON or YAML but not OpenAPI 3.0 or 3.1 (a Swagger 2.0 file, no
+    /// `openapi` field...); the reason.
     #[error("{0} is not an OpenAPI 3.0 or 3.1 document: {1}")]
     NotOpenApi(String, String),
 }
 
 impl Document {
+    /// Reads a spec from a file, JSON or YAML. Fails on an unreadable file, a file over [`MAX_SPEC_BYTES`],
+    /// bad syntax, or a document that is not OpenAPI 3.0/3.1.
     pub fn load(path: &Path) -> Result<Self, LoadError> {
         let io = |source| LoadError::Io {
             path: path.display().to_string(),
@@ -71,6 +82,8 @@ impl Document {
         Self::from_value(root, origin)
     }
 
+    /// A spec from an already parsed JSON tree; `origin` names it in errors. Fails unless it is an object
+    /// with an `openapi` field of 3.0.x or 3.1.x.
     pub fn from_value(root: Value, origin: &str) -> Result<Self, LoadError> {
         let not = |why: &str| LoadError::NotOpenApi(origin.into(), why.into());
         let Some(o) = root.as_object() else {

@@ -16,6 +16,7 @@ pub struct Filter {
 }
 
 impl Filter {
+    /// Whether the filter keeps everything (no criterion set).
     pub fn is_empty(&self) -> bool {
         self.tags.is_empty()
             && self.operations.is_empty()
@@ -23,6 +24,8 @@ impl Filter {
             && self.methods.is_empty()
     }
 
+    /// Whether an operation passes every criterion set: one of its tags, its tool name or `operationId`
+    /// matching an operation glob, its path matching a path glob, its method listed.
     pub fn keeps(
         &self,
         tags: &[&str],

@@ -26,6 +26,8 @@
 //! assert!(conversion.warnings.is_empty());
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod bridge;
 pub mod document;
 pub mod filter;
@@ -50,8 +52,11 @@ use std::fmt;
 /// JSON pointer into the spec or the tool.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Warning {
+    /// The tool (operation) it concerns; empty for a schema shared by several.
     pub tool: String,
+    /// A JSON pointer into the spec or the tool (`/paths/~1pets/get`, `/inputSchema/properties/x`).
     pub pointer: String,
+    /// What was given up on, and why.
     pub message: String,
 }
 
@@ -77,6 +82,7 @@ pub const METHODS: &[&str] = &[
 /// How to convert.
 #[derive(Debug, Clone, Default)]
 pub struct ConvertOptions {
+    /// Which operations are kept (default: all).
     pub filter: Filter,
     /// Header parameters the caller supplies itself (credentials given to the bridge): left out of the tools.
     pub hidden_headers: Vec<String>,
@@ -87,11 +93,15 @@ pub struct ConvertOptions {
 /// A spec's operations as tools.
 #[derive(Debug, Clone)]
 pub struct Conversion {
+    /// `info.title` of the spec.
     pub title: String,
+    /// `info.version` of the spec.
     pub version: String,
+    /// The operations kept, each mapped to a tool, in the spec's order.
     pub operations: Vec<Operation>,
     /// The spec's schemas the operations reach, each once (`#/$defs/<name>` in the full schemas).
     pub definitions: Definitions,
+    /// Everything the conversion had to give up on.
     pub warnings: Vec<Warning>,
     /// Operations the filter left out.
     pub filtered_out: usize,
@@ -112,6 +122,7 @@ pub struct Operation {
     pub cuts: Vec<Cut>,
     /// The operation's tags, as the spec lists them.
     pub tags: Vec<String>,
+    /// The HTTP request a call becomes.
     pub request: Request,
 }
 
@@ -122,7 +133,9 @@ pub struct Request {
     pub method: String,
     /// The path template (`/pets/{petId}`).
     pub path: String,
+    /// The parameters, by the arguments that carry them.
     pub parameters: Vec<Parameter>,
+    /// The body, when the operation takes one.
     pub body: Option<Body>,
     /// The media type asked for in `Accept`, from the response the output schema came from.
     pub accept: Option<String>,
@@ -133,13 +146,18 @@ pub struct Request {
 /// Where a parameter goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Location {
+    /// A segment of the path (`/pets/{petId}`).
     Path,
+    /// A query parameter, encoded by its `style` and `explode`.
     Query,
+    /// A header.
     Header,
+    /// A cookie.
     Cookie,
 }
 
 impl Location {
+    /// The spec's spelling (`"path"`, `"query"`, `"header"`, `"cookie"`).
     pub fn as_str(self) -> &'static str {
         match self {
             Location::Path => "path",
@@ -157,10 +175,14 @@ pub struct Parameter {
     pub argument: String,
     /// The parameter's name in the request.
     pub name: String,
+    /// Where it goes in the request.
     pub location: Location,
+    /// Whether the spec marks it required (path parameters always are).
     pub required: bool,
     /// `simple`, `form`, `label`, `matrix`, `spaceDelimited`, `pipeDelimited`, `deepObject`.
     pub style: String,
+    /// Whether arrays and objects are exploded into separate values (`explode`, whose default depends on
+    /// `style`).
     pub explode: bool,
     /// Declared with `content` (a media type) instead of `schema`: sent as JSON text.
     pub json: bool,
@@ -169,8 +191,11 @@ pub struct Parameter {
 /// How the body is encoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Encoding {
+    /// JSON (`application/json` and `+json` types).
     Json,
+    /// `application/x-www-form-urlencoded`.
     Form,
+    /// `multipart/form-data`.
     Multipart,
     /// Text sent as is (`text/plain`, XML...).
     Text,
@@ -183,17 +208,22 @@ pub enum Encoding {
 pub struct Body {
     /// The media type sent as `Content-Type`.
     pub content_type: String,
+    /// How the arguments become the body.
     pub encoding: Encoding,
+    /// Whether the spec marks the body required.
     pub required: bool,
+    /// Whether its properties are separate arguments or the body is one.
     pub shape: BodyShape,
 }
 
 /// Whether the body's properties were flattened into the input, or the body is one argument.
 #[derive(Debug, Clone, PartialEq)]
 pub enum BodyShape {
+    /// An object body whose properties are arguments of their own.
     Fields(Vec<Field>),
     /// The whole body is this argument (a non-object body, a map, a union).
     Whole {
+        /// The argument in the tool's input that holds the whole body.
         argument: String,
     },
 }
@@ -201,7 +231,9 @@ pub enum BodyShape {
 /// A property of an object body, flattened into the tool's input.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Field {
+    /// The argument in the tool's input.
     pub argument: String,
+    /// The property's name in the body.
     pub property: String,
     /// A file in a multipart body: given base64-encoded, sent as bytes.
     pub binary: bool,
@@ -210,6 +242,7 @@ pub struct Field {
 }
 
 impl Conversion {
+    /// The tools, in the order of the operations.
     pub fn tools(&self) -> Vec<Tool> {
         self.operations.iter().map(|o| o.tool.clone()).collect()
     }

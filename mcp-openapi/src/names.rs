@@ -104,6 +104,8 @@ pub struct ToolNamer {
 }
 
 impl ToolNamer {
+    /// A tool name for `wanted` (an `operationId`, or a name made from method and path): sanitized, cut to
+    /// fit (with a hash of the original when cut), and made unique with `_2`, `_3`... when taken.
     pub fn name(&mut self, wanted: &str) -> String {
         let base = fit(&sanitize(wanted), wanted, MAX_LEN);
         if self.taken.insert(base.clone()) {

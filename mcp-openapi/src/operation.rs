@@ -14,14 +14,19 @@ use std::collections::BTreeMap;
 
 /// Where an operation sits in the spec.
 pub struct Site<'a> {
+    /// The path template (`/pets/{petId}`).
     pub path: &'a str,
+    /// The method, lower case as the spec's key (`get`).
     pub method: &'a str,
+    /// The path item (for its shared `parameters`).
     pub item: &'a Value,
+    /// The operation object.
     pub op: &'a Map<String, Value>,
     /// JSON pointer of the operation (`/paths/~1pets/get`).
     pub pointer: &'a str,
     /// `GET /pets (listPets)`, for warnings.
     pub label: &'a str,
+    /// The tool's name, already chosen and unique.
     pub name: &'a str,
 }
 
@@ -45,15 +50,22 @@ enum Target {
 
 /// An operation mapped, before the model's view of it is rendered.
 pub struct Mapped {
+    /// The full description: summary and description.
     pub description: String,
+    /// Hints from the method: `GET`, `HEAD`, `OPTIONS` and `TRACE` read-only; `PUT` and `DELETE` destructive
+    /// and idempotent; always open-world.
     pub annotations: ToolAnnotations,
     /// The full input schema (references to the spec's definitions kept).
     pub input: Value,
     /// The full output schema, always an object (a non-object answer is wrapped as `{"result": ...}`).
     pub output: Option<Value>,
+    /// The HTTP request a call becomes.
     pub request: Request,
 }
 
+/// Maps one operation: its parameters and body flattened into one input schema under portable, distinct
+/// argument names, its output schema, and the request. `Err` says why the operation cannot be mapped (it is
+/// skipped with a warning).
 pub fn map(
     schemas: &mut Schemas,
     site: &Site,

@@ -72,7 +72,9 @@ impl Default for Budget {
 /// received; `null` is dropped from inputs, where an absent argument says the same.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Direction {
+    /// What the client sends: `readOnly` properties and `null` are dropped.
     Request,
+    /// What the API answers: `writeOnly` properties are dropped.
     Response,
 }
 
@@ -96,6 +98,7 @@ pub struct Cut {
     pub pointer: String,
     /// What was cut (`customer`, `object`, `descriptions`).
     pub what: String,
+    /// Why it was cut.
     pub reason: CutReason,
 }
 
@@ -152,9 +155,11 @@ struct Ctx<'a> {
 
 /// Renders full schemas for the model.
 pub struct Renderer<'a> {
+    /// The full schemas' shared definitions, which references point at.
     pub defs: &'a Definitions,
     /// Definition name → a tool that returns it, named in stubs (`see GetCustomer`).
     pub getters: &'a HashMap<String, String>,
+    /// Which side of the API the schemas describe.
     pub direction: Direction,
     /// The tool being rendered: a stub never points at the tool it is in.
     pub tool: &'a str,

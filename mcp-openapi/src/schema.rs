@@ -76,6 +76,7 @@ pub struct Definition {
     pub name: String,
     /// Where it is in the document (`/components/schemas/Pet`).
     pub pointer: String,
+    /// The definition as JSON Schema 2020-12, its references as `#/$defs/<name>`.
     pub schema: Value,
 }
 
@@ -87,6 +88,7 @@ pub struct Definitions {
 }
 
 impl Definitions {
+    /// The definition with this name.
     pub fn get(&self, name: &str) -> Option<&Definition> {
         self.by_name.get(name).map(|&i| &self.list[i])
     }
@@ -96,14 +98,17 @@ impl Definitions {
         self.get(reference.strip_prefix("#/$defs/")?)
     }
 
+    /// Every definition, in the order they were first reached.
     pub fn iter(&self) -> impl Iterator<Item = &Definition> {
         self.list.iter()
     }
 
+    /// How many definitions there are.
     pub fn len(&self) -> usize {
         self.list.len()
     }
 
+    /// Whether there is none.
     pub fn is_empty(&self) -> bool {
         self.list.is_empty()
     }
@@ -203,6 +208,7 @@ pub struct Schemas<'a> {
 }
 
 impl<'a> Schemas<'a> {
+    /// A converter for the schemas of `doc`, with nothing converted yet.
     pub fn new(doc: &'a Document) -> Self {
         Schemas {
             doc,
@@ -270,6 +276,7 @@ impl<'a> Schemas<'a> {
         }
     }
 
+    /// The definitions converted so far, by name.
     pub fn into_definitions(self) -> Definitions {
         let by_name = self
             .defs
@@ -283,6 +290,7 @@ impl<'a> Schemas<'a> {
         }
     }
 
+    /// The document the schemas come from.
     pub fn doc(&self) -> &'a Document {
         self.doc
     }
@@ -789,10 +797,12 @@ pub fn excerpt(v: &Value) -> String {
     }
 }
 
+/// Escapes a JSON pointer token (`~` as `~0`, `/` as `~1`, RFC 6901).
 pub fn escape(s: &str) -> String {
     s.replace('~', "~0").replace('/', "~1")
 }
 
+/// Unescapes a JSON pointer token (`~1` as `/`, then `~0` as `~`).
 pub fn unescape(s: &str) -> String {
     s.replace("~1", "/").replace("~0", "~")
 }

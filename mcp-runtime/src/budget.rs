@@ -49,6 +49,7 @@ impl ByteBudget {
         })
     }
 
+    /// The budget in bytes.
     pub fn limit(&self) -> usize {
         self.limit
     }
@@ -169,6 +170,7 @@ impl Charge {
         }
     }
 
+    /// The bytes held.
     pub fn bytes(&self) -> usize {
         self.bytes
     }

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
 
+/// The cancellation tokens of the incoming requests in flight on one connection, by request id.
 #[derive(Default)]
 pub struct CancelRegistry {
     inflight: Mutex<HashMap<RequestId, CancellationToken>>,
@@ -55,6 +56,7 @@ impl CancelRegistry {
         }
     }
 
+    /// How many requests are in flight.
     pub fn len(&self) -> usize {
         self.inflight
             .lock()
@@ -62,6 +64,7 @@ impl CancelRegistry {
             .len()
     }
 
+    /// Whether no request is in flight.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

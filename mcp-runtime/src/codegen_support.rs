@@ -12,21 +12,28 @@ pub enum ToolCallError {
     /// The call did not complete: the connection closed, timed out, or the server answered a JSON-RPC error.
     #[error("calling `{tool}` failed: {source}")]
     Call {
+        /// The tool's name.
         tool: &'static str,
+        /// Why the call failed.
         #[source]
         source: crate::Error,
     },
     /// The tool ran and reported a failure (`isError: true`); the result carries its explanation.
     #[error("the tool `{tool}` reported an error: {}", .result.text_content())]
     Tool {
+        /// The tool's name.
         tool: &'static str,
+        /// The result, whose content explains the failure.
         result: CallToolResult,
     },
     /// The tool declares an output schema but its result did not match the generated type.
     #[error("the output of `{tool}` does not match its output schema: {reason}")]
     Output {
+        /// The tool's name.
         tool: &'static str,
+        /// serde's message: how the structured content differs from the type.
         reason: String,
+        /// The result as the server sent it.
         result: CallToolResult,
     },
 }

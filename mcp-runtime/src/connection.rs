@@ -80,8 +80,11 @@ impl Default for ConnectionConfig {
 /// What a frame is, for transports that route frames (Streamable HTTP).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OutKind {
+    /// The response to the peer's request with this id.
     Response(RequestId),
+    /// A request of ours, with the id we gave it.
     Request(RequestId),
+    /// A notification.
     Notification,
 }
 
@@ -89,6 +92,7 @@ pub enum OutKind {
 pub struct Outgoing {
     /// One complete message, ending in `\n`.
     pub frame: Vec<u8>,
+    /// What the frame is, for routing.
     pub kind: OutKind,
     /// The incoming request this frame belongs to (progress, logs and requests sent from its handler).
     pub related: Option<RequestId>,
@@ -102,6 +106,7 @@ pub struct Outgoing {
 }
 
 impl Outgoing {
+    /// A frame ready for the writer, holding no permit, token or budget charge.
     pub fn new(frame: Vec<u8>, kind: OutKind, related: Option<RequestId>) -> Self {
         Outgoing {
             frame,
@@ -127,15 +132,20 @@ pub enum Reply {
     Now(Result<Box<RawValue>, ErrorObject>),
     /// Run in its own task. `cancellable: false` for `initialize`.
     Spawn {
+        /// The handler's work; its output becomes the response.
         fut: BoxFuture<'static, Result<Box<RawValue>, ErrorObject>>,
+        /// Whether `notifications/cancelled` may cancel it (`false` for `initialize`).
         cancellable: bool,
     },
 }
 
 /// An incoming request, as the dispatcher sees it.
 pub struct RequestIn<'a> {
+    /// The request's id.
     pub id: &'a RequestId,
+    /// The method, such as `tools/call`.
     pub method: &'a str,
+    /// The params, unparsed; `None` when absent.
     pub params: Option<&'a RawValue>,
     /// Cancelled by `notifications/cancelled`, or when the peer goes away.
     pub token: &'a CancellationToken,
@@ -143,6 +153,8 @@ pub struct RequestIn<'a> {
 
 /// The service side of a connection: what to do with requests and notifications from the peer.
 pub trait Handler: Send + Sync + 'static {
+    /// Decides how to answer a request: at once, or in a task of its own. Called inline by the reader; must
+    /// not block.
     fn request(&self, req: RequestIn<'_>) -> Reply;
     /// Called inline by the reader; must not block.
     fn notification(&self, method: &str, params: Option<&RawValue>);
@@ -247,6 +259,7 @@ impl Peer {
         )
     }
 
+    /// The limits this connection was made with.
     pub fn config(&self) -> &ConnectionConfig {
         &self.shared.config
     }
@@ -885,6 +898,8 @@ pub async fn write_loop<W: AsyncWrite + Unpin>(
             if let Some(tx) = o.written {
                 let _ = tx.send(());
             }
+            // A large frame's memory is warm: the next large message is framed in it.
+            crate::bufpool::give(o.frame);
         }
         if buf.capacity() > 4 * 1024 * 1024 {
             buf = Vec::with_capacity(64 * 1024);

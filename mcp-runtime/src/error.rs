@@ -3,6 +3,7 @@
 use crate::protocol::ErrorObject;
 use std::time::Duration;
 
+/// Why a call through a [`crate::Peer`] or [`crate::Client`] failed.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum Error {
     /// The peer answered with a JSON-RPC error.
@@ -13,18 +14,31 @@ pub enum Error {
     Closed(String),
     /// No answer in time; `notifications/cancelled` was sent.
     #[error("{method} timed out after {after:?}")]
-    Timeout { method: String, after: Duration },
+    Timeout {
+        /// The request's method.
+        method: String,
+        /// How long it waited.
+        after: Duration,
+    },
     /// The result could not be decoded into the expected type.
     #[error("could not decode the result of {method}: {reason}")]
-    Decode { method: String, reason: String },
+    Decode {
+        /// The request's method.
+        method: String,
+        /// serde's message.
+        reason: String,
+    },
     /// The peer did not declare the capability this request needs.
     #[error("the peer did not declare the `{0}` capability")]
     CapabilityMissing(&'static str),
     /// A tool answered with `isError: true`.
     #[error("the tool reported an error: {0}")]
     Tool(String),
+    /// The transport failed: an I/O error, an HTTP error, an invalid URL or header; the text says which.
     #[error("{0}")]
     Io(String),
+    /// The peer broke the protocol (an answer that does not fit the request, a task that ended without a
+    /// result...); the text says how.
     #[error("protocol error: {0}")]
     Protocol(String),
     /// Content read from the server is not what it promised (a skill file whose size, digest or front
@@ -35,8 +49,11 @@ pub enum Error {
     /// no handler for it, or the handler failed. The call is not retried.
     #[error("could not answer the server's {method} input request {key:?}: {error}")]
     InputRequest {
+        /// The key the server gave the input request.
         key: String,
+        /// Its method (`elicitation/create`, `sampling/createMessage`, `roots/list`).
         method: String,
+        /// Why it could not be answered.
         error: ErrorObject,
     },
 }
@@ -53,4 +70,5 @@ impl From<ErrorObject> for Error {
     }
 }
 
+/// `std::result::Result` with [`Error`] as the default error type.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -9,24 +9,36 @@ use std::borrow::Cow;
 /// One decoded message. Payloads stay raw JSON until a handler asks for a type.
 #[derive(Debug)]
 pub enum Incoming<'a> {
+    /// A request: answer it with the same id.
     Request {
+        /// The request's id, echoed by the answer.
         id: RequestId,
+        /// The method, such as `tools/call`.
         method: Cow<'a, str>,
+        /// The params, unparsed; `None` when absent.
         params: Option<&'a RawValue>,
     },
+    /// A notification: never answered.
     Notification {
+        /// The method, such as `notifications/cancelled`.
         method: Cow<'a, str>,
+        /// The params, unparsed; `None` when absent.
         params: Option<&'a RawValue>,
     },
+    /// A response (result or error) to a request we sent.
     Response {
+        /// The id of our request it answers.
         id: RequestId,
+        /// The result, unparsed, or the error the peer answered with.
         result: Result<&'a RawValue, ErrorObject>,
     },
     /// A JSON array: a batch (only valid when 2025-03-26 was negotiated).
     Batch(Vec<&'a RawValue>),
     /// The line was not a valid message; answer with this error (with the id when it could be read).
     Invalid {
+        /// The request's id, when it could be read.
         id: Option<RequestId>,
+        /// The error to answer with (`-32700` or `-32600`).
         error: ErrorObject,
     },
     /// An error response whose id could not be read: nothing to answer, nothing to match.
@@ -223,6 +235,8 @@ pub struct LineBuffer {
 
 /// One item taken from a [`LineBuffer`].
 pub enum Line<'a> {
+    /// One non-blank line, without its `
+    /// ` nor a `\r` before it.
     Complete(&'a [u8]),
     /// A line longer than the limit was dropped.
     TooLong,
@@ -231,6 +245,7 @@ pub enum Line<'a> {
 const MIN_READ: usize = 16 * 1024;
 
 impl LineBuffer {
+    /// An empty buffer that drops lines longer than `max_line` bytes (and reports them as [`Line::TooLong`]).
     pub fn new(max_line: usize) -> Self {
         LineBuffer {
             buf: vec![0; 64 * 1024],
@@ -359,8 +374,9 @@ pub mod frame {
         }
     }
 
+    /// A success response carrying `result`, already serialized.
     pub fn response(id: &RequestId, result: &RawValue) -> Vec<u8> {
-        let mut out = Vec::with_capacity(result.get().len() + 48);
+        let mut out = crate::bufpool::take(result.get().len() + 48);
         out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
         push_id(&mut out, id);
         out.extend_from_slice(b",\"result\":");
@@ -369,6 +385,7 @@ pub mod frame {
         out
     }
 
+    /// An error response; `id` is `None` (written as absent) when the request's id could not be read.
     pub fn error(id: Option<&RequestId>, error: &ErrorObject) -> Vec<u8> {
         let mut out = Vec::with_capacity(128);
         out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",");
@@ -383,6 +400,7 @@ pub mod frame {
         out
     }
 
+    /// A success or error response, whichever `reply` holds.
     pub fn reply(id: &RequestId, reply: &Result<Box<RawValue>, ErrorObject>) -> Vec<u8> {
         match reply {
             Ok(r) => response(id, r),
@@ -390,8 +408,9 @@ pub mod frame {
         }
     }
 
+    /// A request with this id, method and params (absent when `None`).
     pub fn request(id: &RequestId, method: &str, params: Option<&RawValue>) -> Vec<u8> {
-        let mut out = Vec::with_capacity(64 + method.len() + params.map_or(0, |p| p.get().len()));
+        let mut out = crate::bufpool::take(64 + method.len() + params.map_or(0, |p| p.get().len()));
         out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
         push_id(&mut out, id);
         out.extend_from_slice(b",\"method\":");
@@ -404,8 +423,9 @@ pub mod frame {
         out
     }
 
+    /// A notification with this method and params (absent when `None`).
     pub fn notification(method: &str, params: Option<&RawValue>) -> Vec<u8> {
-        let mut out = Vec::with_capacity(48 + method.len() + params.map_or(0, |p| p.get().len()));
+        let mut out = crate::bufpool::take(48 + method.len() + params.map_or(0, |p| p.get().len()));
         out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"method\":");
         let _ = serde_json::to_writer(&mut out, method);
         if let Some(p) = params {
@@ -428,16 +448,20 @@ pub(crate) fn serialize_long_str<S: serde::Serializer>(s: &str, ser: S) -> Resul
     if s.len() < LONG_STRING {
         return ser.serialize_str(s);
     }
-    let mut out = Vec::with_capacity(s.len() + 2);
+    // The escaped text is scratch (the serializer copies it): a warm buffer, given back after.
+    let mut out = crate::bufpool::take(s.len() + s.len() / 8 + 2);
     escape_json_str(s, &mut out);
     // SAFETY: escaping keeps valid UTF-8 valid (only ASCII bytes are inserted).
-    let json = unsafe { String::from_utf8_unchecked(out) };
+    let json = unsafe { std::str::from_utf8_unchecked(&out) };
     // serde_json's (and serde_json::Value's) serializers write a struct of this name verbatim: this is
     // how `RawValue` serializes itself, without re-parsing what we know is a valid JSON string.
     const RAW: &str = "$serde_json::private::RawValue";
-    let mut st = ser.serialize_struct(RAW, 1)?;
-    st.serialize_field(RAW, &json)?;
-    st.end()
+    let done = ser.serialize_struct(RAW, 1).and_then(|mut st| {
+        st.serialize_field(RAW, json)?;
+        st.end()
+    });
+    crate::bufpool::give(out);
+    done
 }
 
 /// Appends `s` as a JSON string (quotes included), escaping exactly what serde_json escapes.
@@ -503,9 +527,45 @@ pub fn escape_json_str(s: &str, out: &mut Vec<u8>) {
 
 /// Serializes a value to raw JSON. Serialization of our own types cannot fail in practice; if a user's
 /// type fails, the error becomes an internal error for that request alone.
+///
+/// The value is written into a per-thread scratch buffer that stays warm, then copied once into an
+/// allocation of exactly its size: serializing straight into a new `String` grows it by doubling, which
+/// for a large result means several fresh allocations (and page faults) and twice the memory.
 pub fn to_raw<T: serde::Serialize + ?Sized>(value: &T) -> Result<Box<RawValue>, ErrorObject> {
-    serde_json::value::to_raw_value(value)
-        .map_err(|e| ErrorObject::internal(format!("failed to serialize result: {e}")))
+    use std::cell::RefCell;
+    /// Scratch capacity kept between results; a larger one is freed after use.
+    const KEEP: usize = 4 * 1024 * 1024;
+    thread_local!(static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) });
+    /// Serializes already-valid JSON text verbatim (as `RawValue` itself does), without a re-parse.
+    struct Verbatim<'a>(&'a str);
+    impl serde::Serialize for Verbatim<'_> {
+        fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+            use serde::ser::SerializeStruct;
+            const RAW: &str = "$serde_json::private::RawValue";
+            let mut st = ser.serialize_struct(RAW, 1)?;
+            st.serialize_field(RAW, self.0)?;
+            st.end()
+        }
+    }
+    let failed =
+        |e: serde_json::Error| ErrorObject::internal(format!("failed to serialize result: {e}"));
+    SCRATCH.with(|cell| {
+        // A `Serialize` impl that itself calls `to_raw` finds the scratch in use: plain path.
+        let Ok(mut scratch) = cell.try_borrow_mut() else {
+            return serde_json::value::to_raw_value(value).map_err(failed);
+        };
+        scratch.clear();
+        let written = serde_json::to_writer(&mut *scratch, value);
+        let raw = written.map_err(failed).and_then(|()| {
+            // SAFETY: serde_json writes valid UTF-8.
+            let text = unsafe { std::str::from_utf8_unchecked(&scratch) };
+            serde_json::value::to_raw_value(&Verbatim(text)).map_err(failed)
+        });
+        if scratch.capacity() > KEEP {
+            *scratch = Vec::new();
+        }
+        raw
+    })
 }
 
 /// Where a serde_json error points, as a path in the style of serde_path_to_error (`filter.labels[2]`,

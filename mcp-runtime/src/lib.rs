@@ -78,7 +78,10 @@
 //! [`server`] and [`client`] (the services), [`protocol`] (every message, typed) and [`schema`] (tool
 //! schemas as the model sees them).
 
+#![warn(missing_docs)]
+
 pub mod budget;
+mod bufpool;
 pub mod cancel;
 pub mod client;
 pub mod codegen_support;

@@ -68,6 +68,7 @@ impl Default for BudgetArgs {
 }
 
 impl BudgetArgs {
+    /// The budget these flags describe ([`Budget::UNLIMITED`] with `--no-budget`).
     pub fn budget(&self) -> Budget {
         if self.no_budget {
             return Budget::UNLIMITED;
@@ -83,13 +84,17 @@ impl BudgetArgs {
 /// The flags every OpenAPI-reading command takes besides the spec.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct SpecOptions {
+    /// Which operations become tools (`--tag`, `--include`, `--exclude`...).
     #[command(flatten)]
     pub select: Select,
+    /// What each tool may cost in the prompt.
     #[command(flatten)]
     pub budget: BudgetArgs,
 }
 
 impl SpecOptions {
+    /// The conversion options these flags describe, with `hidden_headers` kept out of the tools' schemas (the
+    /// headers the bridge sets itself).
     pub fn convert_options(&self, hidden_headers: Vec<String>) -> ConvertOptions {
         ConvertOptions {
             filter: self.select.filter(),
@@ -117,6 +122,7 @@ pub struct OpenapiArgs {
     /// tag, each a `pub mod` line in `mod.rs` that can be removed to leave the tag out.
     #[arg(long)]
     pub by_tag: bool,
+    /// Which operations, within which budget.
     #[command(flatten)]
     pub options: SpecOptions,
 }
@@ -141,6 +147,7 @@ pub struct ServeArgs {
     /// Serve Streamable HTTP on this address (`127.0.0.1:8080`, endpoint `/mcp`) instead of stdio.
     #[arg(long, value_name = "ADDR")]
     pub http: Option<SocketAddr>,
+    /// Which operations, within which budget.
     #[command(flatten)]
     pub options: SpecOptions,
 }
@@ -218,6 +225,8 @@ pub fn write_bindings(
     write(output, &files.joined())
 }
 
+/// Runs `mcp-codegen openapi`: converts the spec and writes the bindings (and, with `--emit-tools`, the tools
+/// as a snapshot). Errors name the spec file and the problem.
 pub fn openapi(args: OpenapiArgs) -> Result<ExitCode> {
     let conversion = load(&args.spec, &args.options.convert_options(Vec::new()))?;
     if let Some(path) = &args.emit_tools {
@@ -253,6 +262,8 @@ pub fn openapi(args: OpenapiArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Runs `mcp-codegen serve-openapi`: serves the spec's operations as MCP tools over stdio (or Streamable HTTP
+/// with `--http`) until the client goes away.
 pub async fn serve_openapi(args: ServeArgs) -> Result<ExitCode> {
     let headers: Vec<(String, String)> = args
         .headers

@@ -16,6 +16,8 @@ use tokio::sync::broadcast;
 
 /// Answers `sampling/createMessage`. Implemented for `Fn(CreateMessageParams) -> impl Future` closures.
 pub trait SamplingHandler: Send + Sync + 'static {
+    /// Samples the client's LLM. An `Err` is sent as the JSON-RPC error of the request (or of the input
+    /// response).
     fn create_message(
         &self,
         params: CreateMessageParams,
@@ -48,6 +50,8 @@ where
 
 /// Answers `elicitation/create`. Implemented for `Fn(ElicitParams) -> impl Future` closures.
 pub trait ElicitationHandler: Send + Sync + 'static {
+    /// Asks the user. An `Err` is sent as the JSON-RPC error of the request; a refusal is `Ok` with `decline`
+    /// or `cancel`.
     fn elicit(&self, params: ElicitParams)
         -> BoxFuture<'static, Result<ElicitResult, ErrorObject>>;
 
@@ -78,6 +82,7 @@ where
 /// Answers `roots/list` when asked, instead of a fixed list (a gateway asks its own downstream client).
 /// Implemented for `Fn() -> impl Future` closures.
 pub trait RootsHandler: Send + Sync + 'static {
+    /// The client's roots now. An `Err` is sent as the JSON-RPC error of the request.
     fn list_roots(&self) -> BoxFuture<'static, Result<ListRootsResult, ErrorObject>>;
 
     /// The same for a 2026-07-28 input request, with its key. Defaults to [`RootsHandler::list_roots`].

@@ -58,13 +58,17 @@ pub type SharedRoots = Arc<Mutex<Vec<Root>>>;
 /// A notification from the server.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ServerNotification {
+    /// The notification's method, such as `notifications/resources/updated`.
     pub method: String,
+    /// Its params, as sent; `None` when it had none.
     pub params: Option<serde_json::Value>,
 }
 
 /// Options of one call.
 #[derive(Default, Clone)]
 pub struct CallOptions {
+    /// How long to wait for the answer; `None` uses the connection's request timeout. On expiry the request
+    /// is cancelled (`notifications/cancelled`) and the call fails.
     pub timeout: Option<Duration>,
     /// Receives `notifications/progress` for this call (a progress token is attached).
     pub on_progress: Option<Arc<dyn Fn(ProgressParams) + Send + Sync>>,
@@ -131,6 +135,8 @@ pub struct Client {
 }
 
 impl Client {
+    /// A builder for a client named `mcp-runtime-client` that negotiates its era ([`Era::Auto`]) and declares
+    /// no capabilities beyond its handlers.
     pub fn builder() -> ClientBuilder {
         ClientBuilder {
             info: Implementation::new("mcp-runtime-client", env!("CARGO_PKG_VERSION")),
@@ -150,10 +156,12 @@ impl Client {
 }
 
 impl ClientBuilder {
+    /// The client's programmatic name, in `clientInfo` (default `mcp-runtime-client`).
     pub fn name(mut self, name: impl Into<String>) -> Self {
         self.info.name = name.into();
         self
     }
+    /// The client's version, in `clientInfo` (default: this crate's version).
     pub fn version(mut self, version: impl Into<String>) -> Self {
         self.info.version = version.into();
         self
@@ -572,6 +580,7 @@ impl Client {
         call::decode(methods::TOOLS_CALL, &answer.raw)
     }
 
+    /// One page of `resources/list` (from the result cache when it is on and fresh).
     pub async fn list_resources(
         &self,
         cursor: Option<String>,
@@ -587,6 +596,7 @@ impl Client {
         .await
     }
 
+    /// Every resource, following `nextCursor` to the end.
     pub async fn list_all_resources(&self) -> Result<Vec<Resource>, Error> {
         let mut all = Vec::new();
         let mut cursor = None;
@@ -600,6 +610,7 @@ impl Client {
         }
     }
 
+    /// One page of `resources/templates/list` (from the result cache when it is on and fresh).
     pub async fn list_resource_templates(
         &self,
         cursor: Option<String>,
@@ -615,6 +626,8 @@ impl Client {
         .await
     }
 
+    /// `resources/read` of one URI (from the result cache when it is on and fresh); an unknown URI is the
+    /// server's JSON-RPC error (`-32602` in 2026-07-28, often `-32002` before).
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, Error> {
         self.cached_list(
             methods::RESOURCES_READ,
@@ -687,6 +700,7 @@ impl Client {
         }
     }
 
+    /// One page of `prompts/list` (from the result cache when it is on and fresh).
     pub async fn list_prompts(&self, cursor: Option<String>) -> Result<ListPromptsResult, Error> {
         self.cached_list(
             methods::PROMPTS_LIST,
@@ -699,6 +713,7 @@ impl Client {
         .await
     }
 
+    /// Every prompt, following `nextCursor` to the end.
     pub async fn list_all_prompts(&self) -> Result<Vec<Prompt>, Error> {
         let mut all = Vec::new();
         let mut cursor = None;
@@ -712,6 +727,8 @@ impl Client {
         }
     }
 
+    /// `prompts/get`: renders a prompt with its arguments (all strings); an unknown prompt is the server's
+    /// `-32602`.
     pub async fn get_prompt(
         &self,
         name: &str,
@@ -733,6 +750,7 @@ impl Client {
         .await
     }
 
+    /// `completion/complete`: completions of a prompt argument or resource-template variable.
     pub async fn complete(&self, params: CompleteParams) -> Result<CompleteResult, Error> {
         self.request(methods::COMPLETION_COMPLETE, &params).await
     }

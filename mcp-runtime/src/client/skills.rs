@@ -12,6 +12,7 @@ use base64::Engine;
 /// A skill whose `SKILL.md` was read and verified.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoadedSkill {
+    /// The skill's entry from `skills/list` or `skills/get`: front matter and manifest.
     pub entry: SkillEntry,
     /// The verified `SKILL.md`, front matter included.
     pub skill_md: String,

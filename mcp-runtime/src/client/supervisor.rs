@@ -16,6 +16,7 @@ use tokio::sync::Mutex;
 pub struct RestartPolicy {
     /// Wait before the first restart; doubled after each failed or short-lived attempt.
     pub initial_backoff: Duration,
+    /// The longest wait between restarts, however often the child failed.
     pub max_backoff: Duration,
     /// Consecutive failed starts before giving up.
     pub max_attempts: u32,

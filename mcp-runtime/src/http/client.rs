@@ -38,13 +38,16 @@ pub enum HttpTransportKind {
     /// HTTP+SSE transport (GET the URL, expect an `endpoint` event).
     #[default]
     Auto,
+    /// Streamable HTTP only.
     StreamableHttp,
+    /// The legacy HTTP+SSE transport (2024-11-05) only.
     LegacySse,
 }
 
 /// Settings of the HTTP client transport.
 #[derive(Debug, Clone)]
 pub struct HttpClientConfig {
+    /// Which transport to speak (default: Streamable HTTP, falling back to the legacy one).
     pub transport: HttpTransportKind,
     /// Sent with every request (for example `Authorization: Bearer ...`).
     pub headers: Vec<(String, String)>,
@@ -85,6 +88,7 @@ impl HttpClientConfig {
             .push(("authorization".into(), format!("Bearer {}", token.as_ref())));
         self
     }
+    /// Adds a header sent with every request.
     pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.headers.push((name.into(), value.into()));
         self

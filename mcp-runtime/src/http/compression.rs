@@ -18,8 +18,11 @@ use std::io::Write;
 /// Which encodings the server offers, and when.
 #[derive(Debug, Clone)]
 pub struct Compression {
+    /// Offer gzip (`Content-Encoding: gzip`).
     pub gzip: bool,
+    /// Offer zstd.
     pub zstd: bool,
+    /// Offer brotli (`br`).
     pub brotli: bool,
     /// A complete body shorter than this goes out as is (compressing it costs more than it saves).
     /// Streams are always compressed.

@@ -19,6 +19,7 @@ pub struct Cors {
 }
 
 impl Cors {
+    /// Allows these origins (exactly as browsers send them), with the default preflight cache time.
     pub fn new<S: Into<String>>(origins: impl IntoIterator<Item = S>) -> Self {
         Cors {
             allowed_origins: origins.into_iter().map(Into::into).collect(),

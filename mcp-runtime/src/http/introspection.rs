@@ -62,6 +62,7 @@ impl IntrospectionVerifier {
         self
     }
 
+    /// The HTTP client that calls the introspection endpoint (default: one with a 10 s timeout).
     pub fn http_client(mut self, c: reqwest::Client) -> Self {
         self.http = c;
         self

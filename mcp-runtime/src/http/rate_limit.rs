@@ -14,20 +14,25 @@ use std::time::{Duration, Instant};
 /// `burst` requests at once, refilled evenly over `period` (so `burst / period` sustained).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Quota {
+    /// Requests allowed at once, after a quiet period (at least 1).
     pub burst: u32,
+    /// The time over which `burst` requests are refilled.
     pub period: Duration,
 }
 
 impl Quota {
+    /// `burst` requests per `period` (a zero `burst` or `period` is raised to the least there is).
     pub fn new(burst: u32, period: Duration) -> Self {
         Quota {
             burst: burst.max(1),
             period: period.max(Duration::from_nanos(1)),
         }
     }
+    /// `n` requests per second, all of them allowed at once.
     pub fn per_second(n: u32) -> Self {
         Quota::new(n, Duration::from_secs(1))
     }
+    /// `n` requests per minute, all of them allowed at once.
     pub fn per_minute(n: u32) -> Self {
         Quota::new(n, Duration::from_secs(60))
     }
@@ -68,14 +73,17 @@ impl Default for RateLimits {
 }
 
 impl RateLimits {
+    /// Limits every request of one client to the MCP endpoints.
     pub fn per_client(mut self, q: Quota) -> Self {
         self.per_client = Some(q);
         self
     }
+    /// Limits `tools/call` of the tool `name` by one client (beyond [`RateLimits::default_per_tool`]).
     pub fn tool(mut self, name: impl Into<String>, q: Quota) -> Self {
         self.per_tool.insert(name.into(), q);
         self
     }
+    /// Limits `tools/call` of each tool not named with [`RateLimits::tool`], by one client.
     pub fn default_per_tool(mut self, q: Quota) -> Self {
         self.default_per_tool = Some(q);
         self

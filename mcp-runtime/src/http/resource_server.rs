@@ -51,6 +51,8 @@ pub struct StaticToken {
 }
 
 impl StaticToken {
+    /// A verifier that accepts exactly this token (compared in constant time), as a caller with no subject
+    /// and no scopes.
     pub fn new(token: impl Into<String>) -> Self {
         StaticToken {
             token: token.into(),
@@ -131,21 +133,25 @@ impl ResourceServer {
         }
     }
 
+    /// Adds an issuer whose tokens are accepted (listed in `authorization_servers` of the metadata).
     pub fn authorization_server(mut self, issuer: impl Into<String>) -> Self {
         self.authorization_servers.push(issuer.into());
         self
     }
 
+    /// Sets `scopes_supported` of the metadata, the scopes a 401 challenge asks for.
     pub fn scopes_supported<S: Into<String>>(mut self, s: impl IntoIterator<Item = S>) -> Self {
         self.scopes_supported = s.into_iter().map(Into::into).collect();
         self
     }
 
+    /// Sets the scopes every request needs; a token without them is refused with 403 `insufficient_scope`.
     pub fn required_scopes<S: Into<String>>(mut self, s: impl IntoIterator<Item = S>) -> Self {
         self.required_scopes = s.into_iter().map(Into::into).collect();
         self
     }
 
+    /// Sets `resource_name` of the metadata (a name for people).
     pub fn name(mut self, name: impl Into<String>) -> Self {
         self.resource_name = Some(name.into());
         self

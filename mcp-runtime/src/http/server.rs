@@ -46,6 +46,7 @@ pub enum ResponseMode {
 pub struct HttpConfig {
     /// The endpoint path of [`StreamableHttpService::router`] (default `/mcp`).
     pub path: String,
+    /// How POSTs are answered: an SSE stream per request (default) or JSON bodies.
     pub response_mode: ResponseMode,
     /// `false` for stateless mode: no sessions, every POST stands alone (GET and DELETE answer 405).
     pub stateful: bool,
@@ -68,6 +69,7 @@ pub struct HttpConfig {
     pub legacy_sse: bool,
     /// The legacy endpoints' paths.
     pub legacy_sse_path: String,
+    /// The path of the legacy transport's POST endpoint (default `/messages`).
     pub legacy_messages_path: String,
     /// The longest accepted request head (request line and headers; 431 beyond). At least 8 KiB.
     pub max_header_bytes: usize,
@@ -136,10 +138,12 @@ impl Default for HttpConfig {
 }
 
 impl HttpConfig {
+    /// Answers POSTs with JSON bodies where possible ([`ResponseMode::Json`]).
     pub fn json_responses(mut self) -> Self {
         self.response_mode = ResponseMode::Json;
         self
     }
+    /// Stateless mode: no sessions, every POST stands alone; GET and DELETE answer 405.
     pub fn stateless(mut self) -> Self {
         self.stateful = false;
         self
@@ -190,6 +194,8 @@ pub struct StreamableHttpService {
 }
 
 impl StreamableHttpService {
+    /// The service for `server`: sessions share one byte budget, the server's `max_buffered_bytes`. Mount
+    /// [`StreamableHttpService::router`] or serve it with [`serve_http`].
     pub fn new(server: Server, config: HttpConfig) -> Self {
         let budget = ByteBudget::new(server.connection_config().max_buffered_bytes);
         StreamableHttpService {

@@ -34,9 +34,14 @@ pub(crate) fn keep_alive() -> Bytes {
 /// One parsed event.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct SseEvent {
+    /// The event's `id:` field; `None` when absent.
     pub id: Option<String>,
+    /// The event's `event:` type; `None` means `message`.
     pub event: Option<String>,
+    /// The `data:` lines, joined by `
+    /// `.
     pub data: String,
+    /// The `retry:` reconnection time, in milliseconds; `None` when absent.
     pub retry: Option<u64>,
 }
 
@@ -48,10 +53,12 @@ pub struct SseParser {
     has_data: bool,
     /// A `retry:` seen on its own (without data) still counts for the stream.
     pub last_retry: Option<u64>,
+    /// The last `id:` seen on the stream, with or without data: where `Last-Event-ID` resumes.
     pub last_id: Option<String>,
 }
 
 impl SseParser {
+    /// A parser at the start of a stream.
     pub fn new() -> Self {
         Self::default()
     }

@@ -16,6 +16,7 @@ pub enum CacheScope {
 }
 
 impl CacheScope {
+    /// The wire spelling (`"public"` or `"private"`).
     pub fn as_str(self) -> &'static str {
         match self {
             CacheScope::Public => "public",
@@ -30,10 +31,12 @@ impl CacheScope {
 pub struct CacheHints {
     /// Milliseconds the result may be considered fresh (`0`: stale at once).
     pub ttl_ms: u64,
+    /// Who may share a cached copy.
     pub cache_scope: CacheScope,
 }
 
 impl CacheHints {
+    /// Hints with this freshness, in milliseconds, and scope.
     pub const fn new(ttl_ms: u64, cache_scope: CacheScope) -> Self {
         CacheHints {
             ttl_ms,

@@ -7,7 +7,9 @@ use std::sync::Arc;
 /// A request id: a string or an integer, never null, echoed with its exact type (`"1"` is not `1`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RequestId {
+    /// An integer id (the runtime's own requests use these, counting up from 0).
     Number(i64),
+    /// A string id, echoed exactly.
     String(Arc<str>),
 }
 
@@ -74,10 +76,15 @@ pub type ProgressToken = RequestId;
 
 /// The spec's error codes.
 pub mod codes {
+    /// `-32700`: the line is not JSON.
     pub const PARSE_ERROR: i32 = -32700;
+    /// `-32600`: JSON, but not a valid JSON-RPC request (missing `jsonrpc`, `method`, a null id...).
     pub const INVALID_REQUEST: i32 = -32600;
+    /// `-32601`: the method does not exist or is not served in this state (a capability not declared).
     pub const METHOD_NOT_FOUND: i32 = -32601;
+    /// `-32602`: the params are wrong for the method; also an unknown tool, prompt or (2026-07-28) resource.
     pub const INVALID_PARAMS: i32 = -32602;
+    /// `-32603`: the server failed while handling a valid request (a handler that panicked, among others).
     pub const INTERNAL_ERROR: i32 = -32603;
     /// Resource not found (2024-11-05 to 2025-11-25 only).
     pub const RESOURCE_NOT_FOUND: i32 = -32002;
@@ -95,13 +102,18 @@ pub mod codes {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
 #[error("{message} ({code})")]
 pub struct ErrorObject {
+    /// The error code: one of [`codes`], or the implementation's own.
     pub code: i32,
+    /// A short description of the error, for people.
     pub message: String,
+    /// More about the error, as the code defines it (for instance `requiredCapabilities`, or `supported` and
+    /// `requested`); `None` when there is none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<serde_json::Value>,
 }
 
 impl ErrorObject {
+    /// An error with this code and message and no `data`.
     pub fn new(code: i32, message: impl Into<String>) -> Self {
         ErrorObject {
             code,
@@ -109,25 +121,31 @@ impl ErrorObject {
             data: None,
         }
     }
+    /// The same error with `data` set.
     pub fn with_data(mut self, data: serde_json::Value) -> Self {
         self.data = Some(data);
         self
     }
+    /// `-32700`, the message prefixed with `Parse error: `.
     pub fn parse_error(msg: impl fmt::Display) -> Self {
         Self::new(codes::PARSE_ERROR, format!("Parse error: {msg}"))
     }
+    /// `-32600` with this message.
     pub fn invalid_request(msg: impl Into<String>) -> Self {
         Self::new(codes::INVALID_REQUEST, msg)
     }
+    /// `-32601` naming the method.
     pub fn method_not_found(method: &str) -> Self {
         Self::new(
             codes::METHOD_NOT_FOUND,
             format!("Method not found: {method}"),
         )
     }
+    /// `-32602` with this message.
     pub fn invalid_params(msg: impl Into<String>) -> Self {
         Self::new(codes::INVALID_PARAMS, msg)
     }
+    /// `-32603` with this message.
     pub fn internal(msg: impl Into<String>) -> Self {
         Self::new(codes::INTERNAL_ERROR, msg)
     }
@@ -174,9 +192,13 @@ impl ErrorObject {
 /// A request as sent on the wire.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JsonRpcRequest<P = serde_json::Value> {
+    /// Always `"2.0"`.
     pub jsonrpc: JsonRpcVersion,
+    /// The id the response will carry; unique among the sender's requests in flight.
     pub id: RequestId,
+    /// The method, such as `tools/call`.
     pub method: String,
+    /// The method's params; `None` serializes without a `params` member.
     #[serde(default = "Option::default", skip_serializing_if = "Option::is_none")]
     pub params: Option<P>,
 }
@@ -184,8 +206,11 @@ pub struct JsonRpcRequest<P = serde_json::Value> {
 /// A notification as sent on the wire.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JsonRpcNotification<P = serde_json::Value> {
+    /// Always `"2.0"`.
     pub jsonrpc: JsonRpcVersion,
+    /// The method, such as `notifications/progress`.
     pub method: String,
+    /// The notification's params; `None` serializes without a `params` member.
     #[serde(default = "Option::default", skip_serializing_if = "Option::is_none")]
     pub params: Option<P>,
 }
@@ -193,17 +218,23 @@ pub struct JsonRpcNotification<P = serde_json::Value> {
 /// A successful response.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JsonRpcResponse<R = serde_json::Value> {
+    /// Always `"2.0"`.
     pub jsonrpc: JsonRpcVersion,
+    /// The id of the request this answers.
     pub id: RequestId,
+    /// The method's result.
     pub result: R,
 }
 
 /// An error response. `id` is absent when the request's id could not be read.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JsonRpcError {
+    /// Always `"2.0"`.
     pub jsonrpc: JsonRpcVersion,
+    /// The id of the request this answers; `None` (serialized as absent) when it could not be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<RequestId>,
+    /// What went wrong.
     pub error: ErrorObject,
 }
 
@@ -211,9 +242,13 @@ pub struct JsonRpcError {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum JsonRpcMessage {
+    /// A request: has an `id` and a `method`.
     Request(JsonRpcRequest),
+    /// A notification: a `method` without an `id`; never answered.
     Notification(JsonRpcNotification),
+    /// A successful response: an `id` and a `result`.
     Response(JsonRpcResponse),
+    /// An error response: an `error` and, usually, an `id`.
     Error(JsonRpcError),
 }
 

@@ -29,16 +29,21 @@ pub mod keys {
 /// The protocol fields of a 2026-07-28 request's `_meta` (the "per-request protocol fields").
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ProtocolMeta {
+    /// `io.modelcontextprotocol/protocolVersion`: the version the request is written in; required.
     #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
     pub protocol_version: String,
+    /// `io.modelcontextprotocol/clientCapabilities`: what the client supports for this request; required.
     #[serde(rename = "io.modelcontextprotocol/clientCapabilities")]
     pub client_capabilities: ClientCapabilities,
+    /// `io.modelcontextprotocol/clientInfo`: who the client is; `None` when absent.
     #[serde(
         rename = "io.modelcontextprotocol/clientInfo",
         default,
         skip_serializing_if = "Option::is_none"
     )]
     pub client_info: Option<Implementation>,
+    /// `io.modelcontextprotocol/logLevel`: the lowest level of `notifications/message` wanted while the
+    /// request runs; `None`: no logs.
     #[serde(
         rename = "io.modelcontextprotocol/logLevel",
         default,

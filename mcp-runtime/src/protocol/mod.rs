@@ -55,8 +55,10 @@ pub type Cursor = String;
 /// Params of the list requests: `tools/list`, `prompts/list`, `resources/list`, `resources/templates/list`.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PaginatedParams {
+    /// Where to resume: the `nextCursor` of the previous page; `None` for the first page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<Cursor>,
+    /// Metadata reserved by MCP (`_meta`); `None` when absent.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
 }
@@ -64,6 +66,7 @@ pub struct PaginatedParams {
 /// A result with nothing in it but an optional `_meta` (`ping`, `logging/setLevel`, subscribe...).
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct EmptyResult {
+    /// Metadata reserved by MCP (`_meta`); `None` when absent.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
 }
@@ -72,11 +75,15 @@ pub struct EmptyResult {
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Icon {
+    /// The icon's URI: an `https:` URL or a `data:` URI.
     pub src: String,
+    /// The icon's MIME type, when the URI does not say it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mime_type: Option<String>,
+    /// The sizes the icon fits, such as `"48x48"` or `"any"` (for SVG); `None` when unspecified.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sizes: Option<Vec<String>>,
+    /// `"light"` or `"dark"`: the background the icon is drawn for; `None` for either.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub theme: Option<String>,
 }
@@ -85,6 +92,8 @@ pub struct Icon {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
+    /// The user (for content: the person using the host).
     User,
+    /// The assistant: the model.
     Assistant,
 }

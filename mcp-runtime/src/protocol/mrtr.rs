@@ -9,8 +9,11 @@ use std::collections::BTreeMap;
 /// What kind of result a response carries (`resultType`). An absent field means `complete`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub enum ResultType {
+    /// A complete result: the answer to the request.
     #[default]
     Complete,
+    /// `input_required`: the server needs answers to the `inputRequests` before it can answer; retry with
+    /// them.
     InputRequired,
     /// The tasks extension: the result is a task handle to poll.
     Task,
@@ -19,6 +22,7 @@ pub enum ResultType {
 }
 
 impl ResultType {
+    /// The wire spelling (`"input_required"`, ...).
     pub fn as_str(&self) -> &str {
         match self {
             ResultType::Complete => "complete",
@@ -27,6 +31,7 @@ impl ResultType {
             ResultType::Other(s) => s,
         }
     }
+    /// The value of a `resultType` string; an unknown one is kept as [`ResultType::Other`].
     pub fn parse(s: &str) -> Self {
         match s {
             "complete" => ResultType::Complete,
@@ -53,6 +58,7 @@ impl<'de> Deserialize<'de> for ResultType {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ResultKind {
+    /// The result's `resultType`; [`ResultType::Complete`] when absent.
     #[serde(default)]
     pub result_type: ResultType,
 }
@@ -60,12 +66,16 @@ pub struct ResultKind {
 /// One request the server needs the client to answer before the retry.
 #[derive(Debug, Clone, PartialEq)]
 pub enum InputRequest {
+    /// `elicitation/create`: ask the user.
     Elicit(ElicitParams),
+    /// `sampling/createMessage`: ask the client's LLM.
     CreateMessage(CreateMessageParams),
+    /// `roots/list`: ask for the client's roots.
     ListRoots,
 }
 
 impl InputRequest {
+    /// The method of the equivalent handshake-era request (`elicitation/create`, ...).
     pub fn method(&self) -> &'static str {
         match self {
             InputRequest::Elicit(_) => methods::ELICITATION_CREATE,
@@ -131,11 +141,13 @@ pub type InputResponses = BTreeMap<String, serde_json::Value>;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InputRequiredResult {
+    /// The requests to answer, by keys the server chose; the retry answers under the same keys.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_requests: Option<InputRequests>,
     /// Opaque to the client: echoed exactly on the retry.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_state: Option<String>,
+    /// Metadata reserved by MCP (`_meta`); `None` when absent.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
 }
@@ -144,8 +156,10 @@ pub struct InputRequiredResult {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct InputResponseParams {
+    /// The answers to the previous round's `inputRequests`, by their keys; `None` on the first attempt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_responses: Option<InputResponses>,
+    /// The `requestState` of the previous round, echoed exactly; `None` when the server gave none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_state: Option<String>,
 }

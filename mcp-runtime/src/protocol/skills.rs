@@ -73,6 +73,7 @@ impl SkillsCapability {
 /// One file of a skill's manifest: its URI, and the digest and size of its raw bytes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SkillFile {
+    /// The file's URI (`skill://<skill-path>/<file>`), read with `resources/read`.
     pub uri: String,
     /// `sha256:` and 64 lowercase hex digits.
     pub digest: String,
@@ -115,16 +116,24 @@ impl SkillFile {
 /// Bytes read from a skill that are not the ones its manifest describes.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SkillIntegrityError {
+    /// The file's length differs from the manifest's `size`.
     #[error("{uri}: {actual} bytes, but the skill's manifest says {expected}")]
     Size {
+        /// The file's URI.
         uri: String,
+        /// The size the manifest lists, in bytes.
         expected: u64,
+        /// The size read, in bytes.
         actual: u64,
     },
+    /// The file's SHA-256 digest differs from the manifest's.
     #[error("{uri}: digest {actual}, but the skill's manifest says {expected}")]
     Digest {
+        /// The file's URI.
         uri: String,
+        /// The digest the manifest lists (`sha256:<hex>`).
         expected: String,
+        /// The digest of the bytes read.
         actual: String,
     },
 }
@@ -133,7 +142,9 @@ pub enum SkillIntegrityError {
 /// generated on demand, with no stable digests).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SkillResources {
+    /// The complete manifest: every file of the skill, `SKILL.md` included.
     Files(Vec<SkillFile>),
+    /// No manifest: the server generates the files on demand (`"dynamic"` on the wire).
     Dynamic,
 }
 
@@ -179,7 +190,9 @@ impl<'de> Deserialize<'de> for SkillResources {
 /// The YAML front matter of a `SKILL.md`, as a JSON object with every field the author wrote.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SkillFrontmatter {
+    /// The skill's name: the last segment of its skill-path.
     pub name: String,
+    /// What the skill does and when to use it; what a host shows the model to choose skills.
     pub description: String,
     /// Every other field (`license`, `compatibility`, `metadata`, `allowed-tools`, ...).
     #[serde(flatten)]
@@ -286,24 +299,34 @@ fn same_value(a: &Value, b: &Value) -> bool {
 /// Why a `SKILL.md` has no usable front matter.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FrontmatterError {
+    /// The file's bytes are not UTF-8.
     #[error("SKILL.md is not UTF-8")]
     NotUtf8,
+    /// The first line is not `---`.
     #[error("SKILL.md must begin with YAML front matter: a first line `---`")]
     Missing,
+    /// No closing `---` line.
     #[error("the front matter has no closing `---` line")]
     Unclosed,
+    /// The front matter exceeds the byte limit.
     #[error("the front matter is larger than {MAX_FRONTMATTER_BYTES} bytes")]
     TooLarge,
+    /// The YAML expands (through aliases) past the value or byte limit.
     #[error("the front matter expands past {MAX_FRONTMATTER_VALUES} values or {MAX_FRONTMATTER_EXPANDED_BYTES} bytes (YAML aliases?)")]
     TooExpanded,
+    /// The YAML does not parse; the parser's message.
     #[error("invalid YAML in the front matter: {0}")]
     Yaml(String),
+    /// The YAML is not a mapping.
     #[error("the front matter is not a mapping of fields")]
     NotAMapping,
+    /// A required field (`name` or `description`) is absent.
     #[error("the front matter has no `{0}`")]
     MissingField(&'static str),
+    /// A required field is an empty string.
     #[error("the front matter's `{0}` is empty")]
     EmptyField(&'static str),
+    /// A required field is not a string.
     #[error("the front matter's `{0}` is not a string")]
     NotAString(&'static str),
 }
@@ -535,12 +558,15 @@ pub struct SkillEntry {
     pub uri: String,
     /// The front matter of that `SKILL.md`, identical in content to the file's.
     pub frontmatter: SkillFrontmatter,
+    /// The skill's files with their digests and sizes, or `"dynamic"`.
     pub resources: SkillResources,
+    /// Metadata reserved by MCP (`_meta`); `None` when absent.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
 }
 
 impl SkillEntry {
+    /// The skill's name, from its front matter.
     pub fn name(&self) -> &str {
         &self.frontmatter.name
     }
@@ -550,12 +576,15 @@ impl SkillEntry {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ListSkillsResult {
+    /// This page's skills; a skill is never split across pages.
     pub skills: Vec<SkillEntry>,
+    /// The cursor of the next page; `None` on the last page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<Cursor>,
     /// 2026-07-28 caching hints (`ttlMs`, `cacheScope`).
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<CacheHints>,
+    /// Metadata reserved by MCP (`_meta`); `None` when absent.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
 }
@@ -565,6 +594,7 @@ pub struct ListSkillsResult {
 pub struct GetSkillParams {
     /// The URI of the skill's `SKILL.md`.
     pub uri: String,
+    /// Metadata reserved by MCP (`_meta`); `None` when absent.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
 }
@@ -572,10 +602,12 @@ pub struct GetSkillParams {
 /// Result of `skills/get`: one entry, and no cursor (a single entry is not a list).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GetSkillResult {
+    /// The skill's entry.
     pub skill: SkillEntry,
     /// 2026-07-28 caching hints (`ttlMs`, `cacheScope`).
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<CacheHints>,
+    /// Metadata reserved by MCP (`_meta`); `None` when absent.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
 }
@@ -585,8 +617,10 @@ pub struct GetSkillResult {
 pub struct ReadDirectoryParams {
     /// The URI of a directory resource.
     pub uri: String,
+    /// Where to resume: the `nextCursor` of the previous page; `None` for the first page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<Cursor>,
+    /// Metadata reserved by MCP (`_meta`); `None` when absent.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
 }

@@ -18,13 +18,19 @@ pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 /// The `_meta` key of the 2025-11-25 `CreateTaskResult` whose string a host may show the model at once.
 pub const MODEL_IMMEDIATE_RESPONSE: &str = "io.modelcontextprotocol/model-immediate-response";
 
+/// Where a task is in its life; the same five values in both eras.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TaskStatus {
+    /// The request is running.
     Working,
+    /// The request waits for input from the requester (an elicitation or sampling it asked for).
     InputRequired,
+    /// The request finished; its result is available. Final.
     Completed,
+    /// The request failed (a JSON-RPC error, or a tool result with `isError` in 2025-11-25). Final.
     Failed,
+    /// The task was cancelled before it finished. Final.
     Cancelled,
 }
 
@@ -37,6 +43,7 @@ impl TaskStatus {
         )
     }
 
+    /// The wire spelling (`"input_required"`, ...).
     pub fn as_str(self) -> &'static str {
         match self {
             TaskStatus::Working => "working",
@@ -53,6 +60,7 @@ impl TaskStatus {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TaskSupport {
+    /// The tool always answers its call directly; a request for a task is refused.
     #[default]
     Forbidden,
     /// The call may run as a task or directly.
@@ -63,6 +71,7 @@ pub enum TaskSupport {
 }
 
 impl TaskSupport {
+    /// The wire spelling of `execution.taskSupport`.
     pub fn as_str(self) -> &'static str {
         match self {
             TaskSupport::Forbidden => "forbidden",
@@ -86,8 +95,12 @@ impl TaskSupport {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Task {
+    /// The task's id, chosen by the receiver; unique among the tasks it keeps.
     pub task_id: String,
+    /// Where the task is in its life.
     pub status: TaskStatus,
+    /// A human-readable description of the status (why it failed, what input it waits for); `None` when
+    /// absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status_message: Option<String>,
     /// ISO 8601.
@@ -96,6 +109,7 @@ pub struct Task {
     pub last_updated_at: String,
     /// Milliseconds from creation the task is kept; `null` for unlimited. Always present.
     pub ttl: Option<u64>,
+    /// Suggested milliseconds between `tasks/get` polls; `None` leaves it to the requester.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub poll_interval: Option<u64>,
 }
@@ -103,7 +117,10 @@ pub struct Task {
 /// The answer to a task-augmented request (2025-11-25): the task, not yet the result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CreateTaskResult {
+    /// The task just created, usually `working`.
     pub task: Task,
+    /// Metadata reserved by MCP (`_meta`); `None` when absent. A host may show the model the string under
+    /// [`MODEL_IMMEDIATE_RESPONSE`] at once.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
 }
@@ -120,6 +137,7 @@ pub struct TaskMetadata {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskIdParams {
+    /// The id of the task.
     pub task_id: String,
 }
 
@@ -127,9 +145,12 @@ pub struct TaskIdParams {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ListTasksResult {
+    /// This page's tasks.
     pub tasks: Vec<Task>,
+    /// The cursor of the next page; `None` on the last page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_cursor: Option<String>,
+    /// Metadata reserved by MCP (`_meta`); `None` when absent.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
 }
@@ -138,6 +159,7 @@ pub struct ListTasksResult {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RelatedTask {
+    /// The id of the task the message belongs to.
     pub task_id: String,
 }
 
@@ -149,8 +171,11 @@ pub struct RelatedTask {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DetailedTask {
+    /// The task's id, chosen by the server.
     pub task_id: String,
+    /// Where the task is in its life; says which of `inputRequests`, `result` and `error` is present.
     pub status: TaskStatus,
+    /// A human-readable description of the status; `None` when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status_message: Option<String>,
     /// ISO 8601.
@@ -159,14 +184,19 @@ pub struct DetailedTask {
     pub last_updated_at: String,
     /// Milliseconds from creation the task is kept; `null` for unlimited. Always present.
     pub ttl_ms: Option<u64>,
+    /// Suggested milliseconds between `tasks/get` polls; `None` leaves it to the client.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub poll_interval_ms: Option<u64>,
+    /// What the task asks for, by key, when the status is `input_required`; answered with `tasks/update`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input_requests: Option<InputRequests>,
+    /// What the call would have returned, when the status is `completed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<serde_json::Value>,
+    /// The JSON-RPC error the call ended with, when the status is `failed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorObject>,
+    /// Metadata reserved by MCP (`_meta`); `None` when absent.
     #[serde(rename = "_meta", default, skip_serializing_if = "Option::is_none")]
     pub meta: Option<JsonObject>,
 }
@@ -175,7 +205,9 @@ pub struct DetailedTask {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UpdateTaskParams {
+    /// The id of the task waiting for input.
     pub task_id: String,
+    /// The answers, under the keys of the `inputRequests` they answer.
     pub input_responses: InputResponses,
 }
 

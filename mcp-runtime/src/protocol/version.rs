@@ -5,9 +5,14 @@ use serde::{Deserialize, Serialize};
 /// A protocol revision this runtime speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ProtocolVersion {
+    /// `2024-11-05`: the first release, with the HTTP+SSE transport.
     V2024_11_05,
+    /// `2025-03-26`: Streamable HTTP, OAuth, tool annotations, audio, completions.
     V2025_03_26,
+    /// `2025-06-18`: structured tool output, elicitation, resource links, titles; no JSON-RPC batches.
     V2025_06_18,
+    /// `2025-11-25`: tasks, URL elicitation, icons, tools in sampling, extensions. The newest handshake-era
+    /// version.
     V2025_11_25,
     /// The stateless era: no handshake, version and capabilities in every request's `_meta`.
     V2026_07_28,
@@ -34,6 +39,7 @@ impl ProtocolVersion {
     /// The newest version, of the stateless era.
     pub const MODERN: ProtocolVersion = ProtocolVersion::V2026_07_28;
 
+    /// The version's date string, as on the wire.
     pub fn as_str(self) -> &'static str {
         match self {
             ProtocolVersion::V2024_11_05 => "2024-11-05",
@@ -44,6 +50,7 @@ impl ProtocolVersion {
         }
     }
 
+    /// The version named by a date string; `None` for a version this runtime does not speak.
     pub fn parse(s: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|v| v.as_str() == s)
     }

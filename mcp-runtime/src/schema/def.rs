@@ -46,6 +46,7 @@ pub struct SchemaCache {
 }
 
 impl SchemaCache {
+    /// An empty cache; the schemas are made on first use.
     pub const fn new() -> Self {
         SchemaCache {
             portable: OnceLock::new(),
@@ -53,6 +54,7 @@ impl SchemaCache {
         }
     }
 
+    /// The schemas of `profile`, made by `make` the first time and kept after.
     pub fn get(
         &self,
         profile: SchemaProfile,

@@ -16,8 +16,11 @@ const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 /// The JSON type of a mirrored argument.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HeaderParamType {
+    /// A JSON string, sent as is (or base64-encoded when it is not a plain header value).
     String,
+    /// A JSON integer within JavaScript's safe range, sent in decimal.
     Integer,
+    /// A JSON boolean, sent as `true` or `false`.
     Boolean,
 }
 
@@ -28,6 +31,7 @@ pub struct HeaderParam {
     pub name: String,
     /// The chain of `properties` keys from the schema root to the argument.
     pub path: Vec<String>,
+    /// The argument's JSON type, from its schema.
     pub kind: HeaderParamType,
 }
 

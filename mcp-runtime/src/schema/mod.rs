@@ -47,7 +47,10 @@ pub enum SchemaProfile {
 /// `outputSchema` must describe an object).
 #[derive(Debug, Clone, PartialEq)]
 pub struct OutputSchema {
+    /// The schema, an object schema (`type: "object"`).
     pub schema: JsonObject,
+    /// Whether the type's schema was not an object and is wrapped as `{"result": <value>}` (and its values
+    /// with it).
     pub wrapped: bool,
 }
 
@@ -171,6 +174,7 @@ pub mod __private {
         note = "prompt arguments and URI template variables are strings: use `String`, `Option<String>` or a type implementing `FromStr`"
     )]
     pub trait StringArgument: Sized {
+        /// Parses the argument's string value; `Err` says why it is not a valid `Self`.
         fn parse_argument(s: &str) -> Result<Self, String>;
     }
     impl<T: std::str::FromStr> StringArgument for T
@@ -189,7 +193,9 @@ pub mod __private {
     /// that an enum's values stay in declaration order.
     pub fn keep_in_order(_: &mut schemars::Schema) {}
 
+    /// Fails to compile, at the argument's type, unless it has a JSON Schema.
     pub fn assert_argument_schema<T: ArgumentSchema + ?Sized>() {}
+    /// Fails to compile, at the argument's type, unless it can be deserialized.
     pub fn assert_argument_deserialize<T: ArgumentDeserialize>() {}
 
     pub use crate::server::tool_result::{IntoPromptResult, IntoResourceResult, StringArg};

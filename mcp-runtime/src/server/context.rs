@@ -182,6 +182,8 @@ impl Context {
         &self.token
     }
 
+    /// Whether the request was cancelled (`notifications/cancelled`, or the client went away); a handler that
+    /// sees it may stop, as its answer will not be sent.
     pub fn is_cancelled(&self) -> bool {
         self.token.is_cancelled()
     }
@@ -263,6 +265,8 @@ impl Context {
         }
     }
 
+    /// Who the client is: `clientInfo` of `initialize`, or of the 2026-07-28 request's `_meta`; `None` when
+    /// it did not say.
     pub fn client_info(&self) -> Option<Implementation> {
         match &self.modern {
             Some(m) => m.client_info.clone(),

@@ -14,8 +14,12 @@ use std::borrow::Cow;
 /// What a 2026-07-28 request declares about itself in `_meta`: everything `initialize` used to establish.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModernRequest {
+    /// The version the request is written in (`io.modelcontextprotocol/protocolVersion`), one this server
+    /// speaks.
     pub version: ProtocolVersion,
+    /// What the client supports for this request (`io.modelcontextprotocol/clientCapabilities`).
     pub capabilities: ClientCapabilities,
+    /// Who the client is (`io.modelcontextprotocol/clientInfo`); `None` when absent.
     pub client_info: Option<Implementation>,
     /// The lowest level of log messages the client wants for this request; `None`: no log messages.
     pub log_level: Option<LoggingLevel>,

@@ -9,7 +9,7 @@ pub mod prompts;
 mod registry;
 pub mod request_state;
 pub mod resources;
-pub mod session;
+mod session;
 pub mod skills;
 mod stamp;
 pub mod tasks;
@@ -54,6 +54,8 @@ pub enum Eras {
 
 /// Answers `completion/complete`. Implemented for `Fn(CompleteParams, Context) -> impl Future` closures.
 pub trait CompletionHandler: Send + Sync + 'static {
+    /// Completes the partial value of a prompt argument or resource-template variable. An `Err` is sent as
+    /// the JSON-RPC error of the request.
     fn complete(
         &self,
         params: CompleteParams,
@@ -78,16 +80,23 @@ where
 /// Why a server could not be built.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ServerError {
+    /// Two tools with the same name were registered.
     #[error("duplicate tool name `{0}`: every tool of a server needs its own name")]
     DuplicateTool(String),
+    /// Two prompts with the same name were registered.
     #[error("duplicate prompt name `{0}`")]
     DuplicatePrompt(String),
+    /// Two resources (or two resource templates) with the same URI were registered.
     #[error("duplicate resource `{0}`")]
     DuplicateResource(String),
+    /// A tool's name is not valid, its input schema is not `type: "object"`, or its `x-mcp-header`
+    /// annotations are wrong; the message names the tool and the reason.
     #[error("invalid tool: {0}")]
     InvalidTool(String),
+    /// A resource template is not a valid RFC 6570 URI template.
     #[error("invalid resource template: {0}")]
     InvalidTemplate(String),
+    /// A skill could not be read or breaks the extension's rules (front matter, names, limits).
     #[error("invalid skill: {0}")]
     InvalidSkill(SkillError),
 }
@@ -385,6 +394,8 @@ pub struct ServerBuilder {
 }
 
 impl Server {
+    /// A builder for a server named `mcp-runtime-server`, with no tools, prompts or resources, serving both
+    /// eras.
     pub fn builder() -> ServerBuilder {
         ServerBuilder {
             info: Implementation::new("mcp-runtime-server", env!("CARGO_PKG_VERSION")),
@@ -571,6 +582,8 @@ impl Server {
         removed
     }
 
+    /// Adds a prompt while serving and tells every session (`notifications/prompts/list_changed`). Fails with
+    /// [`ServerError::DuplicatePrompt`] when the name is taken.
     pub fn add_prompt(&self, route: PromptRoute) -> Result<(), ServerError> {
         self.inner
             .prompts
@@ -580,6 +593,8 @@ impl Server {
         Ok(())
     }
 
+    /// Adds a resource while serving and tells every session (`notifications/resources/list_changed`). Fails
+    /// with [`ServerError::DuplicateResource`] when the URI is taken.
     pub fn add_resource(&self, route: ResourceRoute) -> Result<(), ServerError> {
         self.inner
             .resources
@@ -589,6 +604,8 @@ impl Server {
         Ok(())
     }
 
+    /// Tells every session and listen stream that the resource list changed
+    /// (`notifications/resources/list_changed`).
     pub fn notify_resource_list_changed(&self) {
         self.inner.broadcast(
             methods::RESOURCES_LIST_CHANGED,
@@ -668,14 +685,17 @@ impl Server {
 }
 
 impl ServerBuilder {
+    /// The server's programmatic name, in `serverInfo` (default `mcp-runtime-server`).
     pub fn name(mut self, name: impl Into<String>) -> Self {
         self.info.name = name.into();
         self
     }
+    /// The server's version, in `serverInfo` (default: this crate's version).
     pub fn version(mut self, version: impl Into<String>) -> Self {
         self.info.version = version.into();
         self
     }
+    /// A display name for people, in `serverInfo`.
     pub fn title(mut self, title: impl Into<String>) -> Self {
         self.info.title = Some(title.into());
         self
@@ -685,6 +705,8 @@ impl ServerBuilder {
         self.info = info;
         self
     }
+    /// How to use the server: sent as `instructions` in the `initialize` and `server/discover` results, for
+    /// the client to give the model.
     pub fn instructions(mut self, text: impl Into<String>) -> Self {
         self.instructions = Some(text.into());
         self
@@ -727,11 +749,15 @@ impl ServerBuilder {
         self
     }
 
+    /// Registers a resource: a URI, its metadata and the closure that reads it. A duplicate URI fails the
+    /// build.
     pub fn resource(mut self, route: ResourceRoute) -> Self {
         self.resources.push(route);
         self
     }
 
+    /// Registers a resource template (from [`ResourceTemplateRoute::new`], which checks the template); an
+    /// invalid template fails the build with [`ServerError::InvalidTemplate`].
     pub fn resource_template(mut self, route: Result<ResourceTemplateRoute, String>) -> Self {
         match route {
             Ok(r) => self.templates.push(r),
@@ -740,6 +766,8 @@ impl ServerBuilder {
         self
     }
 
+    /// Registers a prompt (from `#[prompt]`, or built by hand with [`PromptRoute::new`]). A duplicate name
+    /// fails the build.
     pub fn prompt(mut self, route: impl Into<PromptRoute>) -> Self {
         self.prompts.push(route.into());
         self
@@ -773,6 +801,7 @@ impl ServerBuilder {
         self
     }
 
+    /// Answers `completion/complete` with this handler, and declares the `completions` capability.
     pub fn completion(mut self, handler: impl CompletionHandler) -> Self {
         self.completion = Some(Arc::new(handler));
         self
@@ -790,6 +819,8 @@ impl ServerBuilder {
         self
     }
 
+    /// Limits of each connection: concurrency, queue, buffered bytes, message size (see
+    /// [`ConnectionConfig`]).
     pub fn connection_config(mut self, config: ConnectionConfig) -> Self {
         self.config = config;
         self

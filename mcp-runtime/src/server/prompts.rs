@@ -13,6 +13,8 @@ pub type PromptArgs = BTreeMap<String, String>;
 
 /// Renders a prompt. Implemented for `Fn(PromptArgs, Context) -> impl Future` closures.
 pub trait PromptHandler: Send + Sync + 'static {
+    /// Renders the prompt with these arguments (missing optional ones are absent). An `Err` is sent as the
+    /// JSON-RPC error of `prompts/get`.
     fn get(
         &self,
         args: PromptArgs,
@@ -34,15 +36,19 @@ where
     }
 }
 
+/// A prompt with the handler that renders it: what a server registers.
 #[derive(Clone)]
 pub struct PromptRoute {
+    /// The prompt as `prompts/list` shows it; its `name` is the key.
     pub prompt: Prompt,
+    /// Renders the prompt.
     pub handler: Arc<dyn PromptHandler>,
     /// Caching hints this prompt gives a 2026-07-28 `prompts/list`; `None`: the server's.
     pub cache: Option<CacheHints>,
 }
 
 impl PromptRoute {
+    /// A prompt rendered by `handler`, with the server's caching hints.
     pub fn new(prompt: Prompt, handler: impl PromptHandler) -> Self {
         PromptRoute {
             prompt,

@@ -14,6 +14,8 @@ pub type UriVars = BTreeMap<String, String>;
 
 /// Reads a resource. Implemented for `Fn(String, UriVars, Context) -> impl Future` closures.
 pub trait ResourceHandler: Send + Sync + 'static {
+    /// Reads `uri` (for a template, `vars` holds the values its variables matched). An `Err` is sent as the
+    /// JSON-RPC error of `resources/read`.
     fn read(
         &self,
         uri: String,
@@ -37,9 +39,12 @@ where
     }
 }
 
+/// A resource with the handler that reads it: what a server registers.
 #[derive(Clone)]
 pub struct ResourceRoute {
+    /// The resource as `resources/list` shows it; its `uri` is the key.
     pub resource: Resource,
+    /// Reads the resource.
     pub handler: Arc<dyn ResourceHandler>,
     /// Caching hints of this resource in a 2026-07-28 `resources/list` and of its `resources/read`
     /// results (a handler may still set its own on a result); `None`: the server's.
@@ -47,6 +52,7 @@ pub struct ResourceRoute {
 }
 
 impl ResourceRoute {
+    /// A resource read by `handler`, with the server's caching hints.
     pub fn new(resource: Resource, handler: impl ResourceHandler) -> Self {
         ResourceRoute {
             resource,
@@ -62,10 +68,13 @@ impl ResourceRoute {
     }
 }
 
+/// A resource template with the handler that reads the URIs it matches: what a server registers.
 #[derive(Clone)]
 pub struct ResourceTemplateRoute {
+    /// The template as `resources/templates/list` shows it; its `uri_template` is the key.
     pub template: ResourceTemplate,
     pub(crate) parsed: Arc<UriTemplate>,
+    /// Reads a URI the template matched, with the variables it took.
     pub handler: Arc<dyn ResourceHandler>,
     /// Caching hints of this template in `resources/templates/list` and of the reads it serves.
     pub cache: Option<CacheHints>,
@@ -121,6 +130,8 @@ enum Part {
 }
 
 impl UriTemplate {
+    /// Parses a template; `Err` names what is wrong (an unclosed `{`, an operator beyond level 2, an empty
+    /// variable name...).
     pub fn parse(t: &str) -> Result<Self, String> {
         let mut parts = Vec::new();
         let mut rest = t;

@@ -30,12 +30,16 @@ pub enum Phase {
     Connected = 0,
     /// `initialize` answered; waiting for `notifications/initialized` (requests are tolerated).
     Initializing = 1,
+    /// `notifications/initialized` received: every method is served.
     Ready = 2,
+    /// The connection closed.
     Closed = 3,
 }
 
 const LOG_DEFAULT: u8 = LoggingLevel::Debug as u8;
 
+/// One connection's handshake-era state (phase, negotiated version, client capabilities, log level,
+/// subscriptions) and the server it serves.
 pub struct SessionState {
     pub(crate) server: Arc<ServerInner>,
     pub(crate) peer: Peer,
@@ -76,6 +80,7 @@ impl SessionState {
         let _ = self.preset.set(m);
     }
 
+    /// Where the handshake-era lifecycle is.
     pub fn phase(&self) -> Phase {
         match self.phase.load(Ordering::Acquire) {
             0 => Phase::Connected,
@@ -93,6 +98,7 @@ impl SessionState {
             .unwrap_or(ProtocolVersion::LATEST_LEGACY)
     }
 
+    /// The capabilities the client declared in `initialize` (empty before).
     pub fn client_capabilities(&self) -> ClientCapabilities {
         self.client_caps.get().cloned().unwrap_or_default()
     }

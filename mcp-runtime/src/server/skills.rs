@@ -59,6 +59,7 @@ pub struct Skill {
 pub struct SkillError {
     /// The file (a path on disk, or `skill://...` for a skill built in code).
     pub file: String,
+    /// What is wrong with it.
     pub problem: String,
 }
 

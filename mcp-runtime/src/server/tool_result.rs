@@ -26,6 +26,7 @@ use std::marker::PhantomData;
 
 /// Return types that are content blocks rather than structured output.
 pub trait IntoContent {
+    /// The result: the value as content blocks, `isError` unset.
     fn into_call_tool_result(self) -> CallToolResult;
 }
 
@@ -75,6 +76,7 @@ pub fn structured<T: Serialize + ?Sized>(value: &T, wrapped: bool) -> CallToolRe
 pub struct Returned<T>(Cell<Option<T>>);
 
 impl<T> Returned<T> {
+    /// Wraps a value a tool returned.
     pub fn new(value: T) -> Self {
         Returned(Cell::new(Some(value)))
     }
@@ -86,6 +88,7 @@ impl<T> Returned<T> {
 /// First choice of the dispatch: content types (`(&Returned(v)).to_call_tool_result(..)` finds it by value).
 #[doc(hidden)]
 pub trait ContentReturn {
+    /// The value as content blocks (`wrapped` is unused).
     fn to_call_tool_result(&self, wrapped: bool) -> CallToolResult;
 }
 impl<T: IntoContent> ContentReturn for Returned<T> {
@@ -97,6 +100,7 @@ impl<T: IntoContent> ContentReturn for Returned<T> {
 /// Second choice (one more autoref): structured output.
 #[doc(hidden)]
 pub trait StructuredReturn {
+    /// The value as structured content, wrapped as `{"result": value}` when `wrapped`.
     fn to_call_tool_result(&self, wrapped: bool) -> CallToolResult;
 }
 impl<T: Serialize + JsonSchema> StructuredReturn for &Returned<T> {
@@ -110,6 +114,7 @@ impl<T: Serialize + JsonSchema> StructuredReturn for &Returned<T> {
 pub struct SchemaProbe<T: ?Sized>(PhantomData<fn() -> Box<T>>);
 
 impl<T: ?Sized> SchemaProbe<T> {
+    /// The probe of `T`.
     #[allow(clippy::new_without_default)]
     pub fn new() -> Self {
         SchemaProbe(PhantomData)
@@ -118,6 +123,7 @@ impl<T: ?Sized> SchemaProbe<T> {
 
 #[doc(hidden)]
 pub trait ContentProbe {
+    /// `None`: content types have no output schema.
     fn output_schema(&self, profile: SchemaProfile) -> Option<OutputSchema>;
 }
 impl<T: IntoContent> ContentProbe for SchemaProbe<T> {
@@ -128,6 +134,7 @@ impl<T: IntoContent> ContentProbe for SchemaProbe<T> {
 
 #[doc(hidden)]
 pub trait StructuredProbe {
+    /// The output schema of `T`, shaped by `profile`.
     fn output_schema(&self, profile: SchemaProfile) -> Option<OutputSchema>;
 }
 impl<T: Serialize + JsonSchema> StructuredProbe for &SchemaProbe<T> {
@@ -143,6 +150,7 @@ impl<T: Serialize + JsonSchema> StructuredProbe for &SchemaProbe<T> {
     note = "implement `std::fmt::Display` (for example with `thiserror`), or return `anyhow::Result<T>`"
 )]
 pub trait ToolError {
+    /// The `isError: true` result the error becomes (its `Display` text, for `E: Display`).
     fn into_error_result(self) -> CallToolResult;
 }
 impl<E: Display> ToolError for E {
@@ -159,6 +167,7 @@ pub fn error_result<E: ToolError>(e: E) -> CallToolResult {
 /// What a `#[prompt]` function may return: `GetPromptResult`, `Vec<PromptMessage>`, one `PromptMessage`,
 /// a `String` (one user message), or a `Result` of these whose `Err` becomes an internal error.
 pub trait IntoPromptResult {
+    /// The prompt result, or the JSON-RPC error `prompts/get` answers with.
     fn into_prompt_result(self) -> Result<GetPromptResult, ErrorObject>;
 }
 impl IntoPromptResult for GetPromptResult {
@@ -196,6 +205,8 @@ impl<T: IntoPromptResult, E: Display> IntoPromptResult for Result<T, E> {
 /// `mime_type`), `ResourceContents`, `Vec<ResourceContents>`, `ReadResourceResult`, or a `Result` of
 /// these whose `Err` becomes an internal error.
 pub trait IntoResourceResult {
+    /// The `resources/read` result for `uri`, with `mime_type` the resource's declared type; or the JSON-RPC
+    /// error the read answers with.
     fn into_resource_result(
         self,
         uri: &str,
@@ -258,6 +269,7 @@ impl<T: IntoResourceResult, E: Display> IntoResourceResult for Result<T, E> {
 pub struct StringArg;
 
 impl StringArg {
+    /// The argument `name`, parsed; `-32602` when it is missing or does not parse.
     pub fn required<T: StringArgument>(
         name: &str,
         value: Option<&String>,
@@ -269,6 +281,7 @@ impl StringArg {
             .map_err(|e| ErrorObject::invalid_params(format!("Invalid argument `{name}`: {e}")))
     }
 
+    /// The argument `name`, parsed when present; `-32602` when it does not parse.
     pub fn optional<T: StringArgument>(
         name: &str,
         value: Option<&String>,

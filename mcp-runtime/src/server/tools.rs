@@ -21,10 +21,12 @@ pub struct Arguments {
 pub struct ArgumentError {
     /// The path of the argument at fault, e.g. `max_results` or `filter.labels[2]`; empty for the whole object.
     pub path: String,
+    /// What was wrong with it (serde's message: a missing field, a wrong type...).
     pub reason: String,
 }
 
 impl ArgumentError {
+    /// The message the model sees: `Invalid argument `path`: reason` (or `Invalid arguments: reason`).
     pub fn message(&self) -> String {
         if self.path.is_empty() {
             format!("Invalid arguments: {}", self.reason)
@@ -35,6 +37,7 @@ impl ArgumentError {
 }
 
 impl Arguments {
+    /// Arguments from the raw JSON of `params.arguments` (`None`: the call had none, read as `{}`).
     pub fn from_raw(raw: Option<Box<RawValue>>) -> Self {
         Arguments {
             raw: raw.map(|r| Arc::from(r.get())),
@@ -111,7 +114,9 @@ where
 /// A tool's definition with its handler: what a server registers.
 #[derive(Clone)]
 pub struct ToolRoute {
+    /// The tool as `tools/list` shows it; its `name` is the key.
     pub tool: Tool,
+    /// Runs a call.
     pub handler: Arc<dyn ToolHandler>,
     /// OAuth scopes a caller's access token must grant to call this tool (HTTP with a token verifier;
     /// a call without them is refused with 403 `insufficient_scope` naming them).
@@ -126,6 +131,7 @@ pub struct ToolRoute {
 }
 
 impl ToolRoute {
+    /// A tool served by `handler`, with no scopes and the server's task settings.
     pub fn new(tool: Tool, handler: impl ToolHandler) -> Self {
         ToolRoute {
             tool,

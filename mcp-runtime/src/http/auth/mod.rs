@@ -69,14 +69,21 @@ pub enum Grant {
     ClientCredentials,
     /// A workload identity token traded for an access token (RFC 7523 JWT bearer, SEP-1933). A refusal is
     /// final: the grant is not retried, nor another one tried.
-    JwtBearer { assertion: String },
+    JwtBearer {
+        /// The signed JWT (the workload's identity token) sent as `assertion`.
+        assertion: String,
+    },
     /// Enterprise-managed authorization (SEP-990): the user's ID token from the enterprise IdP is
     /// exchanged at the IdP for an identity assertion grant (ID-JAG, RFC 8693), which the authorization
     /// server trades for an access token (JWT bearer grant, with the client's credentials).
     EnterpriseManaged {
+        /// The enterprise IdP's token endpoint, where the ID token is exchanged for an ID-JAG.
         idp_token_endpoint: String,
+        /// The user's ID token from the enterprise IdP.
         id_token: String,
+        /// The client's id at the IdP; `None` when the IdP needs none.
         idp_client_id: Option<String>,
+        /// The client's secret at the IdP; `None` for a public client.
         idp_client_secret: Option<String>,
     },
 }
@@ -84,16 +91,23 @@ pub enum Grant {
 /// OAuth settings of the HTTP client.
 #[derive(Debug, Clone)]
 pub struct OAuthConfig {
+    /// `client_name` sent in dynamic client registration (default `mcp-runtime`).
     pub client_name: String,
+    /// Where the authorization server sends the user back with the code (default
+    /// `http://localhost:3000/callback`); registered with the client.
     pub redirect_uri: String,
     /// A pre-registered client (no dynamic registration).
     pub client_id: Option<String>,
+    /// The pre-registered client's secret (sent with `client_secret_basic`, or `client_secret_post` when the
+    /// server offers only that); `None` for a public client.
     pub client_secret: Option<String>,
     /// A Client ID Metadata Document URL, used as the client id where the server supports it.
     pub client_metadata_url: Option<String>,
     /// Authorization attempts for one request (a server that keeps refusing must not loop us).
     pub max_attempts: u32,
+    /// How the user's approval is obtained, for the authorization code grant.
     pub authorizer: Authorizer,
+    /// Which grant gets the tokens (default: authorization code with PKCE).
     pub grant: Grant,
     /// A PKCS#8 PEM key: the client authenticates with `private_key_jwt` assertions signed with it.
     pub private_key_pem: Option<String>,

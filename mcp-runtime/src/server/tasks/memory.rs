@@ -86,6 +86,7 @@ pub struct MemoryTaskStore {
 }
 
 impl MemoryTaskStore {
+    /// An empty store within these limits.
     pub fn new(limits: TaskLimits) -> Self {
         MemoryTaskStore {
             limits,
@@ -93,6 +94,7 @@ impl MemoryTaskStore {
         }
     }
 
+    /// The limits the store keeps to.
     pub fn limits(&self) -> TaskLimits {
         self.limits
     }
@@ -102,6 +104,7 @@ impl MemoryTaskStore {
         self.lock().tasks.len()
     }
 
+    /// Whether it holds no task.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

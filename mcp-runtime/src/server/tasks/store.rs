@@ -50,17 +50,24 @@ pub struct TaskRecord {
     pub id: String,
     /// Who may see it (`principal:<name>`, `session:<id>` or `anonymous`; see [`super`], "Ownership").
     pub owner: String,
+    /// Which wire the task follows (2025-11-25 or the 2026-07-28 extension), and so how its outcome maps to a
+    /// status.
     pub era: TaskEra,
     /// The tool it runs (for logs and listings).
     pub tool: String,
+    /// Where the task is in its life.
     pub status: TaskStatus,
+    /// Why it is in that status (the failure's message, what it waits for); `None` when there is nothing to
+    /// say.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status_message: Option<String>,
     /// Milliseconds since the Unix epoch.
     pub created_at_ms: u64,
+    /// Milliseconds since the Unix epoch of the last change of status, message or input requests.
     pub last_updated_at_ms: u64,
     /// Lifetime from creation; the task may be deleted once it has passed, whatever its status.
     pub ttl_ms: u64,
+    /// Suggested milliseconds between polls, as `tasks/get` reports it.
     pub poll_interval_ms: u64,
     /// What the handler waits for, by key (shown by 2026-07-28 `tasks/get` while `input_required`).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -71,10 +78,13 @@ pub struct TaskRecord {
 }
 
 impl TaskRecord {
+    /// Milliseconds since the Unix epoch after which the task may be deleted (`created_at_ms + ttl_ms`,
+    /// saturating).
     pub fn expires_at_ms(&self) -> u64 {
         self.created_at_ms.saturating_add(self.ttl_ms)
     }
 
+    /// Whether the task's lifetime has passed at `now_ms` (milliseconds since the Unix epoch).
     pub fn is_expired(&self, now_ms: u64) -> bool {
         self.expires_at_ms() <= now_ms
     }
@@ -159,12 +169,18 @@ pub enum TaskUpdate {
     Message(Option<String>),
     /// The handler ended: `completed` or `failed`, with what the request answered.
     Finish {
+        /// `Completed` or `Failed`.
         status: TaskStatus,
+        /// What the request answered.
         outcome: TaskOutcome,
+        /// The status message to set; `None` clears it.
         message: Option<String>,
     },
     /// `tasks/cancel` (or the end of the session that owned it).
-    Cancel { message: String },
+    Cancel {
+        /// The status message the cancelled task keeps.
+        message: String,
+    },
 }
 
 /// What a store answers an update with.
@@ -174,7 +190,9 @@ pub enum Updated {
     Missing,
     /// The task as it is now, and whether this update changed it (a terminal task never changes).
     Task {
+        /// The task after the update.
         record: Box<TaskRecord>,
+        /// Whether the update changed it.
         changed: bool,
     },
 }
@@ -182,7 +200,9 @@ pub enum Updated {
 /// One page of an owner's tasks, oldest first, and the cursor of the next.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TaskPage {
+    /// This page's tasks, oldest first.
     pub tasks: Vec<TaskRecord>,
+    /// The cursor of the next page; `None` on the last page.
     pub next_cursor: Option<String>,
 }
 
@@ -191,7 +211,13 @@ pub struct TaskPage {
 pub enum StoreError {
     /// A bound of the store is reached; `limit` names it.
     #[error("{what}: the limit is {limit}")]
-    Full { what: &'static str, limit: usize },
+    Full {
+        /// What is full, such as the tasks of one owner.
+        what: &'static str,
+        /// The bound that was reached.
+        limit: usize,
+    },
+    /// A cursor this store did not give out (or one whose task is gone); answered with `-32602`.
     #[error("unknown cursor {0:?}")]
     BadCursor(String),
     /// The store could not be reached or answered nonsense.
