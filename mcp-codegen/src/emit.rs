@@ -3,6 +3,7 @@
 //! spec's components) can live in one module of their own that the tool modules refer to; tool modules can
 //! be grouped (one module per tag).
 
+use crate::derives::{trim_serde_derives, SerdeDerives, Uses};
 use crate::names::{snake_ident, Namer};
 use crate::normalize::{takes_no_arguments, Extras, Normalizer};
 use crate::typegen::generate_types;
@@ -48,7 +49,7 @@ pub struct Job<'a> {
 /// A tool's module with every type generated locally (no shared module), at the file's root. Warnings go to
 /// `warnings`.
 pub fn tool_module(tool: &Tool, ident: String, warnings: &mut Vec<Warning>) -> ToolModule {
-    tool_module_with(tool, ident, None, 0, warnings)
+    tool_module_with(tool, ident, None, 0, SerdeDerives::Both, warnings)
 }
 
 /// A tool's module; `shared` types are named by path, `depth` module levels below the file's root.
@@ -57,6 +58,7 @@ pub fn tool_module_with(
     ident: String,
     shared: Option<&SharedTypes>,
     depth: usize,
+    derives: SerdeDerives,
     warnings: &mut Vec<Warning>,
 ) -> ToolModule {
     let no_arguments = takes_no_arguments(&tool.input_schema);
@@ -100,7 +102,12 @@ pub fn tool_module_with(
     } else {
         let (types, mut found) = generate_types(&tool.name, defs, &extras.replacements);
         warnings.append(&mut found);
-        without_error_module(reexported_paths(restore_renamed(types, &extras)), depth)
+        let uses = (derives == SerdeDerives::AsUsed).then(Uses::tool);
+        tidy_items(
+            reexported_paths(restore_renamed(types, &extras)),
+            depth,
+            uses.as_ref(),
+        )
     };
     let params = if no_arguments {
         quote! {
@@ -231,7 +238,7 @@ pub fn bindings(tools: &[Tool], options: &Options, warnings: &mut Vec<Warning>) 
             group: None,
         })
         .collect();
-    files(&jobs, options, None, warnings).joined()
+    files(&jobs, options, None, SerdeDerives::Both, warnings).joined()
 }
 
 /// Bindings as files: the root (client, error type), the shared module, and one part per group (or the
@@ -302,13 +309,17 @@ pub fn files(
     jobs: &[Job],
     options: &Options,
     shared: Option<(&SharedTypes, String)>,
+    derives: SerdeDerives,
     warnings: &mut Vec<Warning>,
 ) -> Files {
     let shared_names = shared.as_ref().map(|(s, _)| *s);
     let mut modules = String::new();
     let mut root_methods = Vec::new();
     let mut groups: BTreeMap<String, (Vec<TokenStream>, String)> = BTreeMap::new();
-    for (job, done) in jobs.iter().zip(formatted_modules(jobs, shared_names)) {
+    for (job, done) in jobs
+        .iter()
+        .zip(formatted_modules(jobs, shared_names, derives))
+    {
         // Token streams cannot cross threads; a method comes back as text and is parsed here (it is short).
         let method = done.method.parse::<TokenStream>().unwrap_or_default();
         warnings.extend(done.warnings);
@@ -325,7 +336,7 @@ pub fn files(
         }
     }
     let client = format_ident!("{}", crate::names::camel_ident(&options.client_name));
-    let groups = groups
+    let groups: Vec<(String, String)> = groups
         .into_iter()
         .map(|(name, (methods, modules))| {
             let block = quote! {
@@ -337,7 +348,11 @@ pub fn files(
             (name, format!("{}{modules}", format_file(block)))
         })
         .collect();
-    let error_module = error_module();
+    // The error type of typify's conversions, when some type has one (unused, it would be dead code).
+    let parts = std::iter::once(modules.as_str())
+        .chain(shared.as_ref().map(|(_, body)| body.as_str()))
+        .chain(groups.iter().map(|(_, body)| body.as_str()));
+    let error_module = uses_error_module(parts).then(error_module);
     let client_doc = format!(
         " A typed client for the tools of `{}`.",
         options.server_label.replace('`', "'")
@@ -360,6 +375,7 @@ pub fn files(
             pub fn inner(&self) -> &::mcp_runtime::Client {
                 &self.inner
             }
+            /// Unwraps the underlying client.
             pub fn into_inner(self) -> ::mcp_runtime::Client {
                 self.inner
             }
@@ -380,9 +396,10 @@ pub fn files(
     }
 }
 
-/// The shared module's contents from typify's tokens for the shared definitions.
-pub fn shared_module(types: TokenStream, extras: &Extras) -> String {
-    let body = without_error_module(reexported_paths(restore_renamed(types, extras)), 0);
+/// The shared module's contents from typify's tokens for the shared definitions; with `uses`, each type
+/// derives only the serde traits its direction needs.
+pub fn shared_module(types: TokenStream, extras: &Extras, uses: Option<&Uses>) -> String {
+    let body = tidy_items(reexported_paths(restore_renamed(types, extras)), 0, uses);
     let tokens = quote! {
         #![allow(clippy::all, clippy::pedantic, warnings)]
         use ::mcp_runtime::serde;
@@ -400,11 +417,22 @@ struct FormattedModule {
 
 /// Types and formatting for every tool, in the order given. Tools are independent, so they are split
 /// across the machine's cores; the result is the same whatever the number of threads.
-fn formatted_modules(jobs: &[Job], shared: Option<&SharedTypes>) -> Vec<FormattedModule> {
+fn formatted_modules(
+    jobs: &[Job],
+    shared: Option<&SharedTypes>,
+    derives: SerdeDerives,
+) -> Vec<FormattedModule> {
     let one = |job: &Job| {
         let mut warnings = Vec::new();
         let depth = usize::from(job.group.is_some());
-        let m = tool_module_with(job.tool, job.ident.clone(), shared, depth, &mut warnings);
+        let m = tool_module_with(
+            job.tool,
+            job.ident.clone(),
+            shared,
+            depth,
+            derives,
+            &mut warnings,
+        );
         FormattedModule {
             module: format_file(m.tokens),
             method: m.method.to_string(),
@@ -456,15 +484,29 @@ fn format_file(tokens: TokenStream) -> String {
     }
 }
 
-/// typify emits the same `mod error` with every type space; the file carries one, shared by all tools, `depth`
-/// module levels above the types.
-fn without_error_module(types: TokenStream, depth: usize) -> TokenStream {
+/// How generated code names the error type of typify's conversions (`self::error::ConversionError`, after
+/// formatting); a file carries the error module only if some module uses it.
+const ERROR_PATH: &str = "error::ConversionError";
+
+/// Whether generated code in `parts` names the conversions' error type.
+fn uses_error_module<'a>(mut parts: impl Iterator<Item = &'a str>) -> bool {
+    parts.any(|part| part.contains(ERROR_PATH))
+}
+
+/// typify's items tidied: without the `mod error` it emits with every type space (the file carries one,
+/// shared by all tools, `depth` module levels above the types), without the conversions serde makes
+/// redundant, with prelude types by their short names, and, given `uses`, with only the serde derives each
+/// type's direction needs.
+fn tidy_items(types: TokenStream, depth: usize, uses: Option<&Uses>) -> TokenStream {
     let Ok(mut file) = syn::parse2::<syn::File>(types.clone()) else {
         return types;
     };
     file.items
         .retain(|item| !matches!(item, syn::Item::Mod(m) if m.ident == "error"));
     prune_conversions(&mut file.items);
+    if let Some(uses) = uses {
+        trim_serde_derives(&mut file.items, uses);
+    }
     let defined: std::collections::BTreeSet<String> = file
         .items
         .iter()
@@ -862,6 +904,29 @@ mod tests {
         // Only `my::serde::X` keeps a bare `serde` segment.
         let bare = s.replace("mcp_runtime :: serde", "");
         assert_eq!(bare.matches(":: serde ::").count(), 1, "{s}");
+    }
+
+    #[test]
+    fn the_error_module_comes_only_with_a_conversion_that_uses_it() {
+        let tool = |name: &str, property: serde_json::Value| {
+            let schema = serde_json::json!({
+                "type": "object", "properties": {"code": property}, "required": ["code"]
+            });
+            Tool::new(name, "", schema.as_object().cloned().unwrap_or_default())
+        };
+        let options = Options::default();
+        let mut warnings = Vec::new();
+        let plain = bindings(
+            &[tool("plain", serde_json::json!({"type": "string"}))],
+            &options,
+            &mut warnings,
+        );
+        assert!(!plain.contains("pub mod error"), "{plain}");
+        assert!(warnings.is_empty(), "{warnings:?}");
+        // A module whose conversion returns the error type brings the module in.
+        let uses = "impl TryFrom<&str> for X { type Error = self::error::ConversionError; }";
+        assert!(uses_error_module([plain.as_str(), uses].into_iter()));
+        assert!(!uses_error_module([plain.as_str()].into_iter()));
     }
 
     #[test]

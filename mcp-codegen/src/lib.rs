@@ -22,6 +22,7 @@
 pub mod audit;
 pub mod build;
 pub mod check;
+pub mod derives;
 pub mod emit;
 mod inline_names;
 pub mod live;

@@ -159,3 +159,75 @@ fn server_everything_snapshots_differ_by_capabilities() {
         );
     }
 }
+
+/// A spec's bindings have a golden too (the Petstore of `@readme/oas-examples`, installed by
+/// `scripts/install-openapi-specs.sh`): the shared `components` module, the tool modules that use it, and the
+/// serde derives each type's direction needs (`Serialize` on what requests reach, `Deserialize` on what
+/// responses reach). `MCP_CODEGEN_BLESS=1` accepts a new output.
+#[test]
+fn openapi_bindings_match_their_golden_output() {
+    use mcp_codegen::openapi::bindings::{bindings, Layout};
+    use mcp_codegen::openapi::{convert, ConvertOptions, Document};
+    let spec = support::crate_dir()
+        .join("../.peers/openapi/node_modules/@readme/oas-examples/3.0/json/petstore.json");
+    if !spec.is_file() {
+        let hint = "@readme/oas-examples is not installed; run scripts/install-openapi-specs.sh";
+        assert!(
+            std::env::var("MCP_PEERS_REQUIRED").as_deref() != Ok("1"),
+            "{hint} (MCP_PEERS_REQUIRED=1)"
+        );
+        eprintln!("skipped: {hint}");
+        return;
+    }
+    let conversion = convert(&Document::load(&spec).unwrap(), &ConvertOptions::default());
+    let options = Options {
+        client_name: "Client".into(),
+        server_label: format!("the OpenAPI spec {}", conversion.title),
+    };
+    let (files, warnings) = bindings(&conversion, &options, Layout::Flat);
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let code = files.joined();
+    let golden = support::crate_dir().join("tests/outputs/openapi-petstore.rs");
+    if std::env::var("MCP_CODEGEN_BLESS").is_ok_and(|v| v == "1") {
+        std::fs::write(&golden, &code).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&golden).unwrap_or_default();
+    let diff = similar::TextDiff::from_lines(&expected, &code)
+        .unified_diff()
+        .header("golden", "generated")
+        .to_string();
+    assert!(
+        expected == code,
+        "{} differs (MCP_CODEGEN_BLESS=1 to accept):\n{diff}",
+        golden.display()
+    );
+    // A request type serializes and does not deserialize; a response type the other way round.
+    let derives_of = |ty: &str| {
+        let at = code
+            .find(&format!("pub struct {ty} "))
+            .or_else(|| code.find(&format!("pub struct {ty}(")));
+        let at = at.unwrap_or_else(|| panic!("no struct {ty} in:\n{code}"));
+        let start = code[..at].rfind("#[derive(").unwrap();
+        code[start..at].to_string()
+    };
+    let params = derives_of("Params");
+    assert!(
+        params.contains("serde::Serialize") && !params.contains("serde::Deserialize"),
+        "{params}"
+    );
+    // `uploadFile` answers an `ApiResponse`, which no request sends; a request carries a pet's fields as its
+    // own arguments, so `Pet` is only received, but its `Tag`s go both ways.
+    for received in ["ApiResponse", "Pet"] {
+        let d = derives_of(received);
+        assert!(
+            d.contains("serde::Deserialize") && !d.contains("serde::Serialize"),
+            "{received}: {d}"
+        );
+    }
+    let tag = derives_of("Tag");
+    assert!(
+        tag.contains("serde::Deserialize") && tag.contains("serde::Serialize"),
+        "{tag}"
+    );
+}

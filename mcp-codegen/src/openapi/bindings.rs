@@ -3,6 +3,7 @@
 //! openapi-generator do), and each operation's module keeps only what is local to it (its `Params`, its
 //! `Output` and their inline types), referring to the shared ones by path.
 
+use crate::derives::{SerdeDerives, Uses};
 use crate::emit::{self, Files, Job, SharedTypes};
 use crate::names::{snake_ident, Namer};
 use crate::normalize::Normalizer;
@@ -11,7 +12,7 @@ use crate::{Options, Warning};
 use mcp_openapi::Conversion;
 use mcp_runtime::protocol::Tool;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 /// The module holding the shared types.
 pub const SHARED_MODULE: &str = "components";
@@ -56,9 +57,38 @@ pub fn bindings(
         .into_iter()
         .map(|d| (d.name.clone(), d.schema.clone()))
         .collect();
+    // The client serializes the components its requests reach and deserializes those its responses reach.
+    let reached = |roots: Vec<&Value>| -> BTreeSet<String> {
+        conversion
+            .definitions
+            .reachable(roots)
+            .into_iter()
+            .map(|d| d.name.clone())
+            .collect()
+    };
+    let sent = reached(conversion.operations.iter().map(|op| &op.input).collect());
+    let received = reached(
+        conversion
+            .operations
+            .iter()
+            .filter_map(|op| op.output.as_ref())
+            .collect(),
+    );
     let shared = (!reachable.is_empty()).then(|| {
         let mut normalizer = Normalizer::new(SHARED_MODULE, &[]);
         let names = normalizer.add_definitions("/components/schemas", &reachable);
+        let uses = Uses {
+            sent: names
+                .iter()
+                .filter(|(key, _)| sent.contains(*key))
+                .map(|(_, name)| name.clone())
+                .collect(),
+            received: names
+                .iter()
+                .filter(|(key, _)| received.contains(*key))
+                .map(|(_, name)| name.clone())
+                .collect(),
+        };
         let (defs, mut found, extras) = normalizer.finish_with_extras();
         warnings.append(&mut found);
         let (tokens, mut found) = generate_types(SHARED_MODULE, defs, &[]);
@@ -70,7 +100,7 @@ pub fn bindings(
                 .collect(),
             module: SHARED_MODULE.into(),
         };
-        (types, emit::shared_module(tokens, &extras))
+        (types, emit::shared_module(tokens, &extras, Some(&uses)))
     });
     let groups = match layout {
         Layout::Flat => None,
@@ -88,6 +118,7 @@ pub fn bindings(
         &jobs,
         options,
         shared.as_ref().map(|(t, body)| (t, body.clone())),
+        SerdeDerives::AsUsed,
         &mut warnings,
     );
     (files, warnings)

@@ -15,6 +15,7 @@ impl Client {
     pub fn inner(&self) -> &::mcp_runtime::Client {
         &self.inner
     }
+    /// Unwraps the underlying client.
     pub fn into_inner(self) -> ::mcp_runtime::Client {
         self.inner
     }
@@ -56,38 +57,6 @@ impl Client {
     > {
         ::mcp_runtime::codegen_support::call_content(&self.inner, sleep::NAME, params)
             .await
-    }
-}
-/// Error from a `TryFrom` or `FromStr` implementation of a generated type.
-pub mod error {
-    /// Error from a `TryFrom` or `FromStr` implementation.
-    pub struct ConversionError(::std::borrow::Cow<'static, str>);
-    impl ::std::error::Error for ConversionError {}
-    impl ::std::fmt::Display for ConversionError {
-        fn fmt(
-            &self,
-            f: &mut ::std::fmt::Formatter<'_>,
-        ) -> ::std::result::Result<(), ::std::fmt::Error> {
-            ::std::fmt::Display::fmt(&self.0, f)
-        }
-    }
-    impl ::std::fmt::Debug for ConversionError {
-        fn fmt(
-            &self,
-            f: &mut ::std::fmt::Formatter<'_>,
-        ) -> ::std::result::Result<(), ::std::fmt::Error> {
-            ::std::fmt::Debug::fmt(&self.0, f)
-        }
-    }
-    impl ::std::convert::From<&'static str> for ConversionError {
-        fn from(value: &'static str) -> Self {
-            Self(value.into())
-        }
-    }
-    impl ::std::convert::From<::std::string::String> for ConversionError {
-        fn from(value: ::std::string::String) -> Self {
-            Self(value.into())
-        }
     }
 }
 /// Add two numbers.
