@@ -66,6 +66,8 @@ pub struct UpstreamConfig {
     pub timeout: Duration,
     /// How long it may take to start and initialize.
     pub init_timeout: Duration,
+    /// Its restart budget and circuit breaker (`restart`: `budget`, `windowMs`, `cooldownMs`).
+    pub restart: crate::breaker::RestartPolicy,
 }
 
 impl UpstreamConfig {
@@ -95,6 +97,8 @@ pub struct Config {
     /// In the order of their names (deterministic whatever the file's order).
     pub upstreams: Vec<UpstreamConfig>,
     pub prefixing: Prefixing,
+    /// Discovery mode: `tools/list` shows the meta-tools of [`crate::discovery`] instead of every tool.
+    pub discovery: bool,
 }
 
 const DEFAULT_TIMEOUT_MS: u64 = 60_000;
@@ -115,6 +119,9 @@ struct RawGateway {
     /// `"auto"`, `"always"`, `"never"`, or a boolean.
     #[serde(default)]
     prefixes: Option<RawPrefixes>,
+    /// List the discovery meta-tools instead of every tool.
+    #[serde(default)]
+    discovery: bool,
 }
 
 #[derive(Deserialize)]
@@ -146,6 +153,16 @@ struct RawServer {
     deny: Vec<String>,
     timeout_ms: Option<u64>,
     init_timeout_ms: Option<u64>,
+    restart: Option<RawRestart>,
+}
+
+/// `restart` of an upstream: its restart budget and circuit breaker.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawRestart {
+    budget: Option<u32>,
+    window_ms: Option<u64>,
+    cooldown_ms: Option<u64>,
 }
 
 /// Where a problem is, before the file name is known.
@@ -226,6 +243,7 @@ impl Config {
         Ok(Config {
             upstreams,
             prefixing,
+            discovery: raw.gateway.discovery,
         })
     }
 }
@@ -350,6 +368,21 @@ fn upstream(name: &str, place: &str, s: RawServer) -> Result<UpstreamConfig, Pro
         deny: s.deny,
         timeout: ms(s.timeout_ms, DEFAULT_TIMEOUT_MS, "timeoutMs")?,
         init_timeout: ms(s.init_timeout_ms, DEFAULT_INIT_TIMEOUT_MS, "initTimeoutMs")?,
+        restart: {
+            let r = s.restart.unwrap_or_default();
+            let d = crate::breaker::RestartPolicy::default();
+            crate::breaker::RestartPolicy {
+                budget: r.budget.unwrap_or(d.budget),
+                window: match r.window_ms {
+                    None => d.window,
+                    v => ms(v, 0, "restart.windowMs")?,
+                },
+                cooldown: match r.cooldown_ms {
+                    None => d.cooldown,
+                    v => ms(v, 0, "restart.cooldownMs")?,
+                },
+            }
+        },
     })
 }
 

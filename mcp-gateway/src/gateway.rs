@@ -8,7 +8,12 @@
 //! marks it down (its calls fail at once with the reason: exit status and stderr tail) and restarts it
 //! with exponential backoff and jitter. Upstreams never wait for each other.
 
+use crate::breaker::{Breaker, Next};
 use crate::config::{Config, Prefixing};
+use crate::discovery::{self, Catalogue};
+use crate::hop::Hop;
+use crate::metrics::Metrics;
+use crate::secrets::Secrets;
 use crate::names::{NameTable, Target};
 use crate::relay;
 use crate::upstream::{State, Upstream};
@@ -72,6 +77,12 @@ struct Inner {
     serving: AtomicBool,
     /// Cancelled when the gateway is dropped: every supervisor ends.
     closing: CancellationToken,
+    /// Calls, errors and latency per upstream and tool.
+    metrics: Arc<Metrics>,
+    /// Each upstream's secrets, in upstream order.
+    secrets: Vec<Arc<Secrets>>,
+    /// Discovery mode: the tools live here, behind the meta-tools, instead of in the server.
+    catalogue: Option<Arc<Catalogue>>,
 }
 
 /// One upstream's state, for health reports.
@@ -99,6 +110,12 @@ impl Gateway {
             Prefixing::Auto => config.upstreams.len() > 1,
         };
         let n = config.upstreams.len();
+        let secrets: Vec<Arc<Secrets>> = config
+            .upstreams
+            .iter()
+            .map(|u| Arc::new(Secrets::of(u)))
+            .collect();
+        let catalogue = config.discovery.then(|| Arc::new(Catalogue::default()));
         let upstreams: Vec<Arc<Upstream>> = config
             .upstreams
             .into_iter()
@@ -106,6 +123,7 @@ impl Gateway {
             .collect();
         let inner = Arc::new_cyclic(|me: &std::sync::Weak<Inner>| {
             let me = me.clone();
+            let meta = catalogue.as_ref().map(discovery::meta_tools);
             let server = Server::builder()
                 .name("mcp-gateway")
                 .version(env!("CARGO_PKG_VERSION"))
@@ -120,9 +138,13 @@ impl Gateway {
                             .ok_or_else(|| ErrorObject::internal("the gateway is closing"))?;
                         gw.complete(params, ctx).await
                     }
-                })
+                });
+            let server = meta
+                .into_iter()
+                .flatten()
+                .fold(server, |b, route| b.tool(route))
                 .build()
-                .expect("a server without routes always builds");
+                .expect("a server with only the fixed meta-tools always builds");
             Inner {
                 upstreams,
                 prefixed,
@@ -134,6 +156,9 @@ impl Gateway {
                 changed: Arc::new(Notify::new()),
                 serving: AtomicBool::new(false),
                 closing: CancellationToken::new(),
+                metrics: Arc::new(Metrics::new()),
+                secrets,
+                catalogue,
             }
         });
         let mut first = Vec::with_capacity(n);
@@ -164,6 +189,16 @@ impl Gateway {
     /// The downstream server: serve it over stdio or HTTP.
     pub fn server(&self) -> &Server {
         &self.inner.server
+    }
+
+    /// The gateway's metrics (served at `/metrics` in HTTP mode).
+    pub fn metrics(&self) -> &Metrics {
+        &self.inner.metrics
+    }
+
+    /// In discovery mode, how many tools the meta-tools reach; `None` otherwise.
+    pub fn catalogue_len(&self) -> Option<usize> {
+        self.inner.catalogue.as_ref().map(|c| c.len())
     }
 
     /// Each upstream's state, in config order.
@@ -280,11 +315,26 @@ impl Inner {
                 name: upstream_name.clone(),
             };
             let exposed = names.assign(target, &up.config.prefix, self.prefixed);
-            routes.push(route(up, exposed.clone(), upstream_name.clone(), tool));
+            let hop = Hop {
+                upstream: up.clone(),
+                tool: upstream_name.as_str().into(),
+                metrics: self.metrics.tool(&up.config.name, &upstream_name),
+                secrets: self.secrets[i].clone(),
+            };
+            routes.push(route(hop, exposed.clone(), tool));
             now.insert(exposed, upstream_name);
         }
         let changed = !(old.is_empty() && routes.is_empty());
-        for (exposed, why) in self.server.change_tools(&remove, routes) {
+        let refused = match &self.catalogue {
+            Some(c) => c.change(&remove, routes),
+            None => self
+                .server
+                .change_tools(&remove, routes)
+                .into_iter()
+                .map(|(name, why)| (name, why.to_string()))
+                .collect(),
+        };
+        for (exposed, why) in refused {
             tracing::warn!(upstream = %up.config.name, "tool not served: {why}");
             if let Some(upstream_name) = now.remove(&exposed) {
                 names.forget(&Target {
@@ -431,16 +481,14 @@ impl Inner {
 }
 
 /// The route of one upstream tool under its exposed name.
-fn route(up: &Arc<Upstream>, exposed: String, upstream_name: String, mut tool: Tool) -> ToolRoute {
+fn route(hop: Hop, exposed: String, mut tool: Tool) -> ToolRoute {
     tool.name = exposed;
     // Tasks are followed by the gateway's client; downstream the tool is an ordinary one.
     tool.execution = None;
-    let up = up.clone();
-    let upstream_name: Arc<str> = upstream_name.into();
+    let hop = Arc::new(hop);
     ToolRoute::new(tool, move |args: Arguments, ctx: Context| {
-        let up = up.clone();
-        let name = upstream_name.clone();
-        async move { relay::call_tool(&up, &name, args, ctx).await }
+        let hop = hop.clone();
+        async move { hop.call(args, ctx).await }
     })
 }
 
@@ -474,6 +522,10 @@ where
 /// One upstream's life: connect, serve, watch, restart. `started` turns true after the first attempt.
 async fn supervise(inner: std::sync::Weak<Inner>, i: usize, started: watch::Sender<bool>) {
     let mut backoff = FIRST_BACKOFF;
+    let mut breaker = match inner.upgrade() {
+        Some(gw) => Breaker::new(gw.upstreams[i].config.restart),
+        None => return,
+    };
     loop {
         let Some(gw) = inner.upgrade() else { return };
         let up = gw.upstreams[i].clone();
@@ -498,11 +550,12 @@ async fn supervise(inner: std::sync::Weak<Inner>, i: usize, started: watch::Send
                 c
             }
             Err(e) => {
+                let e = gw.secrets[i].redact(&e.to_string()).into_owned();
                 tracing::error!(upstream = %name, "upstream failed to start: {e}");
-                up.set_state(State::Down(e.to_string()));
+                up.set_state(State::Down(e.clone()));
                 let _ = started.send(true);
                 drop(gw);
-                wait(&mut backoff, &up).await;
+                pause(&mut breaker, &mut backoff, &up, &e).await;
                 continue;
             }
         };
@@ -566,12 +619,38 @@ async fn supervise(inner: std::sync::Weak<Inner>, i: usize, started: watch::Send
             Err(e) => e.to_string(),
             Ok(()) => "the connection closed".into(),
         };
+        let reason = match inner.upgrade() {
+            Some(gw) => gw.secrets[i].redact(&reason).into_owned(),
+            None => return,
+        };
         tracing::error!(upstream = %name, "upstream went away: {reason}");
-        up.set_state(State::Down(reason));
+        up.set_state(State::Down(reason.clone()));
         if up_since.elapsed() >= HEALTHY_AFTER {
             backoff = FIRST_BACKOFF;
+            breaker.healthy();
         }
-        wait(&mut backoff, &up).await;
+        pause(&mut breaker, &mut backoff, &up, &reason).await;
+    }
+}
+
+/// After a failure: the backoff, or, past the restart budget, the circuit breaker's cooldown, during
+/// which calls fail at once with an error that says the circuit is open, until when, and why.
+async fn pause(breaker: &mut Breaker, backoff: &mut Duration, up: &Upstream, reason: &str) {
+    match breaker.failed(Instant::now()) {
+        Next::Backoff => wait(backoff, up).await,
+        Next::Open(cooldown) => {
+            let p = breaker.policy();
+            let why = format!(
+                "circuit open: more than {} failures within {}s, cut off for {}s (last failure: {reason})",
+                p.budget,
+                p.window.as_secs_f64(),
+                cooldown.as_secs_f64(),
+            );
+            tracing::warn!(upstream = %up.config.name, "{why}");
+            up.set_state(State::Down(why));
+            tokio::time::sleep(cooldown).await;
+            up.count_restart();
+        }
     }
 }
 

@@ -16,10 +16,17 @@
 //! # Ok(()) }
 //! ```
 
+pub mod breaker;
 pub mod config;
+pub mod discovery;
 pub mod gateway;
+pub mod health;
+pub mod hop;
+pub mod metrics;
 pub mod names;
+pub mod ops;
 pub mod relay;
+pub mod secrets;
 pub mod upstream;
 
 pub use config::{Config, ConfigError};

@@ -3,7 +3,8 @@
 //! upstream request), and the upstream's errors kept as they were (code, message, data).
 
 use crate::upstream::{CallerGuard, Upstream};
-use mcp_runtime::client::{CallOptions, ServerNotification};
+use mcp_runtime::client::{CallOptions, Client, ServerNotification};
+use mcp_runtime::connection::RequestOptions;
 use mcp_runtime::protocol::{
     methods, CallToolResult, CompleteParams, CompleteResult, ErrorObject, GetPromptResult,
     LoggingMessageParams, ProgressParams, ReadResourceResult,
@@ -47,14 +48,19 @@ pub async fn call_tool(
 ) -> Result<CallToolResult, ErrorObject> {
     let client = upstream.client()?;
     let name = &upstream.config.name;
-    let arguments: Box<RawValue> = serde_json::from_str(args.as_str())
+    // Borrowed: the arguments travel as the text they came in.
+    let arguments: &RawValue = serde_json::from_str(args.as_str())
         .map_err(|e| ErrorObject::invalid_params(format!("Invalid arguments: {e}")))?;
-    let (tx, mut progress) = mpsc::channel::<ProgressParams>(PROGRESS_QUEUE);
-    let on_progress = ctx.progress_token().is_some().then(|| {
-        Arc::new(move |p: ProgressParams| {
-            let _ = tx.try_send(p);
-        }) as Arc<dyn Fn(ProgressParams) + Send + Sync>
-    });
+    let (on_progress, mut progress) = match ctx.progress_token() {
+        Some(_) => {
+            let (tx, rx) = mpsc::channel::<ProgressParams>(PROGRESS_QUEUE);
+            let cb = Arc::new(move |p: ProgressParams| {
+                let _ = tx.try_send(p);
+            }) as Arc<dyn Fn(ProgressParams) + Send + Sync>;
+            (Some(cb), Some(rx))
+        }
+        None => (None, None),
+    };
     let opts = CallOptions {
         timeout: Some(upstream.config.timeout),
         on_progress,
@@ -68,27 +74,26 @@ pub async fn call_tool(
         .logging
         .is_some()
         .then(|| client.notifications());
-    let call = client.call_tool_with(tool, &arguments, opts);
+    let call = send_call(&client, tool, arguments, opts);
     tokio::pin!(call);
     loop {
         tokio::select! {
             r = &mut call => {
                 // Progress and logs sent before the result are queued already: relay them first.
-                while let Ok(p) = progress.try_recv() {
-                    ctx.progress(p.progress, p.total, p.message).await;
+                if let Some(rx) = progress.as_mut() {
+                    while let Ok(p) = rx.try_recv() {
+                        ctx.progress(p.progress, p.total, p.message).await;
+                    }
                 }
                 if let Some(rx) = notes.as_mut() {
                     while let Ok(n) = rx.try_recv() {
                         relay_log(&caller, &ctx, n).await;
                     }
                 }
-                let r = r.map_err(|e| rpc_error(e, name));
-                if let Err(e) = &r {
-                    tracing::debug!(upstream = %name, tool, code = e.code, "upstream call failed: {}", e.message);
-                }
-                return r;
+                // Failures are logged by the hop (`crate::hop`), with the upstream's secrets taken out.
+                return r.map_err(|e| rpc_error(e, name));
             }
-            Some(p) = progress.recv() => ctx.progress(p.progress, p.total, p.message).await,
+            Some(p) = next_progress(&mut progress) => ctx.progress(p.progress, p.total, p.message).await,
             Some(n) = next_note(&mut notes) => relay_log(&caller, &ctx, n).await,
             // Returning drops the upstream request, which sends it `notifications/cancelled`.
             _ = ctx.cancelled() => {
@@ -139,6 +144,56 @@ pub async fn complete(
     tokio::select! {
         r = client.complete(params) => r.map_err(|e| rpc_error(e, name)),
         _ = ctx.cancelled() => Err(ErrorObject::internal("cancelled")),
+    }
+}
+
+/// `tools/call` on the upstream. In the handshake era the params are written around the arguments'
+/// own text (no JSON tree is built on the way through) with the request id as the progress token, as
+/// the runtime's client does; a 2026-07-28 upstream goes through the client (`_meta`, input rounds,
+/// tasks).
+async fn send_call(
+    client: &Client,
+    tool: &str,
+    arguments: &RawValue,
+    opts: CallOptions,
+) -> Result<CallToolResult, Error> {
+    if client.is_modern() {
+        return client.call_tool_with(tool, arguments, opts).await;
+    }
+    let peer = client.peer();
+    let id = peer.next_id();
+    let name = serde_json::to_string(tool).map_err(|e| Error::Protocol(e.to_string()))?;
+    let mut params = String::with_capacity(name.len() + arguments.get().len() + 64);
+    params.push_str("{\"name\":");
+    params.push_str(&name);
+    params.push_str(",\"arguments\":");
+    params.push_str(arguments.get());
+    if opts.on_progress.is_some() {
+        let token = serde_json::to_string(&id).map_err(|e| Error::Protocol(e.to_string()))?;
+        params.push_str(",\"_meta\":{\"progressToken\":");
+        params.push_str(&token);
+        params.push('}');
+    }
+    params.push('}');
+    let params = RawValue::from_string(params).map_err(|e| Error::Protocol(e.to_string()))?;
+    let ro = RequestOptions {
+        timeout: opts.timeout,
+        related: None,
+        on_progress: opts.on_progress,
+    };
+    let raw = peer
+        .request_with_id(id, methods::TOOLS_CALL, Some(&params), ro)
+        .await?;
+    serde_json::from_str(raw.get()).map_err(|e| Error::Decode {
+        method: methods::TOOLS_CALL.into(),
+        reason: e.to_string(),
+    })
+}
+
+async fn next_progress(rx: &mut Option<mpsc::Receiver<ProgressParams>>) -> Option<ProgressParams> {
+    match rx {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
     }
 }
 

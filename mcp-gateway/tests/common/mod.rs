@@ -37,6 +37,8 @@ pub fn example_bin(name: &str) -> PathBuf {
                 "bench-server",
                 "--bin",
                 "everything-server",
+                "--bin",
+                "jira-server",
             ])
             .arg("--target-dir")
             .arg(dir.parent().expect("target root"));

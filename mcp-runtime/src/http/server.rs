@@ -99,6 +99,9 @@ pub struct HttpConfig {
     /// Serve HTTPS with this certificate ([`serve_http`] only).
     #[cfg(feature = "tls")]
     pub tls: Option<super::TlsConfig>,
+    /// More routes [`serve_http`] serves beside the MCP endpoints (a health check, metrics), outside
+    /// the MCP endpoints' admission, CORS and compression layers. A mounted router adds its own.
+    pub extra_routes: Option<axum::Router>,
 }
 
 impl Default for HttpConfig {
@@ -131,6 +134,7 @@ impl Default for HttpConfig {
             http2_max_streams: 256,
             #[cfg(feature = "tls")]
             tls: None,
+            extra_routes: None,
         }
     }
 }
