@@ -187,7 +187,12 @@ async fn main() {
     )
     .unwrap();
     let peers = root().join(".peers");
-    println!("(machine load: {})", std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim());
+    println!(
+        "(machine load: {})",
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim()
+    );
 
     let direct = Arc::new(
         Client::builder()
@@ -212,12 +217,18 @@ async fn main() {
     let python = peers.join("fastmcp/bin/python");
     if python.exists() {
         let mut cmd = tokio::process::Command::new(&python);
-        cmd.arg(concat!(env!("CARGO_MANIFEST_DIR"), "/benches/fastmcp_proxy.py"))
-            .arg(&server)
-            .env("FASTMCP_LOG_LEVEL", "WARNING");
+        cmd.arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/benches/fastmcp_proxy.py"
+        ))
+        .arg(&server)
+        .env("FASTMCP_LOG_LEVEL", "WARNING");
         stdio_row("FastMCP proxy stdio→stdio", cmd, &d).await;
     } else {
-        skipped("FastMCP proxy stdio→stdio", "run scripts/install-peers.sh bench");
+        skipped(
+            "FastMCP proxy stdio→stdio",
+            "run scripts/install-peers.sh bench",
+        );
     }
 
     let port = free_port();
@@ -259,6 +270,9 @@ async fn main() {
         )
         .await;
     } else {
-        skipped("npm mcp-proxy HTTP→stdio", "run scripts/install-peers.sh bench");
+        skipped(
+            "npm mcp-proxy HTTP→stdio",
+            "run scripts/install-peers.sh bench",
+        );
     }
 }

@@ -85,11 +85,7 @@ impl Catalogue {
                 }
                 let name = t.name.to_lowercase();
                 let name_words = words(&t.name);
-                let text = t
-                    .description
-                    .as_deref()
-                    .unwrap_or_default()
-                    .to_lowercase();
+                let text = t.description.as_deref().unwrap_or_default().to_lowercase();
                 let score: u32 = query
                     .iter()
                     .map(|w| {
@@ -289,7 +285,10 @@ mod tests {
             &[],
             vec![
                 route("files_read_file", "Read a file. Returns its text."),
-                route("jira_search_issues", "Search issues; can read file attachments."),
+                route(
+                    "jira_search_issues",
+                    "Search issues; can read file attachments.",
+                ),
                 route("weather_forecast", "Forecast for a city."),
             ],
         );

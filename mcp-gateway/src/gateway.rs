@@ -13,9 +13,9 @@ use crate::config::{Config, Prefixing};
 use crate::discovery::{self, Catalogue};
 use crate::hop::Hop;
 use crate::metrics::Metrics;
-use crate::secrets::Secrets;
 use crate::names::{NameTable, Target};
 use crate::relay;
+use crate::secrets::Secrets;
 use crate::upstream::{State, Upstream};
 use mcp_runtime::client::Client;
 use mcp_runtime::protocol::{

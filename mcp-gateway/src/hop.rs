@@ -51,7 +51,7 @@ impl Hop {
         self.metrics.record(elapsed, outcome);
         if !span.is_disabled() {
             span.record("latency_us", elapsed.as_micros() as u64);
-            span.record("outcome", outcome.as_str());
+            span.record("outcome", tracing::field::display(outcome.as_str()));
             let _in = span.enter();
             match &r {
                 Err(e) => tracing::debug!(

@@ -28,6 +28,7 @@ fn main() -> ExitCode {
     // stdout belongs to the protocol: logs go to stderr.
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
@@ -71,14 +72,9 @@ fn main() -> ExitCode {
                     extra_routes: Some(mcp_gateway::ops::routes(&gateway)),
                     ..Default::default()
                 };
-                mcp_runtime::http::serve_http(
-                    gateway.server().clone(),
-                    addr,
-                    config,
-                    async {
-                        let _ = tokio::signal::ctrl_c().await;
-                    },
-                )
+                mcp_runtime::http::serve_http(gateway.server().clone(), addr, config, async {
+                    let _ = tokio::signal::ctrl_c().await;
+                })
                 .await
             }
         };

@@ -87,7 +87,11 @@ impl Secrets {
         let Ok(text) = serde_json::to_string(&r) else {
             return r;
         };
-        if !self.values.iter().any(|v| text.contains(json_escaped(v).as_ref())) {
+        if !self
+            .values
+            .iter()
+            .any(|v| text.contains(json_escaped(v).as_ref()))
+        {
             return r;
         }
         match serde_json::to_value(&r) {

@@ -15,7 +15,9 @@ const GATEWAY: &str = env!("CARGO_BIN_EXE_mcp-gateway");
 
 fn peers() -> Option<PathBuf> {
     let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.peers"));
-    if p.join("py/bin/python").exists() && p.join("node/node_modules/.bin/mcp-inspector-cli").exists() {
+    if p.join("py/bin/python").exists()
+        && p.join("node/node_modules/.bin/mcp-inspector-cli").exists()
+    {
         return Some(p);
     }
     if std::env::var("MCP_PEERS_REQUIRED").as_deref() == Ok("1") {
@@ -63,7 +65,10 @@ fn python_sdk_client_lists_and_calls_through_the_gateway_over_stdio() {
     let Some(p) = peers() else { return };
     let cfg = config();
     let out = run(Command::new(p.join("py/bin/python"))
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/python_client.py"))
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../scripts/python_client.py"
+        ))
         .arg(GATEWAY)
         .arg("--config")
         .arg(cfg.path()));

@@ -124,7 +124,10 @@ async fn discovery_mode_lists_three_meta_tools_that_reach_the_whole_catalogue() 
         assert_eq!(r.is_error, Some(true));
         assert!(r.text_content().contains("search_tools"), "{r:?}");
     }
-    match client.call_tool("call_tool", json!({"arguments": {}})).await {
+    match client
+        .call_tool("call_tool", json!({"arguments": {}}))
+        .await
+    {
         Err(Error::Rpc(e)) => assert_eq!(e.code, -32602, "{e:?}"),
         other => panic!("{other:?}"),
     }
@@ -150,7 +153,10 @@ async fn get(port: u16, path: &str) -> (u16, String) {
     let text = String::from_utf8_lossy(&buf).into_owned();
     let status = text[9..12].parse().unwrap();
     let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    let body = if head.to_ascii_lowercase().contains("transfer-encoding: chunked") {
+    let body = if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
         dechunk(body)
     } else {
         body.to_string()
@@ -251,7 +257,10 @@ async fn health_metrics_spans_and_no_secret_anywhere_through_the_binary() {
     let leaky = ups.iter().find(|u| u["name"] == "leaky").unwrap();
     assert_eq!(leaky["state"], "down");
     let reason = leaky["reason"].as_str().unwrap();
-    assert!(reason.contains("starting with token [redacted]"), "{reason}");
+    assert!(
+        reason.contains("starting with token [redacted]"),
+        "{reason}"
+    );
 
     let (status, metrics) = get(port, "/metrics").await;
     assert_eq!(status, 200);
@@ -286,7 +295,10 @@ async fn health_metrics_spans_and_no_secret_anywhere_through_the_binary() {
     );
     // The leaky upstream's failure is in the logs, without its secret.
     assert!(logs.contains("starting with token [redacted]"), "{logs}");
-    assert!(!logs.contains(SECRET), "the secret leaked into the logs:\n{logs}");
+    assert!(
+        !logs.contains(SECRET),
+        "the secret leaked into the logs:\n{logs}"
+    );
 }
 
 #[tokio::test]
@@ -328,7 +340,10 @@ echo "attempt $n failed" >&2; exit 1"#,
     let s = status(&gw);
     assert_eq!(s.state, "down");
     let reason = s.reason.unwrap();
-    assert!(reason.contains("more than 2 failures within 60s"), "{reason}");
+    assert!(
+        reason.contains("more than 2 failures within 60s"),
+        "{reason}"
+    );
     assert!(reason.contains("attempt 2 failed"), "{reason}");
     // While it is open, calls fail at once and say why; the other upstream keeps serving.
     match client.call_tool("flaky_echo", json!({"text": "x"})).await {
