@@ -1,10 +1,15 @@
-//! Calls per second and latency through the gateway, side by side with the same server direct, in one
-//! run: `cargo bench -p mcp-gateway --bench gateway`. Prints one row per path; only the ratios mean
-//! anything (machines vary from run to run).
+//! Calls per second and latency through the gateway, side by side with the same server direct and with
+//! other proxies, in one run: `cargo bench -p mcp-gateway --bench gateway`. Prints one row per path;
+//! only the ratios mean anything (machines vary from run to run).
 //!
-//! Paths: bench-server over stdio (direct); the gateway over stdio in front of bench-server over stdio;
-//! the gateway over Streamable HTTP in front of the same. Each: sequential `echo` calls, then 64 in
-//! flight. The gateway's peak resident memory (VmHWM) is read from /proc at the end.
+//! Paths, all in front of `bench-server` over stdio: direct; our gateway over stdio (one thread, the
+//! default, and `--threads 0`, one per core); FastMCP's proxy over stdio (PyPI `fastmcp`); our gateway
+//! over Streamable HTTP; the npm `mcp-proxy` over Streamable HTTP. Each: sequential `echo` calls, then
+//! 64 in flight. A proxy's peak resident memory (VmHWM) is read from /proc at the end of its row. The
+//! peers come from `scripts/install-peers.sh bench`; a row whose peer is missing says so.
+//!
+//! Slow paths are measured for a bounded time (at most [`SEQ_TIME`] and [`CONC_TIME`]) rather than for a
+//! fixed count, so the FastMCP row ends in seconds; its rates are computed from what completed.
 
 use mcp_runtime::client::Client;
 use mcp_runtime::http::HttpClientConfig;
@@ -12,18 +17,26 @@ use serde_json::json;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+const WARMUP: usize = 200;
 const SEQUENTIAL: usize = 3000;
 const IN_FLIGHT: usize = 64;
 const CONCURRENT_TOTAL: usize = 20_000;
+const SEQ_TIME: Duration = Duration::from_secs(6);
+const CONC_TIME: Duration = Duration::from_secs(8);
+
+fn root() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}
 
 fn bench_server() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     let dir = exe.parent().and_then(Path::parent).unwrap().to_path_buf();
     let mut cmd = Command::new(env!("CARGO"));
-    cmd.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+    cmd.current_dir(root())
         .args([
             "build",
             "--quiet",
@@ -49,11 +62,15 @@ struct Row {
 }
 
 async fn measure(client: Arc<Client>) -> Row {
-    for _ in 0..200 {
+    let t0 = Instant::now();
+    for _ in 0..WARMUP {
         client
             .call_tool("echo", json!({"text": "warm"}))
             .await
             .unwrap();
+        if t0.elapsed() > SEQ_TIME / 2 {
+            break;
+        }
     }
     let mut lat = Vec::with_capacity(SEQUENTIAL);
     let t0 = Instant::now();
@@ -64,16 +81,26 @@ async fn measure(client: Arc<Client>) -> Row {
             .await
             .unwrap();
         lat.push(t.elapsed());
+        if t0.elapsed() > SEQ_TIME {
+            break;
+        }
     }
     let seq = t0.elapsed();
+    let seq_calls = lat.len();
     lat.sort();
+    let done = Arc::new(AtomicUsize::new(0));
     let t0 = Instant::now();
     let mut tasks = Vec::new();
     for _ in 0..IN_FLIGHT {
         let c = client.clone();
+        let done = done.clone();
         tasks.push(tokio::spawn(async move {
             for _ in 0..CONCURRENT_TOTAL / IN_FLIGHT {
                 c.call_tool("echo", json!({"text": "hello"})).await.unwrap();
+                done.fetch_add(1, Ordering::Relaxed);
+                if t0.elapsed() > CONC_TIME {
+                    break;
+                }
             }
         }));
     }
@@ -82,10 +109,10 @@ async fn measure(client: Arc<Client>) -> Row {
     }
     let conc = t0.elapsed();
     Row {
-        seq_per_s: SEQUENTIAL as f64 / seq.as_secs_f64(),
+        seq_per_s: seq_calls as f64 / seq.as_secs_f64(),
         p50: lat[lat.len() / 2],
         p99: lat[lat.len() * 99 / 100],
-        conc_per_s: (CONCURRENT_TOTAL / IN_FLIGHT * IN_FLIGHT) as f64 / conc.as_secs_f64(),
+        conc_per_s: done.load(Ordering::Relaxed) as f64 / conc.as_secs_f64(),
     }
 }
 
@@ -98,7 +125,7 @@ fn peak_rss_mib(pid: u32) -> Option<f64> {
 
 fn print(name: &str, r: &Row, direct: &Row, rss: Option<f64>) {
     println!(
-        "{name:<26} {:>9.0} calls/s ({:.2}x)  p50 {:>6.0} µs  p99 {:>6.0} µs  {IN_FLIGHT} in flight {:>9.0} calls/s ({:.2}x){}",
+        "{name:<30} {:>9.0} calls/s ({:.3}x)  p50 {:>7.0} µs  p99 {:>7.0} µs  {IN_FLIGHT} in flight {:>9.0} calls/s ({:.3}x){}",
         r.seq_per_s,
         r.seq_per_s / direct.seq_per_s,
         r.p50.as_secs_f64() * 1e6,
@@ -107,6 +134,46 @@ fn print(name: &str, r: &Row, direct: &Row, rss: Option<f64>) {
         r.conc_per_s / direct.conc_per_s,
         rss.map(|m| format!("  peak RSS {m:.1} MiB")).unwrap_or_default(),
     );
+}
+
+fn skipped(name: &str, why: &str) {
+    println!("{name:<30} skipped: {why}");
+}
+
+/// A proxy over stdio: measured, then its peak RSS read before it is closed.
+async fn stdio_row(name: &str, cmd: tokio::process::Command, direct: &Row) {
+    let client = Arc::new(Client::builder().spawn(cmd).await.unwrap());
+    let pid = client.server_pid();
+    let r = measure(client.clone()).await;
+    print(name, &r, direct, pid.and_then(peak_rss_mib));
+}
+
+/// A proxy over HTTP at `url` (started already as `child`).
+async fn http_row(name: &str, url: &str, mut child: tokio::process::Child, direct: &Row) {
+    let t0 = Instant::now();
+    let client = loop {
+        match Client::builder()
+            .connect_http(url, HttpClientConfig::default())
+            .await
+        {
+            Ok(c) => break c,
+            Err(e) if t0.elapsed() > Duration::from_secs(30) => {
+                return skipped(name, &format!("did not come up: {e}"));
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    };
+    let r = measure(Arc::new(client)).await;
+    print(name, &r, direct, child.id().and_then(peak_rss_mib));
+    let _ = child.kill().await;
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 #[tokio::main]
@@ -119,6 +186,13 @@ async fn main() {
             .as_bytes(),
     )
     .unwrap();
+    let peers = root().join(".peers");
+    println!(
+        "(machine load: {})",
+        std::fs::read_to_string("/proc/loadavg")
+            .unwrap_or_default()
+            .trim()
+    );
 
     let direct = Arc::new(
         Client::builder()
@@ -129,19 +203,36 @@ async fn main() {
     let d = measure(direct).await;
     print("direct (stdio)", &d, &d, None);
 
-    let mut gw = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcp-gateway"));
-    gw.arg("--config").arg(cfg.path()).env("RUST_LOG", "warn");
-    let stdio = Arc::new(Client::builder().spawn(gw).await.unwrap());
-    let pid = stdio.server_pid();
-    let r = measure(stdio.clone()).await;
-    print("gateway stdio→stdio", &r, &d, pid.and_then(peak_rss_mib));
+    let gateway = |threads: &str| {
+        let mut gw = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcp-gateway"));
+        gw.arg("--config")
+            .arg(cfg.path())
+            .args(["--threads", threads])
+            .env("RUST_LOG", "warn");
+        gw
+    };
+    stdio_row("gateway stdio→stdio", gateway("1"), &d).await;
+    stdio_row("gateway stdio→stdio, 2 threads", gateway("2"), &d).await;
 
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut http = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcp-gateway"))
+    let python = peers.join("fastmcp/bin/python");
+    if python.exists() {
+        let mut cmd = tokio::process::Command::new(&python);
+        cmd.arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/benches/fastmcp_proxy.py"
+        ))
+        .arg(&server)
+        .env("FASTMCP_LOG_LEVEL", "WARNING");
+        stdio_row("FastMCP proxy stdio→stdio", cmd, &d).await;
+    } else {
+        skipped(
+            "FastMCP proxy stdio→stdio",
+            "run scripts/install-peers.sh bench",
+        );
+    }
+
+    let port = free_port();
+    let http = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcp-gateway"))
         .arg("--config")
         .arg(cfg.path())
         .args(["--http", &format!("127.0.0.1:{port}")])
@@ -150,24 +241,38 @@ async fn main() {
         .kill_on_drop(true)
         .spawn()
         .unwrap();
-    let url = format!("http://127.0.0.1:{port}/mcp");
-    let t0 = Instant::now();
-    let client = loop {
-        match Client::builder()
-            .connect_http(&url, HttpClientConfig::default())
-            .await
-        {
-            Ok(c) => break c,
-            Err(e) if t0.elapsed() > Duration::from_secs(20) => panic!("{e}"),
-            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
-        }
-    };
-    let r = measure(Arc::new(client)).await;
-    print(
+    http_row(
         "gateway HTTP→stdio",
-        &r,
+        &format!("http://127.0.0.1:{port}/mcp"),
+        http,
         &d,
-        http.id().and_then(peak_rss_mib),
-    );
-    let _ = http.kill().await;
+    )
+    .await;
+
+    let mcp_proxy = peers.join("bench/node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs");
+    if mcp_proxy.exists() {
+        let port = free_port();
+        let child = tokio::process::Command::new("node")
+            .arg(&mcp_proxy)
+            .args(["--port", &port.to_string(), "--host", "127.0.0.1"])
+            .arg(&server)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        http_row(
+            "npm mcp-proxy HTTP→stdio",
+            &format!("http://127.0.0.1:{port}/mcp"),
+            child,
+            &d,
+        )
+        .await;
+    } else {
+        skipped(
+            "npm mcp-proxy HTTP→stdio",
+            "run scripts/install-peers.sh bench",
+        );
+    }
 }

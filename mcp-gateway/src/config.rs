@@ -79,6 +79,8 @@ pub struct UpstreamConfig {
     pub timeout: Duration,
     /// How long it may take to start and initialize.
     pub init_timeout: Duration,
+    /// Its restart budget and circuit breaker (`restart`: `budget`, `windowMs`, `cooldownMs`).
+    pub restart: crate::breaker::RestartPolicy,
 }
 
 impl UpstreamConfig {
@@ -109,6 +111,8 @@ pub struct Config {
     pub upstreams: Vec<UpstreamConfig>,
     /// When tool names get their upstream's prefix.
     pub prefixing: Prefixing,
+    /// Discovery mode: `tools/list` shows the meta-tools of [`crate::discovery`] instead of every tool.
+    pub discovery: bool,
     /// Tools of the gateway's own that call upstream tools in steps (see [`crate::composite`]).
     pub composites: Vec<Composite>,
 }
@@ -185,6 +189,9 @@ struct RawGateway {
     /// `"auto"`, `"always"`, `"never"`, or a boolean.
     #[serde(default)]
     prefixes: Option<RawPrefixes>,
+    /// List the discovery meta-tools instead of every tool.
+    #[serde(default)]
+    discovery: bool,
 }
 
 #[derive(Deserialize)]
@@ -220,6 +227,16 @@ struct RawServer {
     deny: Vec<String>,
     timeout_ms: Option<u64>,
     init_timeout_ms: Option<u64>,
+    restart: Option<RawRestart>,
+}
+
+/// `restart` of an upstream: its restart budget and circuit breaker.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RawRestart {
+    budget: Option<u32>,
+    window_ms: Option<u64>,
+    cooldown_ms: Option<u64>,
 }
 
 /// Where a problem is, before the file name is known.
@@ -322,6 +339,7 @@ impl Config {
             upstreams,
             prefixing,
             composites,
+            discovery: raw.gateway.discovery,
         })
     }
 }
@@ -489,6 +507,7 @@ fn upstream(name: &str, place: &str, s: RawServer) -> Result<UpstreamConfig, Pro
             s.deny,
             s.timeout_ms,
             s.init_timeout_ms,
+            s.restart,
         );
     }
     if s.base_url.is_some() {
@@ -577,6 +596,7 @@ fn upstream(name: &str, place: &str, s: RawServer) -> Result<UpstreamConfig, Pro
         s.deny,
         s.timeout_ms,
         s.init_timeout_ms,
+        s.restart,
     )
 }
 
@@ -591,6 +611,7 @@ fn finish(
     deny: Vec<String>,
     timeout_ms: Option<u64>,
     init_timeout_ms: Option<u64>,
+    restart: Option<RawRestart>,
 ) -> Result<UpstreamConfig, Problem> {
     let prefix = prefix.unwrap_or_else(|| sanitize(name));
     if prefix.is_empty()
@@ -612,10 +633,25 @@ fn finish(
         name: name.to_string(),
         transport,
         prefix,
-        allow,
-        deny,
+        allow: allow,
+        deny: deny,
         timeout: ms(timeout_ms, DEFAULT_TIMEOUT_MS, "timeoutMs")?,
         init_timeout: ms(init_timeout_ms, DEFAULT_INIT_TIMEOUT_MS, "initTimeoutMs")?,
+        restart: {
+            let r = restart.unwrap_or_default();
+            let d = crate::breaker::RestartPolicy::default();
+            crate::breaker::RestartPolicy {
+                budget: r.budget.unwrap_or(d.budget),
+                window: match r.window_ms {
+                    None => d.window,
+                    v => ms(v, 0, "restart.windowMs")?,
+                },
+                cooldown: match r.cooldown_ms {
+                    None => d.cooldown,
+                    v => ms(v, 0, "restart.cooldownMs")?,
+                },
+            }
+        },
     })
 }
 

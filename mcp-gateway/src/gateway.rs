@@ -8,14 +8,19 @@
 //! marks it down (its calls fail at once with the reason: exit status and stderr tail) and restarts it
 //! with exponential backoff and jitter. Upstreams never wait for each other.
 
+use crate::breaker::{Breaker, Next};
 use crate::config::{Config, Prefixing};
+use crate::discovery::{self, Catalogue};
+use crate::hop::Hop;
+use crate::metrics::Metrics;
 use crate::names::{NameTable, Target};
+use crate::secrets::Secrets;
 use crate::upstream::{State, Upstream};
 use crate::{composite, relay};
 use mcp_runtime::client::Client;
 use mcp_runtime::protocol::{
     methods, CompleteParams, CompleteResult, CompletionRef, ErrorObject, LoggingLevel, Prompt,
-    SubscriptionFilter, Tool,
+    SubscriptionFilter, TaskSupport, Tool,
 };
 use mcp_runtime::server::{
     Arguments, PromptArgs, PromptRoute, ResourceRoute, ResourceTemplateRoute, ToolRoute, UriVars,
@@ -72,6 +77,12 @@ struct Inner {
     serving: AtomicBool,
     /// Cancelled when the gateway is dropped: every supervisor ends.
     closing: CancellationToken,
+    /// Calls, errors and latency per upstream and tool.
+    metrics: Arc<Metrics>,
+    /// Each upstream's secrets, in upstream order.
+    secrets: Vec<Arc<Secrets>>,
+    /// Discovery mode: the tools live here, behind the meta-tools, instead of in the server.
+    catalogue: Option<Arc<Catalogue>>,
 }
 
 /// One upstream's state, for health reports.
@@ -100,6 +111,12 @@ impl Gateway {
         };
         let n = config.upstreams.len();
         let composites = config.composites;
+        let secrets: Vec<Arc<Secrets>> = config
+            .upstreams
+            .iter()
+            .map(|u| Arc::new(Secrets::of(u)))
+            .collect();
+        let catalogue = config.discovery.then(|| Arc::new(Catalogue::default()));
         let upstreams: Vec<Arc<Upstream>> = config
             .upstreams
             .into_iter()
@@ -123,6 +140,7 @@ impl Gateway {
             .collect();
         let inner = Arc::new_cyclic(|me: &std::sync::Weak<Inner>| {
             let me = me.clone();
+            let meta = catalogue.as_ref().map(discovery::meta_tools);
             let server = Server::builder()
                 .name("mcp-gateway")
                 .version(env!("CARGO_PKG_VERSION"))
@@ -137,9 +155,13 @@ impl Gateway {
                             .ok_or_else(|| ErrorObject::internal("the gateway is closing"))?;
                         gw.complete(params, ctx).await
                     }
-                })
+                });
+            let server = meta
+                .into_iter()
+                .flatten()
+                .fold(server, |b, route| b.tool(route))
                 .build()
-                .expect("a server without routes always builds");
+                .expect("a server with only the fixed meta-tools always builds");
             Inner {
                 upstreams,
                 prefixed,
@@ -151,9 +173,22 @@ impl Gateway {
                 changed: Arc::new(Notify::new()),
                 serving: AtomicBool::new(false),
                 closing: CancellationToken::new(),
+                metrics: Arc::new(Metrics::new()),
+                secrets,
+                catalogue,
             }
         });
-        for (name, why) in inner.server.change_tools(&[], composite_routes) {
+        // In discovery mode composite tools join the catalogue like every other tool.
+        let refused: Vec<(String, String)> = match &inner.catalogue {
+            Some(c) => c.change(&[], composite_routes),
+            None => inner
+                .server
+                .change_tools(&[], composite_routes)
+                .into_iter()
+                .map(|(name, why)| (name, why.to_string()))
+                .collect(),
+        };
+        for (name, why) in refused {
             tracing::error!(composite = %name, "composite tool not served: {why}");
         }
         let mut first = Vec::with_capacity(n);
@@ -184,6 +219,16 @@ impl Gateway {
     /// The downstream server: serve it over stdio or HTTP.
     pub fn server(&self) -> &Server {
         &self.inner.server
+    }
+
+    /// The gateway's metrics (served at `/metrics` in HTTP mode).
+    pub fn metrics(&self) -> &Metrics {
+        &self.inner.metrics
+    }
+
+    /// In discovery mode, how many tools the meta-tools reach; `None` otherwise.
+    pub fn catalogue_len(&self) -> Option<usize> {
+        self.inner.catalogue.as_ref().map(|c| c.len())
     }
 
     /// Each upstream's state, in config order.
@@ -300,11 +345,27 @@ impl Inner {
                 name: upstream_name.clone(),
             };
             let exposed = names.assign(target, &up.config.prefix, self.prefixed);
-            routes.push(route(up, exposed.clone(), upstream_name.clone(), tool));
+            let hop = Hop {
+                upstream: up.clone(),
+                tool: upstream_name.as_str().into(),
+                metrics: self.metrics.tool(&up.config.name, &upstream_name),
+                secrets: self.secrets[i].clone(),
+                support: TaskSupport::Forbidden,
+            };
+            routes.push(route(hop, exposed.clone(), tool));
             now.insert(exposed, upstream_name);
         }
         let changed = !(old.is_empty() && routes.is_empty());
-        for (exposed, why) in self.server.change_tools(&remove, routes) {
+        let refused = match &self.catalogue {
+            Some(c) => c.change(&remove, routes),
+            None => self
+                .server
+                .change_tools(&remove, routes)
+                .into_iter()
+                .map(|(name, why)| (name, why.to_string()))
+                .collect(),
+        };
+        for (exposed, why) in refused {
             tracing::warn!(upstream = %up.config.name, "tool not served: {why}");
             if let Some(upstream_name) = now.remove(&exposed) {
                 names.forget(&Target {
@@ -455,16 +516,14 @@ impl Inner {
 /// task machinery, the handler following the upstream's task (see [`relay::upstream_call`]). Its
 /// immediate window is the call's timeout, so a call becomes a task downstream when (and only when)
 /// the upstream makes it one.
-fn route(up: &Arc<Upstream>, exposed: String, upstream_name: String, mut tool: Tool) -> ToolRoute {
+fn route(mut hop: Hop, exposed: String, mut tool: Tool) -> ToolRoute {
     tool.name = exposed;
-    let support = tool.task_support();
-    let up = up.clone();
-    let window = up.config.timeout;
-    let upstream_name: Arc<str> = upstream_name.into();
+    hop.support = tool.task_support();
+    let window = hop.upstream.config.timeout;
+    let hop = Arc::new(hop);
     ToolRoute::new(tool, move |args: Arguments, ctx: Context| {
-        let up = up.clone();
-        let name = upstream_name.clone();
-        async move { relay::call_tool(&up, &name, support, args, ctx).await }
+        let hop = hop.clone();
+        async move { hop.call(args, ctx).await }
     })
     .task_after(window)
 }
@@ -499,6 +558,10 @@ where
 /// One upstream's life: connect, serve, watch, restart. `started` turns true after the first attempt.
 async fn supervise(inner: std::sync::Weak<Inner>, i: usize, started: watch::Sender<bool>) {
     let mut backoff = FIRST_BACKOFF;
+    let mut breaker = match inner.upgrade() {
+        Some(gw) => Breaker::new(gw.upstreams[i].config.restart),
+        None => return,
+    };
     loop {
         let Some(gw) = inner.upgrade() else { return };
         let up = gw.upstreams[i].clone();
@@ -523,11 +586,12 @@ async fn supervise(inner: std::sync::Weak<Inner>, i: usize, started: watch::Send
                 c
             }
             Err(e) => {
+                let e = gw.secrets[i].redact(&e.to_string()).into_owned();
                 tracing::error!(upstream = %name, "upstream failed to start: {e}");
-                up.set_state(State::Down(e.to_string()));
+                up.set_state(State::Down(e.clone()));
                 let _ = started.send(true);
                 drop(gw);
-                wait(&mut backoff, &up).await;
+                pause(&mut breaker, &mut backoff, &up, &e).await;
                 continue;
             }
         };
@@ -591,12 +655,38 @@ async fn supervise(inner: std::sync::Weak<Inner>, i: usize, started: watch::Send
             Err(e) => e.to_string(),
             Ok(()) => "the connection closed".into(),
         };
+        let reason = match inner.upgrade() {
+            Some(gw) => gw.secrets[i].redact(&reason).into_owned(),
+            None => return,
+        };
         tracing::error!(upstream = %name, "upstream went away: {reason}");
-        up.set_state(State::Down(reason));
+        up.set_state(State::Down(reason.clone()));
         if up_since.elapsed() >= HEALTHY_AFTER {
             backoff = FIRST_BACKOFF;
+            breaker.healthy();
         }
-        wait(&mut backoff, &up).await;
+        pause(&mut breaker, &mut backoff, &up, &reason).await;
+    }
+}
+
+/// After a failure: the backoff, or, past the restart budget, the circuit breaker's cooldown, during
+/// which calls fail at once with an error that says the circuit is open, until when, and why.
+async fn pause(breaker: &mut Breaker, backoff: &mut Duration, up: &Upstream, reason: &str) {
+    match breaker.failed(Instant::now()) {
+        Next::Backoff => wait(backoff, up).await,
+        Next::Open(cooldown) => {
+            let p = breaker.policy();
+            let why = format!(
+                "circuit open: more than {} failures within {}s, cut off for {}s (last failure: {reason})",
+                p.budget,
+                p.window.as_secs_f64(),
+                cooldown.as_secs_f64(),
+            );
+            tracing::warn!(upstream = %up.config.name, "{why}");
+            up.set_state(State::Down(why));
+            tokio::time::sleep(cooldown).await;
+            up.count_restart();
+        }
     }
 }
 

@@ -16,12 +16,19 @@
 //! # Ok(()) }
 //! ```
 
+pub mod breaker;
 pub mod composite;
 pub mod config;
+pub mod discovery;
 pub mod gateway;
+pub mod health;
+pub mod hop;
+pub mod metrics;
 pub mod names;
 pub mod ndjson;
+pub mod ops;
 pub mod relay;
+pub mod secrets;
 pub mod template;
 pub mod upstream;
 

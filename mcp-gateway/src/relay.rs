@@ -135,14 +135,19 @@ pub async fn call_tool_as(
 ) -> Result<CallToolResult, ErrorObject> {
     let client = upstream.client()?;
     let name = &upstream.config.name;
-    let arguments: Box<RawValue> = serde_json::from_str(args.as_str())
+    // Borrowed: the arguments travel as the text they came in.
+    let arguments: &RawValue = serde_json::from_str(args.as_str())
         .map_err(|e| ErrorObject::invalid_params(format!("Invalid arguments: {e}")))?;
-    let (tx, mut progress) = mpsc::channel::<ProgressParams>(PROGRESS_QUEUE);
-    let on_progress = ctx.progress_token().is_some().then(|| {
-        Arc::new(move |p: ProgressParams| {
-            let _ = tx.try_send(p);
-        }) as Arc<dyn Fn(ProgressParams) + Send + Sync>
-    });
+    let (on_progress, mut progress) = match ctx.progress_token() {
+        Some(_) => {
+            let (tx, rx) = mpsc::channel::<ProgressParams>(PROGRESS_QUEUE);
+            let cb = Arc::new(move |p: ProgressParams| {
+                let _ = tx.try_send(p);
+            }) as Arc<dyn Fn(ProgressParams) + Send + Sync>;
+            (Some(cb), Some(rx))
+        }
+        None => (None, None),
+    };
     let opts = CallOptions {
         on_progress,
         ..caller_options(upstream, &ctx)
@@ -156,27 +161,26 @@ pub async fn call_tool_as(
         .logging
         .is_some()
         .then(|| client.notifications());
-    let call = upstream_call(&client, tool, &arguments, support, &opts, &ctx);
+    let call = upstream_call(&client, tool, arguments, support, &opts, &ctx);
     tokio::pin!(call);
     loop {
         tokio::select! {
             r = &mut call => {
                 // Progress and logs sent before the result are queued already: relay them first.
-                while let Ok(p) = progress.try_recv() {
-                    progress_as.send(&ctx, p).await;
+                if let Some(rx) = progress.as_mut() {
+                    while let Ok(p) = rx.try_recv() {
+                        progress_as.send(&ctx, p).await;
+                    }
                 }
                 if let Some(rx) = notes.as_mut() {
                     while let Ok(n) = rx.try_recv() {
                         relay_log(&caller, &ctx, n).await;
                     }
                 }
-                let r = r.map_err(|e| rpc_error(e, name));
-                if let Err(e) = &r {
-                    tracing::debug!(upstream = %name, tool, code = e.code, "upstream call failed: {}", e.message);
-                }
-                return r;
+                // Failures are logged by the hop (`crate::hop`), with the upstream's secrets taken out.
+                return r.map_err(|e| rpc_error(e, name));
             }
-            Some(p) = progress.recv() => progress_as.send(&ctx, p).await,
+            Some(p) = next_progress(&mut progress) => progress_as.send(&ctx, p).await,
             Some(n) = next_note(&mut notes) => relay_log(&caller, &ctx, n).await,
             // Returning drops the upstream request, which sends it `notifications/cancelled`.
             _ = ctx.cancelled() => {
@@ -309,6 +313,13 @@ pub async fn complete(
     tokio::select! {
         r = client.complete(params) => r.map_err(|e| rpc_error(e, name)),
         _ = ctx.cancelled() => Err(ErrorObject::internal("cancelled")),
+    }
+}
+
+async fn next_progress(rx: &mut Option<mpsc::Receiver<ProgressParams>>) -> Option<ProgressParams> {
+    match rx {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
     }
 }
 

@@ -242,7 +242,13 @@ impl Upstream {
             .name("mcp-gateway")
             .version(env!("CARGO_PKG_VERSION"))
             .timeout(Some(self.config.timeout))
-            .stderr(StderrMode::Capture)
+            // A child given secrets may print them: its stderr is kept for the explanation of a crash
+            // (redacted by the gateway) and not passed through to our logs.
+            .stderr(if crate::secrets::Secrets::of(&self.config).is_empty() {
+                StderrMode::Capture
+            } else {
+                StderrMode::Tail
+            })
             .sampling(relay.clone())
             .elicitation(relay.clone())
             .url_elicitation()

@@ -45,6 +45,8 @@ pub fn example_bin(name: &str) -> PathBuf {
                 "gateway_summarize",
                 "--bin",
                 "gateway_report",
+                "--bin",
+                "jira-server",
             ])
             .arg("--target-dir")
             .arg(dir.parent().expect("target root"));

@@ -15,6 +15,9 @@ pub enum StderrMode {
     Inherit,
     /// Passed through, and its last 8 KiB kept to explain a crash.
     Capture,
+    /// Only its last 8 KiB kept to explain a crash, never passed through (a child that may print
+    /// secrets, whose explanation the caller redacts).
+    Tail,
     /// Discarded.
     Null,
 }
@@ -42,7 +45,7 @@ pub(crate) fn spawn(
         .kill_on_drop(true);
     cmd.stderr(match stderr {
         StderrMode::Inherit => Stdio::inherit(),
-        StderrMode::Capture => Stdio::piped(),
+        StderrMode::Capture | StderrMode::Tail => Stdio::piped(),
         StderrMode::Null => Stdio::null(),
     });
     let program = cmd.as_std().get_program().to_string_lossy().into_owned();
@@ -60,6 +63,7 @@ pub(crate) fn spawn(
     let tail = Arc::new(Mutex::new(VecDeque::with_capacity(TAIL)));
     if let Some(mut err) = child.stderr.take() {
         let tail = tail.clone();
+        let pass = stderr == StderrMode::Capture;
         tokio::spawn(async move {
             let mut buf = vec![0u8; 4096];
             let mut out = tokio::io::stderr();
@@ -67,7 +71,9 @@ pub(crate) fn spawn(
                 if n == 0 {
                     break;
                 }
-                let _ = tokio::io::AsyncWriteExt::write_all(&mut out, &buf[..n]).await;
+                if pass {
+                    let _ = tokio::io::AsyncWriteExt::write_all(&mut out, &buf[..n]).await;
+                }
                 let mut t = tail.lock().unwrap_or_else(|e| e.into_inner());
                 t.extend(&buf[..n]);
                 let excess = t.len().saturating_sub(TAIL);

@@ -45,8 +45,12 @@ pub(crate) async fn serve(
     if !config.http2 {
         builder = builder.http1_only();
     }
+    let extra = config.extra_routes.clone();
     let svc = StreamableHttpService::new(server, config);
-    let app = svc.router();
+    let app = match extra {
+        Some(extra) => svc.router().merge(extra),
+        None => svc.router(),
+    };
     let connections = hyper_util::server::graceful::GracefulShutdown::new();
     let mut shutdown = std::pin::pin!(shutdown);
     loop {

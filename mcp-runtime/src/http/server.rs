@@ -105,6 +105,9 @@ pub struct HttpConfig {
     /// logs, a bus; see [`crate::scale`]), so that a load balancer may send any request anywhere.
     /// `None` (the default): everything stays in this process.
     pub shared: Option<crate::scale::SharedStores>,
+    /// More routes [`serve_http`] serves beside the MCP endpoints (a health check, metrics), outside
+    /// the MCP endpoints' admission, CORS and compression layers. A mounted router adds its own.
+    pub extra_routes: Option<axum::Router>,
 }
 
 impl Default for HttpConfig {
@@ -138,6 +141,7 @@ impl Default for HttpConfig {
             #[cfg(feature = "tls")]
             tls: None,
             shared: None,
+            extra_routes: None,
         }
     }
 }

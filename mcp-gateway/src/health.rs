@@ -1,0 +1,104 @@
+//! The health report: the gateway's overall state and each upstream's, as JSON (served at `GET /health`
+//! in HTTP mode). Reasons are already free of secrets (the supervisor redacts them when it records them).
+
+use crate::gateway::UpstreamStatus;
+use serde_json::{json, Value};
+
+/// The gateway's overall state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overall {
+    /// Every upstream is up.
+    Ok,
+    /// Some are up, some are not: the gateway serves what it has.
+    Degraded,
+    /// None is up.
+    Down,
+}
+
+impl Overall {
+    /// Of these upstreams.
+    pub fn of(upstreams: &[UpstreamStatus]) -> Overall {
+        let up = upstreams.iter().filter(|u| u.state == "up").count();
+        if up == upstreams.len() {
+            Overall::Ok
+        } else if up > 0 {
+            Overall::Degraded
+        } else {
+            Overall::Down
+        }
+    }
+
+    /// Its name in the report.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Overall::Ok => "ok",
+            Overall::Degraded => "degraded",
+            Overall::Down => "down",
+        }
+    }
+
+    /// The HTTP status of the report: 503 when nothing is up (a load balancer takes the gateway out),
+    /// 200 otherwise.
+    pub fn http_status(self) -> u16 {
+        match self {
+            Overall::Down => 503,
+            _ => 200,
+        }
+    }
+}
+
+/// The report: `{"status": "ok"|"degraded"|"down", "upstreams": [{name, state, reason?, tools,
+/// restarts, pid?}]}`.
+pub fn report(upstreams: &[UpstreamStatus]) -> (Overall, Value) {
+    let overall = Overall::of(upstreams);
+    let list: Vec<Value> = upstreams
+        .iter()
+        .map(|u| {
+            let mut o = json!({
+                "name": u.name,
+                "state": u.state,
+                "tools": u.tools,
+                "restarts": u.restarts,
+            });
+            if let Some(r) = &u.reason {
+                o["reason"] = json!(r);
+            }
+            if let Some(pid) = u.pid {
+                o["pid"] = json!(pid);
+            }
+            o
+        })
+        .collect();
+    (
+        overall,
+        json!({"status": overall.as_str(), "upstreams": list}),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(name: &str, state: &'static str) -> UpstreamStatus {
+        UpstreamStatus {
+            name: name.into(),
+            state,
+            reason: (state == "down").then(|| "exit status 1".into()),
+            tools: 3,
+            restarts: 0,
+            pid: None,
+        }
+    }
+
+    #[test]
+    fn overall_state_follows_the_upstreams() {
+        let (o, v) = report(&[status("a", "up"), status("b", "down")]);
+        assert_eq!(o, Overall::Degraded);
+        assert_eq!(v["status"], "degraded");
+        assert_eq!(v["upstreams"][1]["reason"], "exit status 1");
+        assert_eq!(v["upstreams"][0].get("reason"), None);
+        assert_eq!(report(&[status("a", "up")]).0, Overall::Ok);
+        let (o, _) = report(&[status("a", "starting")]);
+        assert_eq!((o, o.http_status()), (Overall::Down, 503));
+    }
+}

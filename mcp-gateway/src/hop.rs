@@ -1,0 +1,72 @@
+//! One tool call across the hop as operations see it: a tracing span (`hop`, at debug level, with the
+//! upstream, the tool, the latency and the outcome; `RUST_LOG=mcp_gateway=debug` shows it), the call's
+//! metrics, and the upstream's secrets taken out of what comes back. The relaying itself is
+//! [`relay::call_tool`].
+
+use crate::metrics::{Outcome, ToolMetrics};
+use crate::relay;
+use crate::secrets::Secrets;
+use crate::upstream::Upstream;
+use mcp_runtime::protocol::{CallToolResult, ErrorObject, TaskSupport};
+use mcp_runtime::server::Arguments;
+use mcp_runtime::Context;
+use std::sync::Arc;
+use std::time::Instant;
+use tracing::Instrument;
+
+/// What a tool route needs besides its upstream: the upstream's name of the tool, its metrics, and the
+/// upstream's secrets.
+#[derive(Clone)]
+pub struct Hop {
+    /// The upstream.
+    pub upstream: Arc<Upstream>,
+    /// The tool's name upstream.
+    pub tool: Arc<str>,
+    /// Bumped once per call.
+    pub metrics: ToolMetrics,
+    /// Taken out of results and errors.
+    pub secrets: Arc<Secrets>,
+    /// The tool's `execution.taskSupport` upstream (the route sets it from the listed tool).
+    pub support: TaskSupport,
+}
+
+impl Hop {
+    /// Relays one call, observed.
+    pub async fn call(&self, args: Arguments, ctx: Context) -> Result<CallToolResult, ErrorObject> {
+        let t0 = Instant::now();
+        let span = tracing::debug_span!(
+            "hop",
+            upstream = %self.upstream.config.name,
+            tool = %self.tool,
+            latency_us = tracing::field::Empty,
+            outcome = tracing::field::Empty,
+        );
+        let r = relay::call_tool(&self.upstream, &self.tool, self.support, args, ctx)
+            .instrument(span.clone())
+            .await;
+        let elapsed = t0.elapsed();
+        let outcome = match &r {
+            Ok(r) if r.is_error == Some(true) => Outcome::ToolError,
+            Ok(_) => Outcome::Ok,
+            Err(_) => Outcome::RpcError,
+        };
+        self.metrics.record(elapsed, outcome);
+        if !span.is_disabled() {
+            span.record("latency_us", elapsed.as_micros() as u64);
+            span.record("outcome", tracing::field::display(outcome.as_str()));
+            let _in = span.enter();
+            match &r {
+                Err(e) => tracing::debug!(
+                    code = e.code,
+                    "call failed: {}",
+                    self.secrets.redact(&e.message)
+                ),
+                Ok(_) => tracing::debug!("call done"),
+            }
+        }
+        match r {
+            Ok(r) => Ok(self.secrets.redact_result(r)),
+            Err(e) => Err(self.secrets.redact_error(e)),
+        }
+    }
+}

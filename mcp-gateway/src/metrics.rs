@@ -1,0 +1,214 @@
+//! The gateway's metrics in the Prometheus / OpenMetrics text format (`prometheus-client`): calls,
+//! errors and a latency histogram per upstream and tool, served at `/metrics` in HTTP mode.
+//!
+//! Each tool route takes its [`ToolMetrics`] handles once, when it is registered, so a call only bumps
+//! atomics: no label strings are built and no map is searched on the hot path. The number of series is
+//! bounded by [`MAX_SERIES`] label sets (an upstream that renames its tools forever cannot grow it
+//! without end): beyond it, a tool's calls are counted in detached handles that are never exported.
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::Registry;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// Label sets (upstream, tool) exported at most.
+pub const MAX_SERIES: usize = 4096;
+
+/// The content type of [`Metrics::encode`]'s text.
+pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ToolLabels {
+    upstream: String,
+    tool: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ErrorLabels {
+    upstream: String,
+    tool: String,
+    /// `rpc` (a JSON-RPC error: the upstream's, a timeout, a closed connection) or `tool` (a result with
+    /// `isError: true`).
+    kind: &'static str,
+}
+
+type HistogramFamily = Family<ToolLabels, Histogram, fn() -> Histogram>;
+
+fn latency_histogram() -> Histogram {
+    // 50 µs to ~52 s, doubling.
+    Histogram::new(exponential_buckets(0.000_05, 2.0, 21))
+}
+
+/// Every metric of one gateway.
+pub struct Metrics {
+    registry: Registry,
+    calls: Family<ToolLabels, Counter>,
+    errors: Family<ErrorLabels, Counter>,
+    latency: HistogramFamily,
+    series: AtomicUsize,
+}
+
+/// The handles one tool route bumps.
+#[derive(Clone, Debug)]
+pub struct ToolMetrics {
+    calls: Counter,
+    rpc_errors: Counter,
+    tool_errors: Counter,
+    latency: Histogram,
+}
+
+/// How a call through the gateway ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// A result without `isError`.
+    Ok,
+    /// A result with `isError: true`.
+    ToolError,
+    /// A JSON-RPC error (the upstream's own, or the gateway's: timeout, closed, cancelled).
+    RpcError,
+}
+
+impl Outcome {
+    /// Its name in logs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Ok => "ok",
+            Outcome::ToolError => "tool_error",
+            Outcome::RpcError => "error",
+        }
+    }
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        Metrics::new()
+    }
+}
+
+impl Metrics {
+    /// An empty set of metrics under the `mcp_gateway` prefix.
+    pub fn new() -> Metrics {
+        let mut registry = Registry::with_prefix("mcp_gateway");
+        let calls = Family::<ToolLabels, Counter>::default();
+        let errors = Family::<ErrorLabels, Counter>::default();
+        let latency: HistogramFamily = Family::new_with_constructor(latency_histogram);
+        registry.register(
+            "tool_calls",
+            "Tool calls relayed to an upstream",
+            calls.clone(),
+        );
+        registry.register(
+            "tool_errors",
+            "Tool calls that ended in an error (kind: rpc = a JSON-RPC error, tool = isError)",
+            errors.clone(),
+        );
+        registry.register(
+            "tool_call_duration_seconds",
+            "Time from the call's arrival to its answer, upstream round trip included",
+            latency.clone(),
+        );
+        Metrics {
+            registry,
+            calls,
+            errors,
+            latency,
+            series: AtomicUsize::new(0),
+        }
+    }
+
+    /// The handles of one tool of one upstream (its upstream name, not the exposed one).
+    pub fn tool(&self, upstream: &str, tool: &str) -> ToolMetrics {
+        let labels = ToolLabels {
+            upstream: upstream.to_string(),
+            tool: tool.to_string(),
+        };
+        let fresh = self.calls.get(&labels).is_none();
+        if fresh && self.series.fetch_add(1, Ordering::Relaxed) >= MAX_SERIES {
+            self.series.fetch_sub(1, Ordering::Relaxed);
+            return ToolMetrics {
+                calls: Counter::default(),
+                rpc_errors: Counter::default(),
+                tool_errors: Counter::default(),
+                latency: latency_histogram(),
+            };
+        }
+        let error = |kind| ErrorLabels {
+            upstream: labels.upstream.clone(),
+            tool: labels.tool.clone(),
+            kind,
+        };
+        // One statement each: a family's read guard must be gone before the next insert takes its lock.
+        let calls = self.calls.get_or_create(&labels).clone();
+        let rpc_errors = self.errors.get_or_create(&error("rpc")).clone();
+        let tool_errors = self.errors.get_or_create(&error("tool")).clone();
+        let latency = self.latency.get_or_create(&labels).clone();
+        ToolMetrics {
+            calls,
+            rpc_errors,
+            tool_errors,
+            latency,
+        }
+    }
+
+    /// Every metric in the OpenMetrics text format (which Prometheus scrapes; see [`CONTENT_TYPE`]).
+    pub fn encode(&self) -> String {
+        let mut out = String::new();
+        if prometheus_client::encoding::text::encode(&mut out, &self.registry).is_err() {
+            out.clear();
+        }
+        out
+    }
+}
+
+impl ToolMetrics {
+    /// Counts one call that took `elapsed` and ended as `outcome`.
+    pub fn record(&self, elapsed: Duration, outcome: Outcome) {
+        self.calls.inc();
+        match outcome {
+            Outcome::Ok => {}
+            Outcome::ToolError => {
+                self.tool_errors.inc();
+            }
+            Outcome::RpcError => {
+                self.rpc_errors.inc();
+            }
+        }
+        self.latency.observe(elapsed.as_secs_f64());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_per_upstream_and_tool_in_the_text_format() {
+        let m = Metrics::new();
+        let echo = m.tool("bench", "echo");
+        echo.record(Duration::from_micros(120), Outcome::Ok);
+        echo.record(Duration::from_millis(3), Outcome::RpcError);
+        m.tool("bench", "add")
+            .record(Duration::from_micros(80), Outcome::ToolError);
+        // The same tool again shares its series.
+        m.tool("bench", "echo")
+            .record(Duration::from_micros(90), Outcome::Ok);
+        let text = m.encode();
+        assert!(
+            text.contains(r#"mcp_gateway_tool_calls_total{upstream="bench",tool="echo"} 3"#),
+            "{text}"
+        );
+        assert!(text.contains(
+            r#"mcp_gateway_tool_errors_total{upstream="bench",tool="echo",kind="rpc"} 1"#
+        ));
+        assert!(text.contains(
+            r#"mcp_gateway_tool_errors_total{upstream="bench",tool="add",kind="tool"} 1"#
+        ));
+        assert!(text.contains(
+            r#"mcp_gateway_tool_call_duration_seconds_count{upstream="bench",tool="echo"} 3"#
+        ));
+        assert!(text.ends_with("# EOF\n"));
+    }
+}

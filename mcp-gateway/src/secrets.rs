@@ -1,0 +1,190 @@
+//! Secrets given per upstream (the values of its `env` and `headers`) kept out of everything the gateway
+//! says: tool results, JSON-RPC errors (an upstream's stderr tail rides in their `data`), health reports
+//! and logs. Each occurrence becomes `[redacted]`.
+//!
+//! A value shorter than [`MIN_SECRET`] bytes is not treated as a secret: it cannot be told apart from
+//! ordinary words (`NODE_ENV=production` must not blank out every "production"). A header value of the
+//! form `Scheme credentials` (`Bearer abc…`) also hides the credentials alone.
+
+use crate::config::{Transport, UpstreamConfig};
+use mcp_runtime::protocol::{CallToolResult, ErrorObject};
+use std::borrow::Cow;
+
+/// Values shorter than this are not redacted (see the module docs).
+pub const MIN_SECRET: usize = 8;
+
+/// What replaces a secret.
+pub const REDACTED: &str = "[redacted]";
+
+/// The secret values of one upstream, longest first (a secret that contains another is replaced whole).
+#[derive(Debug, Clone, Default)]
+pub struct Secrets {
+    values: Vec<String>,
+}
+
+impl Secrets {
+    /// The secrets of an upstream: its `env` values (stdio) or `headers` values (HTTP, OpenAPI).
+    pub fn of(config: &UpstreamConfig) -> Secrets {
+        let mut values: Vec<String> = Vec::new();
+        let mut add = |v: &str| {
+            let v = v.trim();
+            if v.len() >= MIN_SECRET && !values.iter().any(|x| x == v) {
+                values.push(v.to_string());
+            }
+        };
+        match &config.transport {
+            Transport::Stdio { env, .. } => env.values().for_each(|v| add(v)),
+            Transport::Http { headers, .. } | Transport::OpenApi { headers, .. } => {
+                for v in headers.values() {
+                    add(v);
+                    // `Bearer <token>`, `Basic <credentials>`: the credentials alone too.
+                    if let Some((_, credentials)) = v.trim().split_once(' ') {
+                        add(credentials);
+                    }
+                }
+            }
+        }
+        values.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+        Secrets { values }
+    }
+
+    /// Whether there is nothing to hide (then every method here is free).
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// `text` with every secret replaced by [`REDACTED`]; borrowed when there is none in it.
+    pub fn redact<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        let mut out = Cow::Borrowed(text);
+        for v in &self.values {
+            if out.contains(v.as_str()) {
+                out = Cow::Owned(out.replace(v.as_str(), REDACTED));
+            }
+        }
+        out
+    }
+
+    /// A JSON-RPC error with its message and data redacted.
+    pub fn redact_error(&self, mut e: ErrorObject) -> ErrorObject {
+        if self.is_empty() {
+            return e;
+        }
+        if let Cow::Owned(m) = self.redact(&e.message) {
+            e.message = m;
+        }
+        if let Some(data) = e.data.take() {
+            e.data = Some(self.redact_json(data));
+        }
+        e
+    }
+
+    /// A tool result with every string in it redacted (content blocks, structured content, `_meta`).
+    /// Results without a secret in them are returned as they were.
+    pub fn redact_result(&self, r: CallToolResult) -> CallToolResult {
+        if self.is_empty() {
+            return r;
+        }
+        let Ok(text) = serde_json::to_string(&r) else {
+            return r;
+        };
+        if !self
+            .values
+            .iter()
+            .any(|v| text.contains(json_escaped(v).as_ref()))
+        {
+            return r;
+        }
+        match serde_json::to_value(&r) {
+            Ok(v) => serde_json::from_value(self.redact_json(v)).unwrap_or_else(|_| {
+                CallToolResult::error("mcp-gateway: the result held a secret and was withheld")
+            }),
+            Err(_) => r,
+        }
+    }
+
+    /// Every string (and object key) in a JSON value, redacted.
+    pub fn redact_json(&self, v: serde_json::Value) -> serde_json::Value {
+        use serde_json::Value;
+        match v {
+            Value::String(s) => match self.redact(&s) {
+                Cow::Borrowed(_) => Value::String(s),
+                Cow::Owned(o) => Value::String(o),
+            },
+            Value::Array(a) => Value::Array(a.into_iter().map(|v| self.redact_json(v)).collect()),
+            Value::Object(o) => Value::Object(
+                o.into_iter()
+                    .map(|(k, v)| (self.redact(&k).into_owned(), self.redact_json(v)))
+                    .collect(),
+            ),
+            other => other,
+        }
+    }
+}
+
+/// How a value appears inside a JSON string (a secret with a quote or backslash in it is escaped there).
+fn json_escaped(v: &str) -> Cow<'_, str> {
+    if v.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
+        let quoted = serde_json::to_string(v).unwrap_or_default();
+        let inner = quoted
+            .strip_prefix('"')
+            .and_then(|q| q.strip_suffix('"'))
+            .unwrap_or(v);
+        Cow::Owned(inner.to_string())
+    } else {
+        Cow::Borrowed(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stdio(env: &[(&str, &str)]) -> UpstreamConfig {
+        let text = serde_json::json!({"mcpServers": {"a": {
+            "command": "x",
+            "env": env.iter().map(|(k, v)| (k.to_string(), serde_json::json!(v))).collect::<serde_json::Map<_, _>>(),
+        }}})
+        .to_string();
+        let c: crate::Config = text.parse().unwrap();
+        c.upstreams.into_iter().next().unwrap()
+    }
+
+    #[test]
+    fn env_values_are_redacted_everywhere_short_ones_are_not() {
+        let s = Secrets::of(&stdio(&[
+            ("API_KEY", "sk-live-0123456789"),
+            ("MODE", "prod"),
+        ]));
+        assert_eq!(
+            s.redact("key=sk-live-0123456789 mode=prod"),
+            "key=[redacted] mode=prod"
+        );
+        let e = s.redact_error(
+            ErrorObject::internal("died: sk-live-0123456789")
+                .with_data(serde_json::json!({"stderr": ["token sk-live-0123456789"]})),
+        );
+        assert_eq!(e.message, "died: [redacted]");
+        assert_eq!(e.data.unwrap()["stderr"][0], "token [redacted]");
+        let r = s.redact_result(CallToolResult::text("your key is sk-live-0123456789"));
+        assert_eq!(r.text_content(), "your key is [redacted]");
+        let clean = CallToolResult::text("nothing here");
+        assert_eq!(s.redact_result(clean.clone()), clean);
+    }
+
+    #[test]
+    fn header_credentials_are_redacted_alone_too() {
+        let text = serde_json::json!({"mcpServers": {"a": {
+            "url": "http://127.0.0.1:1/mcp",
+            "headers": {"Authorization": "Bearer abcdefgh12345"},
+        }}})
+        .to_string();
+        let c: crate::Config = text.parse().unwrap();
+        let s = Secrets::of(&c.upstreams[0]);
+        assert_eq!(s.redact("got abcdefgh12345"), "got [redacted]");
+        assert_eq!(
+            s.redact("sent Bearer abcdefgh12345"),
+            "sent [redacted]",
+            "the whole header value goes first"
+        );
+    }
+}
