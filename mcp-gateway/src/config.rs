@@ -633,8 +633,8 @@ fn finish(
         name: name.to_string(),
         transport,
         prefix,
-        allow: allow,
-        deny: deny,
+        allow,
+        deny,
         timeout: ms(timeout_ms, DEFAULT_TIMEOUT_MS, "timeoutMs")?,
         init_timeout: ms(init_timeout_ms, DEFAULT_INIT_TIMEOUT_MS, "initTimeoutMs")?,
         restart: {
