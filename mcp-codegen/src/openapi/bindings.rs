@@ -42,7 +42,9 @@ pub fn bindings(
         .iter()
         .map(|op| {
             let mut tool = op.tool.clone();
-            tool.input_schema = op.input.as_object().cloned().unwrap_or_default();
+            let mut input = op.input.clone();
+            defaults_to_docs(&mut input);
+            tool.input_schema = input.as_object().cloned().unwrap_or_default();
             tool.output_schema = op.output.as_ref().and_then(Value::as_object).cloned();
             tool
         })
@@ -67,6 +69,16 @@ pub fn bindings(
             .collect()
     };
     let sent = reached(conversion.operations.iter().map(|op| &op.input).collect());
+    // What requests carry: a left-out property stays left out (see `defaults_to_docs`).
+    let reachable: Map<String, Value> = reachable
+        .into_iter()
+        .map(|(name, mut schema)| {
+            if sent.contains(&name) {
+                defaults_to_docs(&mut schema);
+            }
+            (name, schema)
+        })
+        .collect();
     let received = reached(
         conversion
             .operations
@@ -124,6 +136,54 @@ pub fn bindings(
     (files, warnings)
 }
 
+/// A request property the caller may leave out becomes an `Option` that is left out when `None`, even
+/// when the spec gives it a `default`: typify would make it a plain field with `#[serde(default)]`,
+/// which the client then always sends, so a PATCH that meant to change one setting would reset every
+/// defaulted one (`private: false`). The default moves into the property's description, where the
+/// bindings' docs show it; the server applies it when the property is absent, as the spec says.
+fn defaults_to_docs(schema: &mut Value) {
+    let Value::Object(o) = schema else {
+        return;
+    };
+    let required: BTreeSet<String> = o
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(Value::Object(props)) = o.get_mut("properties") {
+        for (name, p) in props.iter_mut() {
+            if let (false, Value::Object(po)) = (required.contains(name), &mut *p) {
+                if let Some(d) = po.remove("default") {
+                    let note = format!("Default: `{d}`.");
+                    let doc = match po.get("description").and_then(Value::as_str) {
+                        Some(t) if !t.trim().is_empty() => format!("{}\n\n{note}", t.trim_end()),
+                        _ => note,
+                    };
+                    po.insert("description".into(), Value::String(doc));
+                }
+            }
+            defaults_to_docs(p);
+        }
+    }
+    for key in ["items", "additionalProperties", "not"] {
+        if let Some(v) = o.get_mut(key) {
+            defaults_to_docs(v);
+        }
+    }
+    for key in ["anyOf", "oneOf", "allOf", "prefixItems"] {
+        if let Some(Value::Array(a)) = o.get_mut(key) {
+            a.iter_mut().for_each(defaults_to_docs);
+        }
+    }
+    if let Some(Value::Object(defs)) = o.get_mut("$defs") {
+        defs.values_mut().for_each(defaults_to_docs);
+    }
+}
+
 /// Tool name → the module of its first tag.
 fn tag_modules(conversion: &Conversion) -> HashMap<String, String> {
     let mut namer = Namer::default();
@@ -145,4 +205,46 @@ fn tag_modules(conversion: &Conversion) -> HashMap<String, String> {
         out.insert(op.tool.name.clone(), module);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::defaults_to_docs;
+    use serde_json::json;
+
+    #[test]
+    fn optional_request_properties_lose_their_default_to_the_docs_required_ones_keep_it() {
+        let mut s = json!({
+            "type": "object",
+            "required": ["name"],
+            "properties": {
+                "name": {"type": "string", "default": "x"},
+                "private": {"type": "boolean", "default": false, "description": "Hide it."},
+                "settings": {
+                    "type": "object",
+                    "properties": {"depth": {"type": "integer", "default": 3}}
+                },
+                "tags": {"type": "array", "items": {"anyOf": [
+                    {"type": "object", "properties": {"weight": {"type": "number", "default": 1.5}}}
+                ]}}
+            }
+        });
+        defaults_to_docs(&mut s);
+        let p = &s["properties"];
+        assert_eq!(
+            p["name"]["default"],
+            json!("x"),
+            "a required property keeps its default"
+        );
+        assert!(p["private"].get("default").is_none());
+        assert_eq!(
+            p["private"]["description"],
+            json!("Hide it.\n\nDefault: `false`.")
+        );
+        let depth = &p["settings"]["properties"]["depth"];
+        assert!(depth.get("default").is_none());
+        assert_eq!(depth["description"], json!("Default: `3`."));
+        let weight = &p["tags"]["items"]["anyOf"][0]["properties"]["weight"];
+        assert_eq!(weight["description"], json!("Default: `1.5`."));
+    }
 }

@@ -497,8 +497,9 @@ pub mod add_pet {
     pub struct Params {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub category: Option<super::components::Category>,
-        #[serde(default = "defaults::default_u64::<i64, 40>")]
-        pub id: i64,
+        ///Default: `40`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub id: Option<i64>,
         pub name: String,
         #[serde(rename = "photoUrls")]
         pub photo_urls: Vec<String>,
@@ -526,16 +527,6 @@ pub mod add_pet {
                 Self::Pending => f.write_str("pending"),
                 Self::Sold => f.write_str("sold"),
             }
-        }
-    }
-    /// Generation of default values for serde.
-    pub mod defaults {
-        pub(super) fn default_u64<T, const V: u64>() -> T
-        where
-            T: ::std::convert::TryFrom<u64>,
-            <T as ::std::convert::TryFrom<u64>>::Error: ::std::fmt::Debug,
-        {
-            T::try_from(V).unwrap()
         }
     }
 }
@@ -852,8 +843,9 @@ pub mod place_order {
     #[derive(serde::Serialize, Clone, Debug, Default)]
     #[serde(crate = "serde")]
     pub struct Params {
-        #[serde(default)]
-        pub complete: bool,
+        ///Default: `false`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub complete: Option<bool>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub id: Option<i64>,
         #[serde(rename = "petId", skip_serializing_if = "Option::is_none")]
@@ -899,8 +891,9 @@ pub mod update_pet {
     pub struct Params {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub category: Option<super::components::Category>,
-        #[serde(default = "defaults::default_u64::<i64, 40>")]
-        pub id: i64,
+        ///Default: `40`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        pub id: Option<i64>,
         pub name: String,
         #[serde(rename = "photoUrls")]
         pub photo_urls: Vec<String>,
@@ -928,16 +921,6 @@ pub mod update_pet {
                 Self::Pending => f.write_str("pending"),
                 Self::Sold => f.write_str("sold"),
             }
-        }
-    }
-    /// Generation of default values for serde.
-    pub mod defaults {
-        pub(super) fn default_u64<T, const V: u64>() -> T
-        where
-            T: ::std::convert::TryFrom<u64>,
-            <T as ::std::convert::TryFrom<u64>>::Error: ::std::fmt::Debug,
-        {
-            T::try_from(V).unwrap()
         }
     }
 }
