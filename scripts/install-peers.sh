@@ -25,7 +25,7 @@ fi
 if [ "${1:-}" = bench ]; then
   if [ ! -x "$P/fastmcp/bin/python" ] || ! "$P/fastmcp/bin/python" -c 'import fastmcp' 2>/dev/null; then
     python3 -m venv "$P/fastmcp"
-    "$P/fastmcp/bin/pip" install --quiet --disable-pip-version-check 'fastmcp==4.1.6' >&2
+    "$P/fastmcp/bin/pip" install --quiet --disable-pip-version-check 'fastmcp==4.1.2' >&2
   fi
   if [ ! -f "$P/bench/node_modules/mcp-proxy/package.json" ]; then
     mkdir -p "$P/bench"
