@@ -429,6 +429,31 @@ async fn a_redis_restart_fails_requests_cleanly_and_they_recover() {
 
     cluster.start_redis();
     let until = Instant::now() + Duration::from_secs(15);
+    // Each instance reconnects on its own: until then it answers the clean 503. Recovered means a full
+    // round of the balancer (three requests in a row) answered.
+    let mut streak = 0;
+    let mut n = 0;
+    while streak < 3 {
+        n += 1;
+        let r = post(
+            &url,
+            &call(100 + n, "test_simple_text", json!({})),
+            Some(&sid),
+            &[],
+        )
+        .await;
+        let (status, v, _) = answer(r).await;
+        match status {
+            200 => streak += 1,
+            503 => {
+                assert_eq!(v["error"]["code"], -32603, "{v}");
+                assert!(Instant::now() < until, "no recovery: {v}");
+                streak = 0;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
+            other => panic!("status {other}: {v}"),
+        }
+    }
     let sid2 = loop {
         let r = post(&url, INIT, None, &[]).await;
         if r.status() == 200 {
