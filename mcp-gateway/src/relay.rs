@@ -2,7 +2,8 @@
 //! caller, a downstream cancel turned into an upstream `notifications/cancelled` (by dropping the
 //! upstream request), and the upstream's errors kept as they were (code, message, data).
 
-use crate::upstream::{call_handlers, CallerGuard, Upstream};
+use crate::secrets::Secrets;
+use crate::upstream::{call_handlers, CallerGuard, Link, Upstream};
 use mcp_runtime::client::{CallOptions, Client, ServerNotification, TaskStart};
 use mcp_runtime::protocol::{
     methods, CallToolResult, ClientCapabilities, CompleteParams, CompleteResult, ErrorObject,
@@ -133,7 +134,8 @@ pub async fn call_tool_as(
     ctx: Context,
     progress_as: Progress,
 ) -> Result<CallToolResult, ErrorObject> {
-    let client = upstream.client()?;
+    let link = upstream.link(&ctx).await?;
+    let client = link.client;
     let name = &upstream.config.name;
     // Borrowed: the arguments travel as the text they came in.
     let arguments: &RawValue = serde_json::from_str(args.as_str())
@@ -154,7 +156,7 @@ pub async fn call_tool_as(
     };
     // While the call runs, the upstream's sampling and elicitation requests come back to this caller,
     // and so do its log messages (an upstream's log message names no request: the newest call takes it).
-    let caller = upstream.callers.enter(ctx.clone());
+    let caller = link.callers.enter(ctx.clone());
     let mut notes = client
         .server()
         .capabilities
@@ -169,19 +171,21 @@ pub async fn call_tool_as(
                 // Progress and logs sent before the result are queued already: relay them first.
                 if let Some(rx) = progress.as_mut() {
                     while let Ok(p) = rx.try_recv() {
-                        progress_as.send(&ctx, p).await;
+                        progress_as.send(&ctx, upstream.secrets.redact_progress(p)).await;
                     }
                 }
                 if let Some(rx) = notes.as_mut() {
                     while let Ok(n) = rx.try_recv() {
-                        relay_log(&caller, &ctx, n).await;
+                        relay_log(&caller, &ctx, &upstream.secrets, n).await;
                     }
                 }
                 // Failures are logged by the hop (`crate::hop`), with the upstream's secrets taken out.
                 return r.map_err(|e| rpc_error(e, name));
             }
-            Some(p) = next_progress(&mut progress) => progress_as.send(&ctx, p).await,
-            Some(n) = next_note(&mut notes) => relay_log(&caller, &ctx, n).await,
+            Some(p) = next_progress(&mut progress) => {
+                progress_as.send(&ctx, upstream.secrets.redact_progress(p)).await
+            }
+            Some(n) = next_note(&mut notes) => relay_log(&caller, &ctx, &upstream.secrets, n).await,
             // Returning drops the upstream request, which sends it `notifications/cancelled`.
             _ = ctx.cancelled() => {
                 tracing::debug!(upstream = %name, tool, "cancelled downstream; cancelling upstream");
@@ -276,10 +280,10 @@ pub async fn get_prompt(
     args: PromptArgs,
     ctx: Context,
 ) -> Result<GetPromptResult, ErrorObject> {
-    let client = upstream.client()?;
+    let Link { client, callers } = upstream.link(&ctx).await?;
     let name = &upstream.config.name;
     let opts = caller_options(upstream, &ctx);
-    let _caller = upstream.callers.enter(ctx.clone());
+    let _caller = callers.enter(ctx.clone());
     tokio::select! {
         r = client.get_prompt_with(prompt, args, &opts) => r.map_err(|e| rpc_error(e, name)),
         _ = ctx.cancelled() => Err(ErrorObject::internal("cancelled")),
@@ -292,10 +296,10 @@ pub async fn read_resource(
     uri: &str,
     ctx: Context,
 ) -> Result<ReadResourceResult, ErrorObject> {
-    let client = upstream.client()?;
+    let Link { client, callers } = upstream.link(&ctx).await?;
     let name = &upstream.config.name;
     let opts = caller_options(upstream, &ctx);
-    let _caller = upstream.callers.enter(ctx.clone());
+    let _caller = callers.enter(ctx.clone());
     tokio::select! {
         r = client.read_resource_with(uri, &opts) => r.map_err(|e| rpc_error(e, name)),
         _ = ctx.cancelled() => Err(ErrorObject::internal("cancelled")),
@@ -308,7 +312,7 @@ pub async fn complete(
     params: CompleteParams,
     ctx: Context,
 ) -> Result<CompleteResult, ErrorObject> {
-    let client = upstream.client()?;
+    let client = upstream.link(&ctx).await?.client;
     let name = &upstream.config.name;
     tokio::select! {
         r = client.complete(params) => r.map_err(|e| rpc_error(e, name)),
@@ -338,8 +342,9 @@ async fn next_note(
     }
 }
 
-/// A `notifications/message` of the upstream, to `ctx` when its call is the newest on the upstream.
-async fn relay_log(caller: &CallerGuard, ctx: &Context, n: ServerNotification) {
+/// A `notifications/message` of the upstream, to `ctx` when its call is the one such a message goes to
+/// (see [`crate::upstream::Callers`]), with the upstream's secrets taken out.
+async fn relay_log(caller: &CallerGuard, ctx: &Context, secrets: &Secrets, n: ServerNotification) {
     if n.method != methods::MESSAGE || !caller.is_newest() {
         return;
     }
@@ -347,6 +352,7 @@ async fn relay_log(caller: &CallerGuard, ctx: &Context, n: ServerNotification) {
         .params
         .and_then(|p| serde_json::from_value::<LoggingMessageParams>(p).ok())
     {
+        let p = secrets.redact_log(p);
         ctx.log(p.level, p.logger.as_deref(), p.data).await;
     }
 }
