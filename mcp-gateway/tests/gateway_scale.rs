@@ -14,14 +14,14 @@ use std::process::Command;
 
 const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
 
-/// `mcp-gateway --config <dir>/gateway.json --http 127.0.0.1:P --redis URL`, its one upstream a
+/// `mcp-gateway --config <dir>/gateway-<port>.json --http 127.0.0.1:P --redis URL`, its one upstream a
 /// stdio everything-server.
 fn gateway() -> Launch {
     let everything = common::example_bin("everything-server");
     Box::new(move |port, redis, dir| {
-        let config = dir.join("gateway.json");
+        let config = dir.join(format!("gateway-{port}.json"));
         let body = json!({"mcpServers": {"everything": {"command": everything, "args": []}}});
-        std::fs::write(&config, body.to_string()).expect("gateway.json");
+        std::fs::write(&config, body.to_string()).expect("the gateway's config");
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_mcp-gateway"));
         cmd.arg("--config")
             .arg(&config)
@@ -55,7 +55,10 @@ async fn post(url: &str, body: &str, session: Option<&str>) -> (u16, String, Opt
             .and_then(|v| v.to_str().ok())
             .map(str::to_string)
     };
-    let upstream = header("x-upstream").unwrap_or_default();
+    // The instance that answered (nginx lists every one it tried).
+    let upstream = header("x-upstream")
+        .and_then(|u| u.rsplit(", ").next().map(str::to_string))
+        .unwrap_or_default();
     let sid = header("mcp-session-id");
     let text = r.text().await.unwrap_or_default();
     let answer = serde_json::from_str(&text).unwrap_or_else(|_| {
