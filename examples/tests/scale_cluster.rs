@@ -548,7 +548,10 @@ async fn a_list_change_on_one_instance_reaches_listeners_on_another() {
     .await;
     let (status, v, _) = answer(r).await;
     assert_eq!(status, 200, "{v}");
-    assert_eq!(v["result"]["content"][0]["text"], "Mutation triggered", "{v}");
+    assert_eq!(
+        v["result"]["content"][0]["text"], "Mutation triggered",
+        "{v}"
+    );
     let r = post(
         &c,
         &call(7, "test_trigger_prompt_change", json!({})),
@@ -614,11 +617,20 @@ async fn the_redis_task_store_bounds_unfinished_tasks_per_owner() {
         }
         other => panic!("not refused: {other:?}"),
     };
-    store.create(record("a1", "alice", now, 60_000)).await.unwrap();
-    store.create(record("a2", "alice", now, 60_000)).await.unwrap();
+    store
+        .create(record("a1", "alice", now, 60_000))
+        .await
+        .unwrap();
+    store
+        .create(record("a2", "alice", now, 60_000))
+        .await
+        .unwrap();
     full(store.create(record("a3", "alice", now, 60_000)).await);
     // Another owner has its own allowance.
-    store.create(record("b1", "bob", now, 60_000)).await.unwrap();
+    store
+        .create(record("b1", "bob", now, 60_000))
+        .await
+        .unwrap();
     // A finished task frees its slot, and so does a deleted one.
     let finish = TaskUpdate::Finish {
         status: TaskStatus::Completed,
@@ -626,14 +638,29 @@ async fn the_redis_task_store_bounds_unfinished_tasks_per_owner() {
         message: None,
     };
     store.update("a1", finish, now + 1).await.unwrap();
-    store.create(record("a3", "alice", now, 60_000)).await.unwrap();
+    store
+        .create(record("a3", "alice", now, 60_000))
+        .await
+        .unwrap();
     full(store.create(record("a4", "alice", now, 60_000)).await);
     assert!(store.delete("a2").await.unwrap());
-    store.create(record("a4", "alice", now, 60_000)).await.unwrap();
+    store
+        .create(record("a4", "alice", now, 60_000))
+        .await
+        .unwrap();
     full(store.create(record("a5", "alice", now, 60_000)).await);
     // An unfinished task past its lifetime never finishes: it stops counting.
-    store.create(record("c1", "carol", now - 10_000, 1_000)).await.unwrap();
-    store.create(record("c2", "carol", now, 60_000)).await.unwrap();
-    store.create(record("c3", "carol", now, 60_000)).await.unwrap();
+    store
+        .create(record("c1", "carol", now - 10_000, 1_000))
+        .await
+        .unwrap();
+    store
+        .create(record("c2", "carol", now, 60_000))
+        .await
+        .unwrap();
+    store
+        .create(record("c3", "carol", now, 60_000))
+        .await
+        .unwrap();
     full(store.create(record("c4", "carol", now, 60_000)).await);
 }

@@ -36,7 +36,11 @@ fn gateway() -> Launch {
 
 /// POSTs one message; the status, the instance nginx picked, and the JSON-RPC answer (JSON, or the
 /// last event of an SSE answer).
-async fn post(url: &str, body: &str, session: Option<&str>) -> (u16, String, Option<String>, Value) {
+async fn post(
+    url: &str,
+    body: &str,
+    session: Option<&str>,
+) -> (u16, String, Option<String>, Value) {
     let mut req = reqwest::Client::new()
         .post(url)
         .header("content-type", "application/json")

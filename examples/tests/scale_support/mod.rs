@@ -145,12 +145,7 @@ impl Cluster {
     }
 
     /// Like [`Cluster::start_with`], with each instance started by `launch`.
-    pub fn launching(
-        test: &str,
-        instances: usize,
-        redis: bool,
-        launch: Launch,
-    ) -> Option<Cluster> {
+    pub fn launching(test: &str, instances: usize, redis: bool, launch: Launch) -> Option<Cluster> {
         let (redis_bin, nginx_bin) = peers(test)?;
         let dir = std::env::temp_dir().join(format!(
             "mcp-scale-{}-{}-{}",
@@ -212,12 +207,16 @@ impl Cluster {
     fn spawn_instance(&self, inst: &Instance) -> Proc {
         let log = std::fs::File::create(&inst.log).expect("instance log");
         let redis = format!("redis://127.0.0.1:{}", self.redis_port);
-        let child = (self.launch)(inst.port, self.use_redis.then_some(redis.as_str()), &self.dir)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("the instance starts");
+        let child = (self.launch)(
+            inst.port,
+            self.use_redis.then_some(redis.as_str()),
+            &self.dir,
+        )
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .expect("the instance starts");
         Proc(child)
     }
 
@@ -301,11 +300,7 @@ pub fn nginx_conf(dir: &Path, port: u16, instances: &[Instance]) -> String {
     let d = dir.display();
     use std::os::unix::fs::MetadataExt;
     let root = std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0);
-    let user = if root {
-        "user root;\n"
-    } else {
-        ""
-    };
+    let user = if root { "user root;\n" } else { "" };
     let servers: String = instances
         .iter()
         .map(|i| {

@@ -142,7 +142,9 @@ mod tests {
         let changed = BusMessage {
             origin: "y".into(),
             event: BusEvent::ServerChanged {
-                change: ServerChange::ResourceUpdated { uri: "a://b".into() },
+                change: ServerChange::ResourceUpdated {
+                    uri: "a://b".into(),
+                },
             },
         };
         let json = serde_json::to_string(&changed).unwrap();

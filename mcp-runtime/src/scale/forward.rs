@@ -108,20 +108,33 @@ mod tests {
         });
         let mut all = bus.subscribe();
         a.publish(ServerChange::ToolsListChanged);
-        b.publish(ServerChange::ResourceUpdated { uri: "x://1".into() });
+        b.publish(ServerChange::ResourceUpdated {
+            uri: "x://1".into(),
+        });
         a.publish(ServerChange::PromptsListChanged);
         for _ in 0..3 {
             let m = tokio::time::timeout(Duration::from_secs(5), all.recv()).await;
-            assert!(matches!(m, Ok(Ok(BusMessage { event: BusEvent::ServerChanged { .. }, .. }))));
+            assert!(matches!(
+                m,
+                Ok(Ok(BusMessage {
+                    event: BusEvent::ServerChanged { .. },
+                    ..
+                }))
+            ));
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
         assert_eq!(
             *seen_b.lock().unwrap(),
-            vec![ServerChange::ToolsListChanged, ServerChange::PromptsListChanged]
+            vec![
+                ServerChange::ToolsListChanged,
+                ServerChange::PromptsListChanged
+            ]
         );
         assert_eq!(
             *seen_a.lock().unwrap(),
-            vec![ServerChange::ResourceUpdated { uri: "x://1".into() }]
+            vec![ServerChange::ResourceUpdated {
+                uri: "x://1".into()
+            }]
         );
         // Nothing was published again by the instance that heard it: only the three changes were sent.
         assert!(all.try_recv().is_err());

@@ -352,9 +352,12 @@ impl ServerInner {
             C::ToolsListChanged => {
                 self.broadcast(methods::TOOLS_LIST_CHANGED, None, |_| true, |f| f.tools())
             }
-            C::PromptsListChanged => {
-                self.broadcast(methods::PROMPTS_LIST_CHANGED, None, |_| true, |f| f.prompts())
-            }
+            C::PromptsListChanged => self.broadcast(
+                methods::PROMPTS_LIST_CHANGED,
+                None,
+                |_| true,
+                |f| f.prompts(),
+            ),
             C::ResourcesListChanged => self.broadcast(
                 methods::RESOURCES_LIST_CHANGED,
                 None,
@@ -645,7 +648,9 @@ impl Server {
     /// the listen streams watching it.
     pub fn notify_resource_updated(&self, uri: &str) {
         self.inner
-            .change(crate::scale::ServerChange::ResourceUpdated { uri: uri.to_string() });
+            .change(crate::scale::ServerChange::ResourceUpdated {
+                uri: uri.to_string(),
+            });
     }
 
     /// Serves one session over any byte stream until its input ends.

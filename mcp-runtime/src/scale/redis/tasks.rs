@@ -125,7 +125,11 @@ impl TaskStore for RedisTaskStore {
                 .arg(self.limits.max_tasks)
                 .arg(&record.id)
                 .arg(record.created_at_ms)
-                .arg(if record.status.is_terminal() { "0" } else { "1" })
+                .arg(if record.status.is_terminal() {
+                    "0"
+                } else {
+                    "1"
+                })
                 .arg(self.limits.max_active_per_owner)
                 .invoke_async(&mut self.conn.clone())
                 .await
@@ -180,7 +184,11 @@ impl TaskStore for RedisTaskStore {
                     .arg(old)
                     .arg(to_json(&record)?)
                     .arg(id)
-                    .arg(if record.status.is_terminal() { "1" } else { "0" })
+                    .arg(if record.status.is_terminal() {
+                        "1"
+                    } else {
+                        "0"
+                    })
                     .invoke_async(&mut self.conn.clone())
                     .await
                     .map_err(backend)?;
