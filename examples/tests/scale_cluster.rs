@@ -2,12 +2,13 @@
 //! they share, all real processes on loopback (see `scale_support`): a handshake-era session follows
 //! its client from instance to instance, an SSE stream resumes on another instance after its own was
 //! killed with every event exactly once, a task started on one instance is polled and cancelled on
-//! others, and a Redis restart fails requests cleanly (JSON-RPC errors, no crash) until it is back.
+//! others, a list change made on one instance reaches the listen and GET streams another holds, and a
+//! Redis restart fails requests cleanly (JSON-RPC errors, no crash) until it is back.
 
 mod http_support;
 mod scale_support;
 
-use http_support::{call, post, RawEvent, INIT};
+use http_support::{call, post, post26, read_events, RawEvent, INIT};
 use scale_support::Cluster;
 use serde_json::{json, Value};
 use std::collections::{BTreeSet, HashSet};
@@ -482,4 +483,184 @@ async fn a_redis_restart_fails_requests_cleanly_and_they_recover() {
         }
     }
     assert!(cluster.all_alive());
+}
+
+/// Reads `resp` until an event's method is `until`; the methods seen, in order.
+async fn methods_until(resp: &mut reqwest::Response, until: &str) -> Vec<String> {
+    read_events(resp, |e| {
+        e.iter()
+            .any(|e| !e.data.is_empty() && e.json()["method"] == until)
+    })
+    .await
+    .iter()
+    .filter(|e| !e.data.is_empty())
+    .filter_map(|e| e.json()["method"].as_str().map(str::to_string))
+    .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_list_change_on_one_instance_reaches_listeners_on_another() {
+    let Some(mut cluster) = Cluster::start("listen", 3) else {
+        return;
+    };
+    let [a, b, c] = [0, 1, 2].map(|i| Cluster::direct_url(&cluster.instances[i]));
+
+    // A 2026-07-28 listener on instance A.
+    let mut listen = post26(
+        &a,
+        "subscriptions/listen",
+        json!({"notifications": {"toolsListChanged": true, "promptsListChanged": true}}),
+        &[],
+    )
+    .await;
+    assert_eq!(listen.status(), 200);
+    let first = read_events(&mut listen, |e| e.iter().any(|e| !e.data.is_empty())).await;
+    let ack = first.iter().find(|e| !e.data.is_empty()).unwrap().json();
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+
+    // A handshake-era session begun on A, its GET stream held by A.
+    let r = post(&a, INIT, None, &[]).await;
+    assert_eq!(r.status(), 200);
+    let sid = r.headers()["mcp-session-id"].to_str().unwrap().to_string();
+    let _ = r.bytes().await;
+    let r = post(&a, http_support::INITIALIZED, Some(&sid), &[]).await;
+    assert_eq!(r.status(), 202);
+    let mut get = http_support::http()
+        .get(&a)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &sid)
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(get.status(), 200);
+    // The listener is registered once its acknowledgement is out; give the GET stream a moment too.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+
+    // The tool list changes on B (a 2026 call), then the prompt list on C (through the session, which
+    // C restores from Redis).
+    let r = post26(
+        &b,
+        "tools/call",
+        json!({"name": "test_trigger_tool_change", "arguments": {}}),
+        &[],
+    )
+    .await;
+    let (status, v, _) = answer(r).await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(
+        v["result"]["content"][0]["text"], "Mutation triggered",
+        "{v}"
+    );
+    let r = post(
+        &c,
+        &call(7, "test_trigger_prompt_change", json!({})),
+        Some(&sid),
+        &[],
+    )
+    .await;
+    let (status, v, _) = answer(r).await;
+    assert_eq!(status, 200, "{v}");
+
+    // Each stream on A hears each change once, in order.
+    let want = [
+        "notifications/tools/list_changed",
+        "notifications/prompts/list_changed",
+    ];
+    let heard = methods_until(&mut listen, want[1]).await;
+    assert_eq!(heard, want, "the listen stream on A");
+    let heard = methods_until(&mut get, want[1]).await;
+    assert_eq!(heard, want, "the GET stream on A");
+    assert!(cluster.all_alive());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_redis_task_store_bounds_unfinished_tasks_per_owner() {
+    use mcp_runtime::protocol::TaskStatus;
+    use mcp_runtime::scale::redis::{RedisConfig, RedisStores};
+    use mcp_runtime::server::tasks::{
+        StoreError, TaskEra, TaskOutcome, TaskRecord, TaskStore, TaskUpdate,
+    };
+    use mcp_runtime::server::TaskLimits;
+
+    let Some(cluster) = Cluster::start("task-limits", 1) else {
+        return;
+    };
+    let mut config = RedisConfig::new(format!("redis://127.0.0.1:{}", cluster.redis_port));
+    config.prefix = "limits:".into();
+    config.task_limits = TaskLimits {
+        max_active_per_owner: 2,
+        ..TaskLimits::default()
+    };
+    let store = RedisStores::connect(config).await.unwrap().tasks;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let record = |id: &str, owner: &str, created: u64, ttl: u64| TaskRecord {
+        id: id.into(),
+        owner: owner.into(),
+        era: TaskEra::Extension,
+        tool: "t".into(),
+        status: TaskStatus::Working,
+        status_message: None,
+        created_at_ms: created,
+        last_updated_at_ms: created,
+        ttl_ms: ttl,
+        poll_interval_ms: 500,
+        input_requests: Default::default(),
+        outcome: None,
+    };
+    let full = |r: Result<(), StoreError>| match r {
+        Err(StoreError::Full { what, limit }) => {
+            assert_eq!((what, limit), ("unfinished tasks of one client", 2));
+        }
+        other => panic!("not refused: {other:?}"),
+    };
+    store
+        .create(record("a1", "alice", now, 60_000))
+        .await
+        .unwrap();
+    store
+        .create(record("a2", "alice", now, 60_000))
+        .await
+        .unwrap();
+    full(store.create(record("a3", "alice", now, 60_000)).await);
+    // Another owner has its own allowance.
+    store
+        .create(record("b1", "bob", now, 60_000))
+        .await
+        .unwrap();
+    // A finished task frees its slot, and so does a deleted one.
+    let finish = TaskUpdate::Finish {
+        status: TaskStatus::Completed,
+        outcome: TaskOutcome::Result(serde_json::value::to_raw_value(&json!({})).unwrap()),
+        message: None,
+    };
+    store.update("a1", finish, now + 1).await.unwrap();
+    store
+        .create(record("a3", "alice", now, 60_000))
+        .await
+        .unwrap();
+    full(store.create(record("a4", "alice", now, 60_000)).await);
+    assert!(store.delete("a2").await.unwrap());
+    store
+        .create(record("a4", "alice", now, 60_000))
+        .await
+        .unwrap();
+    full(store.create(record("a5", "alice", now, 60_000)).await);
+    // An unfinished task past its lifetime never finishes: it stops counting.
+    store
+        .create(record("c1", "carol", now - 10_000, 1_000))
+        .await
+        .unwrap();
+    store
+        .create(record("c2", "carol", now, 60_000))
+        .await
+        .unwrap();
+    store
+        .create(record("c3", "carol", now, 60_000))
+        .await
+        .unwrap();
+    full(store.create(record("c4", "carol", now, 60_000)).await);
 }

@@ -134,6 +134,9 @@ pub struct Config {
     pub discovery: bool,
     /// Tools of the gateway's own that call upstream tools in steps (see [`crate::composite`]).
     pub composites: Vec<Composite>,
+    /// `gateway.redis`: the Redis URL where several gateway instances keep their downstream sessions,
+    /// event logs and tasks (the `--redis` flag overrides it).
+    pub redis: Option<String>,
 }
 
 /// A tool declared in the config whose steps call upstream tools, each with arguments taken from the
@@ -215,6 +218,9 @@ struct RawGateway {
     /// List the discovery meta-tools instead of every tool.
     #[serde(default)]
     discovery: bool,
+    /// Where several instances share their downstream sessions (`redis://host:port`).
+    #[serde(default)]
+    redis: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -367,6 +373,7 @@ impl Config {
             prefixing,
             composites,
             discovery: raw.gateway.discovery,
+            redis: raw.gateway.redis,
         })
     }
 }

@@ -117,6 +117,15 @@ impl Gateway {
     /// (failed ones are retried in the background). Never fails: an upstream that cannot start is
     /// reported (tracing) and its tools appear when it comes up.
     pub async fn start(config: Config) -> Gateway {
+        Gateway::start_with_tasks(config, None).await
+    }
+
+    /// [`Gateway::start`], with the downstream tasks kept in `tasks` (a store that several gateway
+    /// instances share, such as [`mcp_runtime::scale::redis::RedisTaskStore`]) instead of memory.
+    pub async fn start_with_tasks(
+        config: Config,
+        tasks: Option<Arc<dyn mcp_runtime::server::TaskStore>>,
+    ) -> Gateway {
         let prefixed = match config.prefixing {
             Prefixing::Always => true,
             Prefixing::Never => false,
@@ -165,6 +174,10 @@ impl Gateway {
                         gw.complete(params, ctx).await
                     }
                 });
+            let server = match tasks {
+                Some(store) => server.task_store(store),
+                None => server,
+            };
             let server = meta
                 .into_iter()
                 .flatten()

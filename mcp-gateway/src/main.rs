@@ -1,6 +1,8 @@
-//! `mcp-gateway --config FILE [--http ADDR] [--discovery]`: serves the configured upstreams as one MCP server, over
-//! stdio (the default) or Streamable HTTP at `http://ADDR/mcp` (with the legacy `/sse` beside it, and
-//! `/health` and `/metrics` for operations).
+//! `mcp-gateway --config FILE [--http ADDR [--redis URL]] [--discovery]`: serves the configured upstreams
+//! as one MCP server, over stdio (the default) or Streamable HTTP at `http://ADDR/mcp` (with the legacy
+//! `/sse` beside it, and `/health` and `/metrics` for operations). With `--redis` (or `gateway.redis` in
+//! the file), several instances behind a load balancer share their downstream sessions, event logs and
+//! tasks in Redis (see docs/deploy.md).
 
 use clap::Parser;
 use mcp_gateway::{Config, Gateway};
@@ -25,6 +27,11 @@ struct Args {
     /// I/O, and handing each message between threads costs more than it saves. 0: one per core.
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// With --http: keep downstream sessions, SSE event logs and tasks in this Redis
+    /// (`redis://127.0.0.1:6379`), so that several instances behind a load balancer serve any request.
+    /// Overrides `gateway.redis` in the config file.
+    #[arg(long, value_name = "URL")]
+    redis: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -64,8 +71,29 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let redis = args.redis.clone().or_else(|| config.redis.clone());
+    if redis.is_some() && args.http.is_none() {
+        eprintln!("mcp-gateway: --redis (or gateway.redis) needs --http: stdio serves one client");
+        return ExitCode::from(2);
+    }
     rt.block_on(async move {
-        let gateway = Gateway::start(config).await;
+        let stores = match redis {
+            None => None,
+            Some(url) => {
+                let config = mcp_runtime::scale::redis::RedisConfig::new(url.clone());
+                match mcp_runtime::scale::redis::RedisStores::connect(config).await {
+                    Ok(s) => Some(s),
+                    Err(e) => {
+                        eprintln!("mcp-gateway: --redis {url}: {e}");
+                        return ExitCode::FAILURE;
+                    }
+                }
+            }
+        };
+        let tasks = stores
+            .as_ref()
+            .map(|s| s.tasks.clone() as std::sync::Arc<dyn mcp_runtime::server::TaskStore>);
+        let gateway = Gateway::start_with_tasks(config, tasks).await;
         for s in gateway.status() {
             tracing::info!(upstream = %s.name, state = s.state, tools = s.tools, "upstream");
         }
@@ -75,6 +103,7 @@ fn main() -> ExitCode {
                 tracing::info!("serving http://{addr}/mcp (and /health, /metrics)");
                 let config = mcp_runtime::http::HttpConfig {
                     extra_routes: Some(mcp_gateway::ops::routes(&gateway)),
+                    shared: stores.map(|s| s.shared),
                     ..Default::default()
                 };
                 mcp_runtime::http::serve_http(gateway.server().clone(), addr, config, async {

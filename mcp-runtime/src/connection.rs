@@ -189,6 +189,10 @@ pub(crate) struct Shared {
     out: mpsc::Sender<Outgoing>,
     pending: Mutex<Pending>,
     next_id: AtomicI64,
+    /// Set when the peer's session is shared by several instances: this instance's ids are strings
+    /// under its own prefix, so that a client's answer, which any instance may receive and pass on,
+    /// matches the one request it answers.
+    id_prefix: std::sync::OnceLock<Arc<str>>,
     pub(crate) cancels: Arc<CancelRegistry>,
     /// Requests running at once.
     limit: Arc<Semaphore>,
@@ -255,6 +259,7 @@ impl Peer {
                 closed: None,
             }),
             next_id: AtomicI64::new(0),
+            id_prefix: std::sync::OnceLock::new(),
             cancels: Arc::new(CancelRegistry::default()),
             limit: Arc::new(Semaphore::new(config.max_concurrent_requests.max(1))),
             queue: Arc::new(Semaphore::new(config.max_concurrent_requests.max(1) * 2)),
@@ -340,9 +345,20 @@ impl Peer {
         }
     }
 
-    /// A fresh request id, unique on this connection.
+    /// A fresh request id, unique on this connection (and across instances once
+    /// [`Peer::set_id_prefix`] gave it a prefix).
     pub fn next_id(&self) -> RequestId {
-        RequestId::Number(self.shared.next_id.fetch_add(1, Ordering::Relaxed))
+        let n = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
+        match self.shared.id_prefix.get() {
+            Some(p) => RequestId::String(format!("{p}{n}").into()),
+            None => RequestId::Number(n),
+        }
+    }
+
+    /// From now on, ids are strings `<prefix><n>` (set once; later calls are ignored): for a session
+    /// that several instances serve, each with its own counter.
+    pub(crate) fn set_id_prefix(&self, prefix: &str) {
+        let _ = self.shared.id_prefix.set(prefix.into());
     }
 
     /// Sends a request and waits for its result. Dropping the future cancels the request

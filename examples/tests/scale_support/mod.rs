@@ -1,7 +1,9 @@
 //! A deployment on loopback for the scale tests: `redis-server` and `nginx` from the system's packages,
-//! several `everything-server --http --redis` instances, and nginx in front of them (round-robin, no
-//! stickiness, no buffering), every file in a temporary directory and every process killed on drop (nginx stopped).
-//! Without redis-server or nginx a test says it skipped, unless MCP_PEERS_REQUIRED=1 (then it fails).
+//! several instances of an HTTP server (`everything-server --http --redis` by default, or what a
+//! [`Launch`] starts: the gateway's tests include this module and start `mcp-gateway`), and nginx in
+//! front of them (round-robin, no stickiness, no buffering), every file in a temporary directory and
+//! every process killed on drop (nginx stopped). Without redis-server or nginx a test says it skipped,
+//! unless MCP_PEERS_REQUIRED=1 (then it fails).
 
 #![allow(dead_code)]
 
@@ -104,7 +106,30 @@ fn wait_listening(port: u16, what: &str, dir: &Path) {
     );
 }
 
-/// One instance of everything-server.
+/// The command of one instance: given its port and the Redis URL (when the cluster has Redis) and the
+/// cluster's directory, a command that serves HTTP on `127.0.0.1:<port>/mcp` (its stderr goes to the
+/// instance's log).
+pub type Launch = Box<dyn Fn(u16, Option<&str>, &Path) -> Command>;
+
+/// `everything-server --http --port P [--redis URL] --state-keys ...` (in the examples' tests only).
+pub fn everything_server() -> Launch {
+    Box::new(|port, redis, _dir| {
+        // Set when the package under test is `examples` (the gateway's tests bring their own Launch).
+        let Some(bin) = option_env!("CARGO_BIN_EXE_everything-server") else {
+            panic!("everything-server is not a binary of the package under test");
+        };
+        let mut cmd = Command::new(bin);
+        cmd.args(["--http", "--port", &port.to_string()]);
+        if let Some(url) = redis {
+            cmd.arg("--redis").arg(url);
+        }
+        cmd.args(["--state-keys", STATE_KEYS])
+            .env("RUST_LOG", "warn,mcp_runtime::server::tasks=debug");
+        cmd
+    })
+}
+
+/// One instance of the served program.
 pub struct Instance {
     pub port: u16,
     pub proc: Option<Proc>,
@@ -123,6 +148,7 @@ pub struct Cluster {
     pub port: u16,
     /// The endpoint through nginx.
     pub url: String,
+    launch: Launch,
 }
 
 impl Cluster {
@@ -134,6 +160,11 @@ impl Cluster {
     /// Like [`Cluster::start`]; without `redis`, the instances share nothing (one instance behind
     /// nginx, or 2026-07-28 requests only).
     pub fn start_with(test: &str, instances: usize, redis: bool) -> Option<Cluster> {
+        Cluster::launching(test, instances, redis, everything_server())
+    }
+
+    /// Like [`Cluster::start_with`], with each instance started by `launch`.
+    pub fn launching(test: &str, instances: usize, redis: bool, launch: Launch) -> Option<Cluster> {
         let (redis_bin, nginx_bin) = peers(test)?;
         let dir = std::env::temp_dir().join(format!(
             "mcp-scale-{}-{}-{}",
@@ -152,6 +183,7 @@ impl Cluster {
             nginx: None,
             port: 0,
             url: String::new(),
+            launch,
         };
         if redis {
             c.start_redis();
@@ -168,7 +200,7 @@ impl Cluster {
             c.instances.push(inst);
         }
         for inst in &c.instances {
-            wait_listening(inst.port, "everything-server", &c.dir);
+            wait_listening(inst.port, "an instance", &c.dir);
         }
         c.port = free_port();
         c.url = format!("http://127.0.0.1:{}/mcp", c.port);
@@ -193,20 +225,17 @@ impl Cluster {
 
     fn spawn_instance(&self, inst: &Instance) -> Proc {
         let log = std::fs::File::create(&inst.log).expect("instance log");
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_everything-server"));
-        cmd.args(["--http", "--port", &inst.port.to_string()]);
-        if self.use_redis {
-            cmd.arg("--redis")
-                .arg(format!("redis://127.0.0.1:{}", self.redis_port));
-        }
-        let child = cmd
-            .args(["--state-keys", STATE_KEYS])
-            .env("RUST_LOG", "warn,mcp_runtime::server::tasks=debug")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("everything-server starts");
+        let redis = format!("redis://127.0.0.1:{}", self.redis_port);
+        let child = (self.launch)(
+            inst.port,
+            self.use_redis.then_some(redis.as_str()),
+            &self.dir,
+        )
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(log)
+        .spawn()
+        .expect("the instance starts");
         Proc(child)
     }
 
@@ -290,11 +319,9 @@ impl Drop for Cluster {
 /// in `X-Upstream`.
 pub fn nginx_conf(dir: &Path, port: u16, instances: &[Instance]) -> String {
     let d = dir.display();
-    let user = if unsafe { libc::geteuid() } == 0 {
-        "user root;\n"
-    } else {
-        ""
-    };
+    use std::os::unix::fs::MetadataExt;
+    let root = std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0);
+    let user = if root { "user root;\n" } else { "" };
     let servers: String = instances
         .iter()
         .map(|i| {

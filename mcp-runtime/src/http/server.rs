@@ -289,7 +289,7 @@ impl StreamableHttpService {
                         match shared.sessions.get(&session, shared.ttl).await {
                             Ok(Some(r)) => {
                                 if let Some(state) = &s.state {
-                                    state.set_log_level(r.log_level);
+                                    state.follow_record(&r);
                                 }
                             }
                             Ok(None) => {}
@@ -629,6 +629,9 @@ impl StreamableHttpService {
             .filter(|_| self.inner.config.stateful);
         let s = match shared {
             Some(stores) => {
+                // The session's requests to the client are counted per instance: the prefix keeps
+                // their ids apart, since the answer may reach every instance that serves the session.
+                peer.set_id_prefix(&format!("{}-", self.inner.origin));
                 let (state, handler) = self
                     .inner
                     .server
@@ -774,7 +777,11 @@ impl StreamableHttpService {
         let msg = framing::decode(body);
         let is_init =
             matches!(&msg, Incoming::Request { method, .. } if method == methods::INITIALIZE);
-        let sets_level = matches!(&msg, Incoming::Request { method, .. } if method == methods::LOGGING_SET_LEVEL);
+        // What changes the session's record: the other instances read it again.
+        let sets_level = matches!(&msg, Incoming::Request { method, .. }
+            if method == methods::LOGGING_SET_LEVEL
+                || method == methods::RESOURCES_SUBSCRIBE
+                || method == methods::RESOURCES_UNSUBSCRIBE);
         // What may concern a request another instance runs or sent.
         let for_others = self.inner.config.shared.is_some()
             && match &msg {

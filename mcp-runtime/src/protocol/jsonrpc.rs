@@ -7,7 +7,8 @@ use std::sync::Arc;
 /// A request id: a string or an integer, never null, echoed with its exact type (`"1"` is not `1`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum RequestId {
-    /// An integer id (the runtime's own requests use these, counting up from 0).
+    /// An integer id (the runtime's own requests use these, counting up from 0, except on a session
+    /// shared by several instances, whose ids are strings with the instance's prefix).
     Number(i64),
     /// A string id, echoed exactly.
     String(Arc<str>),

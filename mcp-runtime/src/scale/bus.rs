@@ -41,6 +41,29 @@ pub enum BusEvent {
         /// The task's id.
         task: String,
     },
+    /// Something changed that every session and `subscriptions/listen` stream may need to hear of:
+    /// each other instance tells its own (never passing it on again).
+    ServerChanged {
+        /// What changed.
+        change: ServerChange,
+    },
+}
+
+/// A change of the server that its clients are notified of, wherever their stream is held.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "what", rename_all = "snake_case")]
+pub enum ServerChange {
+    /// `notifications/tools/list_changed`.
+    ToolsListChanged,
+    /// `notifications/prompts/list_changed`.
+    PromptsListChanged,
+    /// `notifications/resources/list_changed`.
+    ResourcesListChanged,
+    /// `notifications/resources/updated`, to the sessions and listen streams watching the URI.
+    ResourceUpdated {
+        /// The resource's URI.
+        uri: String,
+    },
 }
 
 /// One message on the bus: the event, and the instance that sent it (so that it can ignore its own).
@@ -116,5 +139,19 @@ mod tests {
             json,
             r#"{"origin":"x","event":{"kind":"task_cancelled","task":"t"}}"#
         );
+        let changed = BusMessage {
+            origin: "y".into(),
+            event: BusEvent::ServerChanged {
+                change: ServerChange::ResourceUpdated {
+                    uri: "a://b".into(),
+                },
+            },
+        };
+        let json = serde_json::to_string(&changed).unwrap();
+        assert_eq!(
+            json,
+            r#"{"origin":"y","event":{"kind":"server_changed","change":{"what":"resource_updated","uri":"a://b"}}}"#
+        );
+        assert_eq!(serde_json::from_str::<BusMessage>(&json).unwrap(), changed);
     }
 }

@@ -15,17 +15,21 @@
 //!   sees of that session;
 //! - an SSE event is written to the event log before it is sent to the client, so a client that
 //!   resumes on another instance gets every event after its `Last-Event-ID` exactly once;
+//! - a server change (a list changed, a resource updated) is told to this instance's sessions and
+//!   listen streams at once and published on the bus through a bounded queue, off the request's path;
+//!   another instance tells its own and never publishes it again, so nothing loops;
 //! - a store that cannot be reached fails the request that needed it with a JSON-RPC error; nothing
 //!   panics, and the next request tries again.
 
 pub mod bus;
 pub mod events;
+pub(crate) mod forward;
 #[cfg(feature = "redis")]
 pub mod redis;
 pub mod session;
 
 pub use crate::server::tasks::StoreError;
-pub use bus::{Bus, BusEvent, BusMessage, MemoryBus};
+pub use bus::{Bus, BusEvent, BusMessage, MemoryBus, ServerChange};
 pub use events::{EventStore, MemoryEventStore, Replay, StreamEvent};
 pub use session::{MemorySessionStore, SessionRecord, SessionStore};
 

@@ -30,6 +30,10 @@ pub struct SessionRecord {
     pub principal: Option<String>,
     /// What the session's own tasks are filed under in the task store.
     pub task_owner: String,
+    /// The resource URIs the client subscribed to (`resources/subscribe`), so that the instance
+    /// holding the session's GET stream sends it the updates, whichever instance took the subscription.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub subscriptions: Vec<String>,
 }
 
 /// Keeps session records. Each method is one atomic operation (one round trip for a remote store).
@@ -149,6 +153,7 @@ mod tests {
             log_level: Some(LoggingLevel::Warning),
             principal: None,
             task_owner: format!("session:{id}"),
+            subscriptions: vec!["file:///a".into()],
         }
     }
 

@@ -146,6 +146,8 @@ pub(crate) struct ServerInner {
     /// Cancelled when the server closes its `subscriptions/listen` streams.
     pub(crate) closing: CancellationToken,
     pub(crate) tasks: tasks::Tasks,
+    /// List changes and resource updates to and from the other instances (when on a bus).
+    forward: crate::scale::forward::Forwarder,
 }
 
 impl ServerInner {
@@ -342,6 +344,40 @@ impl ServerInner {
         }
         self.listeners.notify(method, params.as_ref(), wants);
     }
+
+    /// Tells this instance's sessions and listen streams about `change`.
+    fn deliver(&self, change: &crate::scale::ServerChange) {
+        use crate::scale::ServerChange as C;
+        match change {
+            C::ToolsListChanged => {
+                self.broadcast(methods::TOOLS_LIST_CHANGED, None, |_| true, |f| f.tools())
+            }
+            C::PromptsListChanged => self.broadcast(
+                methods::PROMPTS_LIST_CHANGED,
+                None,
+                |_| true,
+                |f| f.prompts(),
+            ),
+            C::ResourcesListChanged => self.broadcast(
+                methods::RESOURCES_LIST_CHANGED,
+                None,
+                |_| true,
+                |f| f.resources(),
+            ),
+            C::ResourceUpdated { uri } => self.broadcast(
+                methods::RESOURCES_UPDATED,
+                Some(serde_json::json!({ "uri": uri })),
+                |s| s.is_subscribed(uri),
+                |f| f.watches(uri),
+            ),
+        }
+    }
+
+    /// Tells this instance's sessions and listen streams, then the other instances (if on a bus).
+    fn change(&self, change: crate::scale::ServerChange) {
+        self.deliver(&change);
+        self.forward.publish(change);
+    }
 }
 
 /// A page of a list result: `{"<items>": [...], "nextCursor"?: "..."}`.
@@ -489,17 +525,13 @@ impl Server {
     /// for servers whose tools change without [`Server::add_tool`] (a list filtered per user, say).
     pub fn notify_tools_list_changed(&self) {
         self.inner
-            .broadcast(methods::TOOLS_LIST_CHANGED, None, |_| true, |f| f.tools());
+            .change(crate::scale::ServerChange::ToolsListChanged);
     }
 
     /// Tells every session and listen stream that the prompt list changed.
     pub fn notify_prompts_list_changed(&self) {
-        self.inner.broadcast(
-            methods::PROMPTS_LIST_CHANGED,
-            None,
-            |_| true,
-            |f| f.prompts(),
-        );
+        self.inner
+            .change(crate::scale::ServerChange::PromptsListChanged);
     }
 
     /// Ends every open `subscriptions/listen` request gracefully (a complete result), for a shutdown.
@@ -608,23 +640,17 @@ impl Server {
     /// Tells every session and listen stream that the resource list changed
     /// (`notifications/resources/list_changed`).
     pub fn notify_resource_list_changed(&self) {
-        self.inner.broadcast(
-            methods::RESOURCES_LIST_CHANGED,
-            None,
-            |_| true,
-            |f| f.resources(),
-        );
+        self.inner
+            .change(crate::scale::ServerChange::ResourcesListChanged);
     }
 
     /// `notifications/resources/updated`, to the sessions subscribed to this URI (or a parent of it) and
     /// the listen streams watching it.
     pub fn notify_resource_updated(&self, uri: &str) {
-        self.inner.broadcast(
-            methods::RESOURCES_UPDATED,
-            Some(serde_json::json!({ "uri": uri })),
-            |s| s.is_subscribed(uri),
-            |f| f.watches(uri),
-        );
+        self.inner
+            .change(crate::scale::ServerChange::ResourceUpdated {
+                uri: uri.to_string(),
+            });
     }
 
     /// Serves one session over any byte stream until its input ends.
@@ -664,9 +690,21 @@ impl Server {
         (s.clone(), Arc::new(ServerHandler(s)))
     }
 
-    /// Joins the other instances of a deployment on `bus` (tasks cancelled elsewhere stop here).
+    /// Joins the other instances of a deployment on `bus`: tasks cancelled elsewhere stop here, and list
+    /// changes and resource updates made on any instance reach the sessions and listen streams of all.
     pub(crate) fn attach_bus(&self, bus: Arc<dyn crate::scale::Bus>, origin: String) {
-        self.inner.tasks.shared().attach_bus(bus, origin);
+        self.inner
+            .tasks
+            .shared()
+            .attach_bus(bus.clone(), origin.clone());
+        let weak = Arc::downgrade(&self.inner);
+        self.inner.forward.attach(bus, origin, move |change| {
+            let Some(inner) = weak.upgrade() else {
+                return false;
+            };
+            inner.deliver(change);
+            true
+        });
     }
 
     /// The handler of a connection that carries one 2026-07-28 request whose declarations the transport
@@ -942,6 +980,7 @@ impl ServerBuilder {
             listeners: Default::default(),
             closing: CancellationToken::new(),
             tasks: tasks::Tasks::new(self.task_store, self.task_config),
+            forward: Default::default(),
         };
         inner
             .tools

@@ -175,7 +175,21 @@ impl SessionState {
                 .flatten(),
             principal: self.principal().map(str::to_string),
             task_owner: self.tasks.key().to_string(),
+            subscriptions: {
+                let subs = self.subscriptions.lock().unwrap_or_else(|e| e.into_inner());
+                let mut subs: Vec<String> = subs.iter().cloned().collect();
+                subs.sort_unstable();
+                subs
+            },
         })
+    }
+
+    /// What may change in a record after `initialize` (the log level, the subscriptions), as `r` says:
+    /// another instance changed it.
+    pub(crate) fn follow_record(&self, r: &crate::scale::SessionRecord) {
+        self.set_log_level(r.log_level);
+        *self.subscriptions.lock().unwrap_or_else(|e| e.into_inner()) =
+            r.subscriptions.iter().cloned().collect();
     }
 
     /// Takes over a session that `initialize`d on another instance: its state as the record says,
@@ -186,7 +200,7 @@ impl SessionState {
         let _ = self.version.set(version);
         let _ = self.client_caps.set(r.client_capabilities.clone());
         let _ = self.client_info.set(r.client_info.clone());
-        self.set_log_level(r.log_level);
+        self.follow_record(r);
         if let Some(p) = &r.principal {
             self.set_principal(p.clone());
         }

@@ -6,7 +6,8 @@
 //! - `ev:<session>:<stream>`: a stream's events (a list, each `"<seq>\n<event>"`, `end` once finished),
 //!   trimmed to the last `events_per_stream`, with a TTL; `evs:<session>`: the session's streams;
 //! - `task:<id>`: a task record (JSON); `towner:<owner>`: the owner's tasks, oldest first (a sorted set
-//!   by member); `texp`: every task by expiry time;
+//!   by member); `tactive:<owner>`: its unfinished tasks by expiry time (for
+//!   `max_active_per_owner`); `texp`: every task by expiry time;
 //! - the channel `bus`: the [`super::Bus`], one JSON [`super::BusMessage`] per message.
 //!
 //! Every request-path operation is one round trip (a `GETEX`, a pipelined `RPUSH`/`LTRIM`/`PEXPIRE`,

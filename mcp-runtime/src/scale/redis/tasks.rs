@@ -14,26 +14,38 @@ const GRACE: Duration = Duration::from_secs(300);
 /// How often an update retries when another instance changed the record in between.
 const CAS_ATTEMPTS: usize = 16;
 
+// KEYS: task, owner index, expiry index, owner's unfinished tasks. ARGV: record, owner member,
+// expiry (ms), PX, max per owner, max in all, id, now (ms), "1" if unfinished, max unfinished per owner.
+// Unfinished tasks past their expiry never finish: they stop counting.
 const CREATE: &str = r#"
 if redis.call('EXISTS', KEYS[1]) == 1 then return -1 end
 if redis.call('ZCARD', KEYS[3]) >= tonumber(ARGV[6]) then return -2 end
 if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[5]) then return -3 end
+if ARGV[9] == '1' then
+  redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', ARGV[8])
+  if redis.call('ZCARD', KEYS[4]) >= tonumber(ARGV[10]) then return -4 end
+  redis.call('ZADD', KEYS[4], ARGV[3], ARGV[7])
+end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[4])
 redis.call('ZADD', KEYS[2], 0, ARGV[2])
 redis.call('ZADD', KEYS[3], ARGV[3], ARGV[7])
 return 1
 "#;
 
+// KEYS: task, owner's unfinished tasks. ARGV: old record, new record, id, "1" if the new one finished.
 const COMPARE_AND_SET: &str = r#"
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+  if ARGV[4] == '1' then redis.call('ZREM', KEYS[2], ARGV[3]) end
   return 1
 end
 return 0
 "#;
 
-/// [`TaskStore`] on Redis, bounded by [`TaskLimits::max_tasks`] and
-/// [`TaskLimits::max_tasks_per_owner`] (checked atomically with the insert).
+/// [`TaskStore`] on Redis, bounded by [`TaskLimits::max_tasks`], [`TaskLimits::max_tasks_per_owner`]
+/// and [`TaskLimits::max_active_per_owner`] (checked atomically with the insert; a task stops counting
+/// as unfinished when it reaches a terminal status, is deleted, or passes its expiry).
+/// [`TaskLimits::max_bytes`] is left to Redis's own `maxmemory`.
 pub struct RedisTaskStore {
     conn: ConnectionManager,
     prefix: String,
@@ -60,6 +72,10 @@ impl RedisTaskStore {
 
     fn owner_key(&self, owner: &str) -> String {
         format!("{}towner:{owner}", self.prefix)
+    }
+
+    fn active_key(&self, owner: &str) -> String {
+        format!("{}tactive:{owner}", self.prefix)
     }
 
     fn expiry_key(&self) -> String {
@@ -100,6 +116,7 @@ impl TaskStore for RedisTaskStore {
                 .key(self.task_key(&record.id))
                 .key(self.owner_key(&record.owner))
                 .key(self.expiry_key())
+                .key(self.active_key(&record.owner))
                 .arg(json)
                 .arg(member(&record))
                 .arg(record.expires_at_ms())
@@ -107,6 +124,13 @@ impl TaskStore for RedisTaskStore {
                 .arg(self.limits.max_tasks_per_owner)
                 .arg(self.limits.max_tasks)
                 .arg(&record.id)
+                .arg(record.created_at_ms)
+                .arg(if record.status.is_terminal() {
+                    "0"
+                } else {
+                    "1"
+                })
+                .arg(self.limits.max_active_per_owner)
                 .invoke_async(&mut self.conn.clone())
                 .await
                 .map_err(backend)?;
@@ -119,6 +143,10 @@ impl TaskStore for RedisTaskStore {
                 -2 => Err(StoreError::Full {
                     what: "tasks",
                     limit: self.limits.max_tasks,
+                }),
+                -4 => Err(StoreError::Full {
+                    what: "unfinished tasks of one client",
+                    limit: self.limits.max_active_per_owner,
                 }),
                 _ => Err(StoreError::Full {
                     what: "tasks per owner",
@@ -152,8 +180,15 @@ impl TaskStore for RedisTaskStore {
                 let set: i64 = self
                     .cas
                     .key(self.task_key(id))
+                    .key(self.active_key(&record.owner))
                     .arg(old)
                     .arg(to_json(&record)?)
+                    .arg(id)
+                    .arg(if record.status.is_terminal() {
+                        "1"
+                    } else {
+                        "0"
+                    })
                     .invoke_async(&mut self.conn.clone())
                     .await
                     .map_err(backend)?;
@@ -241,6 +276,10 @@ impl TaskStore for RedisTaskStore {
                 pipe.cmd("ZREM")
                     .arg(self.owner_key(&r.owner))
                     .arg(member(r))
+                    .ignore();
+                pipe.cmd("ZREM")
+                    .arg(self.active_key(&r.owner))
+                    .arg(id)
                     .ignore();
             }
             pipe.exec_async(&mut self.conn.clone())
