@@ -59,22 +59,8 @@ pub fn example_bin(name: &str) -> PathBuf {
     dir.join(name)
 }
 
-/// The npm `server-everything` from `.peers`: `None` (the test says it skipped) when it is missing,
-/// unless MCP_PEERS_REQUIRED=1, as in CI.
-pub fn server_everything() -> Option<PathBuf> {
-    let p = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../.peers/node/node_modules/.bin/mcp-server-everything"
-    ));
-    if p.exists() {
-        return Some(p);
-    }
-    if std::env::var("MCP_PEERS_REQUIRED").as_deref() == Ok("1") {
-        panic!("peers missing: run scripts/install-peers.sh");
-    }
-    eprintln!("SKIPPED: server-everything not installed (run scripts/install-peers.sh)");
-    None
-}
+#[allow(unused_imports)] // not every test binary that includes this module uses it
+pub use test_support::server_everything;
 
 pub fn config(json: serde_json::Value) -> Config {
     json.to_string().parse().expect("valid config")
