@@ -10,60 +10,16 @@ use mcp_runtime::protocol::ProgressParams;
 use mcp_runtime::{CallOptions, Client};
 use serde_json::{json, Value};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+use test_support::{free_port, json_after_banner, run, spawn_listening, Spawned};
 
 fn peers() -> Option<PathBuf> {
-    let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.peers"));
-    let ok = p.join("py/bin/python").exists()
-        && p.join("node/node_modules/.bin/mcp-server-everything")
-            .exists();
-    if ok {
-        return Some(p);
-    }
-    if std::env::var("MCP_PEERS_REQUIRED").as_deref() == Ok("1") {
-        panic!("peers missing: run scripts/install-peers.sh");
-    }
-    eprintln!("SKIPPED: peers not installed (run scripts/install-peers.sh)");
-    None
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// A child process killed on drop.
-struct Spawned(Child);
-
-impl Drop for Spawned {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn spawn_listening(cmd: &mut Command, port: u16) -> Spawned {
-    let child = Spawned(
-        cmd.env("PORT", port.to_string())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn"),
-    );
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "{cmd:?} never listened on {port}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    child
+    test_support::peers_with(&[
+        "py/bin/python",
+        "node/node_modules/.bin/mcp-server-everything",
+    ])
 }
 
 fn everything_server() -> (Spawned, u16) {
@@ -75,23 +31,6 @@ fn everything_server() -> (Spawned, u16) {
         ),
         port,
     )
-}
-
-fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().expect("run peer");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed: {}\nstdout: {stdout}\nstderr: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
-}
-
-fn json_after_banner(out: &str) -> Value {
-    let start = out.find('{').unwrap_or_else(|| panic!("no JSON in {out}"));
-    serde_json::from_str(&out[start..]).unwrap_or_else(|e| panic!("{e}: {out}"))
 }
 
 const PYTHON_CLIENT: &str = r#"

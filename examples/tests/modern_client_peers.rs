@@ -23,24 +23,9 @@ use mcp_runtime::protocol::{
 };
 use mcp_runtime::{Client, ClientBuilder, Era, EraCache, StderrMode, TaskStart};
 use serde_json::{json, Value};
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-fn python() -> Option<PathBuf> {
-    let p = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../.peers/py/bin/python"
-    ));
-    if p.exists() {
-        return Some(p);
-    }
-    if std::env::var("MCP_PEERS_REQUIRED").as_deref() == Ok("1") {
-        panic!("the Python SDK peer is missing: run scripts/install-peers.sh");
-    }
-    eprintln!("SKIPPED: the Python SDK peer is not installed (run scripts/install-peers.sh)");
-    None
-}
+use test_support::{free_port, python, server_everything, wait_listening, Spawned};
 
 const SCRIPT: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -192,24 +177,6 @@ async fn python_sdk_server_over_stdio_in_2026() {
     c.close().await;
 }
 
-/// A child process killed on drop.
-struct Spawned(Child);
-
-impl Drop for Spawned {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 #[tokio::test]
 async fn python_sdk_server_over_streamable_http_in_2026() {
     let Some(py) = python() else { return };
@@ -222,14 +189,7 @@ async fn python_sdk_server_over_streamable_http_in_2026() {
             .spawn()
             .expect("spawn"),
     );
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "the Python server never listened"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    wait_listening(port, "the Python server", Duration::from_secs(30));
     let c = builder()
         .connect_http(
             &format!("http://127.0.0.1:{port}/mcp"),
@@ -355,21 +315,6 @@ async fn rmcp_server_in_the_handshake_era() {
 #[tokio::test]
 async fn rmcp_server_in_2026_found_by_probing() {
     drive_rmcp(Era::Auto).await;
-}
-
-fn server_everything() -> Option<PathBuf> {
-    let p = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../.peers/node/node_modules/.bin/mcp-server-everything"
-    ));
-    if p.exists() {
-        return Some(p);
-    }
-    if std::env::var("MCP_PEERS_REQUIRED").as_deref() == Ok("1") {
-        panic!("server-everything is missing: run scripts/install-peers.sh");
-    }
-    eprintln!("SKIPPED: server-everything is not installed (run scripts/install-peers.sh)");
-    None
 }
 
 #[tokio::test]

@@ -11,18 +11,10 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 fn peers() -> Option<PathBuf> {
-    let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.peers"));
-    let ok = p.join("py/bin/python").exists()
-        && p.join("node/node_modules/@modelcontextprotocol/client/package.json")
-            .exists();
-    if ok {
-        return Some(p);
-    }
-    if std::env::var("MCP_PEERS_REQUIRED").as_deref() == Ok("1") {
-        panic!("peers missing: run scripts/install-peers.sh");
-    }
-    eprintln!("SKIPPED: peers not installed (run scripts/install-peers.sh)");
-    None
+    test_support::peers_with(&[
+        "py/bin/python",
+        "node/node_modules/@modelcontextprotocol/client/package.json",
+    ])
 }
 
 fn json_of(cmd: &mut Command) -> Value {

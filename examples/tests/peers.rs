@@ -8,18 +8,10 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn peers() -> Option<PathBuf> {
-    let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.peers"));
-    let ok = p.join("py/bin/python").exists()
-        && p.join("node/node_modules/.bin/mcp-server-everything")
-            .exists();
-    if ok {
-        return Some(p);
-    }
-    if std::env::var("MCP_PEERS_REQUIRED").as_deref() == Ok("1") {
-        panic!("peers missing: run scripts/install-peers.sh");
-    }
-    eprintln!("SKIPPED: peers not installed (run scripts/install-peers.sh)");
-    None
+    test_support::peers_with(&[
+        "py/bin/python",
+        "node/node_modules/.bin/mcp-server-everything",
+    ])
 }
 
 fn run(cmd: &mut Command) -> String {

@@ -3,8 +3,8 @@
 //!
 //! `cargo test -p examples --test rmcp_comparison -- --nocapture` prints the figures (`SHOW=1` also prints
 //! both lists). The test fails if any description of rmcp's list is missing from ours, if the whole list
-//! grows past 76% of rmcp's bytes, or if what hosts put into the model's prompt (each tool's name,
-//! description and `inputSchema`) grows past 74% of rmcp's (65% without the descriptions, which are the
+//! grows past 75% of rmcp's bytes, or if what hosts put into the model's prompt (each tool's name,
+//! description and `inputSchema`) grows past 73% of rmcp's (62% without the descriptions, which are the
 //! user's words and the same in both).
 
 // The argument structs exist for the schemas rmcp derives from them; no call ever reads their fields.
@@ -269,7 +269,7 @@ fn tools_list_is_smaller_than_rmcp_s_with_every_description_kept() {
         );
     }
     assert!(
-        ratio <= 0.76,
+        ratio <= 0.75,
         "ours is {:.1}% of rmcp's bytes",
         ratio * 100.0
     );
@@ -285,14 +285,16 @@ fn tools_list_is_smaller_than_rmcp_s_with_every_description_kept() {
         prompt_ratio * 100.0,
         shape_ratio * 100.0
     );
-    // The target is 70%; the descriptions, word for word in both, hold us at about 73%.
+    // The target is 70%; the descriptions, word for word in both, hold us at 72.5% (3,265 of
+    // 4,501 bytes): 70% would leave 1,486 bytes for the schemas, 57% of rmcp's, and what is left in them
+    // (types, `required`, `enum`, `minimum`, meaningful defaults) is what the model may send.
     assert!(
-        prompt_ratio <= 0.74,
+        prompt_ratio <= 0.73,
         "the prompt part of ours is {:.1}% of rmcp's",
         prompt_ratio * 100.0
     );
     assert!(
-        shape_ratio <= 0.65,
+        shape_ratio <= 0.62,
         "the schemas of ours, descriptions aside, are {:.1}% of rmcp's",
         shape_ratio * 100.0
     );

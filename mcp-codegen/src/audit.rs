@@ -228,6 +228,31 @@ impl Audit {
     }
 }
 
+/// How `audited` compares with `baseline` (named `name`): the tools, bytes and estimated tokens of each,
+/// and how many fewer bytes and tokens the audited set costs (negative: more), as one line after a blank
+/// one.
+pub fn comparison(baseline: &Audit, audited: &Audit, name: &str) -> String {
+    let fewer = |base: usize, now: usize| {
+        if base == 0 {
+            0.0
+        } else {
+            (base as f64 - now as f64) * 100.0 / base as f64
+        }
+    };
+    format!(
+        "\nagainst {name}: {} tools, {} bytes, ~{} tokens; these {} tools, {} bytes, ~{} tokens: \
+         {:.1}% fewer bytes, {:.1}% fewer tokens\n",
+        baseline.tools.len(),
+        baseline.bytes,
+        baseline.tokens,
+        audited.tools.len(),
+        audited.bytes,
+        audited.tokens,
+        fewer(baseline.bytes, audited.bytes),
+        fewer(baseline.tokens, audited.tokens),
+    )
+}
+
 /// What the prompt budget cut from each tool of an OpenAPI conversion: a line per cut, tools with cuts only,
 /// then a total.
 pub fn cuts_report(cuts: &[(String, Vec<mcp_openapi::Cut>)]) -> String {
@@ -321,6 +346,11 @@ mod tests {
         assert_eq!(audit.bytes, audit.tools[0].bytes + audit.tools[1].bytes);
         assert_eq!(audit.tokens, audit.bytes.div_ceil(4));
         let report = audit.report();
+        let one = super::audit(&tools[1..]);
+        let line = comparison(&audit, &one, "all.json");
+        let fewer = 100.0 * (audit.bytes - one.bytes) as f64 / audit.bytes as f64;
+        assert!(line.contains(&format!("{fewer:.1}% fewer bytes")), "{line}");
+        assert!(line.contains("against all.json: 2 tools"), "{line}");
         assert!(
             report.lines().last().unwrap().starts_with("total"),
             "{report}"

@@ -54,6 +54,10 @@ enum Command {
     Audit {
         #[command(flatten)]
         input: Input,
+        /// Also audit this snapshot and say how the audited tools compare with it: bytes and tokens of
+        /// each, and how many fewer (say, a gateway's discovery mode against its full catalogue).
+        #[arg(long, value_name = "SNAPSHOT")]
+        baseline: Option<PathBuf>,
     },
     /// Convert an OpenAPI 3.0/3.1 spec into tools and typed bindings.
     Openapi(mcp_codegen::openapi::cli::OpenapiArgs),
@@ -276,7 +280,27 @@ async fn run(cli: Cli) -> Result<ExitCode> {
                 live.tools.len()
             );
         }
-        Command::Audit { input } => {
+        Command::Audit { input, baseline } => {
+            let baseline = match &baseline {
+                Some(path) => Some((path, Snapshot::load(path)?)),
+                None => None,
+            };
+            if let (Some((path, base)), None) = (&baseline, &input.openapi) {
+                let audited = input.snapshot().await?;
+                let audit = mcp_codegen::audit::audit(&audited.tools);
+                print!("{}", audit.report());
+                let base = mcp_codegen::audit::audit(&base.tools);
+                print!(
+                    "{}",
+                    mcp_codegen::audit::comparison(&base, &audit, &path.display().to_string())
+                );
+                return Ok(ExitCode::SUCCESS);
+            }
+            if baseline.is_some() {
+                bail!(
+                    "--baseline compares with a snapshot or a live server's tools, not --openapi"
+                );
+            }
             if let Some(conversion) = input.conversion()? {
                 let audit = mcp_codegen::audit::audit(&conversion.tools());
                 print!("{}", audit.report());

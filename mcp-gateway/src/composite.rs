@@ -10,6 +10,12 @@
 //! notification of the composite (`step <id>: <message>`), numbered in order, so the caller sees a
 //! monotonic stream across steps.
 //!
+//! **Tasks.** A step whose tool the upstream runs only as a task is called as a task and waited for
+//! (the runtime client follows it to its result), so it takes its place in the sequence like any step.
+//!
+//! **Secrets.** A step's result and error are redacted with its upstream's secrets before anything else
+//! sees them (a later step's arguments included).
+//!
 //! **Cancellation and errors.** A cancel of the composite call cancels the running step's upstream
 //! request, and no further step starts. A step that fails (a JSON-RPC error, or a tool error) ends the
 //! composite with an error naming the step, its upstream and its tool; a JSON-RPC error keeps the
@@ -19,7 +25,7 @@ use crate::config::Composite;
 use crate::relay::{self, Progress};
 use crate::template::render;
 use crate::upstream::Upstream;
-use mcp_runtime::protocol::{CallToolResult, ErrorObject, TaskSupport, Tool};
+use mcp_runtime::protocol::{CallToolResult, ErrorObject, Tool};
 use mcp_runtime::server::{Arguments, ToolRoute};
 use mcp_runtime::Context;
 use serde_json::{Map, Value};
@@ -97,16 +103,21 @@ async fn run(
         step_progress
             .announce(&ctx, format!("{} of {}", i + 1, c.steps.len()))
             .await;
+        // A tool the upstream runs only as a task (or, for a 2026 upstream, may) is called as one and
+        // followed to its result (see `relay::upstream_call`).
         let r = relay::call_tool_as(
             up,
             &step.tool,
-            TaskSupport::Forbidden,
+            up.task_support(&step.tool),
             Arguments::from_value(arguments),
             ctx.clone(),
             step_progress,
         )
         .await
+        // The step's upstream's secrets never reach the caller, nor a later step's arguments.
+        .map(|r| up.secrets.redact_result(r))
         .map_err(|e| {
+            let e = up.secrets.redact_error(e);
             let data = e.data.clone().unwrap_or(Value::Null);
             let mut out = fail(e.message.clone(), data);
             out.code = e.code;

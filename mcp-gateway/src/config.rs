@@ -1,6 +1,6 @@
 //! The gateway's configuration: the `mcpServers` JSON that Claude Desktop, Cursor and VS Code users already
 //! have, with a few keys of our own per upstream (`prefix`, `allow`, `deny`, `timeoutMs`,
-//! `initTimeoutMs`) and a `gateway` section.
+//! `initTimeoutMs`, `restart`, `sessions`, `maxSessions`) and a `gateway` section.
 //!
 //! Reading is two stages: serde reads the file into the raw shape (an error names the JSON path, line and
 //! column), then `Config::parse` turns it into the typed model (an error names the path and the
@@ -81,6 +81,25 @@ pub struct UpstreamConfig {
     pub init_timeout: Duration,
     /// Its restart budget and circuit breaker (`restart`: `budget`, `windowMs`, `cooldownMs`).
     pub restart: crate::breaker::RestartPolicy,
+    /// Whether downstream sessions share one connection to it or get one each (`sessions`,
+    /// `maxSessions`; see [`crate::sessions`]).
+    pub sessions: Sessions,
+}
+
+/// How downstream sessions reach an upstream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sessions {
+    /// One connection (one child) for every session (`"sessions": "shared"`, the default). Its
+    /// requests never mix: each call has its own request id, progress token and cancellation upstream.
+    #[default]
+    Shared,
+    /// Each downstream session gets its own connection (a child of its own, for a stdio server),
+    /// started on the session's first call and stopped when the session ends
+    /// (`"sessions": "per-session"`), at most `max` at a time (`maxSessions`).
+    PerSession {
+        /// How many sessions may have their own connection at once.
+        max: usize,
+    },
 }
 
 impl UpstreamConfig {
@@ -150,6 +169,10 @@ pub struct Step {
 
 const DEFAULT_TIMEOUT_MS: u64 = 60_000;
 const DEFAULT_INIT_TIMEOUT_MS: u64 = 15_000;
+/// Per-session connections one upstream may have at once, unless `maxSessions` says otherwise.
+pub const DEFAULT_MAX_SESSIONS: usize = 32;
+/// The most `maxSessions` may be (each may be a process).
+const MAX_MAX_SESSIONS: u32 = 4096;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -228,6 +251,10 @@ struct RawServer {
     timeout_ms: Option<u64>,
     init_timeout_ms: Option<u64>,
     restart: Option<RawRestart>,
+    /// `"shared"` (the default) or `"per-session"`.
+    sessions: Option<String>,
+    /// With `"per-session"`: how many sessions may have their own connection at once.
+    max_sessions: Option<u32>,
 }
 
 /// `restart` of an upstream: its restart budget and circuit breaker.
@@ -485,6 +512,12 @@ fn upstream(name: &str, place: &str, s: RawServer) -> Result<UpstreamConfig, Pro
                 "`args`, `env` and `cwd` are for stdio servers (`command`), not `openapi`",
             ));
         }
+        if s.sessions.as_deref() == Some("per-session") {
+            return Err(Problem::at(
+                format!("{place}.sessions"),
+                "an OpenAPI upstream keeps no session state (each call is one HTTP request): \"per-session\" is for stdio and MCP HTTP servers",
+            ));
+        }
         if let Some(url) = &s.base_url {
             if !(url.starts_with("http://") || url.starts_with("https://")) {
                 return Err(Problem::at(
@@ -508,6 +541,7 @@ fn upstream(name: &str, place: &str, s: RawServer) -> Result<UpstreamConfig, Pro
             s.timeout_ms,
             s.init_timeout_ms,
             s.restart,
+            (s.sessions, s.max_sessions),
         );
     }
     if s.base_url.is_some() {
@@ -597,6 +631,7 @@ fn upstream(name: &str, place: &str, s: RawServer) -> Result<UpstreamConfig, Pro
         s.timeout_ms,
         s.init_timeout_ms,
         s.restart,
+        (s.sessions, s.max_sessions),
     )
 }
 
@@ -612,6 +647,7 @@ fn finish(
     timeout_ms: Option<u64>,
     init_timeout_ms: Option<u64>,
     restart: Option<RawRestart>,
+    (sessions, max_sessions): (Option<String>, Option<u32>),
 ) -> Result<UpstreamConfig, Problem> {
     let prefix = prefix.unwrap_or_else(|| sanitize(name));
     if prefix.is_empty()
@@ -629,8 +665,33 @@ fn finish(
         Some(0) => Err(Problem::at(format!("{place}.{key}"), "must be more than 0")),
         v => Ok(Duration::from_millis(v.unwrap_or(default))),
     };
+    let sessions = match (sessions.as_deref(), max_sessions) {
+        (None | Some("shared"), None) => Sessions::Shared,
+        (None | Some("shared"), Some(_)) => {
+            return Err(Problem::at(
+                format!("{place}.maxSessions"),
+                "applies only with \"sessions\": \"per-session\"",
+            ))
+        }
+        (Some("per-session"), Some(n)) if n == 0 || n > MAX_MAX_SESSIONS => {
+            return Err(Problem::at(
+                format!("{place}.maxSessions"),
+                format!("must be from 1 to {MAX_MAX_SESSIONS}"),
+            ))
+        }
+        (Some("per-session"), n) => Sessions::PerSession {
+            max: n.map_or(DEFAULT_MAX_SESSIONS, |n| n as usize),
+        },
+        (Some(other), _) => {
+            return Err(Problem::at(
+                format!("{place}.sessions"),
+                format!("`{other}` is not \"shared\" or \"per-session\""),
+            ))
+        }
+    };
     Ok(UpstreamConfig {
         name: name.to_string(),
+        sessions,
         transport,
         prefix,
         allow,
@@ -829,6 +890,41 @@ mod tests {
             r#"{{{servers}, "composites": {{"pipe": {{"inputSchema": {{"type": "string"}}, "steps": [{{"server": "a", "tool": "t"}}]}}}}}}"#
         ));
         assert_eq!(e.place, "composites.pipe.inputSchema");
+    }
+
+    #[test]
+    fn sessions_are_shared_or_per_session_within_a_cap() {
+        let c = text_config(
+            r#"{"mcpServers": {"a": {"command": "x"}, "b": {"command": "y", "sessions": "per-session"},
+                "c": {"url": "http://127.0.0.1:1/mcp", "sessions": "per-session", "maxSessions": 4},
+                "d": {"command": "z", "sessions": "shared"}}}"#,
+        )
+        .unwrap();
+        let kinds: Vec<Sessions> = c.upstreams.iter().map(|u| u.sessions).collect();
+        assert_eq!(
+            kinds,
+            [
+                Sessions::Shared,
+                Sessions::PerSession {
+                    max: DEFAULT_MAX_SESSIONS
+                },
+                Sessions::PerSession { max: 4 },
+                Sessions::Shared
+            ]
+        );
+        let e = err(r#"{"mcpServers": {"a": {"command": "x", "sessions": "each"}}}"#);
+        assert_eq!(e.place, "mcpServers.a.sessions");
+        assert!(e.problem.contains("`each`"), "{e}");
+        let e = err(r#"{"mcpServers": {"a": {"command": "x", "maxSessions": 3}}}"#);
+        assert_eq!(e.place, "mcpServers.a.maxSessions");
+        let e = err(
+            r#"{"mcpServers": {"a": {"command": "x", "sessions": "per-session", "maxSessions": 0}}}"#,
+        );
+        assert_eq!(e.place, "mcpServers.a.maxSessions");
+        let e = err(r#"{"mcpServers": {"a": {"command": "x", "sessions": 2}}}"#);
+        assert!(e.place.starts_with("mcpServers.a.sessions"), "{e}");
+        let e = err(r#"{"mcpServers": {"a": {"openapi": "s.yaml", "sessions": "per-session"}}}"#);
+        assert_eq!(e.place, "mcpServers.a.sessions");
     }
 
     #[test]

@@ -97,6 +97,19 @@ pub struct UpstreamStatus {
     pub restarts: u32,
     /// The process id of a stdio upstream that is up.
     pub pid: Option<u32>,
+    /// A per-session upstream's connections (`None`: it is shared).
+    pub sessions: Option<SessionsStatus>,
+}
+
+/// The connections of a per-session upstream, for health reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionsStatus {
+    /// Sessions with a connection (or one starting).
+    pub live: usize,
+    /// How many may have one at once (`maxSessions`).
+    pub max: usize,
+    /// The process ids of their children (stdio upstreams).
+    pub pids: Vec<u32>,
 }
 
 impl Gateway {
@@ -111,17 +124,13 @@ impl Gateway {
         };
         let n = config.upstreams.len();
         let composites = config.composites;
-        let secrets: Vec<Arc<Secrets>> = config
-            .upstreams
-            .iter()
-            .map(|u| Arc::new(Secrets::of(u)))
-            .collect();
         let catalogue = config.discovery.then(|| Arc::new(Catalogue::default()));
         let upstreams: Vec<Arc<Upstream>> = config
             .upstreams
             .into_iter()
             .map(|u| Arc::new(Upstream::new(u)))
             .collect();
+        let secrets: Vec<Arc<Secrets>> = upstreams.iter().map(|u| u.secrets.clone()).collect();
         // Composite tools keep their names: they are taken before any upstream lists a tool.
         let mut names = NameTable::default();
         let composite_routes: Vec<ToolRoute> = composites
@@ -252,6 +261,11 @@ impl Gateway {
                     tools: listed[i].tools.len(),
                     restarts: u.restarts(),
                     pid,
+                    sessions: u.sessions.as_ref().map(|p| SessionsStatus {
+                        live: p.len(),
+                        max: p.max(),
+                        pids: p.pids(),
+                    }),
                 }
             })
             .collect()
@@ -318,6 +332,7 @@ impl Inner {
             client.list_tools(c).await.map(|p| (p.tools, p.next_cursor))
         })
         .await?;
+        up.set_task_support(tools.iter().map(|t| (t.name.clone(), t.task_support())));
         let mut fresh: BTreeMap<String, Tool> = BTreeMap::new();
         for t in tools {
             if up.config.admits(&t.name) {

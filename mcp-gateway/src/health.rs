@@ -48,7 +48,7 @@ impl Overall {
 }
 
 /// The report: `{"status": "ok"|"degraded"|"down", "upstreams": [{name, state, reason?, tools,
-/// restarts, pid?}]}`.
+/// restarts, pid?, sessions?: {live, max, pids}}]}` (`sessions` for per-session upstreams).
 pub fn report(upstreams: &[UpstreamStatus]) -> (Overall, Value) {
     let overall = Overall::of(upstreams);
     let list: Vec<Value> = upstreams
@@ -65,6 +65,9 @@ pub fn report(upstreams: &[UpstreamStatus]) -> (Overall, Value) {
             }
             if let Some(pid) = u.pid {
                 o["pid"] = json!(pid);
+            }
+            if let Some(s) = &u.sessions {
+                o["sessions"] = json!({"live": s.live, "max": s.max, "pids": s.pids});
             }
             o
         })
@@ -87,6 +90,7 @@ mod tests {
             tools: 3,
             restarts: 0,
             pid: None,
+            sessions: None,
         }
     }
 

@@ -29,8 +29,9 @@ pub mod ndjson;
 pub mod ops;
 pub mod relay;
 pub mod secrets;
+pub mod sessions;
 pub mod template;
 pub mod upstream;
 
 pub use config::{Config, ConfigError};
-pub use gateway::{Gateway, UpstreamStatus};
+pub use gateway::{Gateway, SessionsStatus, UpstreamStatus};

@@ -1,4 +1,4 @@
-//! `mcp-gateway --config FILE [--http ADDR]`: serves the configured upstreams as one MCP server, over
+//! `mcp-gateway --config FILE [--http ADDR] [--discovery]`: serves the configured upstreams as one MCP server, over
 //! stdio (the default) or Streamable HTTP at `http://ADDR/mcp` (with the legacy `/sse` beside it, and
 //! `/health` and `/metrics` for operations).
 
@@ -17,6 +17,10 @@ struct Args {
     /// Serve Streamable HTTP on this address (for example 127.0.0.1:8080) instead of stdio.
     #[arg(long)]
     http: Option<SocketAddr>,
+    /// Discovery mode: list three meta-tools (search, describe, call) instead of every tool, as
+    /// `"gateway": {"discovery": true}` in the config does.
+    #[arg(long)]
+    discovery: bool,
     /// Worker threads. 1 (the default) runs everything on one thread, which relays fastest: a hop is
     /// I/O, and handing each message between threads costs more than it saves. 0: one per core.
     #[arg(long, default_value_t = 1)]
@@ -34,13 +38,14 @@ fn main() -> ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
         )
         .init();
-    let config = match Config::load(&args.config) {
+    let mut config = match Config::load(&args.config) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("mcp-gateway: {e}");
             return ExitCode::from(2);
         }
     };
+    config.discovery |= args.discovery;
     let rt = match args.threads {
         1 => tokio::runtime::Builder::new_current_thread(),
         0 => tokio::runtime::Builder::new_multi_thread(),

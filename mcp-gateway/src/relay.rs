@@ -4,7 +4,8 @@
 //! takes the result as JSON text ([`call_tool_raw`]: nothing of it is decoded but its top level, and it
 //! goes into the downstream response frame as it is); a composite step takes it typed.
 
-use crate::upstream::{call_handlers, CallerGuard, Upstream};
+use crate::secrets::Secrets;
+use crate::upstream::{call_handlers, CallerGuard, Link, Upstream};
 use mcp_runtime::client::{CallOptions, Client, ServerNotification, TaskStart};
 use mcp_runtime::protocol::{
     methods, CallToolResult, ClientCapabilities, CompleteParams, CompleteResult, ErrorObject,
@@ -202,7 +203,8 @@ async fn relay_call<R: Fetch>(
     ctx: Context,
     progress_as: Progress,
 ) -> Result<R, ErrorObject> {
-    let client = upstream.client()?;
+    let link = upstream.link(&ctx).await?;
+    let client = link.client;
     let name = &upstream.config.name;
     // Borrowed: the arguments travel as the text they came in.
     let arguments: &RawValue = serde_json::from_str(args.as_str())
@@ -223,7 +225,7 @@ async fn relay_call<R: Fetch>(
     };
     // While the call runs, the upstream's sampling and elicitation requests come back to this caller,
     // and so do its log messages (an upstream's log message names no request: the newest call takes it).
-    let caller = upstream.callers.enter(ctx.clone());
+    let caller = link.callers.enter(ctx.clone());
     let mut notes = client
         .server()
         .capabilities
@@ -238,19 +240,21 @@ async fn relay_call<R: Fetch>(
                 // Progress and logs sent before the result are queued already: relay them first.
                 if let Some(rx) = progress.as_mut() {
                     while let Ok(p) = rx.try_recv() {
-                        progress_as.send(&ctx, p).await;
+                        progress_as.send(&ctx, upstream.secrets.redact_progress(p)).await;
                     }
                 }
                 if let Some(rx) = notes.as_mut() {
                     while let Ok(n) = rx.try_recv() {
-                        relay_log(&caller, &ctx, n).await;
+                        relay_log(&caller, &ctx, &upstream.secrets, n).await;
                     }
                 }
                 // Failures are logged by the hop (`crate::hop`), with the upstream's secrets taken out.
                 return r.map_err(|e| rpc_error(e, name));
             }
-            Some(p) = next_progress(&mut progress) => progress_as.send(&ctx, p).await,
-            Some(n) = next_note(&mut notes) => relay_log(&caller, &ctx, n).await,
+            Some(p) = next_progress(&mut progress) => {
+                progress_as.send(&ctx, upstream.secrets.redact_progress(p)).await
+            }
+            Some(n) = next_note(&mut notes) => relay_log(&caller, &ctx, &upstream.secrets, n).await,
             // Returning drops the upstream request, which sends it `notifications/cancelled`.
             _ = ctx.cancelled() => {
                 tracing::debug!(upstream = %name, tool, "cancelled downstream; cancelling upstream");
@@ -349,10 +353,10 @@ pub async fn get_prompt(
     args: PromptArgs,
     ctx: Context,
 ) -> Result<GetPromptResult, ErrorObject> {
-    let client = upstream.client()?;
+    let Link { client, callers } = upstream.link(&ctx).await?;
     let name = &upstream.config.name;
     let opts = caller_options(upstream, &ctx);
-    let _caller = upstream.callers.enter(ctx.clone());
+    let _caller = callers.enter(ctx.clone());
     tokio::select! {
         r = client.get_prompt_with(prompt, args, &opts) => r.map_err(|e| rpc_error(e, name)),
         _ = ctx.cancelled() => Err(ErrorObject::internal("cancelled")),
@@ -365,10 +369,10 @@ pub async fn read_resource(
     uri: &str,
     ctx: Context,
 ) -> Result<ReadResourceResult, ErrorObject> {
-    let client = upstream.client()?;
+    let Link { client, callers } = upstream.link(&ctx).await?;
     let name = &upstream.config.name;
     let opts = caller_options(upstream, &ctx);
-    let _caller = upstream.callers.enter(ctx.clone());
+    let _caller = callers.enter(ctx.clone());
     tokio::select! {
         r = client.read_resource_with(uri, &opts) => r.map_err(|e| rpc_error(e, name)),
         _ = ctx.cancelled() => Err(ErrorObject::internal("cancelled")),
@@ -381,7 +385,7 @@ pub async fn complete(
     params: CompleteParams,
     ctx: Context,
 ) -> Result<CompleteResult, ErrorObject> {
-    let client = upstream.client()?;
+    let client = upstream.link(&ctx).await?.client;
     let name = &upstream.config.name;
     tokio::select! {
         r = client.complete(params) => r.map_err(|e| rpc_error(e, name)),
@@ -411,8 +415,9 @@ async fn next_note(
     }
 }
 
-/// A `notifications/message` of the upstream, to `ctx` when its call is the newest on the upstream.
-async fn relay_log(caller: &CallerGuard, ctx: &Context, n: ServerNotification) {
+/// A `notifications/message` of the upstream, to `ctx` when its call is the one such a message goes to
+/// (see [`crate::upstream::Callers`]), with the upstream's secrets taken out.
+async fn relay_log(caller: &CallerGuard, ctx: &Context, secrets: &Secrets, n: ServerNotification) {
     if n.method != methods::MESSAGE || !caller.is_newest() {
         return;
     }
@@ -420,6 +425,7 @@ async fn relay_log(caller: &CallerGuard, ctx: &Context, n: ServerNotification) {
         .params
         .and_then(|p| serde_json::from_value::<LoggingMessageParams>(p).ok())
     {
+        let p = secrets.redact_log(p);
         ctx.log(p.level, p.logger.as_deref(), p.data).await;
     }
 }

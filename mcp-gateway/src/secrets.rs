@@ -7,7 +7,9 @@
 //! form `Scheme credentials` (`Bearer abc…`) also hides the credentials alone.
 
 use crate::config::{Transport, UpstreamConfig};
-use mcp_runtime::protocol::{CallToolResult, ErrorObject, RawCallToolResult};
+use mcp_runtime::protocol::{
+    CallToolResult, ErrorObject, LoggingMessageParams, ProgressParams, RawCallToolResult,
+};
 use std::borrow::Cow;
 
 /// Values shorter than this are not redacted (see the module docs).
@@ -121,6 +123,34 @@ impl Secrets {
             Ok(r) => r,
             Err(_) => RawCallToolResult::from_result(&withheld()).unwrap_or(r),
         }
+    }
+
+    /// A progress notification with its message redacted.
+    pub fn redact_progress(&self, mut p: ProgressParams) -> ProgressParams {
+        let redacted = match p.message.as_deref().map(|m| self.redact(m)) {
+            Some(Cow::Owned(m)) => Some(m),
+            _ => None,
+        };
+        if redacted.is_some() {
+            p.message = redacted;
+        }
+        p
+    }
+
+    /// A log message with its logger name and every string of its data redacted.
+    pub fn redact_log(&self, mut p: LoggingMessageParams) -> LoggingMessageParams {
+        if self.is_empty() {
+            return p;
+        }
+        let logger = match p.logger.as_deref().map(|l| self.redact(l)) {
+            Some(Cow::Owned(l)) => Some(l),
+            _ => None,
+        };
+        if logger.is_some() {
+            p.logger = logger;
+        }
+        p.data = self.redact_json(p.data);
+        p
     }
 
     /// Every string (and object key) in a JSON value, redacted.

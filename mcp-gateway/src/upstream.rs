@@ -2,8 +2,10 @@
 //! state, and the downstream calls it is serving, through which its own requests (sampling, elicitation,
 //! roots) reach the downstream client.
 
-use crate::config::{HttpKind, Transport, UpstreamConfig};
+use crate::config::{HttpKind, Sessions, Transport, UpstreamConfig};
 use crate::relay::rpc_error;
+use crate::secrets::Secrets;
+use crate::sessions::SessionPool;
 use futures_util::future::BoxFuture;
 use mcp_openapi::{Bridge, BridgeConfig, ConvertOptions};
 use mcp_runtime::client::{
@@ -12,9 +14,10 @@ use mcp_runtime::client::{
 use mcp_runtime::http::{HttpClientConfig, HttpTransportKind};
 use mcp_runtime::protocol::{
     CreateMessageParams, CreateMessageResult, ElicitParams, ElicitResult, ErrorObject,
-    ListRootsResult,
+    ListRootsResult, TaskSupport,
 };
 use mcp_runtime::{ConnectionConfig, Context, Error};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -27,15 +30,39 @@ pub enum State {
     Down(String),
 }
 
-/// The downstream calls an upstream is serving now, newest last. An upstream's sampling, elicitation or
-/// roots request that the wire ties to a call (its POST's answer stream, its task, its 2026
-/// `input_required` result) goes to that call; one that names no call (over stdio or legacy SSE the wire
-/// carries no association) goes to the newest call in flight on that upstream (the only one, when
-/// calls are not concurrent).
+/// The downstream calls one upstream connection is serving now, newest last. An upstream's sampling,
+/// elicitation or roots request that the wire ties to a call (its POST's answer stream, its task, its
+/// 2026 `input_required` result) goes to that call; one that names no call (over stdio or legacy SSE
+/// the wire carries no association) goes to the newest call in flight on that connection, but only
+/// while every call in flight comes from one downstream session; a log message goes to the newest call
+/// unless a call of another session overlapped it at any time (a log is read after it arrived, so the
+/// calls in flight when it is read may not be those it was sent among). A shared child never hands one
+/// session's message to another: with calls of several sessions in flight, such a request is refused
+/// and such a log message is not relayed (a per-session upstream, see [`crate::sessions`], never has
+/// that ambiguity).
 #[derive(Clone, Default)]
 pub struct Callers {
     next: Arc<AtomicU64>,
-    live: Arc<Mutex<Vec<(u64, Context)>>>,
+    live: Arc<Mutex<Vec<Caller>>>,
+}
+
+/// One call in [`Callers`]: its number, its downstream session (`None`: it has none, so it is alone in
+/// it), its context, and whether a call of another session overlapped it.
+struct Caller {
+    id: u64,
+    session: Option<u64>,
+    ctx: Context,
+    mixed: bool,
+}
+
+/// Whether every call in `live` comes from one downstream session.
+fn one_session(live: &[Caller]) -> bool {
+    match live {
+        [] | [_] => true,
+        [first, rest @ ..] => {
+            first.session.is_some() && rest.iter().all(|c| c.session == first.session)
+        }
+    }
 }
 
 /// Removes a call from [`Callers`] when it ends, on every path.
@@ -45,38 +72,65 @@ pub struct CallerGuard {
 }
 
 impl Callers {
+    /// Records a call in flight until the guard drops.
     pub fn enter(&self, ctx: Context) -> CallerGuard {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
-        self.lock().push((id, ctx));
+        let session = ctx.session().map(|s| s.id());
+        let mut live = self.lock();
+        let mixed = live
+            .iter()
+            .any(|c| session.is_none() || c.session != session);
+        if mixed {
+            live.iter_mut().for_each(|c| c.mixed = true);
+        }
+        live.push(Caller {
+            id,
+            session,
+            ctx,
+            mixed,
+        });
+        drop(live);
         CallerGuard {
             callers: self.clone(),
             id,
         }
     }
 
-    /// The newest downstream call in flight on this upstream.
+    /// The newest downstream call in flight, when every call in flight comes from one session.
     pub fn newest(&self) -> Option<Context> {
-        self.lock().last().map(|(_, c)| c.clone())
+        let live = self.lock();
+        if !one_session(&live) {
+            return None;
+        }
+        live.last().map(|c| c.ctx.clone())
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(u64, Context)>> {
+    /// How many calls are in flight.
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
+    /// Whether no call is in flight.
+    pub fn is_empty(&self) -> bool {
+        self.lock().is_empty()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Caller>> {
         self.live.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
 impl CallerGuard {
-    /// Whether this call is the newest in flight on its upstream.
+    /// Whether this call is the one a log message goes to (see [`Callers`]).
     pub fn is_newest(&self) -> bool {
-        self.callers
-            .lock()
-            .last()
-            .is_some_and(|(id, _)| *id == self.id)
+        let live = self.callers.lock();
+        live.last().is_some_and(|c| c.id == self.id && !c.mixed)
     }
 }
 
 impl Drop for CallerGuard {
     fn drop(&mut self) {
-        self.callers.lock().retain(|(id, _)| *id != self.id);
+        self.callers.lock().retain(|c| c.id != self.id);
     }
 }
 
@@ -174,7 +228,8 @@ impl RootsHandler for Relay {
 
 fn no_caller(what: &str) -> ErrorObject {
     ErrorObject::internal(format!(
-        "mcp-gateway: no downstream call is in flight to relay this {what} request to"
+        "mcp-gateway: cannot tell which downstream call this {what} request belongs to (none is in flight, \
+         or calls of several downstream sessions are: give the upstream \"sessions\": \"per-session\")"
     ))
 }
 
@@ -182,17 +237,71 @@ fn no_caller(what: &str) -> ErrorObject {
 pub struct Upstream {
     pub config: UpstreamConfig,
     state: Mutex<State>,
+    /// The calls in flight on the shared connection.
     pub callers: Callers,
     restarts: AtomicU32,
+    /// Its secrets, kept out of everything relayed from it.
+    pub secrets: Arc<Secrets>,
+    /// Its per-session connections, when it has them (`"sessions": "per-session"`).
+    pub sessions: Option<Arc<SessionPool>>,
+    /// Each listed tool's `execution.taskSupport` (for composite steps, which call tools by name).
+    task_support: Mutex<HashMap<String, TaskSupport>>,
+}
+
+/// The connection a request goes through, with the calls in flight on it.
+pub struct Link {
+    /// The client of the connection.
+    pub client: Arc<Client>,
+    /// Where the connection's requests and log messages that name no call find their caller.
+    pub callers: Callers,
 }
 
 impl Upstream {
     pub fn new(config: UpstreamConfig) -> Upstream {
+        let sessions = match config.sessions {
+            Sessions::Shared => None,
+            Sessions::PerSession { max } => Some(Arc::new(SessionPool::new(max))),
+        };
         Upstream {
+            secrets: Arc::new(Secrets::of(&config)),
             config,
             state: Mutex::new(State::Starting),
             callers: Callers::default(),
             restarts: AtomicU32::new(0),
+            sessions,
+            task_support: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Records the `execution.taskSupport` of every tool it lists now.
+    pub(crate) fn set_task_support(&self, tools: impl Iterator<Item = (String, TaskSupport)>) {
+        let map = tools
+            .filter(|(_, s)| *s != TaskSupport::Forbidden)
+            .collect();
+        *self.task_support.lock().unwrap_or_else(|e| e.into_inner()) = map;
+    }
+
+    /// A tool's `execution.taskSupport`, as it last listed it (`Forbidden` for a tool it does not list).
+    pub fn task_support(&self, tool: &str) -> TaskSupport {
+        self.task_support
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(tool)
+            .copied()
+            .unwrap_or(TaskSupport::Forbidden)
+    }
+
+    /// The connection the downstream request `ctx` goes through: its session's own (started on its
+    /// first call) for a per-session upstream, the shared one otherwise and for requests that belong to
+    /// no session (see [`crate::sessions`]).
+    pub async fn link(&self, ctx: &Context) -> Result<Link, ErrorObject> {
+        let shared = self.client()?;
+        match (&self.sessions, ctx.session()) {
+            (Some(pool), Some(session)) => pool.link(self, &session).await,
+            _ => Ok(Link {
+                client: shared,
+                callers: self.callers.clone(),
+            }),
         }
     }
 
@@ -224,10 +333,16 @@ impl Upstream {
         }
     }
 
-    /// Starts (spawns or connects) and initializes the upstream, within its `initTimeoutMs`.
+    /// Starts (spawns or connects) and initializes the upstream's shared connection, within its
+    /// `initTimeoutMs`.
     pub async fn connect(&self) -> Result<Client, Error> {
+        self.connect_for(&self.callers).await
+    }
+
+    /// Starts a connection whose requests that name no call go to the newest of `callers`.
+    pub(crate) async fn connect_for(&self, callers: &Callers) -> Result<Client, Error> {
         let init = self.config.init_timeout;
-        match tokio::time::timeout(init, self.connect_now()).await {
+        match tokio::time::timeout(init, self.connect_now(callers)).await {
             Ok(r) => r,
             Err(_) => Err(Error::Timeout {
                 method: "start and initialize".into(),
@@ -236,15 +351,15 @@ impl Upstream {
         }
     }
 
-    async fn connect_now(&self) -> Result<Client, Error> {
-        let relay = Relay::Newest(self.callers.clone());
+    async fn connect_now(&self, callers: &Callers) -> Result<Client, Error> {
+        let relay = Relay::Newest(callers.clone());
         let builder = Client::builder()
             .name("mcp-gateway")
             .version(env!("CARGO_PKG_VERSION"))
             .timeout(Some(self.config.timeout))
             // A child given secrets may print them: its stderr is kept for the explanation of a crash
             // (redacted by the gateway) and not passed through to our logs.
-            .stderr(if crate::secrets::Secrets::of(&self.config).is_empty() {
+            .stderr(if self.secrets.is_empty() {
                 StderrMode::Capture
             } else {
                 StderrMode::Tail
@@ -345,7 +460,7 @@ async fn openapi_server(
         .map_err(|e| Error::Io(format!("OpenAPI bridge: {e}")))
 }
 
-fn unavailable(name: &str, why: &str) -> ErrorObject {
+pub(crate) fn unavailable(name: &str, why: &str) -> ErrorObject {
     ErrorObject::internal(format!("upstream `{name}` is unavailable: {why}"))
         .with_data(serde_json::json!({"upstream": name, "state": "unavailable", "reason": why}))
 }

@@ -3,7 +3,9 @@
 #   garbage-init      answers `initialize` with a line that is not JSON
 #   garbage-call      answers `tools/call` with a truncated line, then with a result of the wrong shape
 #   flood             sends 20000 log messages and 20000 progress notifications before each result
+#   leak              sends a log message and a progress message carrying $API_TOKEN before each result
 import json
+import os
 import sys
 
 mode = sys.argv[1]
@@ -55,6 +57,14 @@ for line in sys.stdin:
                     if token is not None:
                         send({"jsonrpc": "2.0", "method": "notifications/progress",
                               "params": {"progressToken": token, "progress": i}})
+            if mode == "leak":
+                secret = os.environ.get("API_TOKEN", "")
+                send({"jsonrpc": "2.0", "method": "notifications/message",
+                      "params": {"level": "warning", "logger": "auth " + secret,
+                                 "data": {"note": "using token " + secret, "token": secret}}})
+                if token is not None:
+                    send({"jsonrpc": "2.0", "method": "notifications/progress",
+                          "params": {"progressToken": token, "progress": 1, "message": "sent " + secret}})
             send({"jsonrpc": "2.0", "id": mid, "result": {
                 "content": [{"type": "text", "text": "done after %d calls" % calls}]}})
     elif method == "ping" or method == "logging/setLevel":

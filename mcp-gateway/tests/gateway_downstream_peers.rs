@@ -10,21 +10,12 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+use test_support::{json_after_banner, run};
 
 const GATEWAY: &str = env!("CARGO_BIN_EXE_mcp-gateway");
 
 fn peers() -> Option<PathBuf> {
-    let p = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../.peers"));
-    if p.join("py/bin/python").exists()
-        && p.join("node/node_modules/.bin/mcp-inspector-cli").exists()
-    {
-        return Some(p);
-    }
-    if std::env::var("MCP_PEERS_REQUIRED").as_deref() == Ok("1") {
-        panic!("peers missing: run scripts/install-peers.sh");
-    }
-    eprintln!("SKIPPED: peers not installed (run scripts/install-peers.sh)");
-    None
+    test_support::peers_with(&["py/bin/python", "node/node_modules/.bin/mcp-inspector-cli"])
 }
 
 /// bench-server and jira-server behind one gateway, without prefixes (their names do not collide), so
@@ -41,23 +32,6 @@ fn config() -> tempfile::NamedTempFile {
     )
     .unwrap();
     f
-}
-
-fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().expect("run peer");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed: {}\nstdout: {stdout}\nstderr: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
-}
-
-fn json_after_banner(out: &str) -> Value {
-    let start = out.find('{').unwrap_or_else(|| panic!("no JSON in {out}"));
-    serde_json::from_str(&out[start..]).unwrap_or_else(|e| panic!("{e}: {out}"))
 }
 
 #[test]

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{config, connect, example_bin, names, server_everything};
+use common::{config, connect, example_bin, get, names, server_everything};
 use mcp_gateway::Gateway;
 use mcp_runtime::client::Client;
 use mcp_runtime::http::HttpClientConfig;
@@ -14,7 +14,6 @@ use serde_json::{json, Value};
 use std::io::Write;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const GATEWAY: &str = env!("CARGO_BIN_EXE_mcp-gateway");
 
@@ -136,45 +135,6 @@ async fn discovery_mode_lists_three_meta_tools_that_reach_the_whole_catalogue() 
         Err(Error::Rpc(e)) => assert_eq!(e.code, -32602, "{e:?}"),
         other => panic!("{other:?}"),
     }
-}
-
-/// `GET path` on 127.0.0.1:port: the status code and the body.
-async fn get(port: u16, path: &str) -> (u16, String) {
-    let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port))
-        .await
-        .unwrap();
-    s.write_all(
-        format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").as_bytes(),
-    )
-    .await
-    .unwrap();
-    let mut buf = Vec::new();
-    s.read_to_end(&mut buf).await.unwrap();
-    let text = String::from_utf8_lossy(&buf).into_owned();
-    let status = text[9..12].parse().unwrap();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap();
-    let body = if head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked")
-    {
-        dechunk(body)
-    } else {
-        body.to_string()
-    };
-    (status, body)
-}
-
-fn dechunk(mut s: &str) -> String {
-    let mut out = String::new();
-    while let Some((size, rest)) = s.split_once("\r\n") {
-        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
-        if n == 0 {
-            break;
-        }
-        out.push_str(&rest[..n]);
-        s = &rest[n + 2..];
-    }
-    out
 }
 
 #[tokio::test]

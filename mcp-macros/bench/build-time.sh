@@ -3,7 +3,8 @@
 #
 # Generates two crates under $OUT (default /tmp/mcp-build-bench) with the same 50 tools (three
 # documented arguments each), builds their dependencies once, then times a rebuild of each crate
-# alone (`touch src/lib.rs && cargo build`), in the same run, alternating, $RUNS times each. Then the
+# alone (`touch src/lib.rs && cargo build`), in the same run, alternating, $RUNS times each, in wall and in
+# CPU seconds (the CPU figure is the one to trust while other builds share the machine). Then the
 # size of each crate's macro expansion: `rustc -Zunpretty=expanded` (what `cargo expand` prints, before
 # formatting; RUSTC_BOOTSTRAP=1 lets stable rustc print it), in bytes and in lines after rustfmt.
 # Usage: mcp-macros/bench/build-time.sh [runs]
@@ -88,16 +89,25 @@ echo "building dependencies (not timed)..." >&2
 (cd "$OUT/ours" && cargo build --offline -q)
 (cd "$OUT/rmcp" && cargo build --offline -q)
 
-secs() { local s e; s=$(date +%s.%N); (cd "$1" && touch src/lib.rs && cargo build --offline -q); e=$(date +%s.%N); echo "$e - $s" | bc; }
-ours=(); theirs=()
+# Wall seconds and CPU seconds (user + sys of cargo and rustc) of one rebuild. On a machine shared with other
+# builds the wall time mostly measures the others; the CPU time is this build's own work.
+rebuild() {
+    local TIMEFORMAT='%R %U %S'
+    local t
+    t=$( { time (cd "$1" && touch src/lib.rs && cargo build --offline -q 2>/dev/null); } 2>&1 )
+    echo "$t" | awk '{printf "%.3f %.3f\n", $1, $2 + $3}'
+}
+ours=(); theirs=(); ours_cpu=(); theirs_cpu=()
 for _ in $(seq "$RUNS"); do
-    ours+=("$(secs "$OUT/ours")")
-    theirs+=("$(secs "$OUT/rmcp")")
+    read -r w c < <(rebuild "$OUT/ours"); ours+=("$w"); ours_cpu+=("$c")
+    read -r w c < <(rebuild "$OUT/rmcp"); theirs+=("$w"); theirs_cpu+=("$c")
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-echo "crate of 50 tools, rebuild of the crate alone (debug, median of $RUNS):"
-echo "  #[tool] (mcp-runtime): $(median "${ours[@]}") s   [${ours[*]}]"
-echo "  rmcp 3.x #[tool_router]: $(median "${theirs[@]}") s   [${theirs[*]}]"
+ratio() { echo "$1 $2" | awk '{printf "%.2f", $1 / $2}'; }
+echo "crate of 50 tools, rebuild of the crate alone (debug, median of $RUNS; wall s, CPU s):"
+echo "  #[tool] (mcp-runtime):   wall $(median "${ours[@]}") [${ours[*]}], CPU $(median "${ours_cpu[@]}") [${ours_cpu[*]}]"
+echo "  rmcp 3.x #[tool_router]: wall $(median "${theirs[@]}") [${theirs[*]}], CPU $(median "${theirs_cpu[@]}") [${theirs_cpu[*]}]"
+echo "  ours / rmcp: wall $(ratio "$(median "${ours[@]}")" "$(median "${theirs[@]}")")x, CPU $(ratio "$(median "${ours_cpu[@]}")" "$(median "${theirs_cpu[@]}")")x"
 
 expanded() {
     (cd "$1" && RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR=$OUT/target-expand \

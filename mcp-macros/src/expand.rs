@@ -41,7 +41,7 @@ pub fn tool(args: TokenStream, input: TokenStream) -> syn::Result<TokenStream> {
         return Ok(quote!(#item #e));
     }
     let f = f.expect("no errors");
-    let def = tool_def(&attr, &f, false);
+    let (items, def) = tool_def(&attr, &f, false);
     let vis = &item.vis;
     let route_fn = format_ident!("{}_tool", f.ident.unraw(), span = f.ident.span());
     let doc = format!(
@@ -49,8 +49,11 @@ pub fn tool(args: TokenStream, input: TokenStream) -> syn::Result<TokenStream> {
         f.ident.unraw(),
         route_fn
     );
+    // The argument struct sits beside the function (not inside the route function), so that it and
+    // what serde and schemars derive for it are items of the module, as a hand-written one would be.
     Ok(quote! {
         #item
+        #items
         #[doc = #doc]
         #[allow(clippy::all)]
         #vis fn #route_fn() -> ::mcp_runtime::schema::ToolDef {
@@ -127,7 +130,8 @@ pub fn tools(args: TokenStream, input: TokenStream) -> syn::Result<TokenStream> 
             errors.push(syn::Error::new(span, format!("duplicate tool name `{name}`: another `#[tool]` in this impl block already has it")));
         }
         names.push(name);
-        defs.push(tool_def(&attr, &f, true));
+        let (items, def) = tool_def(&attr, &f, true);
+        defs.push(quote!(#items #def));
     }
     if defs.is_empty() && errors.is_empty() {
         errors.push_spanned(
@@ -167,18 +171,24 @@ pub fn tools(args: TokenStream, input: TokenStream) -> syn::Result<TokenStream> 
     })
 }
 
-/// The expression building the `ToolDef` of one function. With `method`, `__this: Arc<Self>` is in scope.
-fn tool_def(attr: &ToolAttr, f: &Function, method: bool) -> TokenStream {
+/// The items one function's tool needs (its argument struct, with the functions giving its defaults)
+/// and the expression building its `ToolDef`. With `method`, `__this: Arc<Self>` is in scope.
+///
+/// What does not depend on the tool's types is left to `ToolSpec` in the runtime, compiled once: the
+/// expansion is the argument struct (what a hand-written tool needs too), a builder chain of the tool's
+/// constant metadata, and one closure that calls the function.
+fn tool_def(attr: &ToolAttr, f: &Function, method: bool) -> (TokenStream, TokenStream) {
     // Checked by `valid::tool` already; errors here cannot happen.
     let cache = attr::cache_hints(&attr.ttl_ms, &attr.cache_scope, &mut Errors::default());
     let name = attr
         .name
         .as_ref()
         .map_or_else(|| f.name(), |n| n.to_string());
-    let description = match attr.description.clone().or_else(|| f.doc.text.clone()) {
-        Some(d) => quote!(::core::option::Option::Some(::std::string::String::from(#d))),
-        None => quote!(::core::option::Option::None),
-    };
+    let description = attr
+        .description
+        .clone()
+        .or_else(|| f.doc.text.clone())
+        .map(|d| quote!(.description(#d)));
     let annotations = annotations(attr);
     let task = attr.task.map(|t| {
         let v = match t {
@@ -188,7 +198,12 @@ fn tool_def(attr: &ToolAttr, f: &Function, method: bool) -> TokenStream {
         };
         quote!(.task(::mcp_runtime::protocol::TaskSupport::#v))
     });
+    let scopes = attr.scopes.as_ref().map(|s| {
+        let s = &s.0;
+        quote!(.require_scopes([#(#s),*]))
+    });
     let values: Vec<_> = f.values().collect();
+    let args_ty = format_ident!("__{}_Arguments", f.ident.unraw());
 
     let mut fields = Vec::new();
     let mut default_fns = Vec::new();
@@ -203,7 +218,7 @@ fn tool_def(attr: &ToolAttr, f: &Function, method: bool) -> TokenStream {
         }
         if let Some(d) = &a.default {
             let fname = format_ident!("__default_{}", ident.unraw());
-            let path = fname.to_string();
+            let path = format!("{args_ty}::{fname}");
             attrs.push(quote!(#[serde(default = #path)]));
             let body = match &**d {
                 DefaultValue::Trait => quote!(::core::default::Default::default()),
@@ -224,40 +239,46 @@ fn tool_def(attr: &ToolAttr, f: &Function, method: bool) -> TokenStream {
         let fwd = &a.forwarded;
         fields.push(quote!(#(#attrs)* #(#fwd)* #ident: #ty));
         checks.push(quote_spanned! {ty.span()=>
-            ::mcp_runtime::schema::__private::assert_argument_schema::<#ty>();
-            ::mcp_runtime::schema::__private::assert_argument_deserialize::<#ty>();
+            __m::assert_argument_schema::<#ty>();
+            __m::assert_argument_deserialize::<#ty>();
         });
     }
 
-    let (args_struct, input_schema, parse) = if values.is_empty() {
+    let (items, input_schema, build, arg) = if values.is_empty() {
         (
             quote!(),
             quote!(::mcp_runtime::schema::no_arguments()),
-            quote!(),
+            quote!(build_bare),
+            quote!(_: ()),
         )
     } else {
+        let default_impl = (!default_fns.is_empty()).then(|| {
+            quote! {
+                #[allow(non_snake_case)]
+                impl #args_ty { #(#default_fns)* }
+            }
+        });
         (
             quote! {
                 #[derive(::mcp_runtime::serde::Deserialize, ::mcp_runtime::schema::__private::SchemarsJsonSchema)]
                 #[serde(crate = "::mcp_runtime::serde")]
                 #[schemars(crate = "::mcp_runtime::schemars")]
                 #[allow(non_camel_case_types, dead_code)]
-                struct __Arguments { #(#fields),* }
-                #(#[allow(non_snake_case)] #default_fns)*
-                #[allow(dead_code)]
-                fn __check_argument_types() { #(#checks)* }
+                #[doc(hidden)]
+                struct #args_ty { #(#fields),* }
+                #default_impl
             },
-            quote!(__profile.input_schema::<__Arguments>()),
-            quote! {
-                let __a: __Arguments = match __args.parse::<__Arguments>() {
-                    ::core::result::Result::Ok(a) => a,
-                    ::core::result::Result::Err(e) => {
-                        return ::core::result::Result::Ok(::mcp_runtime::protocol::CallToolResult::error(e.message()));
-                    }
-                };
-            },
+            quote!(__p.input_schema::<#args_ty>()),
+            quote!(build),
+            quote!(__a: #args_ty),
         )
     };
+    let checks = (!checks.is_empty()).then(|| {
+        quote! {
+            #[allow(dead_code)]
+            fn __check_argument_types() { #(#checks)* }
+        }
+    });
 
     let call_args = f.args.iter().map(|a| {
         if a.context {
@@ -283,83 +304,61 @@ fn tool_def(attr: &ToolAttr, f: &Function, method: bool) -> TokenStream {
     let convert_ok = |v: TokenStream| {
         quote_spanned! {out_span=> {
             #[allow(unused_imports)]
-            use ::mcp_runtime::schema::__private::{ContentReturn as _, StructuredReturn as _};
-            (&::mcp_runtime::schema::__private::Returned::new(#v)).to_call_tool_result(__wrapped)
+            use __m::{ContentReturn as _, StructuredReturn as _};
+            (&__m::Returned::new(#v)).to_call_tool_result(__w)
         }}
     };
     let convert = if f.output.fallible {
         let v = convert_ok(quote!(__v));
-        let err = quote_spanned!(out_span=> ::mcp_runtime::schema::__private::error_result(__e));
+        let err = quote_spanned!(out_span=> __m::error_result(__e));
         quote! {
-            match __ret {
+            match __r {
                 ::core::result::Result::Ok(__v) => #v,
                 ::core::result::Result::Err(__e) => #err,
             }
         }
     } else {
-        convert_ok(quote!(__ret))
+        convert_ok(quote!(__r))
     };
     let output_schema = quote_spanned! {out_span=> {
         #[allow(unused_imports)]
-        use ::mcp_runtime::schema::__private::{ContentProbe as _, StructuredProbe as _};
-        (&::mcp_runtime::schema::__private::SchemaProbe::<#ok>::new()).output_schema(__profile)
+        use __m::{ContentProbe as _, StructuredProbe as _};
+        (&__m::SchemaProbe::<#ok>::new()).output_schema(__p)
     }};
     let this_inner = method.then(|| quote!(let __this = ::std::sync::Arc::clone(&__this);));
-    let scopes = attr.scopes.as_ref().map(|s| {
-        let s = &s.0;
-        quote!(.require_scopes([#(#s),*]))
-    });
 
-    quote! {{
-        #args_struct
-        static __SCHEMAS: ::mcp_runtime::schema::__private::SchemaCache = ::mcp_runtime::schema::__private::SchemaCache::new();
-        ::mcp_runtime::schema::ToolDef::new(move |__profile: ::mcp_runtime::schema::SchemaProfile| {
-            let (__input, __output) = ::core::clone::Clone::clone(__SCHEMAS.get(__profile, |__profile| (#input_schema, #output_schema)));
-            let __wrapped = __output.as_ref().is_some_and(|o| o.wrapped);
-            let mut __tool = ::mcp_runtime::protocol::Tool::new(#name, "", __input);
-            __tool.description = #description;
-            __tool.output_schema = __output.map(|o| o.schema);
-            __tool.annotations = #annotations;
-            ::mcp_runtime::server::ToolRoute::new(__tool, move |__args: ::mcp_runtime::server::Arguments, __ctx: ::mcp_runtime::Context| {
+    let expr = quote! {{
+        #[allow(unused_imports)]
+        use ::mcp_runtime::schema::__private as __m;
+        #checks
+        static __S: __m::SchemaCache = __m::SchemaCache::new();
+        __m::ToolSpec::new(#name) #description #annotations #cache #task #scopes .#build(
+            &__S,
+            |__p: ::mcp_runtime::schema::SchemaProfile| (#input_schema, #output_schema),
+            move |#arg, __ctx, __w| {
                 #this_inner
                 async move {
-                    #parse
-                    let __ret = #call;
-                    ::core::result::Result::Ok(#convert)
+                    let __r = #call;
+                    #convert
                 }
-            })#cache #task #scopes
-        })
-    }}
+            },
+        )
+    }};
+    (items, expr)
 }
 
+/// The builder calls setting the tool's annotations (none when it has none).
 fn annotations(attr: &ToolAttr) -> TokenStream {
-    let opt_bool = |b: Option<bool>| match b {
-        Some(b) => quote!(::core::option::Option::Some(#b)),
-        None => quote!(::core::option::Option::None),
+    let title = attr.title.as_ref().map(|t| quote!(.title(#t)));
+    let hint = |name: &str, b: Option<bool>| {
+        b.map(|b| {
+            let m = format_ident!("{name}");
+            quote!(.#m(#b))
+        })
     };
-    if attr.title.is_none()
-        && attr.read_only.is_none()
-        && attr.destructive.is_none()
-        && attr.idempotent.is_none()
-        && attr.open_world.is_none()
-    {
-        return quote!(::core::option::Option::None);
-    }
-    let title = match &attr.title {
-        Some(t) => quote!(::core::option::Option::Some(::std::string::String::from(#t))),
-        None => quote!(::core::option::Option::None),
-    };
-    let read_only = opt_bool(attr.read_only.as_ref().map(|v| **v));
-    let destructive = opt_bool(attr.destructive.as_ref().map(|v| **v));
-    let idempotent = opt_bool(attr.idempotent.as_ref().map(|v| **v));
-    let open_world = opt_bool(attr.open_world);
-    quote! {{
-        let mut a = ::mcp_runtime::protocol::ToolAnnotations::default();
-        a.title = #title;
-        a.read_only_hint = #read_only;
-        a.destructive_hint = #destructive;
-        a.idempotent_hint = #idempotent;
-        a.open_world_hint = #open_world;
-        ::core::option::Option::Some(a)
-    }}
+    let read_only = hint("read_only", attr.read_only.as_ref().map(|v| **v));
+    let destructive = hint("destructive", attr.destructive.as_ref().map(|v| **v));
+    let idempotent = hint("idempotent", attr.idempotent.as_ref().map(|v| **v));
+    let open_world = hint("open_world", attr.open_world);
+    quote!(#title #read_only #destructive #idempotent #open_world)
 }

@@ -333,19 +333,5 @@ pub async fn json_of(r: reqwest::Response) -> (u16, Value) {
     (status, serde_json::from_str(&text).unwrap_or(Value::Null))
 }
 
-/// The Python SDK's interpreter from scripts/install-peers.sh; `None` (the test says it skipped) when it
-/// is missing, unless MCP_PEERS_REQUIRED=1.
-pub fn python() -> Option<std::path::PathBuf> {
-    let p = std::path::PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../.peers/py/bin/python"
-    ));
-    if p.exists() {
-        return Some(p);
-    }
-    if std::env::var("MCP_PEERS_REQUIRED").is_ok_and(|v| v == "1") {
-        panic!("peers missing: run scripts/install-peers.sh");
-    }
-    eprintln!("SKIPPED: the Python SDK is not installed (run scripts/install-peers.sh)");
-    None
-}
+#[allow(unused_imports)] // not every test binary that includes this module uses it
+pub use test_support::python;

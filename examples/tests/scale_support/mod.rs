@@ -1,6 +1,6 @@
 //! A deployment on loopback for the scale tests: `redis-server` and `nginx` from the system's packages,
 //! several `everything-server --http --redis` instances, and nginx in front of them (round-robin, no
-//! stickiness, no buffering), every file in a temporary directory and every process killed on drop.
+//! stickiness, no buffering), every file in a temporary directory and every process killed on drop (nginx stopped).
 //! Without redis-server or nginx a test says it skipped, unless MCP_PEERS_REQUIRED=1 (then it fails).
 
 #![allow(dead_code)]
@@ -13,13 +13,30 @@ use std::time::{Duration, Instant};
 /// The MRTR keys every instance shares (2026-07-28 retries may land anywhere).
 pub const STATE_KEYS: &str = "k1:000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f";
 
-/// A child process killed (and reaped) on drop.
+/// A child process killed (SIGKILL) and reaped on drop.
 pub struct Proc(Child);
 
 impl Proc {
     fn kill(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
+    }
+
+    /// SIGTERM, up to 3 s to exit, then SIGKILL. nginx's master only takes its workers down when it is
+    /// asked to stop: SIGKILL alone leaves them running, orphaned, still accepting on the port.
+    fn stop(&mut self) {
+        if !matches!(self.0.try_wait(), Ok(None)) {
+            return;
+        }
+        unsafe { libc::kill(self.0.id() as libc::pid_t, libc::SIGTERM) };
+        let deadline = Instant::now() + Duration::from_secs(3);
+        while Instant::now() < deadline {
+            if !matches!(self.0.try_wait(), Ok(None)) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        self.kill();
     }
 
     /// Whether it still runs.
@@ -253,7 +270,9 @@ impl Cluster {
 
 impl Drop for Cluster {
     fn drop(&mut self) {
-        self.nginx.take();
+        if let Some(mut nginx) = self.nginx.take() {
+            nginx.stop();
+        }
         for i in &mut self.instances {
             i.proc.take();
         }

@@ -59,22 +59,8 @@ pub fn example_bin(name: &str) -> PathBuf {
     dir.join(name)
 }
 
-/// The npm `server-everything` from `.peers`: `None` (the test says it skipped) when it is missing,
-/// unless MCP_PEERS_REQUIRED=1, as in CI.
-pub fn server_everything() -> Option<PathBuf> {
-    let p = PathBuf::from(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../.peers/node/node_modules/.bin/mcp-server-everything"
-    ));
-    if p.exists() {
-        return Some(p);
-    }
-    if std::env::var("MCP_PEERS_REQUIRED").as_deref() == Ok("1") {
-        panic!("peers missing: run scripts/install-peers.sh");
-    }
-    eprintln!("SKIPPED: server-everything not installed (run scripts/install-peers.sh)");
-    None
-}
+#[allow(unused_imports)] // not every test binary that includes this module uses it
+pub use test_support::server_everything;
 
 pub fn config(json: serde_json::Value) -> Config {
     json.to_string().parse().expect("valid config")
@@ -136,4 +122,93 @@ pub async fn serve_example(name: &str, env: &[(&str, &str)]) -> (tokio::process:
 /// A file of the examples crate (`examples/<rel>`).
 pub fn example_file(rel: &str) -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples")).join(rel)
+}
+
+/// `GET path` on 127.0.0.1:port: the status code and the body.
+pub async fn get(port: u16, path: &str) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    s.write_all(
+        format!("GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").as_bytes(),
+    )
+    .await
+    .unwrap();
+    let mut buf = Vec::new();
+    s.read_to_end(&mut buf).await.unwrap();
+    let text = String::from_utf8_lossy(&buf).into_owned();
+    let status = text[9..12].parse().unwrap();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap();
+    let body = if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        dechunk(body)
+    } else {
+        body.to_string()
+    };
+    (status, body)
+}
+
+fn dechunk(mut s: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = s.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        s = &rest[n + 2..];
+    }
+    out
+}
+
+/// The gateway binary serving `config` over HTTP on a free loopback port (killed when dropped): the
+/// child, the port, and the config file (kept while the gateway runs).
+pub async fn http_gateway(
+    config: &serde_json::Value,
+    args: &[&str],
+) -> (tokio::process::Child, u16, tempfile::NamedTempFile) {
+    use std::io::Write;
+    let mut cfg = tempfile::Builder::new().suffix(".json").tempfile().unwrap();
+    cfg.write_all(config.to_string().as_bytes()).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcp-gateway"))
+        .arg("--config")
+        .arg(cfg.path())
+        .args(["--http", &format!("127.0.0.1:{port}")])
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "the gateway did not listen"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    (child, port, cfg)
+}
+
+/// Whether a process runs (a zombie does not).
+pub fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit_once(')')
+                .map(|(_, rest)| !rest.trim_start().starts_with('Z'))
+        })
+        .unwrap_or(false)
 }

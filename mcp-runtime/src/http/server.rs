@@ -645,10 +645,14 @@ impl StreamableHttpService {
                 )
             }
             None => {
-                let handler = self
+                let (state, handler) = self
                     .inner
                     .server
-                    .session_handler_for(peer.clone(), principal);
+                    .session_with_state(peer.clone(), principal);
+                if !self.inner.config.stateful {
+                    // Each POST stands alone: no session a handler could keep state for.
+                    state.set_one_request();
+                }
                 HttpSession::new(id, peer, handler, self.inner.config.replay_buffer, None)
             }
         };

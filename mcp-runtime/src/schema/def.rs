@@ -1,9 +1,15 @@
 //! What `#[tool]` generates next to a function: a tool definition a server registers in one line.
 
 use super::{OutputSchema, SchemaProfile};
-use crate::protocol::JsonObject;
-use crate::server::ToolRoute;
-use std::sync::OnceLock;
+use crate::protocol::{
+    CacheHints, CallToolResult, ErrorObject, JsonObject, TaskSupport, Tool, ToolAnnotations,
+};
+use crate::server::{ArgumentError, Arguments, ToolHandler, ToolRoute};
+use crate::Context;
+use futures_util::future::BoxFuture;
+use serde::de::DeserializeOwned;
+use std::future::Future;
+use std::sync::{Arc, OnceLock};
 
 /// A tool made by `#[tool]`, not yet rendered in a schema profile. Register it with
 /// `Server::builder().tool(search_jira_tool())` (the portable profile), or choose the profile:
@@ -35,6 +41,212 @@ impl From<ToolDef> for ToolRoute {
 impl std::fmt::Debug for ToolDef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("ToolDef")
+    }
+}
+
+/// The schemas of a tool in one profile: its `inputSchema`, and its `outputSchema` when it returns
+/// structured content.
+#[doc(hidden)]
+pub type Schemas = (JsonObject, Option<OutputSchema>);
+
+/// What `#[tool]` knows about a tool at compile time (name, description, annotations, route options),
+/// turned into a [`ToolDef`] by [`ToolSpec::build`]. Everything that does not depend on the tool's types
+/// lives here, compiled once, so that each tool expands to little more than its argument struct and
+/// the call of its function.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct ToolSpec {
+    tool: Tool,
+    cache: Option<CacheHints>,
+    task: Option<TaskSupport>,
+    scopes: Vec<String>,
+}
+
+impl ToolSpec {
+    /// A tool named `name`, without description or annotations.
+    pub fn new(name: &'static str) -> Self {
+        let mut tool = Tool::new(name, "", JsonObject::new());
+        tool.description = None;
+        ToolSpec {
+            tool,
+            cache: None,
+            task: None,
+            scopes: Vec::new(),
+        }
+    }
+
+    /// The tool's description.
+    pub fn description(mut self, text: &'static str) -> Self {
+        self.tool.description = Some(text.into());
+        self
+    }
+
+    fn annotations(&mut self) -> &mut ToolAnnotations {
+        self.tool.annotations.get_or_insert_with(Default::default)
+    }
+
+    /// The annotations' `title`.
+    pub fn title(mut self, title: &'static str) -> Self {
+        self.annotations().title = Some(title.into());
+        self
+    }
+
+    /// `readOnlyHint`.
+    pub fn read_only(mut self, hint: bool) -> Self {
+        self.annotations().read_only_hint = Some(hint);
+        self
+    }
+
+    /// `destructiveHint`.
+    pub fn destructive(mut self, hint: bool) -> Self {
+        self.annotations().destructive_hint = Some(hint);
+        self
+    }
+
+    /// `idempotentHint`.
+    pub fn idempotent(mut self, hint: bool) -> Self {
+        self.annotations().idempotent_hint = Some(hint);
+        self
+    }
+
+    /// `openWorldHint`.
+    pub fn open_world(mut self, hint: bool) -> Self {
+        self.annotations().open_world_hint = Some(hint);
+        self
+    }
+
+    /// See [`ToolRoute::cache`].
+    pub fn cache(mut self, hints: CacheHints) -> Self {
+        self.cache = Some(hints);
+        self
+    }
+
+    /// See [`ToolRoute::task`].
+    pub fn task(mut self, support: TaskSupport) -> Self {
+        self.task = Some(support);
+        self
+    }
+
+    /// See [`ToolRoute::require_scopes`].
+    pub fn require_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes.extend(scopes.into_iter().map(Into::into));
+        self
+    }
+
+    /// The definition of a tool whose arguments deserialize into `A`. `schemas` keeps what `make`
+    /// returns for each profile; `call` runs the tool on decoded arguments, its `bool` saying whether a
+    /// structured result is wrapped as `{"result": value}` (as the output schema says).
+    pub fn build<A, F, Fut>(
+        self,
+        schemas: &'static SchemaCache,
+        make: fn(SchemaProfile) -> Schemas,
+        call: F,
+    ) -> ToolDef
+    where
+        A: DeserializeOwned + Send + 'static,
+        F: Fn(A, Context, bool) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = CallToolResult> + Send + 'static,
+    {
+        self.build_with(schemas, make, Arguments::parse::<A>, call)
+    }
+
+    /// [`Self::build`] for a tool without arguments (whatever the call sends is ignored).
+    pub fn build_bare<F, Fut>(
+        self,
+        schemas: &'static SchemaCache,
+        make: fn(SchemaProfile) -> Schemas,
+        call: F,
+    ) -> ToolDef
+    where
+        F: Fn((), Context, bool) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = CallToolResult> + Send + 'static,
+    {
+        self.build_with(schemas, make, |_| Ok(()), call)
+    }
+
+    fn build_with<A, F, Fut>(
+        self,
+        schemas: &'static SchemaCache,
+        make: fn(SchemaProfile) -> Schemas,
+        parse: fn(&Arguments) -> Result<A, ArgumentError>,
+        call: F,
+    ) -> ToolDef
+    where
+        A: Send + 'static,
+        F: Fn(A, Context, bool) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = CallToolResult> + Send + 'static,
+    {
+        let call = Arc::new(call);
+        ToolDef::new(move |profile| {
+            let (tool, wrapped, options) = self.parts(schemas.get(profile, make));
+            let handler = MacroHandler {
+                parse,
+                call,
+                wrapped,
+            };
+            options.apply(ToolRoute::new(tool, handler))
+        })
+    }
+
+    /// The tool with its schemas, whether structured results are wrapped, and the route's options. Not
+    /// generic: compiled once for every tool.
+    fn parts(self, (input, output): &Schemas) -> (Tool, bool, RouteOptions) {
+        let mut tool = self.tool;
+        tool.input_schema = input.clone();
+        tool.output_schema = output.as_ref().map(|o| o.schema.clone());
+        let wrapped = output.as_ref().is_some_and(|o| o.wrapped);
+        let options = RouteOptions {
+            cache: self.cache,
+            task: self.task,
+            scopes: self.scopes,
+        };
+        (tool, wrapped, options)
+    }
+}
+
+struct RouteOptions {
+    cache: Option<CacheHints>,
+    task: Option<TaskSupport>,
+    scopes: Vec<String>,
+}
+
+impl RouteOptions {
+    fn apply(self, mut route: ToolRoute) -> ToolRoute {
+        route.cache = self.cache;
+        route.scopes = self.scopes;
+        match self.task {
+            Some(t) => route.task(t),
+            None => route,
+        }
+    }
+}
+
+/// The handler of a `#[tool]`: decodes the arguments (a bad argument is an `isError` result naming it),
+/// then runs the tool's function, all inside the returned future (so that a panic fails the call alone).
+struct MacroHandler<A, F> {
+    parse: fn(&Arguments) -> Result<A, ArgumentError>,
+    call: Arc<F>,
+    wrapped: bool,
+}
+
+impl<A, F, Fut> ToolHandler for MacroHandler<A, F>
+where
+    A: Send + 'static,
+    F: Fn(A, Context, bool) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = CallToolResult> + Send + 'static,
+{
+    fn call(
+        &self,
+        args: Arguments,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<CallToolResult, ErrorObject>> {
+        let (parse, call, wrapped) = (self.parse, Arc::clone(&self.call), self.wrapped);
+        Box::pin(async move {
+            match parse(&args) {
+                Ok(a) => Ok(call(a, ctx, wrapped).await),
+                Err(e) => Ok(CallToolResult::error(e.message())),
+            }
+        })
     }
 }
 

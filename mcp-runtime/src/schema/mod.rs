@@ -11,6 +11,8 @@
 //!   stay, and so do meaningful bounds (`minimum: 0` for unsigned integers, `maximum: 255` for `u8`);
 //! - an enum of strings is a plain `enum`, even when variants have doc comments: their docs are appended to the
 //!   enum's description as `- variant: text` lines;
+//! - in *input* schemas, a `default` of `null`, `[]`, `{}` or `""` is left out (leaving the optional property
+//!   out means that already); defaults that make a choice (`50`, `false`) stay;
 //! - in *input* schemas, `Option<T>` is an optional property with the schema of `T` (no `"null"`). Output
 //!   schemas keep `null` where a value may serialize as `null`, since the client validates
 //!   `structuredContent` against them.
@@ -143,7 +145,7 @@ fn into_object(v: Value) -> JsonObject {
 /// Used by the code `#[tool]`, `#[prompt]` and `#[resource]` generate; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use super::def::SchemaCache;
+    pub use super::def::{SchemaCache, Schemas, ToolSpec};
     pub use crate::server::tool_result::{
         error_result, ContentProbe, ContentReturn, Returned, SchemaProbe, StructuredProbe,
         StructuredReturn, ToolError,

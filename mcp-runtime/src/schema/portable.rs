@@ -151,8 +151,25 @@ fn rewrite(schema: &mut Value, strip_null: bool) {
     }
     if strip_null {
         strip_null_type(obj);
+        drop_empty_default(obj);
     }
     collapse_string_enum(obj);
+}
+
+/// In an input schema, a `default` of `null`, `[]`, `{}` or `""` says only what leaving the optional
+/// property out means anyway (nothing, none, empty): noise the model pays for on every turn. Defaults
+/// that carry a choice (`50`, `false`, `"backup"`) stay.
+fn drop_empty_default(obj: &mut Map<String, Value>) {
+    let empty = match obj.get("default") {
+        Some(Value::Null) => true,
+        Some(Value::Array(a)) => a.is_empty(),
+        Some(Value::Object(o)) => o.is_empty(),
+        Some(Value::String(s)) => s.is_empty(),
+        _ => false,
+    };
+    if empty {
+        obj.remove("default");
+    }
 }
 
 /// In an output schema, a property that is not `required` is one serde skips when it is `None`
@@ -378,6 +395,32 @@ mod tests {
             s,
             json!({"type": "string", "enum": ["high", "low", "medium"], "description": "Priority\n- high: Today"})
         );
+    }
+
+    #[test]
+    fn empty_defaults_leave_inputs_and_choices_stay() {
+        let s = json!({"type": "object", "properties": {
+            "labels": {"type": "array", "items": {"type": "string"}, "default": []},
+            "meta": {"type": "object", "default": {}},
+            "prefix": {"type": "string", "default": ""},
+            "note": {"type": ["string", "null"], "default": null},
+            "limit": {"type": "integer", "default": 50},
+            "dry_run": {"type": "boolean", "default": false},
+            "default": {"type": "string"}
+        }});
+        let mut input = s.clone();
+        make_portable(&mut input, true);
+        let p = &input["properties"];
+        for k in ["labels", "meta", "prefix", "note"] {
+            assert_eq!(p[k].get("default"), None, "{k}");
+        }
+        assert_eq!(p["limit"]["default"], json!(50));
+        assert_eq!(p["dry_run"]["default"], json!(false));
+        assert_eq!(p["default"], json!({"type": "string"}));
+        // Outputs are validated, not prompted: left as they are.
+        let mut output = s.clone();
+        make_portable(&mut output, false);
+        assert_eq!(output["properties"]["labels"]["default"], json!([]));
     }
 
     #[test]

@@ -15,7 +15,7 @@ use super::era::ModernRequest;
 use super::mrtr::InputRound;
 use super::session::SessionState;
 use super::tasks::{input::NotifyRoute, TaskInput};
-use crate::connection::RequestOptions;
+use crate::connection::{Peer, RequestOptions};
 use crate::error::Error;
 use crate::framing::to_raw;
 use crate::protocol::{
@@ -49,6 +49,41 @@ impl NamedInput<'_> {
     /// [`Context::list_roots`], answered under this key.
     pub async fn list_roots(self) -> Result<ListRootsResult, Error> {
         self.ctx.input_list_roots(Some(self.key)).await
+    }
+}
+
+/// The downstream session a request belongs to: its connection over stdio, its `Mcp-Session-Id` over
+/// Streamable HTTP, its event stream over legacy HTTP+SSE. A handler keeps per-session state under
+/// [`SessionHandle::id`] and drops it when [`SessionHandle::ended`] resolves (the client closed the
+/// connection, sent `DELETE`, or the session expired). See [`Context::session`].
+#[derive(Clone)]
+pub struct SessionHandle {
+    id: u64,
+    peer: Peer,
+}
+
+impl SessionHandle {
+    /// Names this session within this process; never given to another session while it runs.
+    pub fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// Whether the session has ended.
+    pub fn is_ended(&self) -> bool {
+        self.peer.is_closed()
+    }
+
+    /// Resolves when the session ends (at once if it has).
+    pub async fn ended(&self) {
+        self.peer.closed().await
+    }
+}
+
+impl std::fmt::Debug for SessionHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SessionHandle")
+            .field("id", &self.id)
+            .finish()
     }
 }
 
@@ -170,6 +205,20 @@ impl Context {
     /// Who the transport authenticated, if it did (for example the subject of a verified bearer token).
     pub fn principal(&self) -> Option<&str> {
         self.session.principal()
+    }
+
+    /// The session this request belongs to. `None` for a request that belongs to no session: a
+    /// 2026-07-28 request (stateless by design: it declares everything about itself, and the next one
+    /// may reach another connection or instance) and a request to a stateless HTTP server (each POST
+    /// stands alone).
+    pub fn session(&self) -> Option<SessionHandle> {
+        if self.modern.is_some() || self.session.is_one_request() {
+            return None;
+        }
+        Some(SessionHandle {
+            id: self.session.id,
+            peer: self.session.peer.clone(),
+        })
     }
 
     /// The id of the request being handled.

@@ -17,7 +17,7 @@ pub mod tasks;
 pub mod tool_result;
 pub mod tools;
 
-pub use context::{Context, NamedInput};
+pub use context::{Context, NamedInput, SessionHandle};
 pub use era::ModernRequest;
 pub use prompts::{PromptArgs, PromptHandler, PromptRoute};
 pub use raw_tool::RawToolHandler;

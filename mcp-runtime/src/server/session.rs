@@ -19,7 +19,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// Where a session is in its (handshake-era) lifecycle.
@@ -56,7 +56,14 @@ pub struct SessionState {
     /// The declarations of the one 2026-07-28 request this connection carries, when its transport read
     /// them already (HTTP: a connection per request), so that they are not read twice.
     preset: OnceLock<Arc<ModernRequest>>,
+    /// Names the session in this process (see `Context::session`).
+    pub(crate) id: u64,
+    /// The connection carries one request and ends with it (a stateless HTTP server's POST).
+    one_request: AtomicBool,
 }
+
+/// The next session's [`SessionState::id`].
+static NEXT_SESSION: AtomicU64 = AtomicU64::new(1);
 
 impl SessionState {
     pub(crate) fn new(server: Arc<ServerInner>, peer: Peer) -> Arc<Self> {
@@ -72,7 +79,19 @@ impl SessionState {
             principal: OnceLock::new(),
             tasks: Default::default(),
             preset: OnceLock::new(),
+            id: NEXT_SESSION.fetch_add(1, Ordering::Relaxed),
+            one_request: AtomicBool::new(false),
         })
+    }
+
+    /// This connection carries one request and ends with it: it is no session a handler could keep
+    /// state for (see `Context::session`).
+    pub(crate) fn set_one_request(&self) {
+        self.one_request.store(true, Ordering::Relaxed);
+    }
+
+    pub(crate) fn is_one_request(&self) -> bool {
+        self.one_request.load(Ordering::Relaxed)
     }
 
     /// The transport already read the `_meta` of the request this connection carries.

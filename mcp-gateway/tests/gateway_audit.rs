@@ -1,0 +1,120 @@
+//! `mcp-codegen audit` on the gateway's catalogue, with and without discovery mode, through the real
+//! binaries: the figure the README quotes (at least 90% fewer bytes and tokens).
+
+mod common;
+
+use common::{example_bin, server_everything};
+use serde_json::json;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The `mcp-codegen` binary, built or brought up to date by cargo.
+fn codegen() -> PathBuf {
+    let out = Command::new(env!("CARGO"))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "mcp-codegen",
+            "--bin",
+            "mcp-codegen",
+            "--message-format=json",
+        ])
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find_map(|m| {
+            (m["reason"] == "compiler-artifact" && m["target"]["name"] == "mcp-codegen")
+                .then(|| m["executable"].as_str().map(PathBuf::from))
+                .flatten()
+        })
+        .expect("cargo names the mcp-codegen executable")
+}
+
+/// The percentage in `… N.N% fewer <what>` of the audit's comparison line.
+fn fewer(report: &str, what: &str) -> f64 {
+    let line = report
+        .lines()
+        .find(|l| l.starts_with("against "))
+        .unwrap_or_else(|| panic!("no comparison in\n{report}"));
+    let (before, _) = line
+        .split_once(&format!("% fewer {what}"))
+        .unwrap_or_else(|| panic!("{line}"));
+    before
+        .rsplit(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap_or_else(|_| panic!("{line}"))
+}
+
+#[test]
+fn the_audit_cli_shows_discovery_mode_costs_at_least_90_percent_less() {
+    let bin = |n: &str| example_bin(n).display().to_string();
+    let mut servers = json!({
+        "every": {"command": bin("everything-server")},
+        "jira": {"command": bin("jira-server")},
+        "bench": {"command": bin("bench-server")},
+    });
+    if let Some(p) = server_everything() {
+        servers["npm"] = json!({"command": p});
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("catalogue.json");
+    std::fs::File::create(&cfg)
+        .unwrap()
+        .write_all(json!({"mcpServers": servers}).to_string().as_bytes())
+        .unwrap();
+    let gateway = format!(
+        "{} --config {}",
+        env!("CARGO_BIN_EXE_mcp-gateway"),
+        cfg.display()
+    );
+    let codegen = codegen();
+    let full = dir.path().join("full.json");
+    let out = Command::new(&codegen)
+        .args(["snapshot", "--stdio", &gateway, "--output"])
+        .arg(&full)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = Command::new(&codegen)
+        .args([
+            "audit",
+            "--stdio",
+            &format!("{gateway} --discovery"),
+            "--baseline",
+        ])
+        .arg(&full)
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{report}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprintln!("{report}");
+    for tool in ["search_tools", "describe_tool", "call_tool"] {
+        assert!(
+            report.lines().any(|l| l.starts_with(tool)),
+            "{tool} missing:\n{report}"
+        );
+    }
+    let (bytes, tokens) = (fewer(&report, "bytes"), fewer(&report, "tokens"));
+    assert!(bytes >= 90.0, "{bytes}% fewer bytes:\n{report}");
+    assert!(tokens >= 90.0, "{tokens}% fewer tokens:\n{report}");
+}
