@@ -10,6 +10,13 @@
 //!
 //! Slow paths are measured for a bounded time (at most [`SEQ_TIME`] and [`CONC_TIME`]) rather than for a
 //! fixed count, so the FastMCP row ends in seconds; its rates are computed from what completed.
+//!
+//! `-- --instructions` counts instead of timing: the gateway runs under `valgrind --tool=callgrind`, and
+//! the instructions it executes per call (sequential and 64 in flight, stdio and HTTP downstream) are
+//! the difference between a long and a short run divided by the calls between them. The count is
+//! independent of the machine's load, unlike every rate above; callgrind slows the gateway down, so
+//! more requests arrive in each read than they would at full speed (64 in flight batches more).
+//! `--keep` keeps callgrind's files, for `callgrind_annotate --inclusive=yes`.
 
 use mcp_runtime::client::Client;
 use mcp_runtime::http::HttpClientConfig;
@@ -186,6 +193,9 @@ async fn main() {
             .as_bytes(),
     )
     .unwrap();
+    if std::env::args().any(|a| a == "--instructions") {
+        return instructions(cfg.path()).await;
+    }
     let peers = root().join(".peers");
     println!(
         "(machine load: {})",
@@ -275,4 +285,130 @@ async fn main() {
             "run scripts/install-peers.sh bench",
         );
     }
+}
+
+/// Calls in the short and the long run of [`instructions`]; the figure is per call of the difference.
+const COUNT_SHORT: usize = 1_000;
+const COUNT_LONG: usize = 6_000;
+
+/// The gateway's instructions per call, counted by callgrind (see the module docs).
+async fn instructions(cfg: &Path) {
+    if Command::new("valgrind")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .status()
+        .map_or(true, |s| !s.success())
+    {
+        return skipped("instructions", "valgrind is not installed");
+    }
+    println!("gateway instructions per call (callgrind; load-independent)");
+    for http in [false, true] {
+        let path = if http {
+            "HTTP→stdio"
+        } else {
+            "stdio→stdio"
+        };
+        for in_flight in [1, IN_FLIGHT] {
+            let short = count_instructions(cfg, http, in_flight, COUNT_SHORT).await;
+            let long = count_instructions(cfg, http, in_flight, COUNT_LONG).await;
+            let per_call = (long as f64 - short as f64) / (COUNT_LONG - COUNT_SHORT) as f64;
+            println!(
+                "gateway {path:<12} {in_flight:>3} in flight {per_call:>9.0} instructions/call"
+            );
+        }
+    }
+}
+
+/// Runs the gateway under callgrind for `calls` `echo` calls, `in_flight` at a time, and returns the
+/// instructions it executed in all (start-up included).
+async fn count_instructions(cfg: &Path, http: bool, in_flight: usize, calls: usize) -> u64 {
+    let out = tempfile::Builder::new()
+        .suffix(".callgrind")
+        .tempfile()
+        .unwrap()
+        .into_temp_path();
+    let mut gw = tokio::process::Command::new("valgrind");
+    gw.arg("--tool=callgrind")
+        .arg("--dump-instr=no")
+        .arg("--compress-strings=no")
+        .arg(format!("--callgrind-out-file={}", out.display()))
+        .arg(env!("CARGO_BIN_EXE_mcp-gateway"))
+        .arg("--config")
+        .arg(cfg)
+        .env("RUST_LOG", "warn")
+        .stderr(Stdio::null());
+    let (client, pid, child) = if http {
+        let port = free_port();
+        gw.args(["--http", &format!("127.0.0.1:{port}")])
+            .stdin(Stdio::null())
+            .kill_on_drop(true);
+        let child = gw.spawn().unwrap();
+        let url = format!("http://127.0.0.1:{port}/mcp");
+        let t0 = Instant::now();
+        let client = loop {
+            match Client::builder()
+                .connect_http(&url, HttpClientConfig::default())
+                .await
+            {
+                Ok(c) => break c,
+                Err(e) if t0.elapsed() > Duration::from_secs(120) => {
+                    panic!("the gateway under callgrind did not come up: {e}")
+                }
+                Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
+            }
+        };
+        let pid = child.id().unwrap();
+        (Arc::new(client), pid, Some(child))
+    } else {
+        let client = Client::builder().spawn(gw).await.unwrap();
+        let pid = client.server_pid().unwrap();
+        (Arc::new(client), pid, None)
+    };
+    let mut tasks = Vec::new();
+    for _ in 0..in_flight {
+        let c = client.clone();
+        tasks.push(tokio::spawn(async move {
+            for _ in 0..calls / in_flight {
+                c.call_tool("echo", json!({"text": "hello"})).await.unwrap();
+            }
+        }));
+    }
+    for t in tasks {
+        t.await.unwrap();
+    }
+    // SIGTERM: callgrind writes its counts as the process ends (a kill on drop would lose them).
+    Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    let t0 = Instant::now();
+    let total = loop {
+        let text = std::fs::read_to_string(&out).unwrap_or_default();
+        if let Some(n) = text
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix("totals:")
+                    .or_else(|| l.strip_prefix("summary:"))
+            })
+            .and_then(|n| n.trim().parse().ok())
+        {
+            break n;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "callgrind wrote no totals to {}",
+            out.display()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    drop(client);
+    drop(child);
+    if std::env::args().any(|a| a == "--keep") {
+        let kept = out.keep().unwrap();
+        println!(
+            "  (kept {}: callgrind_annotate --inclusive=yes it)",
+            kept.display()
+        );
+    }
+    total
 }

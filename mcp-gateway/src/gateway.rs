@@ -541,7 +541,8 @@ impl Inner {
 
 /// The route of one upstream tool under its exposed name.
 /// The tool keeps its `execution.taskSupport`: the gateway serves tasks downstream with the runtime's
-/// task machinery, the handler following the upstream's task (see [`relay::upstream_call`]). Its
+/// task machinery, the handler following the upstream's task (see [`relay::upstream_call`]). A direct
+/// call's result stays JSON text from the upstream's answer to the downstream frame. Its
 /// immediate window is the call's timeout, so a call becomes a task downstream when (and only when)
 /// the upstream makes it one.
 fn route(mut hop: Hop, exposed: String, mut tool: Tool) -> ToolRoute {
@@ -549,7 +550,7 @@ fn route(mut hop: Hop, exposed: String, mut tool: Tool) -> ToolRoute {
     hop.support = tool.task_support();
     let window = hop.upstream.config.timeout;
     let hop = Arc::new(hop);
-    ToolRoute::new(tool, move |args: Arguments, ctx: Context| {
+    ToolRoute::raw(tool, move |args: Arguments, ctx: Context| {
         let hop = hop.clone();
         async move { hop.call(args, ctx).await }
     })

@@ -1,13 +1,13 @@
 //! One tool call across the hop as operations see it: a tracing span (`hop`, at debug level, with the
 //! upstream, the tool, the latency and the outcome; `RUST_LOG=mcp_gateway=debug` shows it), the call's
 //! metrics, and the upstream's secrets taken out of what comes back. The relaying itself is
-//! [`relay::call_tool`].
+//! [`relay::call_tool_raw`].
 
 use crate::metrics::{Outcome, ToolMetrics};
 use crate::relay;
 use crate::secrets::Secrets;
 use crate::upstream::Upstream;
-use mcp_runtime::protocol::{CallToolResult, ErrorObject, TaskSupport};
+use mcp_runtime::protocol::{ErrorObject, RawCallToolResult, TaskSupport};
 use mcp_runtime::server::Arguments;
 use mcp_runtime::Context;
 use std::sync::Arc;
@@ -31,8 +31,12 @@ pub struct Hop {
 }
 
 impl Hop {
-    /// Relays one call, observed.
-    pub async fn call(&self, args: Arguments, ctx: Context) -> Result<CallToolResult, ErrorObject> {
+    /// Relays one call, observed; the result stays JSON text.
+    pub async fn call(
+        &self,
+        args: Arguments,
+        ctx: Context,
+    ) -> Result<RawCallToolResult, ErrorObject> {
         let t0 = Instant::now();
         let span = tracing::debug_span!(
             "hop",
@@ -41,12 +45,12 @@ impl Hop {
             latency_us = tracing::field::Empty,
             outcome = tracing::field::Empty,
         );
-        let r = relay::call_tool(&self.upstream, &self.tool, self.support, args, ctx)
+        let r = relay::call_tool_raw(&self.upstream, &self.tool, self.support, args, ctx)
             .instrument(span.clone())
             .await;
         let elapsed = t0.elapsed();
         let outcome = match &r {
-            Ok(r) if r.is_error == Some(true) => Outcome::ToolError,
+            Ok(r) if r.is_error() => Outcome::ToolError,
             Ok(_) => Outcome::Ok,
             Err(_) => Outcome::RpcError,
         };
@@ -65,7 +69,7 @@ impl Hop {
             }
         }
         match r {
-            Ok(r) => Ok(self.secrets.redact_result(r)),
+            Ok(r) => Ok(self.secrets.redact_raw_result(r)),
             Err(e) => Err(self.secrets.redact_error(e)),
         }
     }

@@ -1,17 +1,21 @@
 //! One `tools/call` across the hop: the arguments as they came, the upstream's progress relayed to the
 //! caller, a downstream cancel turned into an upstream `notifications/cancelled` (by dropping the
-//! upstream request), and the upstream's errors kept as they were (code, message, data).
+//! upstream request), and the upstream's errors kept as they were (code, message, data). A tool route
+//! takes the result as JSON text ([`call_tool_raw`]: nothing of it is decoded but its top level, and it
+//! goes into the downstream response frame as it is); a composite step takes it typed.
 
 use crate::secrets::Secrets;
 use crate::upstream::{call_handlers, CallerGuard, Link, Upstream};
 use mcp_runtime::client::{CallOptions, Client, ServerNotification, TaskStart};
 use mcp_runtime::protocol::{
     methods, CallToolResult, ClientCapabilities, CompleteParams, CompleteResult, ErrorObject,
-    GetPromptResult, LoggingMessageParams, ProgressParams, ReadResourceResult, TaskSupport,
+    GetPromptResult, LoggingMessageParams, ProgressParams, RawCallToolResult, ReadResourceResult,
+    TaskSupport,
 };
 use mcp_runtime::server::{Arguments, PromptArgs};
 use mcp_runtime::{Context, Error};
 use serde_json::value::RawValue;
+use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use tokio::sync::{broadcast, mpsc};
@@ -40,18 +44,70 @@ pub fn rpc_error(e: Error, upstream: &str) -> ErrorObject {
     }
 }
 
-/// Calls `tool` on `upstream` for the downstream request `ctx`. `support` is the tool's
-/// `execution.taskSupport` upstream: a tool that must run as a task there is called as one, and a 2026
-/// upstream decides for an optional one; when the upstream makes a task, the downstream call becomes
-/// one too where it may (see [`upstream_call`]).
-pub async fn call_tool(
+/// Calls `tool` on `upstream` for the downstream request `ctx`, its result kept as JSON text. `support`
+/// is the tool's `execution.taskSupport` upstream: a tool that must run as a task there is called as
+/// one, and a 2026 upstream decides for an optional one; when the upstream makes a task, the downstream
+/// call becomes one too where it may (see [`upstream_call`]).
+pub async fn call_tool_raw(
     upstream: &Upstream,
     tool: &str,
     support: TaskSupport,
     args: Arguments,
     ctx: Context,
-) -> Result<CallToolResult, ErrorObject> {
-    call_tool_as(upstream, tool, support, args, ctx, Progress::AsIs).await
+) -> Result<RawCallToolResult, ErrorObject> {
+    relay_call(upstream, tool, support, args, ctx, Progress::AsIs).await
+}
+
+/// A tool's result as the relay fetches it from the upstream: typed (a composite reads it) or as JSON
+/// text (a tool route passes it on).
+pub trait Fetch: Sized + Send {
+    /// Calls `tool` on `client` (see [`upstream_call`]).
+    fn fetch<'a>(
+        client: &'a Arc<Client>,
+        tool: &'a str,
+        arguments: &'a RawValue,
+        support: TaskSupport,
+        opts: &'a CallOptions,
+        ctx: &'a Context,
+    ) -> impl Future<Output = Result<Self, Error>> + Send + 'a;
+}
+
+impl Fetch for CallToolResult {
+    fn fetch<'a>(
+        client: &'a Arc<Client>,
+        tool: &'a str,
+        arguments: &'a RawValue,
+        support: TaskSupport,
+        opts: &'a CallOptions,
+        ctx: &'a Context,
+    ) -> impl Future<Output = Result<Self, Error>> + Send + 'a {
+        upstream_call(client, tool, arguments, support, opts, ctx)
+    }
+}
+
+impl Fetch for RawCallToolResult {
+    // The trait's signature says `Send`; an `async fn` here would leave that to inference.
+    #[allow(clippy::manual_async_fn)]
+    fn fetch<'a>(
+        client: &'a Arc<Client>,
+        tool: &'a str,
+        arguments: &'a RawValue,
+        support: TaskSupport,
+        opts: &'a CallOptions,
+        ctx: &'a Context,
+    ) -> impl Future<Output = Result<Self, Error>> + Send + 'a {
+        async move {
+            if as_task(client, support) {
+                // A task's result arrives typed (it rides in `tasks/result` or the task's record).
+                let r = upstream_call(client, tool, arguments, support, opts, ctx).await?;
+                return RawCallToolResult::from_result(&r).map_err(|e| Error::Decode {
+                    method: methods::TOOLS_CALL.into(),
+                    reason: e.to_string(),
+                });
+            }
+            client.call_tool_raw(tool, arguments, opts.clone()).await
+        }
+    }
 }
 
 /// How an upstream call's progress reaches the downstream caller.
@@ -125,7 +181,8 @@ impl StepsProgress {
     }
 }
 
-/// [`call_tool`], with the upstream's progress relayed as `progress` says.
+/// Calls `tool` on `upstream` for the downstream request `ctx`, typed, with the upstream's progress
+/// relayed as `progress` says (see [`call_tool_raw`]).
 pub async fn call_tool_as(
     upstream: &Upstream,
     tool: &str,
@@ -134,6 +191,18 @@ pub async fn call_tool_as(
     ctx: Context,
     progress_as: Progress,
 ) -> Result<CallToolResult, ErrorObject> {
+    relay_call(upstream, tool, support, args, ctx, progress_as).await
+}
+
+/// One call across the hop, its result fetched as `R`.
+async fn relay_call<R: Fetch>(
+    upstream: &Upstream,
+    tool: &str,
+    support: TaskSupport,
+    args: Arguments,
+    ctx: Context,
+    progress_as: Progress,
+) -> Result<R, ErrorObject> {
     let link = upstream.link(&ctx).await?;
     let client = link.client;
     let name = &upstream.config.name;
@@ -163,7 +232,7 @@ pub async fn call_tool_as(
         .logging
         .is_some()
         .then(|| client.notifications());
-    let call = upstream_call(&client, tool, arguments, support, &opts, &ctx);
+    let call = R::fetch(&client, tool, arguments, support, &opts, &ctx);
     tokio::pin!(call);
     loop {
         tokio::select! {
@@ -209,12 +278,7 @@ pub async fn upstream_call(
     opts: &CallOptions,
     ctx: &Context,
 ) -> Result<CallToolResult, Error> {
-    let as_task = match support {
-        TaskSupport::Required => true,
-        TaskSupport::Optional => client.is_modern(),
-        TaskSupport::Forbidden => false,
-    };
-    if !as_task {
+    if !as_task(client, support) {
         return client.call_tool_with(tool, arguments, opts.clone()).await;
     }
     match client
@@ -232,6 +296,15 @@ pub async fn upstream_call(
             cancel.task = None;
             r
         }
+    }
+}
+
+/// Whether a call of a tool with this `execution.taskSupport` upstream is made as a task there.
+fn as_task(client: &Client, support: TaskSupport) -> bool {
+    match support {
+        TaskSupport::Required => true,
+        TaskSupport::Optional => client.is_modern(),
+        TaskSupport::Forbidden => false,
     }
 }
 

@@ -7,7 +7,9 @@
 //! form `Scheme credentials` (`Bearer abc…`) also hides the credentials alone.
 
 use crate::config::{Transport, UpstreamConfig};
-use mcp_runtime::protocol::{CallToolResult, ErrorObject, LoggingMessageParams, ProgressParams};
+use mcp_runtime::protocol::{
+    CallToolResult, ErrorObject, LoggingMessageParams, ProgressParams, RawCallToolResult,
+};
 use std::borrow::Cow;
 
 /// Values shorter than this are not redacted (see the module docs).
@@ -95,10 +97,31 @@ impl Secrets {
             return r;
         }
         match serde_json::to_value(&r) {
-            Ok(v) => serde_json::from_value(self.redact_json(v)).unwrap_or_else(|_| {
-                CallToolResult::error("mcp-gateway: the result held a secret and was withheld")
-            }),
+            Ok(v) => serde_json::from_value(self.redact_json(v)).unwrap_or_else(|_| withheld()),
             Err(_) => r,
+        }
+    }
+
+    /// [`Secrets::redact_result`] for a result kept as JSON text: its text is searched as it is, and
+    /// only one with a secret in it (or with `\u`/`\/` escapes, which could spell one differently) is
+    /// decoded, redacted and encoded again.
+    pub fn redact_raw_result(&self, r: RawCallToolResult) -> RawCallToolResult {
+        if self.is_empty() {
+            return r;
+        }
+        let respelled = r.text_contains("\\u") || r.text_contains("\\/");
+        if !respelled
+            && !self
+                .values
+                .iter()
+                .any(|v| r.text_contains(json_escaped(v).as_ref()))
+        {
+            return r;
+        }
+        let redacted = r.to_result().map(|typed| self.redact_result(typed));
+        match redacted.and_then(|typed| RawCallToolResult::from_result(&typed)) {
+            Ok(r) => r,
+            Err(_) => RawCallToolResult::from_result(&withheld()).unwrap_or(r),
         }
     }
 
@@ -149,6 +172,11 @@ impl Secrets {
     }
 }
 
+/// What replaces a result that held a secret and could not be redacted.
+fn withheld() -> CallToolResult {
+    CallToolResult::error("mcp-gateway: the result held a secret and was withheld")
+}
+
 /// How a value appears inside a JSON string (a secret with a quote or backslash in it is escaped there).
 fn json_escaped(v: &str) -> Cow<'_, str> {
     if v.bytes().any(|b| b == b'"' || b == b'\\' || b < 0x20) {
@@ -197,6 +225,28 @@ mod tests {
         assert_eq!(r.text_content(), "your key is [redacted]");
         let clean = CallToolResult::text("nothing here");
         assert_eq!(s.redact_result(clean.clone()), clean);
+    }
+
+    #[test]
+    fn raw_results_are_redacted_however_the_upstream_spelled_the_secret() {
+        let s = Secrets::of(&stdio(&[("API_KEY", "sk-live-0123456789")]));
+        let redact = |text: &str| {
+            let r = s.redact_raw_result(RawCallToolResult::from_json(text).unwrap());
+            r.to_result().unwrap()
+        };
+        let plain = r#"{"content":[{"type":"text","text":"your key is sk-live-0123456789"}]}"#;
+        assert_eq!(redact(plain).text_content(), "your key is [redacted]");
+        // `\u` escapes spell the same string differently: still found.
+        let escaped = r#"{"content":[{"type":"text","text":"key: sk-live-\u0030123456789"}],"_meta":{"k":"sk-live-0123456789"}}"#;
+        let r = redact(escaped);
+        assert_eq!(r.text_content(), "key: [redacted]");
+        assert_eq!(r.meta.unwrap()["k"], "[redacted]");
+        let clean = r#"{"content":[{"type":"text","text":"nothing\nhere"}]}"#;
+        let r = s.redact_raw_result(RawCallToolResult::from_json(clean).unwrap());
+        assert_eq!(
+            r.content().get(),
+            r#"[{"type":"text","text":"nothing\nhere"}]"#
+        );
     }
 
     #[test]

@@ -23,6 +23,7 @@ mod handler;
 mod listen;
 pub mod modern;
 mod mrtr;
+mod raw;
 mod skills;
 mod supervisor;
 mod tasks;
@@ -575,21 +576,32 @@ impl Client {
             name,
             arguments: &arguments,
         };
-        let answer = match self.call(methods::TOOLS_CALL, &params, &opts).await {
-            Err(Error::Rpc(e))
-                if e.code == codes::HEADER_MISMATCH && self.tool_headers.is_some() =>
-            {
-                tracing::debug!(tool = name, %e, "header mismatch: re-listing tools and retrying once");
-                self.list_all_tools().await?;
-                self.call(methods::TOOLS_CALL, &params, &opts).await?
-            }
-            other => other?,
-        };
+        let answer = self.tool_call(name, &params, &opts).await?;
         if answer.task {
             let task: DetailedTask = call::decode(methods::TOOLS_CALL, &answer.raw)?;
             return self.task_result_of(task, &opts).await;
         }
         call::decode(methods::TOOLS_CALL, &answer.raw)
+    }
+
+    /// The answer of `tools/call` with `params`: a header mismatch (`-32020`, the tool's `x-mcp-header`
+    /// changed) re-lists the tools and retries once.
+    async fn tool_call<P: Serialize + ?Sized>(
+        &self,
+        name: &str,
+        params: &P,
+        opts: &CallOptions,
+    ) -> Result<call::Answer, Error> {
+        match self.call(methods::TOOLS_CALL, params, opts).await {
+            Err(Error::Rpc(e))
+                if e.code == codes::HEADER_MISMATCH && self.tool_headers.is_some() =>
+            {
+                tracing::debug!(tool = name, %e, "header mismatch: re-listing tools and retrying once");
+                self.list_all_tools().await?;
+                self.call(methods::TOOLS_CALL, params, opts).await
+            }
+            other => other,
+        }
     }
 
     /// One page of `resources/list` (from the result cache when it is on and fresh).

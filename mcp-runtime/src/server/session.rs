@@ -684,13 +684,13 @@ impl ServerHandler {
         }
         // Before 2025-11-25 there were no tasks: every call is direct, and `task` an unknown field.
         let tasks_known = modern.is_some() || self.0.version() >= ProtocolVersion::V2025_11_25;
-        let Some((handler, plan)) = srv.tools.snapshot().get(&call.name).map(|r| {
+        let Some((handler, raw, plan)) = srv.tools.snapshot().get(&call.name).map(|r| {
             let plan = if tasks_known {
                 srv.tasks.plan(&srv.tools, r, modern.as_deref(), call.task)
             } else {
                 Plan::Direct
             };
-            (r.handler.clone(), plan)
+            (r.handler.clone(), r.raw.clone(), plan)
         }) else {
             return Reply::Now(Err(ErrorObject::invalid_params(format!(
                 "Unknown tool: {}",
@@ -761,9 +761,24 @@ impl ServerHandler {
             }
             (_, modern) => modern,
         };
+        let ctx = self.0.ctx(req, meta.progress_token);
+        if let Some(raw) = raw {
+            // A direct call of a raw tool: its result goes into the frame as the JSON text it is.
+            return self.run_handler(
+                modern,
+                ctx,
+                move |ctx| raw.call(args, ctx),
+                bind,
+                |h, mut r: RawCallToolResult| {
+                    let own = r.take_meta();
+                    h.stamp(ResultType::Complete, None)
+                        .apply_raw(&r, own.as_deref())
+                },
+            );
+        }
         self.run_handler(
             modern,
-            self.0.ctx(req, meta.progress_token),
+            ctx,
             move |ctx| handler.call(args, ctx),
             bind,
             finish,

@@ -8,6 +8,7 @@ use crate::protocol::{CacheHints, ErrorObject, JsonObject, ResultType};
 use serde::ser::{SerializeMap, Serializer};
 use serde::Serialize;
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 
 /// The fields a 2026-07-28 result gets.
 pub(crate) struct Stamp<'a> {
@@ -19,21 +20,93 @@ pub(crate) struct Stamp<'a> {
 
 struct Meta<'a> {
     server_info: Option<&'a RawValue>,
-    own: Option<JsonObject>,
+    own: Own<'a>,
+}
+
+/// The result's own `_meta`: typed, or the entries of its JSON text (a raw result's).
+enum Own<'a> {
+    Typed(Option<JsonObject>),
+    Raw(Vec<(Cow<'a, str>, &'a RawValue)>),
+}
+
+impl Own<'_> {
+    fn has(&self, key: &str) -> bool {
+        match self {
+            Own::Typed(o) => o.as_ref().is_some_and(|o| o.contains_key(key)),
+            Own::Raw(entries) => entries.iter().any(|(k, _)| k == key),
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        match self {
+            Own::Typed(o) => o.as_ref().is_none_or(|o| o.is_empty()),
+            Own::Raw(entries) => entries.is_empty(),
+        }
+    }
+}
+
+/// The entries of a JSON object's text, borrowed (a key is copied only when it has escapes).
+struct Entries<'a>(Vec<(Cow<'a, str>, &'a RawValue)>);
+
+impl<'de> serde::Deserialize<'de> for Entries<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Key<'a>(Cow<'a, str>);
+        impl<'de> serde::Deserialize<'de> for Key<'de> {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct V;
+                impl<'de> serde::de::Visitor<'de> for V {
+                    type Value = Key<'de>;
+                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                        f.write_str("a string")
+                    }
+                    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Key<'de>, E> {
+                        Ok(Key(Cow::Borrowed(v)))
+                    }
+                    fn visit_str<E>(self, v: &str) -> Result<Key<'de>, E> {
+                        Ok(Key(Cow::Owned(v.to_string())))
+                    }
+                }
+                d.deserialize_str(V)
+            }
+        }
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Entries<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut m: A,
+            ) -> Result<Entries<'de>, A::Error> {
+                let mut entries = Vec::new();
+                while let Some((Key(k), v)) = m.next_entry::<Key<'de>, &'de RawValue>()? {
+                    entries.push((k, v));
+                }
+                Ok(Entries(entries))
+            }
+        }
+        d.deserialize_map(V)
+    }
 }
 
 impl Serialize for Meta<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
-        let own_has_info = self
-            .own
-            .as_ref()
-            .is_some_and(|o| o.contains_key(keys::SERVER_INFO));
-        if let (Some(info), false) = (self.server_info, own_has_info) {
+        if let (Some(info), false) = (self.server_info, self.own.has(keys::SERVER_INFO)) {
             m.serialize_entry(keys::SERVER_INFO, info)?;
         }
-        for (k, v) in self.own.iter().flatten() {
-            m.serialize_entry(k, v)?;
+        match &self.own {
+            Own::Typed(own) => {
+                for (k, v) in own.iter().flatten() {
+                    m.serialize_entry(k, v)?;
+                }
+            }
+            Own::Raw(entries) => {
+                for (k, v) in entries {
+                    m.serialize_entry(k, v)?;
+                }
+            }
         }
         m.end()
     }
@@ -53,7 +126,7 @@ struct Out<'a, T: Serialize> {
 
 impl Meta<'_> {
     fn is_empty(&self) -> bool {
-        self.server_info.is_none() && self.own.as_ref().is_none_or(|o| o.is_empty())
+        self.server_info.is_none() && self.own.is_empty()
     }
 }
 
@@ -69,7 +142,33 @@ impl Stamp<'_> {
             cache: self.cache,
             meta: Meta {
                 server_info: self.server_info,
-                own: own_meta,
+                own: Own::Typed(own_meta),
+            },
+            inner,
+        })
+    }
+
+    /// [`Stamp::apply`] for a result whose own `_meta` is JSON text (an object): its entries are
+    /// written as they are.
+    pub(crate) fn apply_raw<T: Serialize>(
+        &self,
+        inner: &T,
+        own_meta: Option<&RawValue>,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        let own = match own_meta {
+            Some(raw) => {
+                serde_json::from_str::<Entries<'_>>(raw.get())
+                    .map_err(|e| ErrorObject::internal(format!("the result's _meta: {e}")))?
+                    .0
+            }
+            None => Vec::new(),
+        };
+        to_raw(&Out {
+            result_type: self.result_type.as_str(),
+            cache: self.cache,
+            meta: Meta {
+                server_info: self.server_info,
+                own: Own::Raw(own),
             },
             inner,
         })
@@ -114,5 +213,39 @@ mod tests {
         let out: serde_json::Value =
             serde_json::from_str(bare.apply(&serde_json::json!({}), None).unwrap().get()).unwrap();
         assert_eq!(out, serde_json::json!({"resultType": "input_required"}));
+    }
+
+    #[test]
+    fn a_raw_results_own_meta_is_written_as_it_is_and_its_server_info_kept() {
+        let info =
+            serde_json::value::to_raw_value(&serde_json::json!({"name": "s", "version": "1"}))
+                .unwrap();
+        let stamp = Stamp {
+            result_type: ResultType::Complete,
+            cache: None,
+            server_info: Some(&info),
+        };
+        let body = serde_json::json!({"content": []});
+        let own: Box<RawValue> =
+            serde_json::from_str(r#"{"com.example/\u0078":[1, 2],"b":{"c":null}}"#).unwrap();
+        let out = stamp.apply_raw(&body, Some(&own)).unwrap();
+        assert_eq!(
+            out.get(),
+            r#"{"resultType":"complete","_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"},"com.example/x":[1, 2],"b":{"c":null}},"content":[]}"#
+        );
+        let upstream: Box<RawValue> =
+            serde_json::from_str(r#"{"io.modelcontextprotocol/serverInfo":{"name":"u"}}"#).unwrap();
+        let out: serde_json::Value =
+            serde_json::from_str(stamp.apply_raw(&body, Some(&upstream)).unwrap().get()).unwrap();
+        assert_eq!(
+            out["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+            "u"
+        );
+        let bare: serde_json::Value =
+            serde_json::from_str(stamp.apply_raw(&body, None).unwrap().get()).unwrap();
+        assert_eq!(
+            bare["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+            "s"
+        );
     }
 }

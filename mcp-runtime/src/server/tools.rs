@@ -128,6 +128,9 @@ pub struct ToolRoute {
     pub(crate) header_params: Arc<[HeaderParam]>,
     /// How long a 2026-07-28 call runs before it becomes a task (`None`: the server's window).
     pub(crate) task_after: Option<std::time::Duration>,
+    /// The handler whose result is JSON text, when the tool has one (see [`ToolRoute::raw`]): a direct
+    /// call's result then goes into the response frame as it is.
+    pub(crate) raw: Option<Arc<dyn super::raw_tool::RawToolHandler>>,
 }
 
 impl ToolRoute {
@@ -140,6 +143,7 @@ impl ToolRoute {
             cache: None,
             header_params: Arc::from([]),
             task_after: None,
+            raw: None,
         }
     }
 

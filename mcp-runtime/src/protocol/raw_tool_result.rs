@@ -1,0 +1,179 @@
+//! A `tools/call` result kept as the JSON text it arrived in: what a relay (a gateway) passes from the
+//! server that ran the tool to its own caller, without building a [`CallToolResult`] and serializing it
+//! again.
+
+use super::CallToolResult;
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::value::RawValue;
+
+/// A `tools/call` result whose parts stay JSON text. Only the fields of a [`CallToolResult`] are kept
+/// (what a 2026-07-28 server adds beside them, `resultType` and caching hints, belongs to its own hop and
+/// is left out); `content` must be an array and `_meta` an object, as in [`CallToolResult`], but the
+/// content blocks inside are passed on unchecked. `null` reads as absent, as it does there.
+///
+/// A server serves it like a [`CallToolResult`] (see `ToolRoute::raw`); the client returns one from
+/// `Client::call_tool_raw`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RawCallToolResult {
+    #[serde(deserialize_with = "array")]
+    content: Box<RawValue>,
+    #[serde(
+        default,
+        deserialize_with = "non_null",
+        skip_serializing_if = "Option::is_none"
+    )]
+    structured_content: Option<Box<RawValue>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    is_error: Option<bool>,
+    #[serde(
+        rename = "_meta",
+        default,
+        deserialize_with = "object",
+        skip_serializing_if = "Option::is_none"
+    )]
+    meta: Option<Box<RawValue>>,
+}
+
+fn array<'de, D: Deserializer<'de>>(d: D) -> Result<Box<RawValue>, D::Error> {
+    let raw = Box::<RawValue>::deserialize(d)?;
+    if raw.get().starts_with('[') {
+        Ok(raw)
+    } else {
+        Err(D::Error::custom(format!(
+            "invalid type: {}, expected a sequence",
+            kind(&raw)
+        )))
+    }
+}
+
+fn non_null<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::Error> {
+    let raw = Box::<RawValue>::deserialize(d)?;
+    Ok((raw.get() != "null").then_some(raw))
+}
+
+fn object<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::Error> {
+    match non_null(d)? {
+        Some(raw) if !raw.get().starts_with('{') => Err(D::Error::custom(format!(
+            "invalid type: {}, expected a map",
+            kind(&raw)
+        ))),
+        other => Ok(other),
+    }
+}
+
+/// What a JSON value is, for an error message (its first byte tells).
+fn kind(raw: &RawValue) -> &'static str {
+    match raw.get().as_bytes().first() {
+        Some(b'{') => "map",
+        Some(b'[') => "sequence",
+        Some(b'"') => "string",
+        Some(b't' | b'f') => "boolean",
+        Some(b'n') => "null",
+        _ => "number",
+    }
+}
+
+impl RawCallToolResult {
+    /// Reads a result from its JSON text (the fields are copied; nothing else is built).
+    pub fn from_json(text: &str) -> Result<Self, serde_json::Error> {
+        serde_json::from_str(text)
+    }
+
+    /// The result of a typed [`CallToolResult`].
+    pub fn from_result(r: &CallToolResult) -> Result<Self, serde_json::Error> {
+        let text = serde_json::to_string(r)?;
+        Self::from_json(&text)
+    }
+
+    /// The typed result (every content block decoded and checked).
+    pub fn to_result(&self) -> Result<CallToolResult, serde_json::Error> {
+        serde_json::from_str(&serde_json::to_string(self)?)
+    }
+
+    /// Whether the tool failed (`isError: true`).
+    pub fn is_error(&self) -> bool {
+        self.is_error == Some(true)
+    }
+
+    /// `content`, as JSON text (an array).
+    pub fn content(&self) -> &RawValue {
+        &self.content
+    }
+
+    /// `structuredContent`, as JSON text; `None` when absent.
+    pub fn structured_content(&self) -> Option<&RawValue> {
+        self.structured_content.as_deref()
+    }
+
+    /// `_meta`, as JSON text (an object); `None` when absent.
+    pub fn meta(&self) -> Option<&RawValue> {
+        self.meta.as_deref()
+    }
+
+    /// Takes `_meta` out (a server stamps its own fields beside it).
+    pub fn take_meta(&mut self) -> Option<Box<RawValue>> {
+        self.meta.take()
+    }
+
+    /// Whether `needle` occurs in the JSON text of any part (as it is written there: escaped).
+    pub fn text_contains(&self, needle: &str) -> bool {
+        self.content.get().contains(needle)
+            || self
+                .structured_content
+                .as_ref()
+                .is_some_and(|s| s.get().contains(needle))
+            || self.meta.as_ref().is_some_and(|m| m.get().contains(needle))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn keeps_the_result_fields_as_text_and_drops_the_hops_own() {
+        let text = r#"{"resultType":"complete","ttlMs":5,"content":[{"type":"text","text":"hi"}],
+            "structuredContent":{"a":1},"isError":false,"_meta":{"x":1}}"#;
+        let r = RawCallToolResult::from_json(text).unwrap();
+        assert_eq!(r.content().get(), r#"[{"type":"text","text":"hi"}]"#);
+        assert!(!r.is_error());
+        assert_eq!(
+            serde_json::to_value(&r).unwrap(),
+            json!({"content": [{"type": "text", "text": "hi"}], "structuredContent": {"a": 1},
+                "isError": false, "_meta": {"x": 1}})
+        );
+        let typed = r.to_result().unwrap();
+        assert_eq!(typed.text_content(), "hi");
+        let back = RawCallToolResult::from_result(&typed).unwrap();
+        assert_eq!(
+            serde_json::to_value(&back).unwrap(),
+            serde_json::to_value(&r).unwrap()
+        );
+    }
+
+    #[test]
+    fn null_is_absent_and_wrong_shapes_are_refused() {
+        let r = RawCallToolResult::from_json(
+            r#"{"content":[],"structuredContent":null,"_meta":null,"isError":true}"#,
+        )
+        .unwrap();
+        assert!(r.is_error());
+        assert!(r.structured_content().is_none() && r.meta().is_none());
+        assert_eq!(
+            serde_json::to_string(&r).unwrap(),
+            r#"{"content":[],"isError":true}"#
+        );
+        for bad in [
+            r#"{}"#,
+            r#"{"content":{}}"#,
+            r#"{"content":[],"_meta":[1]}"#,
+            r#"{"content":[],"isError":"yes"}"#,
+            r#"[]"#,
+        ] {
+            assert!(RawCallToolResult::from_json(bad).is_err(), "{bad}");
+        }
+    }
+}
