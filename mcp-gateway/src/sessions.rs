@@ -3,7 +3,8 @@
 //! open browser, a shell, a scratch database) keeps it per session, the way it would if each client
 //! had started it.
 //!
-//! - **Identity.** A session is what the runtime's [`Context::session`] names: the stdio connection,
+//! - **Identity.** A session is what the runtime's
+//!   [`Context::session`](mcp_runtime::Context::session) names: the stdio connection,
 //!   the `Mcp-Session-Id` of a Streamable HTTP session, the stream of a legacy SSE session. A 2026-07-28
 //!   request belongs to no session (it is stateless by design: it declares everything about itself, and
 //!   the next one may reach another instance); nor does a POST to a stateless HTTP server. Such requests

@@ -345,8 +345,8 @@ impl Peer {
         }
     }
 
-    /// A fresh request id, unique on this connection (and across instances once
-    /// [`Peer::set_id_prefix`] gave it a prefix).
+    /// A fresh request id, unique on this connection, and across instances when the session is shared
+    /// between them (its ids then carry the instance's prefix).
     pub fn next_id(&self) -> RequestId {
         let n = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
         match self.shared.id_prefix.get() {
