@@ -6,24 +6,13 @@ mod ts_tasks;
 
 use std::path::PathBuf;
 use std::process::Command;
+use test_support::run;
 
 fn peers() -> Option<PathBuf> {
     test_support::peers_with(&[
         "py/bin/python",
         "node/node_modules/.bin/mcp-server-everything",
     ])
-}
-
-fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().expect("run peer");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed: {}\nstdout: {stdout}\nstderr: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
 }
 
 #[test]

@@ -3,8 +3,7 @@
 
 mod common;
 
-use common::{example_bin, server_everything};
-use serde_json::json;
+use common::catalogue;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::Command;
@@ -59,20 +58,11 @@ fn fewer(report: &str, what: &str) -> f64 {
 
 #[test]
 fn the_audit_cli_shows_discovery_mode_costs_at_least_90_percent_less() {
-    let bin = |n: &str| example_bin(n).display().to_string();
-    let mut servers = json!({
-        "every": {"command": bin("everything-server")},
-        "jira": {"command": bin("jira-server")},
-        "bench": {"command": bin("bench-server")},
-    });
-    if let Some(p) = server_everything() {
-        servers["npm"] = json!({"command": p});
-    }
     let dir = tempfile::tempdir().unwrap();
     let cfg = dir.path().join("catalogue.json");
     std::fs::File::create(&cfg)
         .unwrap()
-        .write_all(json!({"mcpServers": servers}).to_string().as_bytes())
+        .write_all(catalogue(false).to_string().as_bytes())
         .unwrap();
     let gateway = format!(
         "{} --config {}",

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{config, connect, example_bin, get, names, server_everything};
+use common::{bin, catalogue, config, connect, get, names};
 use mcp_gateway::Gateway;
 use mcp_runtime::client::Client;
 use mcp_runtime::http::HttpClientConfig;
@@ -16,24 +16,6 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 const GATEWAY: &str = env!("CARGO_BIN_EXE_mcp-gateway");
-
-fn bin(name: &str) -> String {
-    example_bin(name).display().to_string()
-}
-
-/// The catalogue of several real servers: ours (everything-server, jira-server, bench-server) and,
-/// when installed, the npm `server-everything`.
-fn catalogue(discovery: bool) -> Value {
-    let mut servers = json!({
-        "every": {"command": bin("everything-server")},
-        "jira": {"command": bin("jira-server")},
-        "bench": {"command": bin("bench-server")},
-    });
-    if let Some(p) = server_everything() {
-        servers["npm"] = json!({"command": p});
-    }
-    json!({"mcpServers": servers, "gateway": {"discovery": discovery}})
-}
 
 /// What a tool list costs in the prompt, measured as `mcp-codegen audit` does: compact JSON bytes.
 fn bytes(tools: &[Tool]) -> usize {

@@ -212,3 +212,22 @@ pub fn alive(pid: u32) -> bool {
         })
         .unwrap_or(false)
 }
+
+/// An example server's path, as a config's `command`.
+pub fn bin(name: &str) -> String {
+    example_bin(name).display().to_string()
+}
+
+/// The catalogue of several real servers: ours (everything-server, jira-server, bench-server) and,
+/// when installed, the npm `server-everything`.
+pub fn catalogue(discovery: bool) -> serde_json::Value {
+    let mut servers = serde_json::json!({
+        "every": {"command": bin("everything-server")},
+        "jira": {"command": bin("jira-server")},
+        "bench": {"command": bin("bench-server")},
+    });
+    if let Some(p) = server_everything() {
+        servers["npm"] = serde_json::json!({"command": p});
+    }
+    serde_json::json!({"mcpServers": servers, "gateway": {"discovery": discovery}})
+}
