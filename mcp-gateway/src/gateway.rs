@@ -126,6 +126,17 @@ impl Gateway {
         config: Config,
         tasks: Option<Arc<dyn mcp_runtime::server::TaskStore>>,
     ) -> Gateway {
+        Gateway::start_shared(config, tasks, None).await
+    }
+
+    /// [`Gateway::start_with_tasks`], with the keys that seal 2026-07-28 request states
+    /// ([`mcp_runtime::server::RequestStateKeys`]): instances behind one load balancer share them, so
+    /// that a retry may land on any of them. `None`: a random key, for one instance.
+    pub async fn start_shared(
+        config: Config,
+        tasks: Option<Arc<dyn mcp_runtime::server::TaskStore>>,
+        state_keys: Option<mcp_runtime::server::RequestStateKeys>,
+    ) -> Gateway {
         let prefixed = match config.prefixing {
             Prefixing::Always => true,
             Prefixing::Never => false,
@@ -176,6 +187,10 @@ impl Gateway {
                 });
             let server = match tasks {
                 Some(store) => server.task_store(store),
+                None => server,
+            };
+            let server = match state_keys {
+                Some(keys) => server.request_state_keys(keys),
                 None => server,
             };
             let server = meta

@@ -1,8 +1,9 @@
-//! `mcp-gateway --config FILE [--http ADDR [--redis URL]] [--discovery]`: serves the configured upstreams
-//! as one MCP server, over stdio (the default) or Streamable HTTP at `http://ADDR/mcp` (with the legacy
-//! `/sse` beside it, and `/health` and `/metrics` for operations). With `--redis` (or `gateway.redis` in
-//! the file), several instances behind a load balancer share their downstream sessions, event logs and
-//! tasks in Redis (see docs/deploy.md).
+//! `mcp-gateway --config FILE [--http ADDR [--redis URL]] [--state-keys KEYS] [--discovery]`: serves the
+//! configured upstreams as one MCP server, over stdio (the default) or Streamable HTTP at
+//! `http://ADDR/mcp` (with the legacy `/sse` beside it, and `/health` and `/metrics` for operations).
+//! With `--redis` (or `gateway.redis` in the file), several instances behind a load balancer share their
+//! downstream sessions, event logs and tasks in Redis, and with `--state-keys` the keys of 2026-07-28
+//! request states (see docs/deploy.md).
 
 use clap::Parser;
 use mcp_gateway::{Config, Gateway};
@@ -32,6 +33,11 @@ struct Args {
     /// Overrides `gateway.redis` in the config file.
     #[arg(long, value_name = "URL")]
     redis: Option<String>,
+    /// The keys that seal 2026-07-28 request states, `kid:hex[,kid:hex...]` (32 bytes or more each; the
+    /// first seals, all open): instances behind one load balancer share them. Default: the
+    /// MCP_REQUEST_STATE_KEYS environment variable, else a random key (one instance only).
+    #[arg(long, value_name = "KID:HEX,...")]
+    state_keys: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -53,6 +59,14 @@ fn main() -> ExitCode {
         }
     };
     config.discovery |= args.discovery;
+    let state_keys =
+        match mcp_runtime::server::RequestStateKeys::from_flag_or_env(args.state_keys.as_deref()) {
+            Ok(k) => k,
+            Err(e) => {
+                eprintln!("mcp-gateway: {e}");
+                return ExitCode::from(2);
+            }
+        };
     let rt = match args.threads {
         1 => tokio::runtime::Builder::new_current_thread(),
         0 => tokio::runtime::Builder::new_multi_thread(),
@@ -93,7 +107,7 @@ fn main() -> ExitCode {
         let tasks = stores
             .as_ref()
             .map(|s| s.tasks.clone() as std::sync::Arc<dyn mcp_runtime::server::TaskStore>);
-        let gateway = Gateway::start_with_tasks(config, tasks).await;
+        let gateway = Gateway::start_shared(config, tasks, state_keys).await;
         for s in gateway.status() {
             tracing::info!(upstream = %s.name, state = s.state, tools = s.tools, "upstream");
         }

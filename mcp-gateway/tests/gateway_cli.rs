@@ -61,6 +61,22 @@ fn a_bad_config_is_refused_with_file_place_and_problem() {
         err.contains("/nonexistent/gateway.json: (file): cannot read"),
         "{err}"
     );
+
+    // Request-state keys are checked as everything-server checks them, before anything starts.
+    let f = write_config(r#"{"mcpServers": {"a": {"command": "x"}}}"#);
+    let out = Command::new(GATEWAY)
+        .arg("--config")
+        .arg(f.path())
+        .args(["--state-keys", "k1:abcd"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--state-keys: a request-state key must be at least 32 bytes"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -21,7 +21,7 @@ pub use context::{Context, NamedInput, SessionHandle};
 pub use era::ModernRequest;
 pub use prompts::{PromptArgs, PromptHandler, PromptRoute};
 pub use raw_tool::RawToolHandler;
-pub use request_state::{RequestStateKeys, StateKeyError};
+pub use request_state::{RequestStateKeys, StateKeyError, STATE_KEYS_ENV};
 pub use resources::{ResourceHandler, ResourceRoute, ResourceTemplateRoute, UriTemplate, UriVars};
 pub use skills::{Skill, SkillError};
 pub use tasks::{MemoryTaskStore, TaskConfig, TaskLimits, TaskStore};

@@ -17,6 +17,10 @@ type HmacSha256 = Hmac<Sha256>;
 /// with the rounds; beyond this a request must keep its state elsewhere.
 pub const MAX_STATE_BYTES: usize = 1024 * 1024;
 
+/// The environment variable from which servers of this toolchain take their request-state keys
+/// (`kid:hex,...`) when no `--state-keys` flag gives them ([`RequestStateKeys::from_flag_or_env`]).
+pub const STATE_KEYS_ENV: &str = "MCP_REQUEST_STATE_KEYS";
+
 /// The keys that seal and open request states: the first seals, all of them open.
 #[derive(Clone)]
 pub struct RequestStateKeys {
@@ -84,6 +88,24 @@ impl RequestStateKeys {
         }
         RequestStateKeys {
             keys: vec![("k0".into(), secret)],
+        }
+    }
+
+    /// The keys a server's command line names: `flag` (the value of its `--state-keys`) if given,
+    /// else the environment variable [`STATE_KEYS_ENV`] if set and not empty, else `None` (the server
+    /// then makes a random key, which serves one process only). The error names the flag or the
+    /// variable whose text is wrong.
+    pub fn from_flag_or_env(flag: Option<&str>) -> Result<Option<Self>, String> {
+        if let Some(spec) = flag {
+            return Self::parse(spec)
+                .map(Some)
+                .map_err(|e| format!("--state-keys: {e}"));
+        }
+        match std::env::var(STATE_KEYS_ENV) {
+            Ok(spec) if !spec.trim().is_empty() => Self::parse(&spec)
+                .map(Some)
+                .map_err(|e| format!("{STATE_KEYS_ENV}: {e}")),
+            _ => Ok(None),
         }
     }
 

@@ -433,13 +433,7 @@ struct Args {
 fn args() -> anyhow::Result<Args> {
     let mut a = Args {
         eras: Eras::Both,
-        state_keys: match std::env::var("MCP_REQUEST_STATE_KEYS") {
-            Ok(k) if !k.is_empty() => Some(
-                RequestStateKeys::parse(&k)
-                    .map_err(|e| anyhow::anyhow!("MCP_REQUEST_STATE_KEYS: {e}"))?,
-            ),
-            _ => None,
-        },
+        state_keys: RequestStateKeys::from_flag_or_env(None).map_err(anyhow::Error::msg)?,
         http: false,
         port: std::env::var("PORT")
             .ok()
@@ -468,10 +462,8 @@ fn args() -> anyhow::Result<Args> {
                 let spec = it
                     .next()
                     .ok_or_else(|| anyhow::anyhow!("--state-keys needs a value"))?;
-                a.state_keys = Some(
-                    RequestStateKeys::parse(&spec)
-                        .map_err(|e| anyhow::anyhow!("--state-keys: {e}"))?,
-                );
+                a.state_keys =
+                    RequestStateKeys::from_flag_or_env(Some(&spec)).map_err(anyhow::Error::msg)?;
             }
             "--compress" => a.compress = true,
             "--redis" => {

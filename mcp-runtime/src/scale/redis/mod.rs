@@ -8,6 +8,8 @@
 //! - `task:<id>`: a task record (JSON); `towner:<owner>`: the owner's tasks, oldest first (a sorted set
 //!   by member); `tactive:<owner>`: its unfinished tasks by expiry time (for
 //!   `max_active_per_owner`); `texp`: every task by expiry time;
+//! - `inst:<name>`: an instance's heartbeat (its process id), refreshed every second, living 5 s
+//!   ([`Heartbeat`]): the lease on the tasks it runs;
 //! - the channel `bus`: the [`super::Bus`], one JSON [`super::BusMessage`] per message.
 //!
 //! Every request-path operation is one round trip (a `GETEX`, a pipelined `RPUSH`/`LTRIM`/`PEXPIRE`,
@@ -16,11 +18,13 @@
 
 mod bus;
 mod events;
+mod heartbeat;
 mod session;
 mod tasks;
 
 pub use bus::RedisBus;
 pub use events::RedisEventStore;
+pub use heartbeat::Heartbeat;
 pub use session::RedisSessionStore;
 pub use tasks::RedisTaskStore;
 
@@ -45,10 +49,14 @@ pub struct RedisConfig {
     pub ttl: Duration,
     /// Bounds of the task store.
     pub task_limits: TaskLimits,
+    /// The lease on the tasks this instance runs (see [`Heartbeat`]); `None`: no lease, and a task
+    /// whose instance stops stays unfinished until its lifetime passes.
+    pub heartbeat: Option<Heartbeat>,
 }
 
 impl RedisConfig {
-    /// The defaults for a URL: prefix `mcp:`, 2 s timeout, 256 events per stream, 30 minutes.
+    /// The defaults for a URL: prefix `mcp:`, 2 s timeout, 256 events per stream, 30 minutes, a
+    /// heartbeat every second that lives 5 s.
     pub fn new(url: impl Into<String>) -> Self {
         RedisConfig {
             url: url.into(),
@@ -57,6 +65,7 @@ impl RedisConfig {
             events_per_stream: 256,
             ttl: Duration::from_secs(30 * 60),
             task_limits: TaskLimits::default(),
+            heartbeat: Some(Heartbeat::default()),
         }
     }
 }
@@ -83,7 +92,8 @@ pub struct RedisStores {
 }
 
 impl RedisStores {
-    /// Connects (failing if Redis does not answer within the timeout) and starts the bus subscriber.
+    /// Connects (failing if Redis does not answer within the timeout), stores this instance's first
+    /// heartbeat and starts its refresh, and starts the bus subscriber.
     pub async fn connect(config: RedisConfig) -> Result<Self, StoreError> {
         let client = redis::Client::open(config.url.as_str()).map_err(backend)?;
         let mc = ConnectionManagerConfig::new()
@@ -99,6 +109,10 @@ impl RedisStores {
         .map_err(|_| StoreError::Backend(format!("redis at {}: no answer", config.url)))?
         .map_err(backend)?;
         let p = config.prefix.clone();
+        let tasks = match config.heartbeat {
+            Some(h) => RedisTaskStore::leased(conn.clone(), &p, config.task_limits, h).await?,
+            None => Arc::new(RedisTaskStore::new(conn.clone(), &p, config.task_limits)),
+        };
         let bus = RedisBus::start(client, conn.clone(), &p);
         Ok(RedisStores {
             shared: SharedStores {
@@ -111,7 +125,7 @@ impl RedisStores {
                 bus: Arc::new(bus),
                 ttl: config.ttl,
             },
-            tasks: Arc::new(RedisTaskStore::new(conn, &p, config.task_limits)),
+            tasks,
         })
     }
 }

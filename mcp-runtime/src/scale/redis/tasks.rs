@@ -1,10 +1,12 @@
-//! Tasks in Redis: a JSON record per task, updated by compare-and-set, indexed per owner and by expiry.
+//! Tasks in Redis: a JSON record per task, updated by compare-and-set, indexed per owner and by expiry,
+//! and the lease of the instance that runs each (a heartbeat key per instance).
 
-use super::{backend, millis};
+use super::{backend, millis, Heartbeat};
 use crate::server::tasks::{StoreError, TaskPage, TaskRecord, TaskStore, TaskUpdate, Updated};
 use crate::server::TaskLimits;
 use futures_util::future::BoxFuture;
 use redis::aio::ConnectionManager;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How long a record outlives its TTL in Redis, so that the sweeper (which also cleans the indexes)
@@ -42,20 +44,48 @@ end
 return 0
 "#;
 
+// KEYS: task, owner's unfinished tasks, the runner's heartbeat. ARGV: the record as the caller saw it,
+// the failed record, id, the Redis uptime (ms) a verdict needs. 2: the runner is alive (or Redis has
+// not been up long enough to tell: after a restart, heartbeats that expired while it was down come back
+// within one refresh); 0: the record changed since; 1: failed.
+const FAIL_ORPHAN: &str = r#"
+if redis.call('EXISTS', KEYS[3]) == 1 then return 2 end
+local info = redis.call('INFO', 'server')
+local up = tonumber(string.match(info, 'uptime_in_seconds:(%d+)')) or 0
+if up * 1000 < tonumber(ARGV[4]) then return 2 end
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+redis.call('ZREM', KEYS[2], ARGV[3])
+return 1
+"#;
+
 /// [`TaskStore`] on Redis, bounded by [`TaskLimits::max_tasks`], [`TaskLimits::max_tasks_per_owner`]
 /// and [`TaskLimits::max_active_per_owner`] (checked atomically with the insert; a task stops counting
 /// as unfinished when it reaches a terminal status, is deleted, or passes its expiry).
 /// [`TaskLimits::max_bytes`] is left to Redis's own `maxmemory`.
+///
+/// With a lease ([`RedisTaskStore::leased`]) the store names this instance in the records of the tasks
+/// it runs and keeps its heartbeat (`<prefix>inst:<name>`); another instance that finds such a task
+/// unfinished after the heartbeat lapsed fails it ([`TaskStore::update_orphan`]).
 pub struct RedisTaskStore {
     conn: ConnectionManager,
     prefix: String,
     limits: TaskLimits,
     create: redis::Script,
     cas: redis::Script,
+    fail_orphan: redis::Script,
+    lease: Option<Lease>,
+}
+
+/// This instance's lease: its name and how long its heartbeat lives.
+struct Lease {
+    instance: String,
+    ttl: Duration,
 }
 
 impl RedisTaskStore {
-    /// Tasks under `<prefix>task:<id>`.
+    /// Tasks under `<prefix>task:<id>`, without a lease: a task whose instance stops stays unfinished
+    /// until its lifetime passes.
     pub fn new(conn: ConnectionManager, prefix: &str, limits: TaskLimits) -> Self {
         RedisTaskStore {
             conn,
@@ -63,7 +93,49 @@ impl RedisTaskStore {
             limits,
             create: redis::Script::new(CREATE),
             cas: redis::Script::new(COMPARE_AND_SET),
+            fail_orphan: redis::Script::new(FAIL_ORPHAN),
+            lease: None,
         }
+    }
+
+    /// Tasks under `<prefix>task:<id>`, with a lease for this instance under a new random name: its
+    /// first heartbeat is stored before this returns (so no other instance ever takes it for dead),
+    /// then refreshed in the background every [`Heartbeat::every`] for as long as the store lives.
+    /// Needs a Tokio runtime.
+    pub async fn leased(
+        conn: ConnectionManager,
+        prefix: &str,
+        limits: TaskLimits,
+        heartbeat: Heartbeat,
+    ) -> Result<Arc<Self>, StoreError> {
+        let mut store = RedisTaskStore::new(conn, prefix, limits);
+        store.lease = Some(Lease {
+            instance: crate::scale::random_name(),
+            ttl: heartbeat.ttl,
+        });
+        store.beat().await?;
+        let store = Arc::new(store);
+        heartbeat.keep(Arc::downgrade(&store));
+        Ok(store)
+    }
+
+    /// Stores this instance's heartbeat for the lease's TTL (nothing without a lease).
+    pub(super) async fn beat(&self) -> Result<(), StoreError> {
+        let Some(lease) = &self.lease else {
+            return Ok(());
+        };
+        redis::cmd("SET")
+            .arg(self.heartbeat_key(&lease.instance))
+            .arg(std::process::id())
+            .arg("PX")
+            .arg(millis(lease.ttl))
+            .exec_async(&mut self.conn.clone())
+            .await
+            .map_err(backend)
+    }
+
+    fn heartbeat_key(&self, instance: &str) -> String {
+        format!("{}inst:{instance}", self.prefix)
     }
 
     fn task_key(&self, id: &str) -> String {
@@ -286,6 +358,66 @@ impl TaskStore for RedisTaskStore {
                 .await
                 .map_err(backend)?;
             Ok(record.is_some())
+        })
+    }
+
+    fn instance(&self) -> Option<&str> {
+        self.lease.as_ref().map(|l| l.instance.as_str())
+    }
+
+    fn update_orphan<'a>(
+        &'a self,
+        seen: &'a TaskRecord,
+        update: TaskUpdate,
+        now_ms: u64,
+    ) -> BoxFuture<'a, Result<Option<Updated>, StoreError>> {
+        Box::pin(async move {
+            let (Some(lease), Some(runner)) = (&self.lease, seen.instance.as_deref()) else {
+                return Ok(None);
+            };
+            let id = seen.id.as_str();
+            // The first attempt takes the caller's record (serialized as it was stored); a changed one
+            // is read again.
+            let mut old = (to_json(seen)?, seen.clone());
+            for _ in 0..CAS_ATTEMPTS {
+                let (raw, mut record) = old;
+                if record.instance.as_deref() != Some(runner)
+                    || !record.apply(update.clone(), now_ms)
+                {
+                    return Ok(Some(Updated::Task {
+                        record: Box::new(record),
+                        changed: false,
+                    }));
+                }
+                let n: i64 = self
+                    .fail_orphan
+                    .key(self.task_key(id))
+                    .key(self.active_key(&record.owner))
+                    .key(self.heartbeat_key(runner))
+                    .arg(raw)
+                    .arg(to_json(&record)?)
+                    .arg(id)
+                    .arg(millis(lease.ttl))
+                    .invoke_async(&mut self.conn.clone())
+                    .await
+                    .map_err(backend)?;
+                match n {
+                    2 => return Ok(None),
+                    1 => {
+                        return Ok(Some(Updated::Task {
+                            record: Box::new(record),
+                            changed: true,
+                        }))
+                    }
+                    _ => match self.read(id).await? {
+                        None => return Ok(Some(Updated::Missing)),
+                        Some(again) => old = again,
+                    },
+                }
+            }
+            Err(StoreError::Backend(format!(
+                "task {id}: changed concurrently {CAS_ATTEMPTS} times in a row"
+            )))
         })
     }
 

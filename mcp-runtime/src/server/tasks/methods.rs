@@ -73,9 +73,13 @@ async fn find(shared: &Shared, id: &str, owner: &str) -> Result<TaskRecord, Erro
         Err(e) => Err(e.to_error()),
         Ok(Some(r)) if r.owner == owner => {
             if r.is_expired(now_ms()) {
-                Err(not_found(id, "Task has expired"))
-            } else {
-                Ok(r)
+                return Err(not_found(id, "Task has expired"));
+            }
+            // Failed here if the instance that runs it stopped.
+            match super::lease::settle(shared, r).await {
+                Ok(Some(r)) => Ok(r),
+                Ok(None) => Err(not_found(id, "Task not found")),
+                Err(e) => Err(e.to_error()),
             }
         }
         // Another owner's task is reported exactly like a missing one.
@@ -134,13 +138,18 @@ pub(crate) fn handshake_method(session: &Arc<SessionState>, req: &RequestIn<'_>)
                 .await
                 .map_err(|e| e.to_error())?;
             let now = now_ms();
+            let mut tasks = Vec::with_capacity(page.tasks.len());
+            for r in page.tasks.into_iter().filter(|r| !r.is_expired(now)) {
+                // Failed here if the instance that runs it stopped; skipped if it is gone meanwhile.
+                if let Some(r) = super::lease::settle(&shared, r)
+                    .await
+                    .map_err(|e| e.to_error())?
+                {
+                    tasks.push(handshake_task(&r));
+                }
+            }
             to_raw(&ListTasksResult {
-                tasks: page
-                    .tasks
-                    .iter()
-                    .filter(|r| !r.is_expired(now))
-                    .map(handshake_task)
-                    .collect(),
+                tasks,
                 next_cursor: page.next_cursor,
                 meta: None,
             })

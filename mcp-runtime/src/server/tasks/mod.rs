@@ -36,8 +36,16 @@
 //! and cancelled if it still runs. The store is a [`TaskStore`] (serializable records, atomic updates,
 //! so that a shared store can follow); the default [`MemoryTaskStore`] is bounded by [`TaskLimits`] and
 //! refuses a new task with a clear error when full.
+//!
+//! **An instance that stops.** With a store shared by several instances that keeps leases
+//! ([`TaskStore::instance`], such as the Redis store's heartbeat), a task's record names the instance
+//! that runs its handler. A `tasks/get`, `tasks/result`, `tasks/list`, `tasks/cancel` or `tasks/update`
+//! on another instance that finds the task unfinished after that instance's lease lapsed turns it into
+//! `failed`, with a `-32603` error that says the instance stopped (see `lease.rs`); the store does it
+//! atomically ([`TaskStore::update_orphan`]).
 
 pub(crate) mod input;
+mod lease;
 mod memory;
 mod methods;
 mod run;

@@ -2,7 +2,7 @@
 //! in 2026-07-28), running its handler in the background, and recording how it ended.
 
 use super::input::{Inputs, TaskInput};
-use super::store::{now_ms, TaskEra, TaskOutcome, TaskRecord, TaskUpdate, Updated};
+use super::store::{now_ms, StoreError, TaskEra, TaskOutcome, TaskRecord, TaskUpdate, Updated};
 use super::{random_id, Shared};
 use crate::connection::{Reply, RequestIn};
 use crate::framing::to_raw;
@@ -26,6 +26,9 @@ use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 type Answer = Result<Box<RawValue>, ErrorObject>;
+
+/// Seconds a task's end is tried again while the store cannot be reached.
+const END_RETRIES: u32 = 30;
 
 /// A task whose handler runs in this process.
 pub(crate) struct TaskRun {
@@ -75,22 +78,52 @@ impl TaskRun {
 
     /// Applies a change to the record, then tells whoever waits (and, in the handshake era, the client).
     pub(crate) async fn update(&self, update: TaskUpdate) -> Option<TaskRecord> {
+        self.try_update(update).await.unwrap_or_else(|e| {
+            tracing::warn!(task = %self.id, error = %e, "task update not stored");
+            None
+        })
+    }
+
+    /// [`TaskRun::update`], with the store's error: `Ok(None)` if the task is gone.
+    async fn try_update(&self, update: TaskUpdate) -> Result<Option<TaskRecord>, StoreError> {
         let r = self.shared.store.update(&self.id, update, now_ms()).await;
         let out = match r {
             Ok(Updated::Task { record, changed }) => {
                 if changed {
                     self.status_changed(&record);
                 }
-                Some(*record)
+                Ok(Some(*record))
             }
-            Ok(Updated::Missing) => None,
-            Err(e) => {
-                tracing::warn!(task = %self.id, error = %e, "task update not stored");
-                None
-            }
+            Ok(Updated::Missing) => Ok(None),
+            Err(e) => Err(e),
         };
         self.changed.notify_waiters();
         out
+    }
+
+    /// Records how the task ended. A store that cannot be reached (a Redis restart) is tried again
+    /// every second for [`END_RETRIES`] seconds, the task still running here meanwhile; then the end is
+    /// lost and the task stays unfinished (failed by another instance once this one is gone).
+    async fn record_end(&self, update: TaskUpdate) {
+        for attempt in 0..=END_RETRIES {
+            match self.try_update(update.clone()).await {
+                Ok(_) => {
+                    if attempt > 0 {
+                        tracing::info!(task = %self.id, "task end stored");
+                    }
+                    return;
+                }
+                Err(e) if attempt < END_RETRIES => {
+                    if attempt == 0 {
+                        tracing::warn!(task = %self.id, error = %e, "task end not stored; trying again every second");
+                    }
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+                Err(e) => {
+                    tracing::error!(task = %self.id, error = %e, "task end not stored; given up");
+                }
+            }
+        }
     }
 
     /// `notifications/tasks/status` to a handshake-era client (optional in the spec; sent on every change).
@@ -135,6 +168,7 @@ fn new_record(
         poll_interval_ms: shared.config.poll_interval.as_millis().max(1) as u64,
         input_requests: BTreeMap::new(),
         outcome: None,
+        instance: shared.store.instance().map(str::to_string),
     }
 }
 
@@ -278,14 +312,11 @@ async fn finish_in_background(
         })),
     };
     match ended {
-        Some(r) => {
-            let update = outcome(run.era, r);
-            run.update(update).await;
-        }
+        Some(r) => run.record_end(outcome(run.era, r)).await,
         None => {
             // Cancelled: by tasks/cancel (already recorded), expiry (already deleted), or the end of
             // the owning session. Record it in case it is the last.
-            run.update(TaskUpdate::Cancel {
+            run.record_end(TaskUpdate::Cancel {
                 message: "The task was cancelled.".into(),
             })
             .await;

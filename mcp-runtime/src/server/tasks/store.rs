@@ -75,6 +75,11 @@ pub struct TaskRecord {
     /// Set once the status is `completed` or `failed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<TaskOutcome>,
+    /// The instance whose handler runs the task, when the store keeps leases ([`TaskStore::instance`]):
+    /// another instance that finds the task unfinished after that one stopped fails it
+    /// ([`TaskStore::update_orphan`]). `None` with a store that keeps none (the memory store).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
 }
 
 impl TaskRecord {
@@ -107,6 +112,7 @@ impl TaskRecord {
             + self.owner.len()
             + self.tool.len()
             + self.status_message.as_ref().map_or(0, String::len)
+            + self.instance.as_ref().map_or(0, String::len)
             + outcome
             + inputs
     }
@@ -275,6 +281,28 @@ pub trait TaskStore: Send + Sync + 'static {
 
     /// Deletes every task whose lifetime has passed at `now_ms`; their ids.
     fn purge_expired(&self, now_ms: u64) -> BoxFuture<'_, Result<Vec<String>, StoreError>>;
+
+    /// This instance's name in the records of the tasks it runs ([`TaskRecord::instance`]), when the
+    /// store keeps a lease for it (a heartbeat the other instances can check); `None` (the default)
+    /// when it keeps none: then no task is ever failed for its instance having stopped.
+    fn instance(&self) -> Option<&str> {
+        None
+    }
+
+    /// Applies `update` (the failure that says so) to the task `seen` shows, if the instance named in it
+    /// ([`TaskRecord::instance`]) no longer holds its lease and the task has not ended: atomically, so
+    /// that of several instances that try at once only one changes it, a task that has just ended
+    /// keeps its end, and the task of an instance that is alive is left alone. `Ok(None)`: that
+    /// instance is alive (or the store keeps no leases, the default), nothing changed.
+    fn update_orphan<'a>(
+        &'a self,
+        seen: &'a TaskRecord,
+        update: TaskUpdate,
+        now_ms: u64,
+    ) -> BoxFuture<'a, Result<Option<Updated>, StoreError>> {
+        let _ = (seen, update, now_ms);
+        Box::pin(async { Ok(None) })
+    }
 }
 
 /// Milliseconds since the Unix epoch.
@@ -324,6 +352,7 @@ pub(crate) fn test_record(id: &str, owner: &str, created: u64, ttl: u64) -> Task
         poll_interval_ms: 500,
         input_requests: BTreeMap::new(),
         outcome: None,
+        instance: None,
     }
 }
 
