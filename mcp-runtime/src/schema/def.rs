@@ -4,10 +4,12 @@ use super::{OutputSchema, SchemaProfile};
 use crate::protocol::{
     CacheHints, CallToolResult, ErrorObject, JsonObject, TaskSupport, Tool, ToolAnnotations,
 };
+use crate::server::tools::parse_arguments;
 use crate::server::{ArgumentError, Arguments, ToolHandler, ToolRoute};
 use crate::Context;
 use futures_util::future::BoxFuture;
 use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 use std::future::Future;
 use std::sync::{Arc, OnceLock};
 
@@ -147,7 +149,7 @@ impl ToolSpec {
         F: Fn(A, Context, bool) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = CallToolResult> + Send + 'static,
     {
-        self.build_with(schemas, make, Arguments::parse::<A>, call)
+        self.build_with(schemas, make, parse_arguments::<A>, call)
     }
 
     /// [`Self::build`] for a tool without arguments (whatever the call sends is ignored).
@@ -168,7 +170,7 @@ impl ToolSpec {
         self,
         schemas: &'static SchemaCache,
         make: fn(SchemaProfile) -> Schemas,
-        parse: fn(&Arguments) -> Result<A, ArgumentError>,
+        parse: fn(&str) -> Result<A, ArgumentError>,
         call: F,
     ) -> ToolDef
     where
@@ -222,11 +224,39 @@ impl RouteOptions {
 }
 
 /// The handler of a `#[tool]`: decodes the arguments (a bad argument is an `isError` result naming it),
-/// then runs the tool's function, all inside the returned future (so that a panic fails the call alone).
+/// then runs the tool's function. A panic while decoding (a user's `Deserialize`) is raised again inside
+/// the returned future, where the pump turns it into an error for this call alone, like a panic of the
+/// function itself.
 struct MacroHandler<A, F> {
-    parse: fn(&Arguments) -> Result<A, ArgumentError>,
+    parse: fn(&str) -> Result<A, ArgumentError>,
     call: Arc<F>,
     wrapped: bool,
+}
+
+impl<A, F, Fut> MacroHandler<A, F>
+where
+    A: Send + 'static,
+    F: Fn(A, Context, bool) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = CallToolResult> + Send + 'static,
+{
+    /// Decodes `text` now (the decoded values move into the future; the text is not kept), then runs.
+    /// One body for both ways in, so that each tool instantiates one future.
+    fn start(
+        &self,
+        text: &str,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<CallToolResult, ErrorObject>> {
+        let parse = self.parse;
+        let parsed = std::panic::catch_unwind(move || parse(text));
+        let (call, wrapped) = (Arc::clone(&self.call), self.wrapped);
+        Box::pin(async move {
+            match parsed {
+                Ok(Ok(a)) => Ok(call(a, ctx, wrapped).await),
+                Ok(Err(e)) => Ok(CallToolResult::error(e.message())),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        })
+    }
 }
 
 impl<A, F, Fut> ToolHandler for MacroHandler<A, F>
@@ -240,13 +270,16 @@ where
         args: Arguments,
         ctx: Context,
     ) -> BoxFuture<'static, Result<CallToolResult, ErrorObject>> {
-        let (parse, call, wrapped) = (self.parse, Arc::clone(&self.call), self.wrapped);
-        Box::pin(async move {
-            match parse(&args) {
-                Ok(a) => Ok(call(a, ctx, wrapped).await),
-                Err(e) => Ok(CallToolResult::error(e.message())),
-            }
-        })
+        self.start(args.as_str(), ctx)
+    }
+
+    /// Decodes the arguments from the request's bytes, with no copy of their text.
+    fn call_borrowed(
+        &self,
+        args: Option<&RawValue>,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<CallToolResult, ErrorObject>> {
+        self.start(args.map_or("{}", RawValue::get), ctx)
     }
 }
 

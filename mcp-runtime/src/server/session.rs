@@ -259,6 +259,19 @@ impl SessionState {
     }
 }
 
+/// A handshake-era answer: the handler's result serialized straight into its response frame
+/// (`hint`: the size the result is expected to have).
+fn framed<T: serde::Serialize + Send + 'static>(
+    id: RequestId,
+    hint: usize,
+    fut: BoxFuture<'static, Result<T, ErrorObject>>,
+) -> Reply {
+    Reply::Framed {
+        fut: Box::pin(async move { crate::framing::frame::response_to(&id, &fut.await?, hint) }),
+        cancellable: true,
+    }
+}
+
 #[derive(Deserialize)]
 struct CallRaw<'a> {
     #[serde(borrow)]
@@ -637,11 +650,7 @@ impl ServerHandler {
         finish: impl FnOnce(&ServerHandler, T) -> Result<Box<RawValue>, ErrorObject> + Send + 'static,
     ) -> Reply {
         let Some((m, round)) = modern else {
-            let fut = handler(ctx);
-            return Reply::Spawn {
-                fut: Box::pin(async move { to_raw(&fut.await?) }),
-                cancellable: true,
-            };
+            return framed(ctx.request_id().clone(), 0, handler(ctx));
         };
         let fut = handler(ctx.modern(m, Some(round.clone())));
         let session = self.0.clone();
@@ -699,6 +708,13 @@ impl ServerHandler {
             .with_data(serde_json::json!({"field": "name"}))));
         };
         let arguments = call.arguments.filter(|a| a.get() != "null");
+        if modern.is_none() && raw.is_none() && matches!(plan, Plan::Direct) {
+            // A direct handshake-era call: the arguments are decoded from the request's bytes where
+            // they lie, and the result is serialized into the response frame (sized like the request).
+            let hint = req.params.map_or(0, |p| p.get().len());
+            let ctx = self.0.ctx(req, meta.progress_token);
+            return framed(req.id.clone(), hint, handler.call_borrowed(arguments, ctx));
+        }
         let args = super::tools::Arguments::from_borrowed(arguments);
         let name = call.name.into_owned();
         // Tasks: a task-augmented call (handshake era), or one that may become a task (2026-07-28).
