@@ -9,7 +9,6 @@ use crate::server::{ArgumentError, Arguments, ToolHandler, ToolRoute};
 use crate::Context;
 use futures_util::future::BoxFuture;
 use serde::de::DeserializeOwned;
-use serde_json::value::RawValue;
 use std::future::Future;
 use std::sync::{Arc, OnceLock};
 
@@ -276,10 +275,10 @@ where
     /// Decodes the arguments from the request's bytes, with no copy of their text.
     fn call_borrowed(
         &self,
-        args: Option<&RawValue>,
+        args: &str,
         ctx: Context,
     ) -> BoxFuture<'static, Result<CallToolResult, ErrorObject>> {
-        self.start(args.map_or("{}", RawValue::get), ctx)
+        self.start(args, ctx)
     }
 }
 

@@ -44,10 +44,10 @@ impl Arguments {
         }
     }
 
-    /// Arguments borrowed from a request, copied once.
-    pub(crate) fn from_borrowed(raw: Option<&RawValue>) -> Self {
+    /// Arguments borrowed from a request (their JSON text, `None` when absent), copied once.
+    pub(crate) fn from_borrowed(raw: Option<&str>) -> Self {
         Arguments {
-            raw: raw.map(|r| Arc::from(r.get())),
+            raw: raw.map(Arc::from),
         }
     }
 
@@ -100,16 +100,17 @@ pub trait ToolHandler: Send + Sync + 'static {
         ctx: Context,
     ) -> BoxFuture<'static, Result<CallToolResult, ErrorObject>>;
 
-    /// [`ToolHandler::call`] with the arguments still in the request's bytes (`None`: the call had
-    /// none). The default copies them into [`Arguments`]; a handler that decodes them into its own
+    /// [`ToolHandler::call`] with the arguments still in the request's bytes: `args` is their JSON
+    /// text, an object (`{}` when the call had none), valid JSON since the request was parsed whole.
+    /// The default copies it into [`Arguments`]; a handler that decodes the arguments into its own
     /// types (as `#[tool]` functions do) can decode them here, from where they lie, before the call
     /// runs. Called where the request is read: decode and return, never block.
     fn call_borrowed(
         &self,
-        args: Option<&RawValue>,
+        args: &str,
         ctx: Context,
     ) -> BoxFuture<'static, Result<CallToolResult, ErrorObject>> {
-        self.call(Arguments::from_borrowed(args), ctx)
+        self.call(Arguments::from_borrowed(Some(args)), ctx)
     }
 }
 
