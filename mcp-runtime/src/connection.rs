@@ -399,6 +399,7 @@ impl Peer {
 
     /// From now on, ids are strings `<prefix><n>` (set once; later calls are ignored): for a session
     /// that several instances serve, each with its own counter.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn set_id_prefix(&self, prefix: &str) {
         let _ = self.shared.id_prefix.set(prefix.into());
     }

@@ -86,6 +86,7 @@ impl SessionState {
 
     /// This connection carries one request and ends with it: it is no session a handler could keep
     /// state for (see `Context::session`).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn set_one_request(&self) {
         self.one_request.store(true, Ordering::Relaxed);
     }
@@ -162,6 +163,7 @@ impl SessionState {
     }
 
     /// What a shared session store keeps of this session as `id` (`None` before `initialize`).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn record(&self, id: &str) -> Option<crate::scale::SessionRecord> {
         let version = *self.version.get()?;
         let level = self.log_level.load(Ordering::Relaxed);
@@ -186,6 +188,7 @@ impl SessionState {
 
     /// What may change in a record after `initialize` (the log level, the subscriptions), as `r` says:
     /// another instance changed it.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn follow_record(&self, r: &crate::scale::SessionRecord) {
         self.set_log_level(r.log_level);
         *self.subscriptions.lock().unwrap_or_else(|e| e.into_inner()) =
@@ -194,6 +197,7 @@ impl SessionState {
 
     /// Takes over a session that `initialize`d on another instance: its state as the record says,
     /// ready for requests. Only on a fresh state.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn restore(self: &Arc<Self>, r: &crate::scale::SessionRecord) {
         let version = ProtocolVersion::parse(&r.protocol_version)
             .unwrap_or_else(|| ProtocolVersion::negotiate(&r.protocol_version));
@@ -210,6 +214,7 @@ impl SessionState {
     }
 
     /// The minimum level of log messages sent (`None`: the default).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn set_log_level(&self, level: Option<LoggingLevel>) {
         self.log_level.store(
             level.map_or(LOG_DEFAULT, LoggingLevel::as_u8),
