@@ -658,13 +658,17 @@ impl Peer {
         // A token of its own (a child of `closed` would cost a lock on every request and every drop):
         // the connection's close cancels every registered token instead.
         let token = CancellationToken::new();
-        let reply = handler.request(RequestIn {
-            id: &id,
-            method,
-            params,
-            token: &token,
-            related,
-        });
+        // A handler that panics while deciding (a user's `Deserialize`, say) fails this request alone.
+        let reply = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            handler.request(RequestIn {
+                id: &id,
+                method,
+                params,
+                token: &token,
+                related,
+            })
+        }))
+        .unwrap_or_else(|panic| Reply::Now(Err(panicked(panic))));
         let (fut, cancellable) = match reply.into_work() {
             Ok(work) => work,
             Err(r) => {
@@ -937,17 +941,18 @@ type Supervised = futures_util::future::CatchUnwind<AssertUnwindSafe<Work>>;
 
 /// A handler's outcome: a panic becomes `-32603` for this request alone.
 fn settle(r: Handled) -> Outcome {
-    r.unwrap_or_else(|panic| {
-        let msg = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".into());
-        tracing::error!(%msg, "request handler panicked");
-        Err(ErrorObject::internal(format!(
-            "Internal error: the handler panicked: {msg}"
-        )))
-    })
+    r.unwrap_or_else(|panic| Err(panicked(panic)))
+}
+
+/// The error a request whose handler panicked is answered with.
+fn panicked(panic: Box<dyn Any + Send>) -> ErrorObject {
+    let msg = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    tracing::error!(%msg, "request handler panicked");
+    ErrorObject::internal(format!("Internal error: the handler panicked: {msg}"))
 }
 
 /// Runs a handler to its end; after cancellation the handler gets `grace` to stop by itself, then it is

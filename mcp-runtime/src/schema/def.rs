@@ -222,10 +222,10 @@ impl RouteOptions {
     }
 }
 
-/// The handler of a `#[tool]`: decodes the arguments (a bad argument is an `isError` result naming it),
-/// then runs the tool's function. A panic while decoding (a user's `Deserialize`) is raised again inside
-/// the returned future, where the pump turns it into an error for this call alone, like a panic of the
-/// function itself.
+/// The handler of a `#[tool]`: decodes the arguments when called (a bad argument is an `isError` result
+/// naming it), then runs the tool's function in the returned future. Every caller calls it where a
+/// panic (a user's `Deserialize`) fails that call alone: the pump around `Handler::request`, the task
+/// runners and the gateway inside the futures they poll.
 struct MacroHandler<A, F> {
     parse: fn(&str) -> Result<A, ArgumentError>,
     call: Arc<F>,
@@ -245,14 +245,12 @@ where
         text: &str,
         ctx: Context,
     ) -> BoxFuture<'static, Result<CallToolResult, ErrorObject>> {
-        let parse = self.parse;
-        let parsed = std::panic::catch_unwind(move || parse(text));
+        let parsed = (self.parse)(text);
         let (call, wrapped) = (Arc::clone(&self.call), self.wrapped);
         Box::pin(async move {
             match parsed {
-                Ok(Ok(a)) => Ok(call(a, ctx, wrapped).await),
-                Ok(Err(e)) => Ok(CallToolResult::error(e.message())),
-                Err(panic) => std::panic::resume_unwind(panic),
+                Ok(a) => Ok(call(a, ctx, wrapped).await),
+                Err(e) => Ok(CallToolResult::error(e.message())),
             }
         })
     }
