@@ -160,41 +160,15 @@ async fn serves_stdio_and_a_cancel_reaches_the_upstream() {
     assert_eq!(r.text_content(), "3");
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 #[tokio::test]
 async fn serves_streamable_http_and_legacy_sse() {
     let cfg = two_servers();
-    let port = free_port();
-    let _child = tokio::process::Command::new(GATEWAY)
-        .arg("--config")
-        .arg(cfg.path())
-        .args(["--http", &format!("127.0.0.1:{port}")])
-        .stdin(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+    let (_child, port) = common::spawn_http_gateway(cfg.path(), &[], |_| {}).await;
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let t0 = Instant::now();
-    let client = loop {
-        match Client::builder()
-            .connect_http(&url, HttpClientConfig::default())
-            .await
-        {
-            Ok(c) => break c,
-            Err(e) if t0.elapsed() < Duration::from_secs(20) => {
-                let _ = e;
-                tokio::time::sleep(Duration::from_millis(100)).await;
-            }
-            Err(e) => panic!("the gateway never listened: {e}"),
-        }
-    };
+    let client = Client::builder()
+        .connect_http(&url, HttpClientConfig::default())
+        .await
+        .unwrap();
     assert_eq!(client.list_all_tools().await.unwrap().len(), 4);
     let r = client
         .call_tool("bench_add", json!({"a": 20, "b": 22}))

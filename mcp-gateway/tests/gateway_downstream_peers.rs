@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use test_support::{json_after_banner, run};
 
 const GATEWAY: &str = env!("CARGO_BIN_EXE_mcp-gateway");
@@ -65,19 +65,8 @@ fn python_sdk_client_lists_and_calls_through_the_gateway_over_stdio() {
 fn inspector_cli_lists_and_calls_through_the_gateway_over_http() {
     let Some(p) = peers() else { return };
     let cfg = config();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    struct Killed(std::process::Child);
-    impl Drop for Killed {
-        fn drop(&mut self) {
-            let _ = self.0.kill();
-            let _ = self.0.wait();
-        }
-    }
-    let _gw = Killed(
+    let port = test_support::free_port();
+    let _gw = test_support::Spawned(
         Command::new(GATEWAY)
             .arg("--config")
             .arg(cfg.path())
@@ -88,11 +77,7 @@ fn inspector_cli_lists_and_calls_through_the_gateway_over_http() {
             .spawn()
             .unwrap(),
     );
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "the gateway never listened");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    test_support::wait_listening(port, "the gateway", Duration::from_secs(30));
     // inspector-cli 1.0.3 finds its package.json relative to the working directory.
     let cwd = p.join("node/node_modules");
     let bin = p.join("node/node_modules/.bin/mcp-inspector-cli");

@@ -12,10 +12,7 @@ use mcp_runtime::protocol::{CallToolResult, Tool};
 use mcp_runtime::Error;
 use serde_json::{json, Value};
 use std::io::Write;
-use std::process::Stdio;
-use std::time::{Duration, Instant};
-
-const GATEWAY: &str = env!("CARGO_BIN_EXE_mcp-gateway");
+use std::time::Duration;
 
 /// What a tool list costs in the prompt, measured as `mcp-codegen audit` does: compact JSON bytes.
 fn bytes(tools: &[Tool]) -> usize {
@@ -138,34 +135,16 @@ async fn health_metrics_spans_and_no_secret_anywhere_through_the_binary() {
     )
     .unwrap();
     let log = tempfile::NamedTempFile::new().unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut child = tokio::process::Command::new(GATEWAY)
-        .arg("--config")
-        .arg(cfg.path())
-        .args(["--http", &format!("127.0.0.1:{port}")])
-        .env("RUST_LOG", "mcp_gateway=debug")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(log.reopen().unwrap())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+    let (mut child, port) = common::spawn_http_gateway(cfg.path(), &[], |cmd| {
+        cmd.env("RUST_LOG", "mcp_gateway=debug")
+            .stderr(log.reopen().unwrap());
+    })
+    .await;
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let t0 = Instant::now();
-    let client = loop {
-        match Client::builder()
-            .connect_http(&url, HttpClientConfig::default())
-            .await
-        {
-            Ok(c) => break c,
-            Err(e) if t0.elapsed() > Duration::from_secs(30) => panic!("{e}"),
-            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
-        }
-    };
+    let client = Client::builder()
+        .connect_http(&url, HttpClientConfig::default())
+        .await
+        .unwrap();
 
     for i in 0..3 {
         let r = client

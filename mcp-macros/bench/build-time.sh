@@ -4,7 +4,8 @@
 # Generates two crates under $OUT (default /tmp/mcp-build-bench) with the same 50 tools (three
 # documented arguments each), builds their dependencies once, then times a rebuild of each crate
 # alone (`touch src/lib.rs && cargo build`), in the same run, alternating, $RUNS times each, in wall and in
-# CPU seconds (the CPU figure is the one to trust while other builds share the machine). Then the
+# CPU seconds (the CPU figure is the one to trust while other builds share the machine), and in
+# instructions under callgrind (repeatable to 0.01%, whatever else runs). Then the
 # size of each crate's macro expansion: `rustc -Zunpretty=expanded` (what `cargo expand` prints, before
 # formatting; RUSTC_BOOTSTRAP=1 lets stable rustc print it), in bytes and in lines after rustfmt.
 # Usage: mcp-macros/bench/build-time.sh [runs]
@@ -108,6 +109,33 @@ echo "crate of 50 tools, rebuild of the crate alone (debug, median of $RUNS; wal
 echo "  #[tool] (mcp-runtime):   wall $(median "${ours[@]}") [${ours[*]}], CPU $(median "${ours_cpu[@]}") [${ours_cpu[*]}]"
 echo "  rmcp 3.x #[tool_router]: wall $(median "${theirs[@]}") [${theirs[*]}], CPU $(median "${theirs_cpu[@]}") [${theirs_cpu[*]}]"
 echo "  ours / rmcp: wall $(ratio "$(median "${ours[@]}")" "$(median "${theirs[@]}")")x, CPU $(ratio "$(median "${ours_cpu[@]}")" "$(median "${theirs_cpu[@]}")")x"
+
+# The same rebuild in instructions: rustc of the crate alone under callgrind (every thread counted),
+# which other builds on the machine do not change (the same count to 0.01% run after run).
+if command -v valgrind >/dev/null 2>&1; then
+    cat > "$OUT/callgrind-rustc.sh" <<'WRAP'
+#!/usr/bin/env bash
+# RUSTC_WRAPPER: the fifty_* crate's rustc under callgrind, every other crate's as it is.
+rustc="$1"; shift
+for a in "$@"; do
+    case "$a" in fifty_*) exec valgrind --tool=callgrind --callgrind-out-file=/dev/null "$rustc" "$@" 2>"$CALLGRIND_LOG" ;; esac
+done
+exec "$rustc" "$@"
+WRAP
+    chmod +x "$OUT/callgrind-rustc.sh"
+    instructions() {
+        (cd "$1" && touch src/lib.rs && CALLGRIND_LOG="$OUT/callgrind.log" \
+            RUSTC_WRAPPER="$OUT/callgrind-rustc.sh" cargo build --offline -q 2>/dev/null)
+        awk '/Collected :/ {print $4}' "$OUT/callgrind.log"
+    }
+    # The first build with the wrapper is a cargo rebuild of its own; count the second.
+    instructions "$OUT/ours" >/dev/null; instructions "$OUT/rmcp" >/dev/null
+    i_ours=$(instructions "$OUT/ours"); i_rmcp=$(instructions "$OUT/rmcp")
+    echo "rebuild of the crate alone in instructions (rustc under callgrind, load-independent):"
+    echo "  #[tool] (mcp-runtime): $i_ours"
+    echo "  rmcp 3.x #[tool_router]: $i_rmcp"
+    echo "  ours / rmcp: $(echo "$i_ours $i_rmcp" | awk '{printf "%.3f", $1 / $2}')x"
+fi
 
 expanded() {
     (cd "$1" && RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR=$OUT/target-expand \

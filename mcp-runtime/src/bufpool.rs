@@ -10,7 +10,7 @@
 use std::sync::Mutex;
 
 /// Buffers below this capacity are left to the allocator.
-const MIN: usize = 64 * 1024;
+pub(crate) const MIN: usize = 64 * 1024;
 /// Buffers above this capacity are dropped rather than kept.
 const MAX_EACH: usize = 8 * 1024 * 1024;
 /// The most bytes of capacity the pool holds at once.
@@ -68,6 +68,18 @@ pub(crate) fn give(buf: Vec<u8>) {
     }
 }
 
+/// `buf` with a capacity that fits its contents: a buffer taken for a size hint that turned out much
+/// larger than what was written into it is copied into one of its size and given back, so that a frame
+/// held in a queue never holds more memory than the bytes it is charged for, give or take half.
+pub(crate) fn fit(buf: Vec<u8>) -> Vec<u8> {
+    if buf.capacity() < MIN || buf.len() >= buf.capacity() / 2 {
+        return buf;
+    }
+    let exact = buf.clone();
+    give(buf);
+    exact
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -95,5 +107,19 @@ mod tests {
             pool.take(MAX_EACH + 1).is_none(),
             "no buffer is too small for what is asked"
         );
+    }
+
+    #[test]
+    fn a_buffer_much_larger_than_its_contents_is_fitted() {
+        let mut big = Vec::<u8>::with_capacity(MIN * 4);
+        big.extend_from_slice(b"small");
+        let fitted = fit(big);
+        assert_eq!(fitted, b"small");
+        assert!(fitted.capacity() < MIN);
+        let mut full = Vec::<u8>::with_capacity(MIN * 2);
+        full.resize(MIN + 1, b'x');
+        let ptr = full.as_ptr();
+        let kept = fit(full);
+        assert_eq!(kept.as_ptr(), ptr, "a buffer mostly used is kept as it is");
     }
 }

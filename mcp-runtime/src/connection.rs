@@ -141,6 +141,48 @@ pub enum Reply {
         /// Whether `notifications/cancelled` may cancel it (`false` for `initialize`).
         cancellable: bool,
     },
+    /// Like [`Reply::Spawn`], for a handler that writes its answer's frame itself: its output is the
+    /// complete success response to this request (as [`frame::response_to`] writes it), with the result
+    /// serialized straight into the frame instead of into JSON text that the pump then copies. An `Err`
+    /// is framed by the pump.
+    Framed {
+        /// The handler's work; its output is the response frame.
+        fut: BoxFuture<'static, Result<Vec<u8>, ErrorObject>>,
+        /// Whether `notifications/cancelled` may cancel it.
+        cancellable: bool,
+    },
+}
+
+/// A handler's answer on its way to the writer: JSON text to frame, or the frame itself.
+enum Answered {
+    Json(Box<RawValue>),
+    Frame(Vec<u8>),
+}
+
+type JsonOut = Result<Box<RawValue>, ErrorObject>;
+type FrameOut = Result<Vec<u8>, ErrorObject>;
+type Work = futures_util::future::Either<
+    futures_util::future::Map<BoxFuture<'static, JsonOut>, fn(JsonOut) -> Outcome>,
+    futures_util::future::Map<BoxFuture<'static, FrameOut>, fn(FrameOut) -> Outcome>,
+>;
+type Outcome = Result<Answered, ErrorObject>;
+
+impl Reply {
+    /// The work of a reply that runs: its future, whether it may be cancelled. `Err`: the answer now.
+    fn into_work(self) -> Result<(Work, bool), Outcome> {
+        use futures_util::future::Either;
+        match self {
+            Reply::Now(r) => Err(r.map(Answered::Json)),
+            Reply::Spawn { fut, cancellable } => {
+                let json: fn(JsonOut) -> Outcome = |r| r.map(Answered::Json);
+                Ok((Either::Left(fut.map(json)), cancellable))
+            }
+            Reply::Framed { fut, cancellable } => {
+                let frame: fn(FrameOut) -> Outcome = |r| r.map(Answered::Frame);
+                Ok((Either::Right(fut.map(frame)), cancellable))
+            }
+        }
+    }
 }
 
 /// An incoming request, as the dispatcher sees it.
@@ -357,6 +399,7 @@ impl Peer {
 
     /// From now on, ids are strings `<prefix><n>` (set once; later calls are ignored): for a session
     /// that several instances serve, each with its own counter.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn set_id_prefix(&self, prefix: &str) {
         let _ = self.shared.id_prefix.set(prefix.into());
     }
@@ -615,15 +658,20 @@ impl Peer {
         // A token of its own (a child of `closed` would cost a lock on every request and every drop):
         // the connection's close cancels every registered token instead.
         let token = CancellationToken::new();
-        let reply = handler.request(RequestIn {
-            id: &id,
-            method,
-            params,
-            token: &token,
-            related,
-        });
-        let (fut, cancellable) = match reply {
-            Reply::Now(r) => {
+        // A handler that panics while deciding (a user's `Deserialize`, say) fails this request alone.
+        let reply = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            handler.request(RequestIn {
+                id: &id,
+                method,
+                params,
+                token: &token,
+                related,
+            })
+        }))
+        .unwrap_or_else(|panic| Reply::Now(Err(panicked(panic))));
+        let (fut, cancellable) = match reply.into_work() {
+            Ok(work) => work,
+            Err(r) => {
                 let answer = Answer {
                     id,
                     token: None,
@@ -632,7 +680,6 @@ impl Peer {
                 };
                 return answer.deliver(self, &sink, r).await;
             }
-            Reply::Spawn { fut, cancellable } => (fut, cancellable),
         };
         // Backpressure: when the queue is full the reader waits here and stops reading.
         let Ok(slot) = self.shared.queue.clone().acquire_owned().await else {
@@ -813,12 +860,18 @@ struct Answer {
 
 impl Answer {
     /// Frames the result and hands it on; nothing for a cancelled request.
-    async fn deliver(self, peer: &Peer, sink: &Sink, result: Result<Box<RawValue>, ErrorObject>) {
+    async fn deliver(self, peer: &Peer, sink: &Sink, result: Outcome) {
         if self.token.as_ref().is_some_and(|t| t.is_cancelled()) {
+            if let Ok(Answered::Frame(f)) = result {
+                crate::bufpool::give(f);
+            }
             return;
         }
-        let frame = frame::reply(&self.id, &result);
-        drop(result);
+        let frame = match result {
+            Ok(Answered::Frame(f)) => f,
+            Ok(Answered::Json(r)) => frame::response(&self.id, &r),
+            Err(e) => frame::error(Some(&self.id), &e),
+        };
         // The request's bytes become the answer's, charged without waiting (see `budget`).
         let charge = peer.shared.budget.charge_out(frame.len());
         drop(self.charge);
@@ -883,33 +936,28 @@ impl Drop for InFlight<'_> {
     }
 }
 
-type Handled = Result<Result<Box<RawValue>, ErrorObject>, Box<dyn Any + Send>>;
-type Supervised = futures_util::future::CatchUnwind<
-    AssertUnwindSafe<BoxFuture<'static, Result<Box<RawValue>, ErrorObject>>>,
->;
+type Handled = Result<Outcome, Box<dyn Any + Send>>;
+type Supervised = futures_util::future::CatchUnwind<AssertUnwindSafe<Work>>;
 
 /// A handler's outcome: a panic becomes `-32603` for this request alone.
-fn settle(r: Handled) -> Result<Box<RawValue>, ErrorObject> {
-    r.unwrap_or_else(|panic| {
-        let msg = panic
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| panic.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".into());
-        tracing::error!(%msg, "request handler panicked");
-        Err(ErrorObject::internal(format!(
-            "Internal error: the handler panicked: {msg}"
-        )))
-    })
+fn settle(r: Handled) -> Outcome {
+    r.unwrap_or_else(|panic| Err(panicked(panic)))
+}
+
+/// The error a request whose handler panicked is answered with.
+fn panicked(panic: Box<dyn Any + Send>) -> ErrorObject {
+    let msg = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    tracing::error!(%msg, "request handler panicked");
+    ErrorObject::internal(format!("Internal error: the handler panicked: {msg}"))
 }
 
 /// Runs a handler to its end; after cancellation the handler gets `grace` to stop by itself, then it is
 /// dropped (aborted).
-async fn supervise(
-    fut: Supervised,
-    token: &CancellationToken,
-    grace: Duration,
-) -> Option<Result<Box<RawValue>, ErrorObject>> {
+async fn supervise(fut: Supervised, token: &CancellationToken, grace: Duration) -> Option<Outcome> {
     tokio::select! {
         biased;
         r = fut => Some(settle(r)),

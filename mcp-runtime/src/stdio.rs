@@ -81,6 +81,27 @@ fn private_nonblocking(fd: &OwnedFd, write: bool) -> io::Result<OwnedFd> {
     Ok(dup)
 }
 
+/// The capacity a pipe that carries bulk traffic is raised to: what an unprivileged process may ask
+/// for by default (`/proc/sys/fs/pipe-max-size`).
+const PIPE_BYTES: usize = 1024 * 1024;
+/// The kernel's default capacity of a pipe: a read or a write of this much at once is bulk traffic.
+const PIPE_DEFAULT: usize = 64 * 1024;
+
+/// Raises a pipe's capacity to [`PIPE_BYTES`], so that a large message crosses in a few system calls
+/// instead of a wake-up of each side for every few pages. Best effort: a refusal (the user's pipe quota)
+/// or anything but a pipe leaves it as it is.
+fn grow_pipe(fd: RawFd) {
+    if file_kind(fd) != Some(libc::S_IFIFO) {
+        return;
+    }
+    // SAFETY: fcntl on a valid descriptor; the result is only a size (or an error we ignore).
+    unsafe {
+        if (libc::fcntl(fd, libc::F_GETPIPE_SZ) as usize) < PIPE_BYTES {
+            libc::fcntl(fd, libc::F_SETPIPE_SZ, PIPE_BYTES as libc::c_int);
+        }
+    }
+}
+
 fn set_nonblocking(fd: RawFd) -> io::Result<()> {
     // SAFETY: fcntl flag manipulation on a valid descriptor.
     unsafe {
@@ -93,8 +114,14 @@ fn set_nonblocking(fd: RawFd) -> io::Result<()> {
 }
 
 /// An fd driven by the reactor.
+///
+/// A pipe that carries a full default capacity (64 KiB) in one read or write is grown to 1 MiB, once:
+/// large messages then cross in a few system calls. Pipes that only ever see small messages keep the
+/// kernel's default, since the user's pipe quota (`pipe-user-pages-soft`) is charged for capacity.
 pub struct FdStream {
     fd: AsyncFd<OwnedFd>,
+    /// Whether the pipe was grown (or growing was tried).
+    grown: bool,
 }
 
 impl FdStream {
@@ -110,7 +137,17 @@ impl FdStream {
         let fd = private_nonblocking(fd, write)?;
         // SAFETY: we own `fd` and nothing else reads or writes it while it is registered.
         let fd = unsafe { AsyncFd::register(fd) }.map_err(io::Error::from)?;
-        Ok(FdStream { fd })
+        Ok(FdStream { fd, grown: false })
+    }
+}
+
+impl FdStream {
+    /// Grows the pipe once `n` bytes moved in one call show bulk traffic.
+    fn bulk(&mut self, n: usize) {
+        if n >= PIPE_DEFAULT && !self.grown {
+            self.grown = true;
+            grow_pipe(self.fd.get_ref().as_raw_fd());
+        }
     }
 }
 
@@ -120,8 +157,9 @@ impl AsyncRead for FdStream {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
         loop {
-            let mut guard = ready!(self.fd.poll_read_ready(cx))?;
+            let mut guard = ready!(this.fd.poll_read_ready(cx))?;
             let unfilled = buf.initialize_unfilled();
             let unfilled_len = unfilled.len();
             let res = guard.try_io(|inner| {
@@ -148,6 +186,8 @@ impl AsyncRead for FdStream {
                         guard.clear_ready();
                     }
                     buf.advance(n);
+                    drop(guard);
+                    this.bulk(n);
                     return Poll::Ready(Ok(()));
                 }
                 Ok(Err(e)) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -164,8 +204,9 @@ impl AsyncWrite for FdStream {
         cx: &mut Context<'_>,
         data: &[u8],
     ) -> Poll<io::Result<usize>> {
+        let this = self.get_mut();
         loop {
-            let mut guard = ready!(self.fd.poll_write_ready(cx))?;
+            let mut guard = ready!(this.fd.poll_write_ready(cx))?;
             let res = guard.try_io(|inner| {
                 // SAFETY: writing from a valid slice.
                 let n = unsafe { libc::write(inner.as_raw_fd(), data.as_ptr().cast(), data.len()) };
@@ -182,6 +223,8 @@ impl AsyncWrite for FdStream {
                     if n > 0 && n < data.len() {
                         guard.clear_ready();
                     }
+                    drop(guard);
+                    this.bulk(n);
                     return Poll::Ready(Ok(n));
                 }
                 Ok(Err(e)) => return Poll::Ready(Err(e)),
@@ -196,8 +239,9 @@ impl AsyncWrite for FdStream {
     ) -> Poll<io::Result<usize>> {
         let bufs = &bufs[..bufs.len().min(1024)];
         let total: usize = bufs.iter().map(|b| b.len()).sum();
+        let this = self.get_mut();
         loop {
-            let mut guard = ready!(self.fd.poll_write_ready(cx))?;
+            let mut guard = ready!(this.fd.poll_write_ready(cx))?;
             let res = guard.try_io(|inner| {
                 // SAFETY: `IoSlice` is ABI-compatible with `iovec`; at most IOV_MAX of them.
                 let n = unsafe {
@@ -219,6 +263,8 @@ impl AsyncWrite for FdStream {
                     if n > 0 && n < total {
                         guard.clear_ready();
                     }
+                    drop(guard);
+                    this.bulk(n);
                     return Poll::Ready(Ok(n));
                 }
                 Ok(Err(e)) => return Poll::Ready(Err(e)),
@@ -270,4 +316,65 @@ pub fn stdio_streams() -> io::Result<(BoxRead, BoxWrite, crate::connection::Outp
         Err(_) => Box::pin(tokio::fs::File::from_std(std::fs::File::from(out))),
     };
     Ok((reader, writer, probe))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::io::AsyncReadExt;
+
+    fn pipe() -> (OwnedFd, OwnedFd) {
+        let mut fds = [0; 2];
+        // SAFETY: pipe2 fills two descriptors we then own.
+        assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
+        // SAFETY: fresh descriptors from pipe2.
+        unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) }
+    }
+
+    fn capacity(fd: &OwnedFd) -> usize {
+        // SAFETY: fcntl on a valid descriptor.
+        unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_GETPIPE_SZ) as usize }
+    }
+
+    #[tokio::test]
+    async fn a_pipe_grows_once_it_carries_bulk_traffic_and_not_before() {
+        // Whether this process may grow a pipe at all (the user's pipe quota may forbid it).
+        let (probe, _w) = pipe();
+        // SAFETY: fcntl on a valid descriptor.
+        let allowed = unsafe {
+            libc::fcntl(
+                probe.as_raw_fd(),
+                libc::F_SETPIPE_SZ,
+                PIPE_BYTES as libc::c_int,
+            )
+        } >= 0;
+        let (r, w) = pipe();
+        if capacity(&r) != PIPE_DEFAULT {
+            eprintln!("skipped: new pipes are not 64 KiB here (the user's pipe quota is spent)");
+            return;
+        }
+        let mut stream = FdStream::new(&r, false).unwrap();
+        let mut buf = vec![0u8; 2 * PIPE_DEFAULT];
+        let small = [b'x'; 100];
+        // SAFETY: writing from a valid buffer.
+        unsafe { libc::write(w.as_raw_fd(), small.as_ptr().cast(), small.len()) };
+        assert_eq!(stream.read(&mut buf).await.unwrap(), 100);
+        assert_eq!(
+            capacity(&r),
+            PIPE_DEFAULT,
+            "small traffic leaves the pipe alone"
+        );
+        let bulk = vec![b'y'; PIPE_DEFAULT];
+        // SAFETY: writing from a valid buffer (the pipe holds exactly 64 KiB).
+        let n = unsafe { libc::write(w.as_raw_fd(), bulk.as_ptr().cast(), bulk.len()) };
+        assert_eq!(n as usize, PIPE_DEFAULT);
+        assert_eq!(stream.read(&mut buf).await.unwrap(), PIPE_DEFAULT);
+        if allowed {
+            assert_eq!(
+                capacity(&r),
+                PIPE_BYTES,
+                "a full pipe read at once grows it"
+            );
+        }
+    }
 }

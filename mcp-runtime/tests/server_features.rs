@@ -572,3 +572,74 @@ async fn tracing_events_reach_clients_as_log_messages() {
         "debug is below the level"
     );
 }
+
+/// An argument whose decoding panics (a user's `Deserialize`).
+#[derive(mcp_runtime::JsonSchema)]
+struct Touchy(String);
+impl<'de> serde::Deserialize<'de> for Touchy {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        if s == "panic" {
+            panic!("touchy decoder");
+        }
+        Ok(Touchy(s))
+    }
+}
+
+/// Return the text unchanged.
+#[mcp_runtime::tool]
+fn echo(
+    /// Text to echo
+    text: String,
+) -> String {
+    text
+}
+
+/// Return the text of a touchy argument.
+#[mcp_runtime::tool]
+fn touchy(
+    /// A text whose decoder panics on `panic`
+    value: Touchy,
+) -> String {
+    value.0
+}
+
+/// A `#[tool]` call in the handshake era decodes its arguments from the request's bytes and writes its
+/// result straight into the response frame: large texts and escapes come back exactly, a bad argument
+/// is a tool error naming it, a panicking decoder fails that call alone.
+#[tokio::test]
+async fn tool_calls_decode_from_the_request_and_frame_their_result_directly() {
+    let server = Server::builder()
+        .name("direct")
+        .tool(echo_tool())
+        .tool(touchy_tool())
+        .build()
+        .unwrap();
+    let c = pair(server, Client::builder()).await;
+    let mut big = String::new();
+    for i in 0..40_000u32 {
+        big.push_str(&format!("line {i}: \"quoted\" \\ tab\t é ✓\n"));
+    }
+    for text in ["", "short", "a \"b\" \\ \u{1}", big.as_str()] {
+        let r = c.call_tool("echo", json!({ "text": text })).await.unwrap();
+        assert!(!r.is_error());
+        assert_eq!(r.text_content(), text);
+    }
+    let r = c.call_tool("echo", json!({ "text": 5 })).await.unwrap();
+    assert!(r.is_error());
+    assert!(r.text_content().contains("`text`"), "{r:?}");
+    let r = c.call_tool("echo", json!({})).await.unwrap();
+    assert!(r.is_error(), "`text` is missing");
+    match c.call_tool("touchy", json!({ "value": "panic" })).await {
+        Err(Error::Rpc(e)) => {
+            assert_eq!(e.code, -32603);
+            assert!(e.message.contains("touchy decoder"), "{e:?}");
+        }
+        other => panic!("{other:?}"),
+    }
+    let r = c
+        .call_tool("touchy", json!({ "value": "calm" }))
+        .await
+        .unwrap();
+    assert_eq!(r.text_content(), "calm");
+}

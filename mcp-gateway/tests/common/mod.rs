@@ -173,21 +173,29 @@ pub async fn http_gateway(
     use std::io::Write;
     let mut cfg = tempfile::Builder::new().suffix(".json").tempfile().unwrap();
     cfg.write_all(config.to_string().as_bytes()).unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcp-gateway"))
-        .arg("--config")
-        .arg(cfg.path())
+    let (child, port) = spawn_http_gateway(cfg.path(), args, |_| {}).await;
+    (child, port, cfg)
+}
+
+/// The gateway binary serving the config file `cfg` over HTTP on a free loopback port, once it
+/// listens (killed when dropped; stdin and stdout closed, `configure` sets the rest): the child and
+/// the port.
+pub async fn spawn_http_gateway(
+    cfg: &Path,
+    args: &[&str],
+    configure: impl FnOnce(&mut tokio::process::Command),
+) -> (tokio::process::Child, u16) {
+    let port = test_support::free_port();
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcp-gateway"));
+    cmd.arg("--config")
+        .arg(cfg)
         .args(["--http", &format!("127.0.0.1:{port}")])
         .args(args)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+        .kill_on_drop(true);
+    configure(&mut cmd);
+    let child = cmd.spawn().unwrap();
     let t0 = Instant::now();
     while tokio::net::TcpStream::connect(("127.0.0.1", port))
         .await
@@ -199,7 +207,7 @@ pub async fn http_gateway(
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    (child, port, cfg)
+    (child, port)
 }
 
 /// Whether a process runs (a zombie does not).

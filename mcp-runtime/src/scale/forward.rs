@@ -13,6 +13,7 @@ use std::sync::{Arc, OnceLock};
 use tokio::sync::mpsc;
 
 /// How many changes may wait for the bus.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 const QUEUE: usize = 256;
 
 /// A server's link to the bus: unset (a single process) until [`Forwarder::attach`].
@@ -39,6 +40,7 @@ impl Forwarder {
     /// Joins `bus` as `origin` (once; later calls are ignored): changes published here go out, changes
     /// of the other instances go to `deliver`, until it returns `false` (the server is gone). Needs a
     /// Tokio runtime.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn attach(
         &self,
         bus: Arc<dyn Bus>,

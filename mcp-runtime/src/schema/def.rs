@@ -4,6 +4,7 @@ use super::{OutputSchema, SchemaProfile};
 use crate::protocol::{
     CacheHints, CallToolResult, ErrorObject, JsonObject, TaskSupport, Tool, ToolAnnotations,
 };
+use crate::server::tools::parse_arguments;
 use crate::server::{ArgumentError, Arguments, ToolHandler, ToolRoute};
 use crate::Context;
 use futures_util::future::BoxFuture;
@@ -147,7 +148,7 @@ impl ToolSpec {
         F: Fn(A, Context, bool) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = CallToolResult> + Send + 'static,
     {
-        self.build_with(schemas, make, Arguments::parse::<A>, call)
+        self.build_with(schemas, make, parse_arguments::<A>, call)
     }
 
     /// [`Self::build`] for a tool without arguments (whatever the call sends is ignored).
@@ -168,7 +169,7 @@ impl ToolSpec {
         self,
         schemas: &'static SchemaCache,
         make: fn(SchemaProfile) -> Schemas,
-        parse: fn(&Arguments) -> Result<A, ArgumentError>,
+        parse: fn(&str) -> Result<A, ArgumentError>,
         call: F,
     ) -> ToolDef
     where
@@ -221,12 +222,38 @@ impl RouteOptions {
     }
 }
 
-/// The handler of a `#[tool]`: decodes the arguments (a bad argument is an `isError` result naming it),
-/// then runs the tool's function, all inside the returned future (so that a panic fails the call alone).
+/// The handler of a `#[tool]`: decodes the arguments when called (a bad argument is an `isError` result
+/// naming it), then runs the tool's function in the returned future. Every caller calls it where a
+/// panic (a user's `Deserialize`) fails that call alone: the pump around `Handler::request`, the task
+/// runners and the gateway inside the futures they poll.
 struct MacroHandler<A, F> {
-    parse: fn(&Arguments) -> Result<A, ArgumentError>,
+    parse: fn(&str) -> Result<A, ArgumentError>,
     call: Arc<F>,
     wrapped: bool,
+}
+
+impl<A, F, Fut> MacroHandler<A, F>
+where
+    A: Send + 'static,
+    F: Fn(A, Context, bool) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = CallToolResult> + Send + 'static,
+{
+    /// Decodes `text` now (the decoded values move into the future; the text is not kept), then runs.
+    /// One body for both ways in, so that each tool instantiates one future.
+    fn start(
+        &self,
+        text: &str,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<CallToolResult, ErrorObject>> {
+        let parsed = (self.parse)(text);
+        let (call, wrapped) = (Arc::clone(&self.call), self.wrapped);
+        Box::pin(async move {
+            match parsed {
+                Ok(a) => Ok(call(a, ctx, wrapped).await),
+                Err(e) => Ok(CallToolResult::error(e.message())),
+            }
+        })
+    }
 }
 
 impl<A, F, Fut> ToolHandler for MacroHandler<A, F>
@@ -240,13 +267,16 @@ where
         args: Arguments,
         ctx: Context,
     ) -> BoxFuture<'static, Result<CallToolResult, ErrorObject>> {
-        let (parse, call, wrapped) = (self.parse, Arc::clone(&self.call), self.wrapped);
-        Box::pin(async move {
-            match parse(&args) {
-                Ok(a) => Ok(call(a, ctx, wrapped).await),
-                Err(e) => Ok(CallToolResult::error(e.message())),
-            }
-        })
+        self.start(args.as_str(), ctx)
+    }
+
+    /// Decodes the arguments from the request's bytes, with no copy of their text.
+    fn call_borrowed(
+        &self,
+        args: &str,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<CallToolResult, ErrorObject>> {
+        self.start(args, ctx)
     }
 }
 

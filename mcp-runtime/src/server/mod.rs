@@ -680,6 +680,7 @@ impl Server {
 
     /// [`Server::session_handler_for`], with the session state it serves (which a shared session store
     /// records and restores).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn session_with_state(
         &self,
         peer: Peer,
@@ -694,6 +695,7 @@ impl Server {
 
     /// Joins the other instances of a deployment on `bus`: tasks cancelled elsewhere stop here, and list
     /// changes and resource updates made on any instance reach the sessions and listen streams of all.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn attach_bus(&self, bus: Arc<dyn crate::scale::Bus>, origin: String) {
         self.inner
             .tasks

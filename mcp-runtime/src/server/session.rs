@@ -86,6 +86,7 @@ impl SessionState {
 
     /// This connection carries one request and ends with it: it is no session a handler could keep
     /// state for (see `Context::session`).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn set_one_request(&self) {
         self.one_request.store(true, Ordering::Relaxed);
     }
@@ -162,6 +163,7 @@ impl SessionState {
     }
 
     /// What a shared session store keeps of this session as `id` (`None` before `initialize`).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn record(&self, id: &str) -> Option<crate::scale::SessionRecord> {
         let version = *self.version.get()?;
         let level = self.log_level.load(Ordering::Relaxed);
@@ -186,6 +188,7 @@ impl SessionState {
 
     /// What may change in a record after `initialize` (the log level, the subscriptions), as `r` says:
     /// another instance changed it.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn follow_record(&self, r: &crate::scale::SessionRecord) {
         self.set_log_level(r.log_level);
         *self.subscriptions.lock().unwrap_or_else(|e| e.into_inner()) =
@@ -194,6 +197,7 @@ impl SessionState {
 
     /// Takes over a session that `initialize`d on another instance: its state as the record says,
     /// ready for requests. Only on a fresh state.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn restore(self: &Arc<Self>, r: &crate::scale::SessionRecord) {
         let version = ProtocolVersion::parse(&r.protocol_version)
             .unwrap_or_else(|| ProtocolVersion::negotiate(&r.protocol_version));
@@ -210,6 +214,7 @@ impl SessionState {
     }
 
     /// The minimum level of log messages sent (`None`: the default).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn set_log_level(&self, level: Option<LoggingLevel>) {
         self.log_level.store(
             level.map_or(LOG_DEFAULT, LoggingLevel::as_u8),
@@ -259,12 +264,35 @@ impl SessionState {
     }
 }
 
+/// A handshake-era answer: the handler's result serialized straight into its response frame
+/// (`hint`: the size the result is expected to have).
+fn framed<T: serde::Serialize + Send + 'static>(
+    id: RequestId,
+    hint: usize,
+    fut: BoxFuture<'static, Result<T, ErrorObject>>,
+) -> Reply {
+    Reply::Framed {
+        fut: Box::pin(async move { crate::framing::frame::response_to(&id, &fut.await?, hint) }),
+        cancellable: true,
+    }
+}
+
+/// A member's JSON text, borrowed from the request.
+#[derive(Clone, Copy)]
+struct Json<'a>(&'a str);
+
+impl<'de: 'a, 'a> Deserialize<'de> for Json<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        <&RawValue>::deserialize(d).map(|r| Json(r.get()))
+    }
+}
+
 #[derive(Deserialize)]
 struct CallRaw<'a> {
     #[serde(borrow)]
     name: Cow<'a, str>,
     #[serde(borrow, default)]
-    arguments: Option<&'a RawValue>,
+    arguments: Option<Json<'a>>,
     #[serde(rename = "_meta", borrow, default)]
     meta: Option<MetaRaw<'a>>,
     #[serde(
@@ -285,6 +313,65 @@ struct CallRaw<'a> {
 /// absent; an explicit `"inputResponses": null` is malformed and must be answered as such).
 fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
     <&RawValue>::deserialize(d).map(Some)
+}
+
+impl<'a> CallRaw<'a> {
+    /// The params of a call read from their members without validating them again (the whole message
+    /// was parsed once already): the arguments, however large, are only skipped over. `None` for
+    /// anything unusual (a key written with escapes, a repeated member, a member of the wrong type,
+    /// no name), which the full parse then reports exactly as before.
+    fn quick(params: Option<&'a RawValue>) -> Option<Self> {
+        fn set<T>(slot: &mut Option<T>, value: T) -> Option<()> {
+            slot.replace(value).is_none().then_some(())
+        }
+        fn text<'a>(json: &'a str) -> Option<Cow<'a, str>> {
+            match serde_json::from_str::<&str>(json) {
+                Ok(s) => Some(Cow::Borrowed(s)),
+                Err(_) => serde_json::from_str::<String>(json).ok().map(Cow::Owned),
+            }
+        }
+        let mut name = None;
+        let mut arguments = None;
+        let mut meta = None;
+        let mut input_responses = None;
+        let mut request_state = None;
+        let mut task = None;
+        for (key, value) in crate::framing::object_members(params?.get())? {
+            match key {
+                "\"name\"" => set(&mut name, text(value)?)?,
+                "\"arguments\"" => set(&mut arguments, (value != "null").then_some(Json(value)))?,
+                "\"_meta\"" => set(
+                    &mut meta,
+                    serde_json::from_str::<Option<MetaRaw<'a>>>(value).ok()?,
+                )?,
+                "\"inputResponses\"" => set(
+                    &mut input_responses,
+                    serde_json::from_str::<&RawValue>(value).ok()?,
+                )?,
+                "\"requestState\"" => set(
+                    &mut request_state,
+                    match value {
+                        "null" => None,
+                        v => Some(text(v)?),
+                    },
+                )?,
+                "\"task\"" => set(
+                    &mut task,
+                    serde_json::from_str::<Option<&RawValue>>(value).ok()?,
+                )?,
+                k if k.contains('\\') => return None,
+                _ => {}
+            }
+        }
+        Some(CallRaw {
+            name: name?,
+            arguments: arguments.flatten(),
+            meta: meta.flatten(),
+            input_responses,
+            request_state: request_state.flatten(),
+            task: task.flatten(),
+        })
+    }
 }
 
 /// The MRTR fields of a retried request.
@@ -637,11 +724,7 @@ impl ServerHandler {
         finish: impl FnOnce(&ServerHandler, T) -> Result<Box<RawValue>, ErrorObject> + Send + 'static,
     ) -> Reply {
         let Some((m, round)) = modern else {
-            let fut = handler(ctx);
-            return Reply::Spawn {
-                fut: Box::pin(async move { to_raw(&fut.await?) }),
-                cancellable: true,
-            };
+            return framed(ctx.request_id().clone(), 0, handler(ctx));
         };
         let fut = handler(ctx.modern(m, Some(round.clone())));
         let session = self.0.clone();
@@ -663,7 +746,7 @@ impl ServerHandler {
     }
 
     fn call_tool(&self, req: &RequestIn<'_>) -> Reply {
-        let call: CallRaw<'_> = match parse_params(req.params) {
+        let call = match CallRaw::quick(req.params).map_or_else(|| parse_params(req.params), Ok) {
             Ok(c) => c,
             Err(e) => return Reply::Now(Err(e)),
         };
@@ -698,7 +781,15 @@ impl ServerHandler {
             ))
             .with_data(serde_json::json!({"field": "name"}))));
         };
-        let arguments = call.arguments.filter(|a| a.get() != "null");
+        let arguments = call.arguments.map(|a| a.0).filter(|a| *a != "null");
+        if modern.is_none() && raw.is_none() && matches!(plan, Plan::Direct) {
+            // A direct handshake-era call: the arguments are decoded from the request's bytes where
+            // they lie, and the result is serialized into the response frame (sized like the request).
+            let hint = req.params.map_or(0, |p| p.get().len());
+            let ctx = self.0.ctx(req, meta.progress_token);
+            let fut = handler.call_borrowed(arguments.unwrap_or("{}"), ctx);
+            return framed(req.id.clone(), hint, fut);
+        }
         let args = super::tools::Arguments::from_borrowed(arguments);
         let name = call.name.into_owned();
         // Tasks: a task-augmented call (handshake era), or one that may become a task (2026-07-28).
@@ -952,5 +1043,60 @@ impl ServerHandler {
         let p: SetLevelParams = parse_params(params)?;
         self.0.log_level.store(p.level.as_u8(), Ordering::Relaxed);
         empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quick_call_params_agree_with_the_full_parse_or_leave_it_to_it() {
+        let cases = [
+            r#"{"name":"echo","arguments":{"text":"x"}}"#,
+            r#" { "arguments" : {"a":[1,{"b":"}\"]"}]} , "name" : "t\"q" } "#,
+            r#"{"name":"n","arguments":null,"task":{"ttl":5},"_meta":{"progressToken":3,"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"requestState":"s","inputResponses":{"a":{}}}"#,
+            r#"{"name":"n","requestState":null,"task":null,"_meta":null,"inputResponses":null}"#,
+            r#"{"name":"n","other":[1,2],"more":{"x":"y"}}"#,
+            // The full parse decides these (and errs on most).
+            r#"{"name":"a","name":"b"}"#,
+            r#"{"name":"a","arguments":{},"arguments":{}}"#,
+            r#"{"n\u0061me":"a"}"#,
+            r#"{"name":5}"#,
+            r#"{"arguments":{}}"#,
+            r#"{"name":"a","requestState":5}"#,
+            r#"{"name":"a","_meta":"x"}"#,
+            r#"{"name":"a","task":7}"#,
+            r#"[1]"#,
+        ];
+        let mut quick = 0;
+        for text in cases {
+            let raw = RawValue::from_string(text.into()).unwrap();
+            let full = parse_params::<CallRaw>(Some(&raw));
+            let Some(q) = CallRaw::quick(Some(&raw)) else {
+                continue;
+            };
+            quick += 1;
+            let f = full.unwrap_or_else(|e| panic!("{text}: read quickly, refused in full: {e:?}"));
+            assert_eq!(q.name, f.name, "{text}");
+            assert_eq!(q.arguments.map(|a| a.0), f.arguments.map(|a| a.0), "{text}");
+            let token = |m: &Option<MetaRaw<'_>>| m.as_ref().and_then(|m| m.progress_token.clone());
+            assert_eq!(token(&q.meta), token(&f.meta), "{text}");
+            let version = |m: Option<MetaRaw<'_>>| {
+                m.and_then(|m| m.protocol_version.map(|v| v.get().to_string()))
+            };
+            assert_eq!(version(q.meta), version(f.meta), "{text}");
+            assert_eq!(
+                q.input_responses.map(RawValue::get),
+                f.input_responses.map(RawValue::get)
+            );
+            assert_eq!(q.request_state, f.request_state, "{text}");
+            assert_eq!(
+                q.task.map(RawValue::get),
+                f.task.map(RawValue::get),
+                "{text}"
+            );
+        }
+        assert_eq!(quick, 6, "the usual calls are read quickly");
     }
 }

@@ -44,10 +44,10 @@ impl Arguments {
         }
     }
 
-    /// Arguments borrowed from a request, copied once.
-    pub(crate) fn from_borrowed(raw: Option<&RawValue>) -> Self {
+    /// Arguments borrowed from a request (their JSON text, `None` when absent), copied once.
+    pub(crate) fn from_borrowed(raw: Option<&str>) -> Self {
         Arguments {
-            raw: raw.map(|r| Arc::from(r.get())),
+            raw: raw.map(Arc::from),
         }
     }
 
@@ -65,25 +65,29 @@ impl Arguments {
 
     /// Decodes the arguments into `T`, naming the argument at fault on failure.
     pub fn parse<T: DeserializeOwned>(&self) -> Result<T, ArgumentError> {
-        let text = self.as_str();
-        if !text.trim_start().starts_with('{') {
-            return Err(ArgumentError {
-                path: String::new(),
-                reason: "arguments must be a JSON object".into(),
-            });
-        }
-        // One parse with serde_json (one instantiation of `T`'s `Deserialize` in the user's crate); the
-        // argument at fault is found from where the error points.
-        serde_json::from_str(text).map_err(|e| {
-            let path = crate::framing::error_path(text, &e);
-            let mut reason = e.to_string();
-            // serde_json appends " at line 1 column N", which means nothing to a model.
-            if let Some(i) = reason.find(" at line ") {
-                reason.truncate(i);
-            }
-            ArgumentError { path, reason }
-        })
+        parse_arguments(self.as_str())
     }
+}
+
+/// Decodes a call's arguments (JSON text of an object) into `T`, naming the argument at fault on failure.
+pub(crate) fn parse_arguments<T: DeserializeOwned>(text: &str) -> Result<T, ArgumentError> {
+    if !text.trim_start().starts_with('{') {
+        return Err(ArgumentError {
+            path: String::new(),
+            reason: "arguments must be a JSON object".into(),
+        });
+    }
+    // One parse with serde_json (one instantiation of `T`'s `Deserialize` in the user's crate); the
+    // argument at fault is found from where the error points.
+    serde_json::from_str(text).map_err(|e| {
+        let path = crate::framing::error_path(text, &e);
+        let mut reason = e.to_string();
+        // serde_json appends " at line 1 column N", which means nothing to a model.
+        if let Some(i) = reason.find(" at line ") {
+            reason.truncate(i);
+        }
+        ArgumentError { path, reason }
+    })
 }
 
 /// What a tool does when called. Implemented for `Fn(Arguments, Context) -> impl Future` closures; the
@@ -95,6 +99,19 @@ pub trait ToolHandler: Send + Sync + 'static {
         args: Arguments,
         ctx: Context,
     ) -> BoxFuture<'static, Result<CallToolResult, ErrorObject>>;
+
+    /// [`ToolHandler::call`] with the arguments still in the request's bytes: `args` is their JSON
+    /// text, an object (`{}` when the call had none), valid JSON since the request was parsed whole.
+    /// The default copies it into [`Arguments`]; a handler that decodes the arguments into its own
+    /// types (as `#[tool]` functions do) can decode them here, from where they lie, before the call
+    /// runs. Called where the request is read: decode and return, never block.
+    fn call_borrowed(
+        &self,
+        args: &str,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<CallToolResult, ErrorObject>> {
+        self.call(Arguments::from_borrowed(Some(args)), ctx)
+    }
 }
 
 impl<F, Fut> ToolHandler for F

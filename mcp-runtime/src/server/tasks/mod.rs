@@ -121,6 +121,7 @@ impl SessionTasks {
 
     /// Files the session's tasks under `key` (a session restored from a shared store keeps its tasks);
     /// ignored once the key exists.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn set_key(&self, key: String) {
         let _ = self.key.set(key);
     }
@@ -333,6 +334,7 @@ impl Tasks {
 impl Shared {
     /// Joins the instances on `bus` (once; later calls are ignored): a `TaskCancelled` for a task that
     /// runs here stops its handler. Needs a Tokio runtime.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn attach_bus(self: &Arc<Self>, bus: Arc<dyn crate::scale::Bus>, origin: String) {
         if self.bus.set((bus.clone(), origin)).is_err() {
             return;
