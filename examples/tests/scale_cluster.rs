@@ -814,7 +814,11 @@ async fn a_task_whose_instance_died_fails_on_the_others_and_live_ones_run_on() {
     )
     .await;
     let (status, v, _) = answer(r).await;
-    assert_eq!((status, v["result"]["status"].as_str()), (200, Some("working")), "{v}");
+    assert_eq!(
+        (status, v["result"]["status"].as_str()),
+        (200, Some("working")),
+        "{v}"
+    );
     let r = post(
         &third,
         &request(91, "tasks/cancel", json!({"taskId": kept})),
@@ -823,7 +827,11 @@ async fn a_task_whose_instance_died_fails_on_the_others_and_live_ones_run_on() {
     )
     .await;
     let (status, v, _) = answer(r).await;
-    assert_eq!((status, v["result"]["status"].as_str()), (200, Some("cancelled")), "{v}");
+    assert_eq!(
+        (status, v["result"]["status"].as_str()),
+        (200, Some("cancelled")),
+        "{v}"
+    );
     let r = post(
         &kept_url,
         &request(92, "tasks/get", json!({"taskId": kept})),
@@ -850,12 +858,18 @@ async fn a_task_whose_instance_died_fails_on_the_others_and_live_ones_run_on() {
         let Some(p) = inst.proc.as_mut() else {
             continue;
         };
-        assert!(p.alive(), "an instance died; logs in {}", inst.log.display());
+        assert!(
+            p.alive(),
+            "an instance died; logs in {}",
+            inst.log.display()
+        );
         let text = std::fs::read_to_string(&inst.log).unwrap_or_default();
         assert!(!text.contains("panicked"), "{text}");
         times += text
             .lines()
-            .filter(|l| l.contains("task failed: the instance that ran it stopped") && l.contains(&doomed))
+            .filter(|l| {
+                l.contains("task failed: the instance that ran it stopped") && l.contains(&doomed)
+            })
             .count();
     }
     assert_eq!(times, 1, "the task was failed {times} times");
@@ -879,7 +893,10 @@ async fn the_redis_lease_fails_a_dead_instances_task_once_and_nothing_else() {
         ttl: Duration::from_millis(500),
     });
     let store = RedisStores::connect(config).await.unwrap().tasks;
-    let me = store.instance().expect("a leased store names its instance").to_string();
+    let me = store
+        .instance()
+        .expect("a leased store names its instance")
+        .to_string();
     // A verdict waits for Redis to have been up for a TTL.
     tokio::time::sleep(Duration::from_millis(1100)).await;
     let now = std::time::SystemTime::now()
@@ -917,7 +934,10 @@ async fn the_redis_lease_fails_a_dead_instances_task_once_and_nothing_else() {
     }
     // A live instance's task, and one that names no instance, are left alone.
     assert_eq!(store.update_orphan(&live, fail(), now).await.unwrap(), None);
-    assert_eq!(store.update_orphan(&plain, fail(), now).await.unwrap(), None);
+    assert_eq!(
+        store.update_orphan(&plain, fail(), now).await.unwrap(),
+        None
+    );
     // A task that ended meanwhile keeps its end, though the caller saw it working.
     let completed = TaskUpdate::Finish {
         status: TaskStatus::Completed,
@@ -947,9 +967,18 @@ async fn the_redis_lease_fails_a_dead_instances_task_once_and_nothing_else() {
     }
     assert_eq!(changed, 1);
     let r = store.get("ghost").await.unwrap().unwrap();
-    assert_eq!((r.status, r.status_message.as_deref()), (TaskStatus::Failed, Some("stopped")));
-    assert_eq!(store.get("live").await.unwrap().unwrap().status, TaskStatus::Working);
+    assert_eq!(
+        (r.status, r.status_message.as_deref()),
+        (TaskStatus::Failed, Some("stopped"))
+    );
+    assert_eq!(
+        store.get("live").await.unwrap().unwrap().status,
+        TaskStatus::Working
+    );
     // The heartbeat is kept alive past its TTL.
     tokio::time::sleep(Duration::from_millis(800)).await;
-    assert_eq!(store.update_orphan(&live, fail(), now + 4).await.unwrap(), None);
+    assert_eq!(
+        store.update_orphan(&live, fail(), now + 4).await.unwrap(),
+        None
+    );
 }
