@@ -1,19 +1,48 @@
 //! The shared-store hooks without any external component: two HTTP services in one process share
 //! `SharedStores::memory()` (and one task store), and a session begun on one is served by the other,
-//! its SSE stream resumed there, its log level and its end seen by both.
+//! its SSE stream resumed there, its log level and its end seen by both; a 2026-07-28 task's input
+//! answered on the service that does not run it.
 
 mod http_support;
 
 use http_support::*;
 use mcp_runtime::http::HttpConfig;
-use mcp_runtime::scale::SharedStores;
-use mcp_runtime::server::{MemoryTaskStore, TaskStore};
-use serde_json::json;
+use mcp_runtime::protocol::{CallToolResult, ElicitParams, TaskSupport, Tool};
+use mcp_runtime::scale::{Bus, BusMessage, MemoryBus, SharedStores, StoreError};
+use mcp_runtime::server::{Arguments, MemoryTaskStore, TaskStore, ToolRoute};
+use mcp_runtime::Context;
+use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
 
+/// A bus that delivers each message 100 ms after it is published, as a busy Redis may: what an
+/// instance acknowledges must not depend on how fast the others hear of it.
+#[derive(Default)]
+struct LateBus(Arc<MemoryBus>);
+
+impl Bus for LateBus {
+    fn publish<'a>(
+        &'a self,
+        message: &'a BusMessage,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Result<(), StoreError>> + Send + 'a>>
+    {
+        let (bus, message) = (self.0.clone(), message.clone());
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            bus.publish(&message).await
+        });
+        Box::pin(async { Ok(()) })
+    }
+    fn subscribe(&self) -> tokio::sync::broadcast::Receiver<BusMessage> {
+        self.0.subscribe()
+    }
+}
+
 async fn pair() -> (Running, Running) {
-    let shared = SharedStores::memory();
+    let shared = SharedStores {
+        bus: Arc::new(LateBus::default()),
+        ..SharedStores::memory()
+    };
     let tasks: Arc<dyn TaskStore> = Arc::new(MemoryTaskStore::default());
     let config = HttpConfig {
         shared: Some(shared),
@@ -21,6 +50,7 @@ async fn pair() -> (Running, Running) {
     };
     let a = start(
         test_server_builder()
+            .tool(two_questions())
             .task_store(tasks.clone())
             .build()
             .unwrap(),
@@ -28,11 +58,142 @@ async fn pair() -> (Running, Running) {
     )
     .await;
     let b = start(
-        test_server_builder().task_store(tasks).build().unwrap(),
+        test_server_builder()
+            .tool(two_questions())
+            .task_store(tasks)
+            .build()
+            .unwrap(),
         config,
     )
     .await;
     (a, b)
+}
+
+/// A task tool that becomes a task, asks `first` and `second` at once and answers with both actions.
+fn two_questions() -> ToolRoute {
+    let form = || {
+        ElicitParams::form(
+            "Go?",
+            json!({"type": "object", "properties": {"ok": {"type": "boolean"}}})
+                .as_object()
+                .unwrap()
+                .clone(),
+        )
+    };
+    let schema = json!({"type": "object"}).as_object().unwrap().clone();
+    ToolRoute::new(
+        Tool::new("two_questions", "Asks two questions at once", schema),
+        move |_: Arguments, ctx: Context| async move {
+            ctx.continue_as_task().await;
+            let (a, b) = tokio::join!(
+                ctx.input("first").elicit(form()),
+                ctx.input("second").elicit(form())
+            );
+            Ok(CallToolResult::text(format!(
+                "{:?} {:?}",
+                a.map(|r| r.action),
+                b.map(|r| r.action)
+            )))
+        },
+    )
+    .task(TaskSupport::Required)
+}
+
+/// A 2026-07-28 request's params that declare elicitation and the tasks extension.
+fn with_tasks(mut params: Value) -> Value {
+    let mut m = meta();
+    m["io.modelcontextprotocol/clientCapabilities"] =
+        json!({"elicitation": {}, "extensions": {"io.modelcontextprotocol/tasks": {}}});
+    params["_meta"] = m;
+    params
+}
+
+async fn task_status(url: &str, id: &str) -> Value {
+    let (status, v) =
+        json_of(post26(url, "tasks/get", with_tasks(json!({"taskId": id})), &[]).await).await;
+    assert_eq!(status, 200, "{v}");
+    v["result"].clone()
+}
+
+/// The acknowledgement of a `tasks/update` that reached the service not running the task means what
+/// it means on the one that runs it: the next `tasks/get`, on either service, no longer lists the
+/// answered key (the conformance suite's partial fulfillment, through a load balancer).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_input_answered_on_another_service_is_taken_before_the_acknowledgement() {
+    let (a, b) = pair().await;
+    for round in 0..5 {
+        let (status, t) = json_of(
+            post26(
+                &a.url(),
+                "tools/call",
+                with_tasks(json!({"name": "two_questions"})),
+                &[],
+            )
+            .await,
+        )
+        .await;
+        assert_eq!(
+            (status, &t["result"]["resultType"]),
+            (200, &json!("task")),
+            "{t}"
+        );
+        let id = t["result"]["taskId"].as_str().unwrap().to_string();
+        let mut asked = Value::Null;
+        for _ in 0..500 {
+            asked = task_status(&b.url(), &id).await;
+            if asked["inputRequests"]
+                .as_object()
+                .is_some_and(|m| m.len() == 2)
+            {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(asked["status"], "input_required", "{asked}");
+        let accept = json!({"action": "accept", "content": {"ok": true}});
+        let (status, ack) = json_of(
+            post26(
+                &b.url(),
+                "tasks/update",
+                with_tasks(json!({"taskId": id, "inputResponses": {"first": accept}})),
+                &[],
+            )
+            .await,
+        )
+        .await;
+        assert_eq!(status, 200, "{ack}");
+        assert!(ack["error"].is_null(), "{ack}");
+        let (here, there) = (b.url(), a.url());
+        let url = if round % 2 == 0 { &here } else { &there };
+        let now = task_status(url, &id).await;
+        assert_eq!(now["status"], "input_required", "round {round}: {now}");
+        let keys: Vec<&String> = now["inputRequests"].as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["second"], "round {round}: {now}");
+
+        let (_, ack) = json_of(
+            post26(
+                &b.url(),
+                "tasks/update",
+                with_tasks(json!({"taskId": id, "inputResponses": {"second": accept}})),
+                &[],
+            )
+            .await,
+        )
+        .await;
+        assert!(ack["error"].is_null(), "{ack}");
+        let mut done = Value::Null;
+        for _ in 0..500 {
+            done = task_status(&a.url(), &id).await;
+            if done["status"] == "completed" {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        assert_eq!(
+            done["result"]["content"][0]["text"], "Ok(Accept) Ok(Accept)",
+            "{done}"
+        );
+    }
 }
 
 #[tokio::test]

@@ -335,7 +335,7 @@ pub(crate) fn extension_method(
                     Some(run) if run.era == TaskEra::Extension => answer(&run, responses).await,
                     Some(_) => {}
                     // It runs on another instance (or nowhere any more).
-                    None => shared.announce_input(&id, responses).await,
+                    None => shared.hand_over_input(&r, responses).await,
                 }
                 ack()
             }

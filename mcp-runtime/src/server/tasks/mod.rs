@@ -76,6 +76,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
+/// How long a `tasks/update` that reached an instance not running the task waits for the one that runs
+/// it to take the answers (a Redis round trip or two when all is well).
+const HAND_OVER_WAIT: Duration = Duration::from_secs(2);
+
 /// How a server runs tasks. The defaults suit interactive clients; every value is documented to
 /// clients through the tasks themselves (`ttl`, `pollInterval`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -390,14 +394,53 @@ impl Shared {
         }
     }
 
-    /// Hands answers for a task that does not run here to the instance that runs it.
-    pub(crate) async fn announce_input(
+    /// Hands answers for a task that does not run here to the instance that runs it, and waits (up to
+    /// [`HAND_OVER_WAIT`]) until the store no longer lists the keys it answered, so that the
+    /// acknowledgement means what it means on the instance that runs the task: the next `tasks/get`,
+    /// wherever it lands, no longer asks for them.
+    pub(crate) async fn hand_over_input(
+        &self,
+        record: &TaskRecord,
+        responses: std::collections::BTreeMap<String, serde_json::Value>,
+    ) {
+        let answered: Vec<String> = responses
+            .keys()
+            .filter(|k| record.input_requests.contains_key(*k))
+            .cloned()
+            .collect();
+        if !self.announce_input(&record.id, responses).await || answered.is_empty() {
+            return;
+        }
+        let deadline = tokio::time::Instant::now() + HAND_OVER_WAIT;
+        let mut pause = Duration::from_millis(1);
+        loop {
+            tokio::time::sleep(pause).await;
+            match self.store.get(&record.id).await {
+                Ok(Some(r))
+                    if !r.status.is_terminal()
+                        && answered.iter().any(|k| r.input_requests.contains_key(k)) => {}
+                Ok(_) => return,
+                Err(e) => {
+                    tracing::warn!(error = %e, task = %record.id, "task input handed over; not seen stored");
+                    return;
+                }
+            }
+            if tokio::time::Instant::now() >= deadline {
+                tracing::warn!(task = %record.id, "task input handed over; the instance that runs it has not taken it yet");
+                return;
+            }
+            pause = (pause * 2).min(Duration::from_millis(50));
+        }
+    }
+
+    /// Publishes answers for a task that does not run here; whether they went out.
+    async fn announce_input(
         &self,
         id: &str,
         responses: std::collections::BTreeMap<String, serde_json::Value>,
-    ) {
+    ) -> bool {
         let Some((bus, origin)) = self.bus.get() else {
-            return;
+            return false;
         };
         let msg = crate::scale::BusMessage {
             origin: origin.clone(),
@@ -406,8 +449,12 @@ impl Shared {
                 responses,
             },
         };
-        if let Err(e) = bus.publish(&msg).await {
-            tracing::warn!(error = %e, task = %id, "task input not passed to other instances");
+        match bus.publish(&msg).await {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::warn!(error = %e, task = %id, "task input not passed to other instances");
+                false
+            }
         }
     }
 
