@@ -3,41 +3,9 @@
 
 mod common;
 
-use common::catalogue;
+use common::{catalogue, example_bin};
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::Command;
-
-/// The `mcp-codegen` binary, built or brought up to date by cargo.
-fn codegen() -> PathBuf {
-    let out = Command::new(env!("CARGO"))
-        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "mcp-codegen",
-            "--bin",
-            "mcp-codegen",
-            "--message-format=json",
-        ])
-        .output()
-        .expect("cargo runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .find_map(|m| {
-            (m["reason"] == "compiler-artifact" && m["target"]["name"] == "mcp-codegen")
-                .then(|| m["executable"].as_str().map(PathBuf::from))
-                .flatten()
-        })
-        .expect("cargo names the mcp-codegen executable")
-}
 
 /// The percentage in `… N.N% fewer <what>` of the audit's comparison line.
 fn fewer(report: &str, what: &str) -> f64 {
@@ -69,7 +37,7 @@ fn the_audit_cli_shows_discovery_mode_costs_at_least_90_percent_less() {
         env!("CARGO_BIN_EXE_mcp-gateway"),
         cfg.display()
     );
-    let codegen = codegen();
+    let codegen = example_bin("mcp-codegen");
     let full = dir.path().join("full.json");
     let out = Command::new(&codegen)
         .args(["snapshot", "--stdio", &gateway, "--output"])

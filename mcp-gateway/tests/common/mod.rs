@@ -20,8 +20,9 @@ fn bin_dir() -> PathBuf {
         .to_path_buf()
 }
 
-/// A binary of the `examples` crate, built once per test run (cargo builds only the binaries of the
-/// package under test, so the example servers are built here, into the same target directory).
+/// A binary of the `examples` crate or `mcp-codegen`, built once per test run (cargo builds only the
+/// binaries of the package under test, so the example servers and the codegen CLI are built here, into
+/// the same target directory, in one cargo run: one feature set of their dependencies, not two).
 pub fn example_bin(name: &str) -> PathBuf {
     static BUILT: OnceLock<()> = OnceLock::new();
     let dir = bin_dir();
@@ -47,6 +48,10 @@ pub fn example_bin(name: &str) -> PathBuf {
                 "gateway_report",
                 "--bin",
                 "jira-server",
+                "-p",
+                "mcp-codegen",
+                "--bin",
+                "mcp-codegen",
             ])
             .arg("--target-dir")
             .arg(dir.parent().expect("target root"));
