@@ -108,11 +108,25 @@ fn with_tasks(mut params: Value) -> Value {
     params
 }
 
-async fn task_status(url: &str, id: &str) -> Value {
-    let (status, v) =
-        json_of(post26(url, "tasks/get", with_tasks(json!({"taskId": id})), &[]).await).await;
-    assert_eq!(status, 200, "{v}");
+/// The result of a 2026-07-28 request that declares the tasks extension; any error fails the test.
+async fn result26(url: &str, method: &str, params: Value) -> Value {
+    let (status, v) = json_of(post26(url, method, with_tasks(params), &[]).await).await;
+    assert_eq!(status, 200, "{method}: {v}");
+    assert!(v["error"].is_null(), "{method}: {v}");
     v["result"].clone()
+}
+
+/// The task as `tasks/get` on `url` shows it once `done` accepts it (or after 2.5 s, as it is then).
+async fn task_when(url: &str, id: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let mut t = Value::Null;
+    for _ in 0..500 {
+        t = result26(url, "tasks/get", json!({"taskId": id})).await;
+        if done(&t) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    t
 }
 
 /// The acknowledgement of a `tasks/update` that reached the service not running the task means what
@@ -121,74 +135,28 @@ async fn task_status(url: &str, id: &str) -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_task_input_answered_on_another_service_is_taken_before_the_acknowledgement() {
     let (a, b) = pair().await;
+    let accept = json!({"action": "accept", "content": {"ok": true}});
     for round in 0..5 {
-        let (status, t) = json_of(
-            post26(
-                &a.url(),
-                "tools/call",
-                with_tasks(json!({"name": "two_questions"})),
-                &[],
-            )
-            .await,
-        )
+        let t = result26(&a.url(), "tools/call", json!({"name": "two_questions"})).await;
+        assert_eq!(t["resultType"], "task", "{t}");
+        let id = t["taskId"].as_str().unwrap().to_string();
+        let asked = task_when(&b.url(), &id, |t| {
+            t["inputRequests"].as_object().is_some_and(|m| m.len() == 2)
+        })
         .await;
-        assert_eq!(
-            (status, &t["result"]["resultType"]),
-            (200, &json!("task")),
-            "{t}"
-        );
-        let id = t["result"]["taskId"].as_str().unwrap().to_string();
-        let mut asked = Value::Null;
-        for _ in 0..500 {
-            asked = task_status(&b.url(), &id).await;
-            if asked["inputRequests"]
-                .as_object()
-                .is_some_and(|m| m.len() == 2)
-            {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
         assert_eq!(asked["status"], "input_required", "{asked}");
-        let accept = json!({"action": "accept", "content": {"ok": true}});
-        let (status, ack) = json_of(
-            post26(
-                &b.url(),
-                "tasks/update",
-                with_tasks(json!({"taskId": id, "inputResponses": {"first": accept}})),
-                &[],
-            )
-            .await,
-        )
-        .await;
-        assert_eq!(status, 200, "{ack}");
-        assert!(ack["error"].is_null(), "{ack}");
-        let (here, there) = (b.url(), a.url());
-        let url = if round % 2 == 0 { &here } else { &there };
-        let now = task_status(url, &id).await;
+
+        let answer = json!({"taskId": id, "inputResponses": {"first": accept}});
+        result26(&b.url(), "tasks/update", answer).await;
+        let url = if round % 2 == 0 { b.url() } else { a.url() };
+        let now = result26(&url, "tasks/get", json!({"taskId": id})).await;
         assert_eq!(now["status"], "input_required", "round {round}: {now}");
         let keys: Vec<&String> = now["inputRequests"].as_object().unwrap().keys().collect();
         assert_eq!(keys, ["second"], "round {round}: {now}");
 
-        let (_, ack) = json_of(
-            post26(
-                &b.url(),
-                "tasks/update",
-                with_tasks(json!({"taskId": id, "inputResponses": {"second": accept}})),
-                &[],
-            )
-            .await,
-        )
-        .await;
-        assert!(ack["error"].is_null(), "{ack}");
-        let mut done = Value::Null;
-        for _ in 0..500 {
-            done = task_status(&a.url(), &id).await;
-            if done["status"] == "completed" {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
+        let answer = json!({"taskId": id, "inputResponses": {"second": accept}});
+        result26(&b.url(), "tasks/update", answer).await;
+        let done = task_when(&a.url(), &id, |t| t["status"] == "completed").await;
         assert_eq!(
             done["result"]["content"][0]["text"], "Ok(Accept) Ok(Accept)",
             "{done}"
