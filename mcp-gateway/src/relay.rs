@@ -6,6 +6,7 @@
 
 use crate::secrets::Secrets;
 use crate::upstream::{call_handlers, CallerGuard, Link, Upstream};
+use futures_util::future::BoxFuture;
 use mcp_runtime::client::{CallOptions, Client, ServerNotification, TaskStart};
 use mcp_runtime::protocol::{
     methods, CallToolResult, ClientCapabilities, CompleteParams, CompleteResult, ErrorObject,
@@ -99,7 +100,9 @@ impl Fetch for RawCallToolResult {
         async move {
             if as_task(client, support) {
                 // A task's result arrives typed (it rides in `tasks/result` or the task's record).
-                let r = upstream_call(client, tool, arguments, support, opts, ctx).await?;
+                // Boxed: the task path's state would otherwise ride in every direct call's future.
+                let r =
+                    Box::pin(upstream_call(client, tool, arguments, support, opts, ctx)).await?;
                 return RawCallToolResult::from_result(&r).map_err(|e| Error::Decode {
                     method: methods::TOOLS_CALL.into(),
                     reason: e.to_string(),
@@ -138,21 +141,24 @@ impl Progress {
         }
     }
 
-    /// Sends an upstream progress notification to `ctx`, as this progress says.
-    async fn send(&self, ctx: &Context, p: ProgressParams) {
-        match self {
-            Progress::AsIs => ctx.progress(p.progress, p.total, p.message).await,
-            Progress::Step { step, count } => {
-                let n = count.fetch_add(1, Ordering::Relaxed) + 1;
-                let what = match (p.message, p.total) {
-                    (Some(m), _) => m,
-                    (None, Some(t)) => format!("{}/{t}", p.progress),
-                    (None, None) => p.progress.to_string(),
-                };
-                ctx.progress(n as f64, None, Some(format!("step {step}: {what}")))
-                    .await
+    /// Sends an upstream progress notification to `ctx`, as this progress says. Boxed: most calls relay
+    /// no progress, and its state would otherwise ride in every call's future.
+    fn send<'a>(&'a self, ctx: &'a Context, p: ProgressParams) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            match self {
+                Progress::AsIs => ctx.progress(p.progress, p.total, p.message).await,
+                Progress::Step { step, count } => {
+                    let n = count.fetch_add(1, Ordering::Relaxed) + 1;
+                    let what = match (p.message, p.total) {
+                        (Some(m), _) => m,
+                        (None, Some(t)) => format!("{}/{t}", p.progress),
+                        (None, None) => p.progress.to_string(),
+                    };
+                    ctx.progress(n as f64, None, Some(format!("step {step}: {what}")))
+                        .await
+                }
             }
-        }
+        })
     }
 
     /// Announces the start of a step (nothing for [`Progress::AsIs`]).
@@ -416,16 +422,24 @@ async fn next_note(
 }
 
 /// A `notifications/message` of the upstream, to `ctx` when its call is the one such a message goes to
-/// (see [`crate::upstream::Callers`]), with the upstream's secrets taken out.
-async fn relay_log(caller: &CallerGuard, ctx: &Context, secrets: &Secrets, n: ServerNotification) {
-    if n.method != methods::MESSAGE || !caller.is_newest() {
-        return;
-    }
-    if let Some(p) = n
-        .params
-        .and_then(|p| serde_json::from_value::<LoggingMessageParams>(p).ok())
-    {
-        let p = secrets.redact_log(p);
-        ctx.log(p.level, p.logger.as_deref(), p.data).await;
-    }
+/// (see [`crate::upstream::Callers`]), with the upstream's secrets taken out. Boxed, as
+/// [`Progress::send`] is.
+fn relay_log<'a>(
+    caller: &'a CallerGuard,
+    ctx: &'a Context,
+    secrets: &'a Secrets,
+    n: ServerNotification,
+) -> BoxFuture<'a, ()> {
+    Box::pin(async move {
+        if n.method != methods::MESSAGE || !caller.is_newest() {
+            return;
+        }
+        if let Some(p) = n
+            .params
+            .and_then(|p| serde_json::from_value::<LoggingMessageParams>(p).ok())
+        {
+            let p = secrets.redact_log(p);
+            ctx.log(p.level, p.logger.as_deref(), p.data).await;
+        }
+    })
 }

@@ -297,7 +297,9 @@ impl Upstream {
     pub async fn link(&self, ctx: &Context) -> Result<Link, ErrorObject> {
         let shared = self.client()?;
         match (&self.sessions, ctx.session()) {
-            (Some(pool), Some(session)) => pool.link(self, &session).await,
+            // Boxed: a session's first call starts its connection, and that state would otherwise
+            // ride in every call's future (moved at each layer of the hop).
+            (Some(pool), Some(session)) => Box::pin(pool.link(self, &session)).await,
             _ => Ok(Link {
                 client: shared,
                 callers: self.callers.clone(),

@@ -638,22 +638,30 @@ fn with_scratch<T: serde::Serialize + ?Sized, R>(
 /// The value is written into a per-thread scratch buffer that stays warm, then copied once into an
 /// allocation of exactly its size.
 pub fn to_raw<T: serde::Serialize + ?Sized>(value: &T) -> Result<Box<RawValue>, ErrorObject> {
-    /// Serializes already-valid JSON text verbatim (as `RawValue` itself does), without a re-parse.
-    struct Verbatim<'a>(&'a str);
-    impl serde::Serialize for Verbatim<'_> {
-        fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
-            use serde::ser::SerializeStruct;
-            const RAW: &str = "$serde_json::private::RawValue";
-            let mut st = ser.serialize_struct(RAW, 1)?;
-            st.serialize_field(RAW, self.0)?;
-            st.end()
-        }
-    }
     with_scratch(value, |json| {
         // SAFETY: serde_json writes valid UTF-8.
         let text = unsafe { std::str::from_utf8_unchecked(json) };
         serde_json::value::to_raw_value(&Verbatim(text)).map_err(serialize_failed)
     })?
+}
+
+/// JSON text that we wrote (from serde_json's output and text it wrote before) as raw JSON, without the
+/// re-parse [`RawValue::from_string`] does.
+pub(crate) fn raw_text(text: String) -> Result<Box<RawValue>, ErrorObject> {
+    serde_json::value::to_raw_value(&Verbatim(&text)).map_err(serialize_failed)
+}
+
+/// Serializes already-valid JSON text verbatim (as `RawValue` itself does), without a re-parse.
+struct Verbatim<'a>(&'a str);
+
+impl serde::Serialize for Verbatim<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        const RAW: &str = "$serde_json::private::RawValue";
+        let mut st = ser.serialize_struct(RAW, 1)?;
+        st.serialize_field(RAW, self.0)?;
+        st.end()
+    }
 }
 
 /// The members of a JSON object whose text was validated already (it is part of a message that

@@ -37,18 +37,19 @@ impl AuthInfo {
 }
 
 tokio::task_local! {
-    static CURRENT: Arc<AuthInfo>;
+    static CURRENT: Option<Arc<AuthInfo>>;
 }
 
-/// Runs `fut` (the dispatch of one request) with `auth` as the caller's identity.
-pub async fn with_auth<F: Future>(auth: Option<Arc<AuthInfo>>, fut: F) -> F::Output {
-    match auth {
-        Some(a) => CURRENT.scope(a, fut).await,
-        None => fut.await,
-    }
+/// Runs `fut` (the dispatch of one request) with `auth` as the caller's identity. One future around
+/// `fut`, whatever `auth` is: a branch per case would hold room for `fut` twice.
+pub fn with_auth<F: Future>(
+    auth: Option<Arc<AuthInfo>>,
+    fut: F,
+) -> impl Future<Output = F::Output> {
+    CURRENT.scope(auth, fut)
 }
 
 /// The identity of the request being dispatched, if its transport verified one.
 pub(crate) fn current() -> Option<Arc<AuthInfo>> {
-    CURRENT.try_with(Arc::clone).ok()
+    CURRENT.try_with(Clone::clone).ok().flatten()
 }

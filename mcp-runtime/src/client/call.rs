@@ -8,7 +8,7 @@
 use super::{era, mrtr, CallOptions, Client, RouteKey};
 use crate::connection::RequestOptions;
 use crate::error::Error;
-use crate::framing::to_raw;
+use crate::framing::{raw_text, to_raw};
 use crate::protocol::meta::keys;
 use crate::protocol::*;
 use serde::de::DeserializeOwned;
@@ -100,22 +100,38 @@ impl Client {
                 task: false,
             });
         };
-        let mut params = object(params)?;
+        // The params as a tree, once a round changes them (or they have a `_meta` of their own);
+        // until then each attempt is written as text (`ModernMeta::stamped`).
+        let mut tree: Option<JsonObject> = None;
         let mut rounds = 0u32;
         let mut version_retried = false;
         loop {
             let id = self.peer.next_id();
             let _route = route(&id);
-            let mut attempt = params.clone();
-            meta.stamp_as(
-                &mut attempt,
-                self.protocol_version(),
-                opts.capabilities.as_ref(),
-            );
-            if opts.on_progress.is_some() {
-                with_progress_token(&mut attempt, &id);
+            let version = self.protocol_version();
+            let caps = opts.capabilities.as_ref();
+            let progress = opts.on_progress.is_some().then_some(&id);
+            let text = match tree {
+                None => meta
+                    .stamped(params, version, caps, progress)
+                    .map_err(|e| Error::Protocol(e.to_string()))?,
+                Some(_) => None,
+            };
+            let raw = match text {
+                Some(text) => raw_text(text),
+                None => {
+                    let mut attempt = match &tree {
+                        Some(t) => t.clone(),
+                        None => tree.insert(object(params)?).clone(),
+                    };
+                    meta.stamp_as(&mut attempt, version, caps);
+                    if progress.is_some() {
+                        with_progress_token(&mut attempt, &id);
+                    }
+                    to_raw(&attempt)
+                }
             }
-            let raw = to_raw(&attempt).map_err(|e| Error::Protocol(e.message))?;
+            .map_err(|e| Error::Protocol(e.message))?;
             let result = match self
                 .peer
                 .request_with_id(id, method, Some(&raw), ro(true))
@@ -165,11 +181,17 @@ impl Client {
                     let responses = match ir.input_requests {
                         Some(requests) => {
                             let handlers = self.shared.handlers.with(opts.handlers.as_ref());
-                            Some(mrtr::answer_all(&handlers, requests).await?)
+                            // Boxed: an input round is rare, and its state would otherwise ride
+                            // in every request's future.
+                            Some(Box::pin(mrtr::answer_all(&handlers, requests)).await?)
                         }
                         None => None,
                     };
-                    mrtr::next_round(&mut params, responses, ir.request_state);
+                    let tree = match &mut tree {
+                        Some(t) => t,
+                        None => tree.insert(object(params)?),
+                    };
+                    mrtr::next_round(tree, responses, ir.request_state);
                 }
                 other => {
                     return Err(Error::Protocol(format!(

@@ -597,8 +597,12 @@ impl Client {
                 if e.code == codes::HEADER_MISMATCH && self.tool_headers.is_some() =>
             {
                 tracing::debug!(tool = name, %e, "header mismatch: re-listing tools and retrying once");
-                self.list_all_tools().await?;
-                self.call(methods::TOOLS_CALL, params, opts).await
+                // Boxed: the retry is rare, and its state would otherwise ride in every call's future.
+                Box::pin(async {
+                    self.list_all_tools().await?;
+                    self.call(methods::TOOLS_CALL, params, opts).await
+                })
+                .await
             }
             other => other,
         }

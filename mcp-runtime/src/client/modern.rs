@@ -11,6 +11,9 @@ use std::sync::Mutex;
 pub(crate) struct ModernMeta {
     capabilities: Value,
     info: Value,
+    /// `capabilities` and `info` as JSON text, written once: [`ModernMeta::stamped`] copies them.
+    capabilities_text: String,
+    info_text: Option<String>,
     log_level: Mutex<Option<LoggingLevel>>,
     /// Whether the tasks extension is declared.
     tasks: bool,
@@ -18,10 +21,14 @@ pub(crate) struct ModernMeta {
 
 impl ModernMeta {
     pub(crate) fn new(info: &Implementation, declared: &ClientCapabilities, tasks: bool) -> Self {
+        let capabilities = serde_json::to_value(modern_capabilities(declared, tasks))
+            .unwrap_or_else(|_| Value::Object(JsonObject::new()));
+        let info = serde_json::to_value(info).unwrap_or(Value::Null);
         ModernMeta {
-            capabilities: serde_json::to_value(modern_capabilities(declared, tasks))
-                .unwrap_or_else(|_| Value::Object(JsonObject::new())),
-            info: serde_json::to_value(info).unwrap_or(Value::Null),
+            capabilities_text: capabilities.to_string(),
+            info_text: (!info.is_null()).then(|| info.to_string()),
+            capabilities,
+            info,
             log_level: Mutex::new(None),
             tasks,
         }
@@ -70,6 +77,75 @@ impl ModernMeta {
             Some(l) => meta.insert(keys::LOG_LEVEL.into(), l),
             None => meta.remove(keys::LOG_LEVEL),
         };
+    }
+}
+
+impl ModernMeta {
+    /// The params of one attempt as JSON text with the protocol fields (and `progress` as the progress
+    /// token) in `_meta`, without a JSON tree: `params` serialized once, the protocol fields written
+    /// from text kept since the client was built, in front of the params' own members. The same request
+    /// as [`ModernMeta::stamp_as`] gives; `Ok(None)` when `params` has a `_meta` of its own (whose keys
+    /// that path keeps) or is not an object.
+    pub(crate) fn stamped<P: serde::Serialize + ?Sized>(
+        &self,
+        params: &P,
+        version: ProtocolVersion,
+        capabilities: Option<&ClientCapabilities>,
+        progress: Option<&RequestId>,
+    ) -> Result<Option<String>, serde_json::Error> {
+        let mut text = serde_json::to_string(params)?;
+        if text == "null" {
+            // Absent params are `{}`, as in [`super::call::object`].
+            text = "{}".into();
+        }
+        let Some(members) = crate::framing::object_members(&text) else {
+            return Ok(None);
+        };
+        if members.iter().any(|(k, _)| &k[1..k.len() - 1] == "_meta") {
+            return Ok(None);
+        }
+        let caps = match capabilities {
+            Some(c) => {
+                std::borrow::Cow::Owned(serde_json::to_string(&modern_capabilities(c, self.tasks))?)
+            }
+            None => std::borrow::Cow::Borrowed(self.capabilities_text.as_str()),
+        };
+        let level = *self.log_level.lock().unwrap_or_else(|e| e.into_inner());
+        let mut out = String::with_capacity(text.len() + caps.len() + 256);
+        let member = |out: &mut String, key: &str, value: &str| {
+            out.push('"');
+            out.push_str(key);
+            out.push_str("\":");
+            out.push_str(value);
+            out.push(',');
+        };
+        out.push_str("{\"_meta\":{");
+        if let Some(id) = progress {
+            member(&mut out, keys::PROGRESS_TOKEN, &serde_json::to_string(id)?);
+        }
+        member(
+            &mut out,
+            keys::PROTOCOL_VERSION,
+            &format!("\"{}\"", version.as_str()),
+        );
+        member(&mut out, keys::CLIENT_CAPABILITIES, &caps);
+        if let Some(info) = &self.info_text {
+            member(&mut out, keys::CLIENT_INFO, info);
+        }
+        if let Some(l) = level {
+            member(&mut out, keys::LOG_LEVEL, &serde_json::to_string(&l)?);
+        }
+        out.pop(); // the last member's comma
+        out.push('}');
+        match members.is_empty() {
+            true => out.push('}'),
+            // Past the opening brace: the params' own members, and their closing brace.
+            false => {
+                out.push(',');
+                out.push_str(&text.trim_start()[1..]);
+            }
+        }
+        Ok(Some(out))
     }
 }
 
@@ -130,5 +206,56 @@ mod tests {
         m.set_log_level(None);
         m.stamp(&mut p, ProtocolVersion::MODERN);
         assert!(p["_meta"].get(keys::LOG_LEVEL).is_none());
+    }
+
+    /// The text path gives the request the tree path gives, and leaves params with a `_meta` to it.
+    #[test]
+    fn stamped_text_is_the_stamped_tree() {
+        let caps = ClientCapabilities {
+            sampling: Some(Default::default()),
+            ..Default::default()
+        };
+        let m = ModernMeta::new(&Implementation::new("c", "1"), &caps, true);
+        let own = ClientCapabilities {
+            elicitation: Some(ElicitationCapability::default()),
+            ..Default::default()
+        };
+        let id = RequestId::Number(7);
+        let cases = [
+            json!({"name": "t", "arguments": {"a": [1, "x\\\"y"], "b": {}}}),
+            json!({}),
+            json!(null),
+        ];
+        for level in [None, Some(LoggingLevel::Debug)] {
+            m.set_log_level(level);
+            for params in &cases {
+                for (capabilities, progress) in [(None, None), (Some(&own), Some(&id))] {
+                    let text = m
+                        .stamped(params, ProtocolVersion::MODERN, capabilities, progress)
+                        .unwrap()
+                        .unwrap();
+                    let mut tree = match params {
+                        Value::Object(o) => o.clone(),
+                        _ => JsonObject::new(),
+                    };
+                    m.stamp_as(&mut tree, ProtocolVersion::MODERN, capabilities);
+                    if progress.is_some() {
+                        let meta = tree["_meta"].as_object_mut().unwrap();
+                        meta.insert(keys::PROGRESS_TOKEN.into(), json!(7));
+                    }
+                    let parsed: Value = serde_json::from_str(&text).unwrap();
+                    assert_eq!(parsed, Value::Object(tree), "{text}");
+                }
+            }
+        }
+        let with_meta = json!({"name": "t", "_meta": {"progressToken": 1}});
+        assert!(m
+            .stamped(&with_meta, ProtocolVersion::MODERN, None, None)
+            .unwrap()
+            .is_none());
+        assert!(m
+            .stamped(&json!([1]), ProtocolVersion::MODERN, None, None)
+            .unwrap()
+            .is_none());
     }
 }

@@ -34,7 +34,8 @@ impl Client {
         };
         if answer.task {
             let task: DetailedTask = call::decode(methods::TOOLS_CALL, &answer.raw)?;
-            let r = self.task_result_of(task, &opts).await?;
+            // Boxed: following a task is rare, and its state would otherwise ride in every call's future.
+            let r = Box::pin(self.task_result_of(task, &opts)).await?;
             return RawCallToolResult::from_result(&r).map_err(decode_error);
         }
         RawCallToolResult::from_json(answer.raw.get()).map_err(decode_error)

@@ -806,7 +806,9 @@ impl StreamableHttpService {
             return super::modern::post(self, &headers, msg).await;
         }
         if !self.inner.config.stateful {
-            return self.post_stateless(&headers, msg, is_init).await;
+            // Boxed: a stateless endpoint is the rarer setup, and this state would otherwise ride in
+            // every POST's future (moved whole where the router boxes it).
+            return Box::pin(self.post_stateless(&headers, msg, is_init)).await;
         }
         let session = if is_init && headers.get(SESSION_HEADER).is_none() {
             if self.inner.shutdown.is_cancelled() {
@@ -977,8 +979,8 @@ impl StreamableHttpService {
                 if ids.is_empty() && immediate.is_empty() {
                     return StatusCode::ACCEPTED.into_response();
                 }
-                self.answer_requests(session, ids, requests, immediate)
-                    .await
+                // Boxed: batches are rare (2025-03-26 only); see `post_message`.
+                Box::pin(self.answer_requests(session, ids, requests, immediate)).await
             }
             other => {
                 session.peer.dispatch(other, handler).await;
