@@ -43,6 +43,19 @@ pub(crate) fn object<P: Serialize + ?Sized>(params: &P) -> Result<JsonObject, Er
     }
 }
 
+/// A result's `resultType` (absent = complete). The result was validated when its frame was decoded:
+/// its other members are skipped a string at a time ([`crate::framing::object_members`]), not parsed.
+fn result_type(result: &str) -> Result<ResultType, serde_json::Error> {
+    let Some(members) = crate::framing::object_members(result) else {
+        // Not an object: serde says why.
+        return serde_json::from_str::<ResultKind>(result).map(|k| k.result_type);
+    };
+    match members.iter().find(|(k, _)| *k == "\"resultType\"") {
+        Some((_, v)) => serde_json::from_str(v),
+        None => Ok(ResultType::Complete),
+    }
+}
+
 fn with_progress_token(params: &mut JsonObject, id: &RequestId) {
     let meta = params
         .entry("_meta")
@@ -149,12 +162,12 @@ impl Client {
                 }
                 Err(e) => return Err(e),
             };
-            let kind: ResultKind = serde_json::from_str(result.get()).map_err(|e| {
+            let kind = result_type(result.get()).map_err(|e| {
                 Error::Protocol(format!(
                     "the result of {method} has an invalid resultType: {e}"
                 ))
             })?;
-            match kind.result_type {
+            match kind {
                 ResultType::Complete => {
                     return Ok(Answer {
                         raw: result,
@@ -201,5 +214,33 @@ impl Client {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_result_type_is_read_past_the_other_members() {
+        let r = |t: &str| result_type(t).map_err(|e| e.to_string());
+        assert_eq!(
+            r(r#"{"content":[{"type":"text","text":"a\"}"}]}"#),
+            Ok(ResultType::Complete)
+        );
+        assert_eq!(
+            r(r#"{"x":{"resultType":"task"},"resultType":"task"}"#),
+            Ok(ResultType::Task)
+        );
+        assert_eq!(
+            r(r#"{"resultType":"input_required","inputRequests":{}}"#),
+            Ok(ResultType::InputRequired)
+        );
+        assert_eq!(
+            r(r#"{"resultType":"later"}"#),
+            Ok(ResultType::Other("later".into()))
+        );
+        assert!(r(r#"{"resultType":3}"#).is_err());
+        assert!(r("[1]").is_err());
     }
 }
