@@ -78,9 +78,7 @@ impl ModernMeta {
             None => meta.remove(keys::LOG_LEVEL),
         };
     }
-}
 
-impl ModernMeta {
     /// The params of one attempt as JSON text with the protocol fields (and `progress` as the progress
     /// token) in `_meta`, without a JSON tree: `params` serialized once, the protocol fields written
     /// from text kept since the client was built, in front of the params' own members. The same request
@@ -101,7 +99,7 @@ impl ModernMeta {
         let Some(members) = crate::framing::object_members(&text) else {
             return Ok(None);
         };
-        if members.iter().any(|(k, _)| &k[1..k.len() - 1] == "_meta") {
+        if members.iter().any(|(k, _)| *k == "\"_meta\"") {
             return Ok(None);
         }
         let caps = match capabilities {
@@ -137,13 +135,12 @@ impl ModernMeta {
         }
         out.pop(); // the last member's comma
         out.push('}');
-        match members.is_empty() {
-            true => out.push('}'),
+        if members.is_empty() {
+            out.push('}');
+        } else {
             // Past the opening brace: the params' own members, and their closing brace.
-            false => {
-                out.push(',');
-                out.push_str(&text.trim_start()[1..]);
-            }
+            out.push(',');
+            out.push_str(&text.trim_start()[1..]);
         }
         Ok(Some(out))
     }
