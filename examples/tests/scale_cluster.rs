@@ -2,7 +2,7 @@
 //! they share, all real processes on loopback (see `scale_support`): a handshake-era session follows
 //! its client from instance to instance, an SSE stream resumes on another instance after its own was
 //! killed with every event exactly once, a task started on one instance is polled and cancelled on
-//! others, a task whose instance was killed turns `failed` on the others (through a Redis restart) while
+//! others and asks the user through a `tasks/result` held by another, a task whose instance was killed turns `failed` on the others (through a Redis restart) while
 //! a live instance's task keeps running, a list change made on one instance reaches the listen and GET
 //! streams another holds, and a Redis restart fails requests cleanly (JSON-RPC errors, no crash) until
 //! it is back.
@@ -305,24 +305,8 @@ async fn a_task_started_on_one_instance_is_polled_and_cancelled_on_others() {
     };
     let url = cluster.url.clone();
     let (sid, _) = init(&url).await;
-    let r = post(
-        &url,
-        &request(
-            3,
-            "tools/call",
-            json!({"name": "slow_compute", "arguments": {"seconds": 60, "label": "x"}, "task": {"ttl": 120000}}),
-        ),
-        Some(&sid),
-        &[],
-    )
-    .await;
-    let started_on = upstream(&r);
-    let (status, v, _) = answer(r).await;
-    assert_eq!(status, 200, "{v}");
-    let task = v["result"]["task"]["taskId"]
-        .as_str()
-        .unwrap_or_else(|| panic!("a task: {v}"))
-        .to_string();
+    let arguments = json!({"seconds": 60, "label": "x"});
+    let (task, started_on) = call_as_task(&url, &sid, 3, "slow_compute", arguments).await;
     let others: Vec<String> = cluster
         .instances
         .iter()
@@ -389,6 +373,103 @@ async fn a_task_started_on_one_instance_is_polled_and_cancelled_on_others() {
         .map(|a| a.iter().filter_map(|t| t["taskId"].as_str()).collect())
         .unwrap_or_default();
     assert_eq!(ids, vec![task.as_str()], "{v}");
+}
+
+/// A handshake-era task that asks the user while the client's `tasks/result` waits on another instance:
+/// the elicitation and the task's log message travel over the bus to that request's stream, the answer
+/// (posted to a third instance) reaches the handler, and the result ends the stream.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tasks_input_request_and_log_reach_its_tasks_result_on_another_instance() {
+    let Some(cluster) = Cluster::start("task-relay", 3) else {
+        return;
+    };
+    let urls: Vec<String> = cluster.instances.iter().map(Cluster::direct_url).collect();
+    let (a, b, c) = (&urls[0], &urls[1], &urls[2]);
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "raw", "version": "1"}}});
+    let r = post(a, &init.to_string(), None, &[]).await;
+    assert_eq!(r.status(), 200, "initialize");
+    let sid = r.headers()["mcp-session-id"].to_str().unwrap().to_string();
+    let _ = r.bytes().await;
+    let r = post(a, http_support::INITIALIZED, Some(&sid), &[]).await;
+    assert_eq!(r.status(), 202);
+    let r = post(
+        a,
+        &request(2, "logging/setLevel", json!({"level": "info"})),
+        Some(&sid),
+        &[],
+    )
+    .await;
+    let (status, v, _) = answer(r).await;
+    assert_eq!(status, 200, "{v}");
+
+    // The task starts on A and asks at once; the client waits for it on B.
+    let (task, _) = call_as_task(a, &sid, 3, "confirm_delete", json!({"filename": "a.txt"})).await;
+    let r = tokio::time::timeout(
+        Duration::from_secs(15),
+        post(
+            b,
+            &request(4, "tasks/result", json!({"taskId": task})),
+            Some(&sid),
+            &[],
+        ),
+    )
+    .await
+    .expect("the elicitation reaches the tasks/result stream on B");
+    assert_eq!(r.status(), 200);
+    let mut events = Events {
+        resp: r,
+        text: String::new(),
+    };
+    let ask = loop {
+        let e = events
+            .next(Duration::from_secs(10))
+            .await
+            .expect("an elicitation on B's stream");
+        if !e.data.is_empty() {
+            break e.json();
+        }
+    };
+    assert_eq!(ask["method"], "elicitation/create", "{ask}");
+    assert_eq!(
+        ask["params"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], task,
+        "{ask}"
+    );
+    assert!(
+        ask["id"].is_string(),
+        "a shared session's request id names its instance: {ask}"
+    );
+
+    // Answered through C: the answer reaches A, which runs the handler.
+    let reply = json!({"jsonrpc": "2.0", "id": ask["id"],
+        "result": {"action": "accept", "content": {"confirm": true}}});
+    let r = post(c, &reply.to_string(), Some(&sid), &[]).await;
+    assert_eq!(r.status(), 202);
+
+    let rest: Vec<Value> = events
+        .rest(Duration::from_secs(10))
+        .await
+        .into_iter()
+        .filter(|e| !e.data.is_empty())
+        .map(|e| e.json())
+        .collect();
+    let log = rest
+        .iter()
+        .find(|m| m["method"] == "notifications/message")
+        .unwrap_or_else(|| panic!("the task's log message on B's stream: {rest:?}"));
+    assert_eq!(log["params"]["data"], "Deleted a.txt", "{log}");
+    assert_eq!(
+        log["params"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], task,
+        "{log}"
+    );
+    let last = rest.last().expect("the result");
+    assert_eq!(last["id"], 4, "{last}");
+    assert_eq!(
+        last["result"]["content"][0]["text"], "Deleted a.txt",
+        "{last}"
+    );
+    drop(cluster);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -554,6 +635,14 @@ async fn a_list_change_on_one_instance_reaches_listeners_on_another() {
         v["result"]["content"][0]["text"], "Mutation triggered",
         "{v}"
     );
+    // B publishes off the call's path, so a change made on C right away could overtake it (the bus
+    // keeps each sender's order, not an order across senders): wait until A has heard B's first.
+    let want = [
+        "notifications/tools/list_changed",
+        "notifications/prompts/list_changed",
+    ];
+    let heard = methods_until(&mut listen, want[0]).await;
+    assert_eq!(heard, want[..1], "the listen stream on A");
     let r = post(
         &c,
         &call(7, "test_trigger_prompt_change", json!({})),
@@ -565,12 +654,8 @@ async fn a_list_change_on_one_instance_reaches_listeners_on_another() {
     assert_eq!(status, 200, "{v}");
 
     // Each stream on A hears each change once, in order.
-    let want = [
-        "notifications/tools/list_changed",
-        "notifications/prompts/list_changed",
-    ];
     let heard = methods_until(&mut listen, want[1]).await;
-    assert_eq!(heard, want, "the listen stream on A");
+    assert_eq!(heard, want[1..], "the listen stream on A");
     let heard = methods_until(&mut get, want[1]).await;
     assert_eq!(heard, want, "the GET stream on A");
     assert!(cluster.all_alive());
@@ -670,18 +755,27 @@ async fn the_redis_task_store_bounds_unfinished_tasks_per_owner() {
 
 /// Starts a 60 s `slow_compute` task through `url`; its id and the instance that runs it.
 async fn start_task(url: &str, sid: &str, id: u64) -> (String, String) {
-    let r = post(
-        url,
-        &request(
-            id,
-            "tools/call",
-            json!({"name": "slow_compute", "arguments": {"seconds": 60, "label": "lease"}, "task": {"ttl": 120000}}),
-        ),
-        Some(sid),
-        &[],
-    )
-    .await;
-    let on = upstream(&r);
+    let arguments = json!({"seconds": 60, "label": "lease"});
+    call_as_task(url, sid, id, "slow_compute", arguments).await
+}
+
+/// Calls `tool` as a task through `url` in session `sid`: the task's id, and the instance that began it
+/// as nginx names it (empty when `url` is an instance's own).
+async fn call_as_task(
+    url: &str,
+    sid: &str,
+    id: u64,
+    tool: &str,
+    arguments: Value,
+) -> (String, String) {
+    let params = json!({"name": tool, "arguments": arguments, "task": {"ttl": 120000}});
+    let r = post(url, &request(id, "tools/call", params), Some(sid), &[]).await;
+    let on = r
+        .headers()
+        .get("x-upstream")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
     let (status, v, _) = answer(r).await;
     assert_eq!(status, 200, "{v}");
     let task = v["result"]["task"]["taskId"]

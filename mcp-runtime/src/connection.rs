@@ -254,6 +254,10 @@ pub struct Peer {
     pub(crate) shared: Arc<Shared>,
 }
 
+/// Where [`Peer::request_via`] hands a request's frame (one line, ending in `\n`).
+pub(crate) type Deliver =
+    Box<dyn FnOnce(Vec<u8>) -> futures_util::future::BoxFuture<'static, Result<(), Error>> + Send>;
+
 /// Options of one outgoing request.
 #[derive(Default, Clone)]
 pub struct RequestOptions {
@@ -424,6 +428,32 @@ impl Peer {
         params: Option<&RawValue>,
         opts: RequestOptions,
     ) -> Result<Box<RawValue>, Error> {
+        self.request_routed(id, method, params, opts, None).await
+    }
+
+    /// Like [`Peer::request`], with the request's frame handed to `deliver` instead of this
+    /// connection's writer: a request that another instance writes to a stream it holds, whose answer
+    /// comes back here (a shared session passes it on). Timeout and cancellation work as for any request.
+    pub(crate) async fn request_via(
+        &self,
+        method: &str,
+        params: Option<&RawValue>,
+        opts: RequestOptions,
+        deliver: Deliver,
+    ) -> Result<Box<RawValue>, Error> {
+        let id = self.next_id();
+        self.request_routed(id, method, params, opts, Some(deliver))
+            .await
+    }
+
+    async fn request_routed(
+        &self,
+        id: RequestId,
+        method: &str,
+        params: Option<&RawValue>,
+        opts: RequestOptions,
+        deliver: Option<Deliver>,
+    ) -> Result<Box<RawValue>, Error> {
         let (tx, rx) = oneshot::channel();
         {
             let mut p = lock(&self.shared.pending);
@@ -446,7 +476,10 @@ impl Peer {
             OutKind::Request(id.clone()),
             opts.related.clone(),
         );
-        self.send(out).await?;
+        match deliver {
+            Some(deliver) => deliver(out.frame).await?,
+            None => self.send(out).await?,
+        }
         let timeout = opts.timeout.or(self.shared.config.request_timeout);
         let result = match timeout {
             Some(t) => match tokio::time::timeout(t, rx).await {

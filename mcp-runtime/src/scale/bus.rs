@@ -41,6 +41,27 @@ pub enum BusEvent {
         /// The task's id.
         task: String,
     },
+    /// A handshake-era `tasks/result` began (`present`) or stopped waiting on an instance that does
+    /// not run the task: the instance that runs it sends the task's messages (its input requests, log
+    /// and progress messages) to that request's stream, as [`BusEvent::TaskMessage`].
+    TaskWaiting {
+        /// The task's id.
+        task: String,
+        /// The id of the client's `tasks/result` request.
+        waiter: crate::protocol::RequestId,
+        /// Whether it waits now (`false`: it ended).
+        present: bool,
+    },
+    /// A message of a task for the stream of a `tasks/result` that another instance holds: that
+    /// instance writes it there, as if its own handler had sent it.
+    TaskMessage {
+        /// The task's id.
+        task: String,
+        /// The `tasks/result` request whose stream carries it.
+        waiter: crate::protocol::RequestId,
+        /// The JSON-RPC message (a request to the client or a notification), one line.
+        frame: String,
+    },
     /// Something changed that every session and `subscriptions/listen` stream may need to hear of:
     /// each other instance tells its own (never passing it on again).
     ServerChanged {

@@ -172,6 +172,18 @@ impl Context {
                     related,
                 )
             }
+            NotifyRoute::TaskElsewhere {
+                task_id,
+                waiter,
+                shared,
+            } => {
+                let v = serde_json::to_value(params).unwrap_or_default();
+                if let Ok(raw) = to_raw(&super::tasks::input::with_related_task(v, &task_id)) {
+                    let frame = crate::framing::frame::notification(method, Some(&raw));
+                    shared.send_to_waiter(&task_id, waiter, frame).await;
+                }
+                return;
+            }
         };
         if let Ok(raw) = raw {
             let _ = self.session.peer.notify(method, Some(&raw), related).await;

@@ -107,11 +107,15 @@ pub(crate) fn tools() -> Vec<ToolRoute> {
             |a: Arguments, ctx: Context| async move {
                 let file = text(&args(&a), "filename");
                 ctx.continue_as_task().await;
-                Ok(match ctx.input("confirm").elicit(confirm_form(format!("Delete {file}?"))).await {
-                    Ok(r) if confirmed(&r) => CallToolResult::text(format!("Deleted {file}")),
-                    Ok(r) => CallToolResult::text(format!("Kept {file} ({:?})", r.action)),
-                    Err(e) => CallToolResult::error(format!("Input request failed: {e}")),
-                })
+                let done = match ctx.input("confirm").elicit(confirm_form(format!("Delete {file}?"))).await {
+                    Ok(r) if confirmed(&r) => format!("Deleted {file}"),
+                    Ok(r) => format!("Kept {file} ({:?})", r.action),
+                    Err(e) => return Ok(CallToolResult::error(format!("Input request failed: {e}"))),
+                };
+                // In the log too: a handshake-era task's log message travels on the stream of the
+                // `tasks/result` that waits for it, on whichever instance.
+                ctx.info(done.clone()).await;
+                Ok(CallToolResult::text(done))
             },
         )
         .task(TaskSupport::Optional),

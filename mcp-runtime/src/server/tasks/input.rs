@@ -1,7 +1,7 @@
 //! A task's input channel: where `ctx.elicit(..)`, `ctx.create_message(..)` and `ctx.list_roots()` go
 //! when the handler runs in (or may become) a task. The handler waits for the answer; it is not re-run.
 
-use super::run::TaskRun;
+use super::run::{TaskRun, WaiterAt};
 use super::store::{TaskEra, TaskUpdate};
 use crate::connection::RequestOptions;
 use crate::error::Error;
@@ -58,6 +58,12 @@ pub(crate) enum NotifyRoute {
         task_id: String,
         related: Option<RequestId>,
     },
+    /// Handshake-era task whose `tasks/result` waits on another instance: over the bus to that stream.
+    TaskElsewhere {
+        task_id: String,
+        waiter: RequestId,
+        shared: Arc<super::Shared>,
+    },
     /// 2026-07-28 task: nowhere (the extension delivers no progress or log messages for tasks).
     Nowhere,
 }
@@ -108,9 +114,20 @@ impl TaskInput {
     pub(crate) fn notify_route(&self) -> NotifyRoute {
         match self.run() {
             Err(_) => NotifyRoute::Request,
-            Ok(run) if run.era == TaskEra::Handshake => NotifyRoute::Task {
-                task_id: run.id.clone(),
-                related: run.current_waiter(),
+            Ok(run) if run.era == TaskEra::Handshake => match run.current_waiter() {
+                Some(WaiterAt::Elsewhere(waiter)) => NotifyRoute::TaskElsewhere {
+                    task_id: run.id.clone(),
+                    waiter,
+                    shared: run.shared.clone(),
+                },
+                Some(WaiterAt::Here(id)) => NotifyRoute::Task {
+                    task_id: run.id.clone(),
+                    related: Some(id),
+                },
+                None => NotifyRoute::Task {
+                    task_id: run.id.clone(),
+                    related: None,
+                },
             },
             Ok(_) => NotifyRoute::Nowhere,
         }
@@ -214,20 +231,30 @@ async fn send(
         run.update(TaskUpdate::Inputs(inputs.requests())).await;
     }
     let answer = async {
-        let related = loop {
+        let waiter = loop {
             let arrived = run.waiter_arrived.notified();
             tokio::pin!(arrived);
             arrived.as_mut().enable();
-            if let Some(id) = run.current_waiter() {
-                break id;
+            if let Some(w) = run.current_waiter() {
+                break w;
             }
             arrived.await;
         };
-        let opts = RequestOptions {
-            related: Some(related),
-            ..Default::default()
-        };
-        run.session.peer.request(method, Some(&raw), opts).await
+        match waiter {
+            WaiterAt::Here(related) => {
+                let opts = RequestOptions {
+                    related: Some(related),
+                    ..Default::default()
+                };
+                run.session.peer.request(method, Some(&raw), opts).await
+            }
+            WaiterAt::Elsewhere(waiter) => {
+                let deliver = run.shared.deliver_to(&run.id, waiter);
+                let peer = &run.session.peer;
+                peer.request_via(method, Some(&raw), RequestOptions::default(), deliver)
+                    .await
+            }
+        }
     };
     let r = tokio::select! {
         r = answer => r,

@@ -185,18 +185,21 @@ pub(crate) fn handshake_method(session: &Arc<SessionState>, req: &RequestIn<'_>)
         }),
         _ => {
             let waiter = req.id.clone();
-            spawn(async move { task_result(&shared, &id, &owner, waiter).await })
+            let peer = session.peer.clone();
+            spawn(async move { task_result(&shared, &id, &owner, waiter, peer).await })
         }
     }
 }
 
 /// `tasks/result`: waits for the end of the task, then answers what its request would have answered,
-/// tagged with the task. While it waits, the task's input requests travel on its stream.
+/// tagged with the task. While it waits, the task's input requests travel on its stream, from this
+/// instance or (several instances) from the one that runs the task (`relay`).
 async fn task_result(
     shared: &Arc<Shared>,
     id: &str,
     owner: &str,
     waiter: RequestId,
+    peer: crate::connection::Peer,
 ) -> Result<Box<RawValue>, ErrorObject> {
     struct Waiting(Option<Arc<super::run::TaskRun>>, RequestId);
     impl Drop for Waiting {
@@ -208,12 +211,19 @@ async fn task_result(
         }
     }
     let mut waiting = Waiting(None, waiter.clone());
+    let mut elsewhere = None;
     let record = loop {
         let run = shared.running(id);
         let changed = run.as_ref().map(|r| r.changed.notified());
         let r = find(shared, id, owner).await?;
         if r.status.is_terminal() {
             break r;
+        }
+        if run.is_none() {
+            match &elsewhere {
+                None => elsewhere = shared.wait_here(id, waiter.clone(), peer.clone()).await,
+                Some(w) => w.announce().await,
+            }
         }
         if waiting.0.is_none() {
             if let Some(run) = &run {
@@ -237,6 +247,7 @@ async fn task_result(
         }
     };
     drop(waiting);
+    drop(elsewhere);
     match record.outcome {
         Some(TaskOutcome::Result(raw)) => {
             let mut v: JsonObject = serde_json::from_str(raw.get()).map_err(|e| {

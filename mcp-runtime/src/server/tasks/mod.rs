@@ -48,6 +48,7 @@ pub(crate) mod input;
 mod lease;
 mod memory;
 mod methods;
+mod relay;
 mod run;
 mod store;
 
@@ -179,6 +180,9 @@ pub(crate) struct Shared {
     /// The bus to the other instances sharing the store, and this instance's name on it: a task
     /// cancelled here but running elsewhere is stopped there.
     bus: OnceLock<(Arc<dyn crate::scale::Bus>, String)>,
+    /// `tasks/result` requests waiting here for tasks that run elsewhere, by task and request id, with
+    /// the session whose stream gets the task's messages (`relay`).
+    remote_waits: Mutex<HashMap<(String, crate::protocol::RequestId), crate::connection::Peer>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -194,6 +198,7 @@ impl Tasks {
                 running: Mutex::new(HashMap::new()),
                 sweeper: OnceLock::new(),
                 bus: OnceLock::new(),
+                remote_waits: Mutex::new(HashMap::new()),
             }),
         }
     }
@@ -357,6 +362,9 @@ impl Shared {
                     Err(RecvError::Closed) => return,
                 };
                 let Some(s) = weak.upgrade() else { return };
+                if s.bus.get().is_some_and(|(_, me)| *me == msg.origin) {
+                    continue;
+                }
                 match msg.event {
                     crate::scale::BusEvent::TaskCancelled { task } => {
                         if let Some(run) = s.running(&task) {
@@ -371,6 +379,8 @@ impl Shared {
                             input::answer(&run, responses).await;
                         }
                     }
+                    e @ (crate::scale::BusEvent::TaskWaiting { .. }
+                    | crate::scale::BusEvent::TaskMessage { .. }) => s.heard(e).await,
                     _ => {}
                 }
             }
@@ -380,16 +390,10 @@ impl Shared {
     /// Tells the other instances that a task not running here was cancelled (best effort: the store
     /// already says `cancelled`, so the worst case is a handler that runs on and changes nothing).
     pub(crate) async fn announce_cancel(&self, id: &str) {
-        let Some((bus, origin)) = self.bus.get() else {
-            return;
+        let event = crate::scale::BusEvent::TaskCancelled {
+            task: id.to_string(),
         };
-        let msg = crate::scale::BusMessage {
-            origin: origin.clone(),
-            event: crate::scale::BusEvent::TaskCancelled {
-                task: id.to_string(),
-            },
-        };
-        if let Err(e) = bus.publish(&msg).await {
+        if let Err(e) = self.publish(event).await {
             tracing::warn!(error = %e, task = %id, "task cancellation not announced to other instances");
         }
     }
@@ -439,17 +443,14 @@ impl Shared {
         id: &str,
         responses: std::collections::BTreeMap<String, serde_json::Value>,
     ) -> bool {
-        let Some((bus, origin)) = self.bus.get() else {
+        if self.bus.get().is_none() {
             return false;
+        }
+        let event = crate::scale::BusEvent::TaskInput {
+            task: id.to_string(),
+            responses,
         };
-        let msg = crate::scale::BusMessage {
-            origin: origin.clone(),
-            event: crate::scale::BusEvent::TaskInput {
-                task: id.to_string(),
-                responses,
-            },
-        };
-        match bus.publish(&msg).await {
+        match self.publish(event).await {
             Ok(()) => true,
             Err(e) => {
                 tracing::warn!(error = %e, task = %id, "task input not passed to other instances");

@@ -45,6 +45,9 @@ pub(crate) struct TaskRun {
     /// Handshake era: the `tasks/result` requests now waiting for this task; input requests travel on
     /// the newest one's stream.
     pub(crate) result_waiters: Mutex<Vec<RequestId>>,
+    /// Handshake era, several instances: the `tasks/result` requests waiting on other instances (their
+    /// streams get the task's messages over the bus when none waits here; see `relay`).
+    pub(crate) remote_waiters: Mutex<Vec<RequestId>>,
     pub(crate) waiter_arrived: Notify,
     pub(crate) inputs: tokio::sync::Mutex<Inputs>,
     pub(crate) keys_made: AtomicU32,
@@ -67,6 +70,7 @@ impl TaskRun {
             session,
             changed: Notify::new(),
             result_waiters: Mutex::new(Vec::new()),
+            remote_waiters: Mutex::new(Vec::new()),
             waiter_arrived: Notify::new(),
             inputs: tokio::sync::Mutex::new(Inputs {
                 pending: BTreeMap::new(),
@@ -138,13 +142,41 @@ impl TaskRun {
         }
     }
 
-    pub(crate) fn current_waiter(&self) -> Option<RequestId> {
-        self.result_waiters
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .last()
-            .cloned()
+    /// Where the task's messages go now: the newest `tasks/result` waiting here, else the newest
+    /// waiting on another instance.
+    pub(crate) fn current_waiter(&self) -> Option<WaiterAt> {
+        let newest =
+            |w: &Mutex<Vec<RequestId>>| w.lock().unwrap_or_else(|e| e.into_inner()).last().cloned();
+        newest(&self.result_waiters)
+            .map(WaiterAt::Here)
+            .or_else(|| newest(&self.remote_waiters).map(WaiterAt::Elsewhere))
     }
+
+    /// Another instance says a `tasks/result` for this task waits there (`present`), or no longer does.
+    pub(crate) fn remote_waiter(&self, waiter: RequestId, present: bool) {
+        {
+            let mut w = self
+                .remote_waiters
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            w.retain(|x| *x != waiter);
+            if present {
+                w.push(waiter);
+            }
+        }
+        if present {
+            self.waiter_arrived.notify_waiters();
+        }
+    }
+}
+
+/// A `tasks/result` request that carries a task's messages on its stream.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum WaiterAt {
+    /// Waiting on this instance.
+    Here(RequestId),
+    /// Waiting on another instance (the messages go over the bus).
+    Elsewhere(RequestId),
 }
 
 fn new_record(
