@@ -21,11 +21,15 @@ use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::AtomicU32;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 type Answer = Result<Box<RawValue>, ErrorObject>;
+
+/// How long (at least; four poll intervals if that is longer) a `tasks/result` waiting on another
+/// instance counts without being announced again: its instance announces it at every poll.
+const REMOTE_WAITER_SILENCE: Duration = Duration::from_secs(5);
 
 /// Seconds a task's end is tried again while the store cannot be reached.
 const END_RETRIES: u32 = 30;
@@ -45,9 +49,10 @@ pub(crate) struct TaskRun {
     /// Handshake era: the `tasks/result` requests now waiting for this task; input requests travel on
     /// the newest one's stream.
     pub(crate) result_waiters: Mutex<Vec<RequestId>>,
-    /// Handshake era, several instances: the `tasks/result` requests waiting on other instances (their
-    /// streams get the task's messages over the bus when none waits here; see `relay`).
-    pub(crate) remote_waiters: Mutex<Vec<RequestId>>,
+    /// Handshake era, several instances: the `tasks/result` requests waiting on other instances, with
+    /// when they were last announced (their streams get the task's messages over the bus when none
+    /// waits here; see `relay`).
+    pub(crate) remote_waiters: Mutex<Vec<(RequestId, Instant)>>,
     pub(crate) waiter_arrived: Notify,
     pub(crate) inputs: tokio::sync::Mutex<Inputs>,
     pub(crate) keys_made: AtomicU32,
@@ -145,11 +150,22 @@ impl TaskRun {
     /// Where the task's messages go now: the newest `tasks/result` waiting here, else the newest
     /// waiting on another instance.
     pub(crate) fn current_waiter(&self) -> Option<WaiterAt> {
-        let newest =
-            |w: &Mutex<Vec<RequestId>>| w.lock().unwrap_or_else(|e| e.into_inner()).last().cloned();
-        newest(&self.result_waiters)
-            .map(WaiterAt::Here)
-            .or_else(|| newest(&self.remote_waiters).map(WaiterAt::Elsewhere))
+        let here = self
+            .result_waiters
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .last()
+            .cloned();
+        here.map(WaiterAt::Here).or_else(|| {
+            // One whose instance stopped announcing it (gone without a word) is passed over.
+            let mut remote = self
+                .remote_waiters
+                .lock()
+                .unwrap_or_else(|e| e.into_inner());
+            let silence = REMOTE_WAITER_SILENCE.max(self.shared.config.poll_interval * 4);
+            remote.retain(|(_, seen)| seen.elapsed() < silence);
+            remote.last().map(|(id, _)| WaiterAt::Elsewhere(id.clone()))
+        })
     }
 
     /// Another instance says a `tasks/result` for this task waits there (`present`), or no longer does.
@@ -159,9 +175,9 @@ impl TaskRun {
                 .remote_waiters
                 .lock()
                 .unwrap_or_else(|e| e.into_inner());
-            w.retain(|x| *x != waiter);
+            w.retain(|(x, _)| *x != waiter);
             if present {
-                w.push(waiter);
+                w.push((waiter, Instant::now()));
             }
         }
         if present {
