@@ -74,9 +74,10 @@ pub struct CallerGuard {
 impl Callers {
     /// Records a call in flight until the guard drops.
     pub fn enter(&self, ctx: Context) -> CallerGuard {
-        let id = self.next.fetch_add(1, Ordering::Relaxed);
         let session = ctx.session().map(|s| s.id());
         let mut live = self.lock();
+        // Numbered under the lock: `live` stays in order of id, for the guard's binary search.
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
         let mixed = live
             .iter()
             .any(|c| session.is_none() || c.session != session);
@@ -130,7 +131,10 @@ impl CallerGuard {
 
 impl Drop for CallerGuard {
     fn drop(&mut self) {
-        self.callers.lock().retain(|c| c.id != self.id);
+        let mut live = self.callers.lock();
+        if let Ok(i) = live.binary_search_by_key(&self.id, |c| c.id) {
+            live.remove(i);
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 use crate::protocol::meta::keys;
 use crate::protocol::*;
 use serde_json::Value;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Stamps `_meta` on modern requests. The capabilities are the handshake-era ones the handlers imply,
 /// in their 2026 form (`roots` without `listChanged`, which 2026 removed).
@@ -15,6 +15,9 @@ pub(crate) struct ModernMeta {
     capabilities_text: String,
     info_text: Option<String>,
     log_level: Mutex<Option<LoggingLevel>>,
+    /// The capabilities last declared for a call instead of the client's (`CallOptions::capabilities`),
+    /// and their text: a relay declares its caller's, the same on every call.
+    caller: Mutex<Option<(ClientCapabilities, Arc<str>)>>,
     /// Whether the tasks extension is declared.
     tasks: bool,
 }
@@ -30,6 +33,7 @@ impl ModernMeta {
             capabilities,
             info,
             log_level: Mutex::new(None),
+            caller: Mutex::new(None),
             tasks,
         }
     }
@@ -102,11 +106,13 @@ impl ModernMeta {
         if members.iter().any(|(k, _)| *k == "\"_meta\"") {
             return Ok(None);
         }
+        let caller;
         let caps = match capabilities {
             Some(c) => {
-                std::borrow::Cow::Owned(serde_json::to_string(&modern_capabilities(c, self.tasks))?)
+                caller = self.caller_capabilities(c)?;
+                &*caller
             }
-            None => std::borrow::Cow::Borrowed(self.capabilities_text.as_str()),
+            None => self.capabilities_text.as_str(),
         };
         let level = *self.log_level.lock().unwrap_or_else(|e| e.into_inner());
         let mut out = String::with_capacity(text.len() + caps.len() + 256);
@@ -121,12 +127,17 @@ impl ModernMeta {
         if let Some(id) = progress {
             member(&mut out, keys::PROGRESS_TOKEN, &serde_json::to_string(id)?);
         }
-        member(
-            &mut out,
+        // A version is a string that needs no escaping.
+        for piece in [
+            "\"",
             keys::PROTOCOL_VERSION,
-            &format!("\"{}\"", version.as_str()),
-        );
-        member(&mut out, keys::CLIENT_CAPABILITIES, &caps);
+            "\":\"",
+            version.as_str(),
+            "\",",
+        ] {
+            out.push_str(piece);
+        }
+        member(&mut out, keys::CLIENT_CAPABILITIES, caps);
         if let Some(info) = &self.info_text {
             member(&mut out, keys::CLIENT_INFO, info);
         }
@@ -143,6 +154,23 @@ impl ModernMeta {
             out.push_str(&text.trim_start()[1..]);
         }
         Ok(Some(out))
+    }
+
+    /// `declared` as a call's `clientCapabilities` text, written once while it stays the same.
+    fn caller_capabilities(
+        &self,
+        declared: &ClientCapabilities,
+    ) -> Result<Arc<str>, serde_json::Error> {
+        let mut last = self.caller.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((caps, text)) = &*last {
+            if caps == declared {
+                return Ok(text.clone());
+            }
+        }
+        let text: Arc<str> =
+            serde_json::to_string(&modern_capabilities(declared, self.tasks))?.into();
+        *last = Some((declared.clone(), text.clone()));
+        Ok(text)
     }
 }
 
@@ -217,6 +245,13 @@ mod tests {
             elicitation: Some(ElicitationCapability::default()),
             ..Default::default()
         };
+        // A second caller's capabilities after the first: the text kept for the first is not reused.
+        let other = ClientCapabilities {
+            roots: Some(ListChangedCapability {
+                list_changed: Some(true),
+            }),
+            ..Default::default()
+        };
         let id = RequestId::Number(7);
         let cases = [
             json!({"name": "t", "arguments": {"a": [1, "x\\\"y"], "b": {}}}),
@@ -226,7 +261,12 @@ mod tests {
         for level in [None, Some(LoggingLevel::Debug)] {
             m.set_log_level(level);
             for params in &cases {
-                for (capabilities, progress) in [(None, None), (Some(&own), Some(&id))] {
+                for (capabilities, progress) in [
+                    (None, None),
+                    (Some(&own), Some(&id)),
+                    (Some(&other), None),
+                    (Some(&own), None),
+                ] {
                     let text = m
                         .stamped(params, ProtocolVersion::MODERN, capabilities, progress)
                         .unwrap()

@@ -10,6 +10,7 @@ use crate::protocol::*;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
+use std::sync::Arc;
 
 /// What a 2026-07-28 request declares about itself in `_meta`: everything `initialize` used to establish.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,6 +48,33 @@ pub(crate) struct WithMeta<'a> {
     pub meta: Option<MetaRaw<'a>>,
 }
 
+/// The declarations of a 2026-07-28 request as their text, beside what they resolved to: a client sends
+/// the same ones on every request, so a connection reads them once ([`Declared::get`]).
+pub(crate) struct Declared {
+    text: [Option<Box<str>>; 4],
+    request: Arc<ModernRequest>,
+}
+
+impl Declared {
+    /// Remembers `request`, resolved from `meta`.
+    pub(crate) fn new(meta: &MetaRaw<'_>, request: Arc<ModernRequest>) -> Self {
+        Declared {
+            text: meta.declarations().map(|d| d.map(|r| r.get().into())),
+            request,
+        }
+    }
+
+    /// The request these declarations resolved to, when `meta` declares the same, byte for byte.
+    pub(crate) fn get(&self, meta: &MetaRaw<'_>) -> Option<Arc<ModernRequest>> {
+        let same = self
+            .text
+            .iter()
+            .zip(meta.declarations())
+            .all(|(a, b)| a.as_deref() == b.map(RawValue::get));
+        same.then(|| self.request.clone())
+    }
+}
+
 /// The era a request's `_meta` puts it in.
 pub(crate) enum Resolved {
     /// No per-request protocol fields: the handshake era.
@@ -78,6 +106,16 @@ impl MetaRaw<'_> {
             || self.client_capabilities.is_some()
             || self.client_info.is_some()
             || self.log_level.is_some()
+    }
+
+    /// The per-request protocol fields as written.
+    fn declarations(&self) -> [Option<&RawValue>; 4] {
+        [
+            self.protocol_version,
+            self.client_capabilities,
+            self.client_info,
+            self.log_level,
+        ]
     }
 
     /// The requested protocol version as written, if it is a string (read by the HTTP header checks).
@@ -244,5 +282,44 @@ mod tests {
         let data = e.data.unwrap();
         assert_eq!(data["requested"], "v999.0.0");
         assert_eq!(data["supported"][0], "2026-07-28");
+    }
+
+    #[test]
+    fn declarations_are_reused_only_when_written_the_same() {
+        let read = |text: &str| {
+            let m: MetaRaw<'_> = serde_json::from_str(text).unwrap();
+            let Ok(Resolved::Modern(r)) = m.resolve() else {
+                panic!("not modern: {text}")
+            };
+            (Declared::new(&m, Arc::from(r)), text.to_string())
+        };
+        let (declared, text) = read(
+            r#"{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {"sampling": {}},
+                "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"}}"#,
+        );
+        let same: MetaRaw<'_> = serde_json::from_str(&text).unwrap();
+        let hit = declared.get(&same).unwrap();
+        assert!(hit.capabilities.sampling.is_some());
+        assert_eq!(hit.client_info.as_ref().unwrap().name, "c");
+        for other in [
+            // Other capabilities, another client, a log level, a version as other text.
+            r#"{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"}}"#,
+            r#"{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {"sampling": {}},
+                "io.modelcontextprotocol/clientInfo": {"name": "d", "version": "1"}}"#,
+            r#"{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {"sampling": {}},
+                "io.modelcontextprotocol/clientInfo": {"name": "c", "version": "1"},
+                "io.modelcontextprotocol/logLevel": "debug"}"#,
+            r#"{"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {"sampling": {}}}"#,
+            r#"{"progressToken": 1}"#,
+        ] {
+            let m: MetaRaw<'_> = serde_json::from_str(other).unwrap();
+            assert!(declared.get(&m).is_none(), "{other}");
+        }
     }
 }
