@@ -4,6 +4,7 @@
 //! be grouped (one module per tag).
 
 use crate::derives::{trim_serde_derives, SerdeDerives, Uses};
+use crate::deserialize::write_deserialize;
 use crate::names::{snake_ident, Namer};
 use crate::normalize::{takes_no_arguments, Extras, Normalizer};
 use crate::typegen::generate_types;
@@ -506,6 +507,8 @@ fn tidy_items(types: TokenStream, depth: usize, uses: Option<&Uses>) -> TokenStr
     prune_conversions(&mut file.items);
     if let Some(uses) = uses {
         trim_serde_derives(&mut file.items, uses);
+        // A spec's bindings are large: their `Deserialize` is written, not derived (see `deserialize`).
+        write_deserialize(&mut file.items);
     }
     let defined: std::collections::BTreeSet<String> = file
         .items

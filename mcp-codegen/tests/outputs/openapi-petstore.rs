@@ -349,18 +349,29 @@ pub mod components {
     #![allow(clippy::all, clippy::pedantic, warnings)]
     use ::mcp_runtime::serde;
     ///`ApiResponse`
-    #[derive(serde::Deserialize, Clone, Debug, Default)]
-    #[serde(crate = "serde")]
+    #[derive(Clone, Debug, Default)]
     pub struct ApiResponse {
-        #[serde(skip_serializing_if = "Option::is_none")]
         pub code: Option<i32>,
-        #[serde(skip_serializing_if = "Option::is_none")]
         pub message: Option<String>,
-        #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
         pub type_: Option<String>,
     }
+    impl<'de> serde::Deserialize<'de> for ApiResponse {
+        fn deserialize<D: serde::Deserializer<'de>>(
+            deserializer: D,
+        ) -> ::std::result::Result<Self, D::Error> {
+            let mut object = ::mcp_runtime::codegen_support::de::Object::read(
+                deserializer,
+                "ApiResponse",
+            )?;
+            ::std::result::Result::Ok(Self {
+                code: object.field("code")?,
+                message: object.field("message")?,
+                type_: object.field("type")?,
+            })
+        }
+    }
     ///`Category`
-    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, Default)]
+    #[derive(serde::Serialize, Clone, Debug, Default)]
     #[serde(crate = "serde")]
     pub struct Category {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -368,34 +379,71 @@ pub mod components {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub name: Option<String>,
     }
+    impl<'de> serde::Deserialize<'de> for Category {
+        fn deserialize<D: serde::Deserializer<'de>>(
+            deserializer: D,
+        ) -> ::std::result::Result<Self, D::Error> {
+            let mut object = ::mcp_runtime::codegen_support::de::Object::read(
+                deserializer,
+                "Category",
+            )?;
+            ::std::result::Result::Ok(Self {
+                id: object.field("id")?,
+                name: object.field("name")?,
+            })
+        }
+    }
     ///`Order`
-    #[derive(serde::Deserialize, Clone, Debug, Default)]
-    #[serde(crate = "serde")]
+    #[derive(Clone, Debug, Default)]
     pub struct Order {
-        #[serde(default)]
         pub complete: bool,
-        #[serde(skip_serializing_if = "Option::is_none")]
         pub id: Option<i64>,
-        #[serde(rename = "petId", skip_serializing_if = "Option::is_none")]
         pub pet_id: Option<i64>,
-        #[serde(skip_serializing_if = "Option::is_none")]
         pub quantity: Option<i32>,
-        #[serde(rename = "shipDate", skip_serializing_if = "Option::is_none")]
         pub ship_date: Option<String>,
         ///Order Status
-        #[serde(skip_serializing_if = "Option::is_none")]
         pub status: Option<OrderStatus>,
     }
+    impl<'de> serde::Deserialize<'de> for Order {
+        fn deserialize<D: serde::Deserializer<'de>>(
+            deserializer: D,
+        ) -> ::std::result::Result<Self, D::Error> {
+            let mut object = ::mcp_runtime::codegen_support::de::Object::read(
+                deserializer,
+                "Order",
+            )?;
+            ::std::result::Result::Ok(Self {
+                complete: object.or_default("complete")?,
+                id: object.field("id")?,
+                pet_id: object.field("petId")?,
+                quantity: object.field("quantity")?,
+                ship_date: object.field("shipDate")?,
+                status: object.field("status")?,
+            })
+        }
+    }
     ///Order Status
-    #[derive(serde::Deserialize, Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(crate = "serde")]
+    #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     pub enum OrderStatus {
-        #[serde(rename = "placed")]
         Placed,
-        #[serde(rename = "approved")]
         Approved,
-        #[serde(rename = "delivered")]
         Delivered,
+    }
+    impl<'de> serde::Deserialize<'de> for OrderStatus {
+        fn deserialize<D: serde::Deserializer<'de>>(
+            deserializer: D,
+        ) -> ::std::result::Result<Self, D::Error> {
+            ::std::result::Result::Ok(
+                match ::mcp_runtime::codegen_support::de::variant(
+                    deserializer,
+                    &["placed", "approved", "delivered"],
+                )? {
+                    0 => Self::Placed,
+                    1 => Self::Approved,
+                    _ => Self::Delivered,
+                },
+            )
+        }
     }
     impl ::std::fmt::Display for OrderStatus {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
@@ -407,32 +455,56 @@ pub mod components {
         }
     }
     ///`Pet`
-    #[derive(serde::Deserialize, Clone, Debug)]
-    #[serde(crate = "serde")]
+    #[derive(Clone, Debug)]
     pub struct Pet {
-        #[serde(skip_serializing_if = "Option::is_none")]
         pub category: Option<Category>,
-        #[serde(default = "defaults::default_u64::<i64, 40>")]
         pub id: i64,
         pub name: String,
-        #[serde(rename = "photoUrls")]
         pub photo_urls: Vec<String>,
         ///pet status in the store
-        #[serde(skip_serializing_if = "Option::is_none")]
         pub status: Option<PetStatus>,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
         pub tags: Vec<Tag>,
     }
+    impl<'de> serde::Deserialize<'de> for Pet {
+        fn deserialize<D: serde::Deserializer<'de>>(
+            deserializer: D,
+        ) -> ::std::result::Result<Self, D::Error> {
+            let mut object = ::mcp_runtime::codegen_support::de::Object::read(
+                deserializer,
+                "Pet",
+            )?;
+            ::std::result::Result::Ok(Self {
+                category: object.field("category")?,
+                id: object.or_else("id", defaults::default_u64::<i64, 40>)?,
+                name: object.field("name")?,
+                photo_urls: object.field("photoUrls")?,
+                status: object.field("status")?,
+                tags: object.or_default("tags")?,
+            })
+        }
+    }
     ///pet status in the store
-    #[derive(serde::Deserialize, Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(crate = "serde")]
+    #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     pub enum PetStatus {
-        #[serde(rename = "available")]
         Available,
-        #[serde(rename = "pending")]
         Pending,
-        #[serde(rename = "sold")]
         Sold,
+    }
+    impl<'de> serde::Deserialize<'de> for PetStatus {
+        fn deserialize<D: serde::Deserializer<'de>>(
+            deserializer: D,
+        ) -> ::std::result::Result<Self, D::Error> {
+            ::std::result::Result::Ok(
+                match ::mcp_runtime::codegen_support::de::variant(
+                    deserializer,
+                    &["available", "pending", "sold"],
+                )? {
+                    0 => Self::Available,
+                    1 => Self::Pending,
+                    _ => Self::Sold,
+                },
+            )
+        }
     }
     impl ::std::fmt::Display for PetStatus {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
@@ -444,7 +516,7 @@ pub mod components {
         }
     }
     ///`Tag`
-    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, Default)]
+    #[derive(serde::Serialize, Clone, Debug, Default)]
     #[serde(crate = "serde")]
     pub struct Tag {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -452,8 +524,22 @@ pub mod components {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub name: Option<String>,
     }
+    impl<'de> serde::Deserialize<'de> for Tag {
+        fn deserialize<D: serde::Deserializer<'de>>(
+            deserializer: D,
+        ) -> ::std::result::Result<Self, D::Error> {
+            let mut object = ::mcp_runtime::codegen_support::de::Object::read(
+                deserializer,
+                "Tag",
+            )?;
+            ::std::result::Result::Ok(Self {
+                id: object.field("id")?,
+                name: object.field("name")?,
+            })
+        }
+    }
     ///`User`
-    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, Default)]
+    #[derive(serde::Serialize, Clone, Debug, Default)]
     #[serde(crate = "serde")]
     pub struct User {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -473,6 +559,26 @@ pub mod components {
         pub user_status: Option<i32>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub username: Option<String>,
+    }
+    impl<'de> serde::Deserialize<'de> for User {
+        fn deserialize<D: serde::Deserializer<'de>>(
+            deserializer: D,
+        ) -> ::std::result::Result<Self, D::Error> {
+            let mut object = ::mcp_runtime::codegen_support::de::Object::read(
+                deserializer,
+                "User",
+            )?;
+            ::std::result::Result::Ok(Self {
+                email: object.field("email")?,
+                first_name: object.field("firstName")?,
+                id: object.field("id")?,
+                last_name: object.field("lastName")?,
+                password: object.field("password")?,
+                phone: object.field("phone")?,
+                user_status: object.field("userStatus")?,
+                username: object.field("username")?,
+            })
+        }
     }
     /// Generation of default values for serde.
     pub mod defaults {
@@ -640,10 +746,22 @@ pub mod find_pets_by_status {
     /// The tool's name on the wire.
     pub const NAME: &str = "findPetsByStatus";
     ///`Output`
-    #[derive(serde::Deserialize, Clone, Debug)]
-    #[serde(crate = "serde")]
+    #[derive(Clone, Debug)]
     pub struct Output {
         pub result: Vec<super::components::Pet>,
+    }
+    impl<'de> serde::Deserialize<'de> for Output {
+        fn deserialize<D: serde::Deserializer<'de>>(
+            deserializer: D,
+        ) -> ::std::result::Result<Self, D::Error> {
+            let mut object = ::mcp_runtime::codegen_support::de::Object::read(
+                deserializer,
+                "Output",
+            )?;
+            ::std::result::Result::Ok(Self {
+                result: object.field("result")?,
+            })
+        }
     }
     ///`Params`
     #[derive(serde::Serialize, Clone, Debug)]
@@ -685,10 +803,22 @@ pub mod find_pets_by_tags {
     /// The tool's name on the wire.
     pub const NAME: &str = "findPetsByTags";
     ///`Output`
-    #[derive(serde::Deserialize, Clone, Debug)]
-    #[serde(crate = "serde")]
+    #[derive(Clone, Debug)]
     pub struct Output {
         pub result: Vec<super::components::Pet>,
+    }
+    impl<'de> serde::Deserialize<'de> for Output {
+        fn deserialize<D: serde::Deserializer<'de>>(
+            deserializer: D,
+        ) -> ::std::result::Result<Self, D::Error> {
+            let mut object = ::mcp_runtime::codegen_support::de::Object::read(
+                deserializer,
+                "Output",
+            )?;
+            ::std::result::Result::Ok(Self {
+                result: object.field("result")?,
+            })
+        }
     }
     ///`Params`
     #[derive(serde::Serialize, Clone, Debug)]
@@ -796,10 +926,22 @@ pub mod login_user {
     /// The tool's name on the wire.
     pub const NAME: &str = "loginUser";
     ///`Output`
-    #[derive(serde::Deserialize, Clone, Debug)]
-    #[serde(crate = "serde")]
+    #[derive(Clone, Debug)]
     pub struct Output {
         pub result: String,
+    }
+    impl<'de> serde::Deserialize<'de> for Output {
+        fn deserialize<D: serde::Deserializer<'de>>(
+            deserializer: D,
+        ) -> ::std::result::Result<Self, D::Error> {
+            let mut object = ::mcp_runtime::codegen_support::de::Object::read(
+                deserializer,
+                "Output",
+            )?;
+            ::std::result::Result::Ok(Self {
+                result: object.field("result")?,
+            })
+        }
     }
     ///`Params`
     #[derive(serde::Serialize, Clone, Debug)]
