@@ -10,6 +10,7 @@
 //! and `deny_unknown_fields`, and an enum of unit variants with `rename`. Anything else (`flatten`,
 //! `untagged`, `transparent`, tuple structs) keeps serde's derive.
 
+use crate::derives::strip_serde_attrs;
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::ext::IdentExt;
@@ -108,9 +109,18 @@ impl Shape {
         }
     }
 
-    /// `impl Deserialize for #ident`, naming serde through `serde` (the module's `use ::mcp_runtime::serde`).
-    pub fn expand(&self, ident: &syn::Ident) -> TokenStream {
-        let de = quote!(::mcp_runtime::codegen_support::de);
+    /// `impl Deserialize for #ident`, naming serde through `serde` and the helpers through `de` (the module's
+    /// `use ::mcp_runtime::serde` and `use ::mcp_runtime::codegen_support::de`), and `Result` and `Ok` by
+    /// their prelude names unless `std_paths` (the module defines a type of that name).
+    pub fn expand(&self, ident: &syn::Ident, std_paths: bool) -> TokenStream {
+        let (result, ok) = if std_paths {
+            (
+                quote!(::std::result::Result),
+                quote!(::std::result::Result::Ok),
+            )
+        } else {
+            (quote!(Result), quote!(Ok))
+        };
         let body = match self {
             Shape::Struct {
                 fields,
@@ -120,30 +130,30 @@ impl Shape {
                 let values = fields.iter().map(|f| {
                     let (ident, wire) = (&f.ident, &f.wire);
                     let value = match &f.missing {
-                        Missing::NoneOrError => quote!(object.field(#wire)),
-                        Missing::Error => quote!(object.present(#wire)),
-                        Missing::Default => quote!(object.or_default(#wire)),
-                        Missing::Call(path) => quote!(object.or_else(#wire, #path)),
+                        Missing::NoneOrError => quote!(o.field(#wire)),
+                        Missing::Error => quote!(o.present(#wire)),
+                        Missing::Default => quote!(o.or_default(#wire)),
+                        Missing::Call(path) => quote!(o.or_else(#wire, #path)),
                     };
                     quote!(#ident: #value?)
                 });
-                let read = quote!(#de::Object::read(deserializer, #name)?);
+                let read = quote!(de::Object::read(d, #name)?);
                 if *deny_unknown {
                     quote! {
-                        let mut object = #read;
+                        let mut o = #read;
                         let value = Self { #(#values,)* };
-                        object.deny_unknown()?;
-                        ::std::result::Result::Ok(value)
+                        o.deny_unknown()?;
+                        #ok(value)
                     }
                 } else if fields.is_empty() {
                     quote! {
                         #read;
-                        ::std::result::Result::Ok(Self {})
+                        #ok(Self {})
                     }
                 } else {
                     quote! {
-                        let mut object = #read;
-                        ::std::result::Result::Ok(Self { #(#values,)* })
+                        let mut o = #read;
+                        #ok(Self { #(#values,)* })
                     }
                 }
             }
@@ -159,7 +169,7 @@ impl Shape {
                     }
                 });
                 quote! {
-                    ::std::result::Result::Ok(match #de::variant(deserializer, &[#(#wires),*])? {
+                    #ok(match de::variant(d, &[#(#wires),*])? {
                         #(#arms,)*
                     })
                 }
@@ -167,7 +177,7 @@ impl Shape {
         };
         quote! {
             impl<'de> serde::Deserialize<'de> for #ident {
-                fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> ::std::result::Result<Self, D::Error> {
+                fn deserialize<D: serde::Deserializer<'de>>(d: D) -> #result<Self, D::Error> {
                     #body
                 }
             }
@@ -235,8 +245,19 @@ fn string(expr: &syn::Expr) -> Option<&syn::LitStr> {
 
 /// Writes `Deserialize` for the items that derive it and whose shape allows (see [`Shape::of`]): the derive
 /// goes, the impl follows the item. An item left with no serde derive loses its `#[serde]` attributes too
-/// (they would name a derive that is not there).
-pub fn write_deserialize(items: &mut Vec<syn::Item>) {
+/// (they would name a derive that is not there). Whether it wrote one: the module then needs
+/// `use ::mcp_runtime::codegen_support::de`.
+pub fn write_deserialize(items: &mut Vec<syn::Item>) -> bool {
+    let defined = |name: &str| {
+        items.iter().any(|i| match i {
+            syn::Item::Struct(s) => s.ident == name,
+            syn::Item::Enum(e) => e.ident == name,
+            syn::Item::Type(t) => t.ident == name,
+            _ => false,
+        })
+    };
+    let std_paths = defined("Result") || defined("Ok");
+    let mut wrote = false;
     let mut out = Vec::with_capacity(items.len());
     for mut item in items.drain(..) {
         let shape = derives(&item)
@@ -256,13 +277,15 @@ pub fn write_deserialize(items: &mut Vec<syn::Item>) {
         if !serialize {
             strip_serde_attrs(&mut item);
         }
-        let implementation = shape.expand(&ident);
+        let implementation = shape.expand(&ident, std_paths);
         out.push(item);
         if let Ok(i) = syn::parse2::<syn::Item>(implementation) {
             out.push(i);
+            wrote = true;
         }
     }
     *items = out;
+    wrote
 }
 
 struct Derives {
@@ -326,21 +349,6 @@ fn remove_derive(attrs: &mut Vec<syn::Attribute>, name: &str) -> bool {
     serde_left
 }
 
-fn strip_serde_attrs(item: &mut syn::Item) {
-    let strip = |attrs: &mut Vec<syn::Attribute>| attrs.retain(|a| !a.path().is_ident("serde"));
-    match item {
-        syn::Item::Struct(s) => {
-            strip(&mut s.attrs);
-            s.fields.iter_mut().for_each(|f| strip(&mut f.attrs));
-        }
-        syn::Item::Enum(e) => {
-            strip(&mut e.attrs);
-            e.variants.iter_mut().for_each(|v| strip(&mut v.attrs));
-        }
-        _ => {}
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -376,13 +384,13 @@ mod tests {
              pub owner : Option < String > , pub tags : Vec < String > , pub id : i64 , pub r#type : String , }"
         );
         for expected in [
-            "pet_id : object . field (\"petId\") ?",
-            "owner : object . present (\"owner\") ?",
-            "tags : object . or_default (\"tags\") ?",
-            "id : object . or_else (\"id\" , defaults :: forty) ?",
-            "r#type : object . field (\"type\") ?",
-            "object . deny_unknown () ?",
-            "Object :: read (deserializer , \"Pet\")",
+            "pet_id : o . field (\"petId\") ?",
+            "owner : o . present (\"owner\") ?",
+            "tags : o . or_default (\"tags\") ?",
+            "id : o . or_else (\"id\" , defaults :: forty) ?",
+            "r#type : o . field (\"type\") ?",
+            "o . deny_unknown () ?",
+            "de :: Object :: read (d , \"Pet\")",
         ] {
             assert!(
                 implementation.contains(expected),

@@ -348,6 +348,7 @@ impl Client {
 pub mod components {
     #![allow(clippy::all, clippy::pedantic, warnings)]
     use ::mcp_runtime::serde;
+    use ::mcp_runtime::codegen_support::de;
     ///`ApiResponse`
     #[derive(Clone, Debug, Default)]
     pub struct ApiResponse {
@@ -356,17 +357,12 @@ pub mod components {
         pub type_: Option<String>,
     }
     impl<'de> serde::Deserialize<'de> for ApiResponse {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::std::result::Result<Self, D::Error> {
-            let mut object = ::mcp_runtime::codegen_support::de::Object::read(
-                deserializer,
-                "ApiResponse",
-            )?;
-            ::std::result::Result::Ok(Self {
-                code: object.field("code")?,
-                message: object.field("message")?,
-                type_: object.field("type")?,
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let mut o = de::Object::read(d, "ApiResponse")?;
+            Ok(Self {
+                code: o.field("code")?,
+                message: o.field("message")?,
+                type_: o.field("type")?,
             })
         }
     }
@@ -380,16 +376,11 @@ pub mod components {
         pub name: Option<String>,
     }
     impl<'de> serde::Deserialize<'de> for Category {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::std::result::Result<Self, D::Error> {
-            let mut object = ::mcp_runtime::codegen_support::de::Object::read(
-                deserializer,
-                "Category",
-            )?;
-            ::std::result::Result::Ok(Self {
-                id: object.field("id")?,
-                name: object.field("name")?,
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let mut o = de::Object::read(d, "Category")?;
+            Ok(Self {
+                id: o.field("id")?,
+                name: o.field("name")?,
             })
         }
     }
@@ -405,20 +396,15 @@ pub mod components {
         pub status: Option<OrderStatus>,
     }
     impl<'de> serde::Deserialize<'de> for Order {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::std::result::Result<Self, D::Error> {
-            let mut object = ::mcp_runtime::codegen_support::de::Object::read(
-                deserializer,
-                "Order",
-            )?;
-            ::std::result::Result::Ok(Self {
-                complete: object.or_default("complete")?,
-                id: object.field("id")?,
-                pet_id: object.field("petId")?,
-                quantity: object.field("quantity")?,
-                ship_date: object.field("shipDate")?,
-                status: object.field("status")?,
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let mut o = de::Object::read(d, "Order")?;
+            Ok(Self {
+                complete: o.or_default("complete")?,
+                id: o.field("id")?,
+                pet_id: o.field("petId")?,
+                quantity: o.field("quantity")?,
+                ship_date: o.field("shipDate")?,
+                status: o.field("status")?,
             })
         }
     }
@@ -430,14 +416,9 @@ pub mod components {
         Delivered,
     }
     impl<'de> serde::Deserialize<'de> for OrderStatus {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::std::result::Result<Self, D::Error> {
-            ::std::result::Result::Ok(
-                match ::mcp_runtime::codegen_support::de::variant(
-                    deserializer,
-                    &["placed", "approved", "delivered"],
-                )? {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            Ok(
+                match de::variant(d, &["placed", "approved", "delivered"])? {
                     0 => Self::Placed,
                     1 => Self::Approved,
                     _ => Self::Delivered,
@@ -466,20 +447,15 @@ pub mod components {
         pub tags: Vec<Tag>,
     }
     impl<'de> serde::Deserialize<'de> for Pet {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::std::result::Result<Self, D::Error> {
-            let mut object = ::mcp_runtime::codegen_support::de::Object::read(
-                deserializer,
-                "Pet",
-            )?;
-            ::std::result::Result::Ok(Self {
-                category: object.field("category")?,
-                id: object.or_else("id", defaults::default_u64::<i64, 40>)?,
-                name: object.field("name")?,
-                photo_urls: object.field("photoUrls")?,
-                status: object.field("status")?,
-                tags: object.or_default("tags")?,
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let mut o = de::Object::read(d, "Pet")?;
+            Ok(Self {
+                category: o.field("category")?,
+                id: o.or_else("id", defaults::default_u64::<i64, 40>)?,
+                name: o.field("name")?,
+                photo_urls: o.field("photoUrls")?,
+                status: o.field("status")?,
+                tags: o.or_default("tags")?,
             })
         }
     }
@@ -491,14 +467,9 @@ pub mod components {
         Sold,
     }
     impl<'de> serde::Deserialize<'de> for PetStatus {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::std::result::Result<Self, D::Error> {
-            ::std::result::Result::Ok(
-                match ::mcp_runtime::codegen_support::de::variant(
-                    deserializer,
-                    &["available", "pending", "sold"],
-                )? {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            Ok(
+                match de::variant(d, &["available", "pending", "sold"])? {
                     0 => Self::Available,
                     1 => Self::Pending,
                     _ => Self::Sold,
@@ -525,16 +496,11 @@ pub mod components {
         pub name: Option<String>,
     }
     impl<'de> serde::Deserialize<'de> for Tag {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::std::result::Result<Self, D::Error> {
-            let mut object = ::mcp_runtime::codegen_support::de::Object::read(
-                deserializer,
-                "Tag",
-            )?;
-            ::std::result::Result::Ok(Self {
-                id: object.field("id")?,
-                name: object.field("name")?,
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let mut o = de::Object::read(d, "Tag")?;
+            Ok(Self {
+                id: o.field("id")?,
+                name: o.field("name")?,
             })
         }
     }
@@ -561,22 +527,17 @@ pub mod components {
         pub username: Option<String>,
     }
     impl<'de> serde::Deserialize<'de> for User {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::std::result::Result<Self, D::Error> {
-            let mut object = ::mcp_runtime::codegen_support::de::Object::read(
-                deserializer,
-                "User",
-            )?;
-            ::std::result::Result::Ok(Self {
-                email: object.field("email")?,
-                first_name: object.field("firstName")?,
-                id: object.field("id")?,
-                last_name: object.field("lastName")?,
-                password: object.field("password")?,
-                phone: object.field("phone")?,
-                user_status: object.field("userStatus")?,
-                username: object.field("username")?,
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let mut o = de::Object::read(d, "User")?;
+            Ok(Self {
+                email: o.field("email")?,
+                first_name: o.field("firstName")?,
+                id: o.field("id")?,
+                last_name: o.field("lastName")?,
+                password: o.field("password")?,
+                phone: o.field("phone")?,
+                user_status: o.field("userStatus")?,
+                username: o.field("username")?,
             })
         }
     }
@@ -745,22 +706,16 @@ pub mod find_pets_by_status {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "findPetsByStatus";
+    use ::mcp_runtime::codegen_support::de;
     ///`Output`
     #[derive(Clone, Debug)]
     pub struct Output {
         pub result: Vec<super::components::Pet>,
     }
     impl<'de> serde::Deserialize<'de> for Output {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::std::result::Result<Self, D::Error> {
-            let mut object = ::mcp_runtime::codegen_support::de::Object::read(
-                deserializer,
-                "Output",
-            )?;
-            ::std::result::Result::Ok(Self {
-                result: object.field("result")?,
-            })
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let mut o = de::Object::read(d, "Output")?;
+            Ok(Self { result: o.field("result")? })
         }
     }
     ///`Params`
@@ -802,22 +757,16 @@ pub mod find_pets_by_tags {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "findPetsByTags";
+    use ::mcp_runtime::codegen_support::de;
     ///`Output`
     #[derive(Clone, Debug)]
     pub struct Output {
         pub result: Vec<super::components::Pet>,
     }
     impl<'de> serde::Deserialize<'de> for Output {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::std::result::Result<Self, D::Error> {
-            let mut object = ::mcp_runtime::codegen_support::de::Object::read(
-                deserializer,
-                "Output",
-            )?;
-            ::std::result::Result::Ok(Self {
-                result: object.field("result")?,
-            })
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let mut o = de::Object::read(d, "Output")?;
+            Ok(Self { result: o.field("result")? })
         }
     }
     ///`Params`
@@ -925,22 +874,16 @@ pub mod login_user {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "loginUser";
+    use ::mcp_runtime::codegen_support::de;
     ///`Output`
     #[derive(Clone, Debug)]
     pub struct Output {
         pub result: String,
     }
     impl<'de> serde::Deserialize<'de> for Output {
-        fn deserialize<D: serde::Deserializer<'de>>(
-            deserializer: D,
-        ) -> ::std::result::Result<Self, D::Error> {
-            let mut object = ::mcp_runtime::codegen_support::de::Object::read(
-                deserializer,
-                "Output",
-            )?;
-            ::std::result::Result::Ok(Self {
-                result: object.field("result")?,
-            })
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let mut o = de::Object::read(d, "Output")?;
+            Ok(Self { result: o.field("result")? })
         }
     }
     ///`Params`
