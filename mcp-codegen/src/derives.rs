@@ -78,6 +78,40 @@ pub fn trim_serde_derives(items: &mut [syn::Item], uses: &Uses) {
                 *attr = syn::parse_quote!(#[derive(#(#kept),*)]);
             }
         }
+        // A type whose `Deserialize` typify wrote by hand (a constrained newtype) may be left with no serde
+        // derive; its `#[serde(transparent)]` would then name an attribute nothing declares.
+        let attrs = match item {
+            syn::Item::Struct(s) => &s.attrs,
+            syn::Item::Enum(e) => &e.attrs,
+            _ => continue,
+        };
+        let derived = attrs
+            .iter()
+            .filter(|a| a.path().is_ident("derive"))
+            .any(|a| {
+                a.parse_args_with(Punctuated::<syn::Path, syn::Token![,]>::parse_terminated)
+                    .is_ok_and(|paths| paths.iter().any(|p| serde_trait(p).is_some()))
+            });
+        if !derived {
+            strip_serde_attrs(item);
+        }
+    }
+}
+
+/// Removes every `#[serde(...)]` attribute of a type, its fields and its variants (once it derives no serde
+/// trait, nothing declares the attribute).
+pub fn strip_serde_attrs(item: &mut syn::Item) {
+    let strip = |attrs: &mut Vec<syn::Attribute>| attrs.retain(|a| !a.path().is_ident("serde"));
+    match item {
+        syn::Item::Struct(s) => {
+            strip(&mut s.attrs);
+            s.fields.iter_mut().for_each(|f| strip(&mut f.attrs));
+        }
+        syn::Item::Enum(e) => {
+            strip(&mut e.attrs);
+            e.variants.iter_mut().for_each(|v| strip(&mut v.attrs));
+        }
+        _ => {}
     }
 }
 
@@ -193,7 +227,7 @@ mod tests {
             #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
             pub struct Params { pub kind: Kind, pub shared: Vec<Shared> }
             #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
-            pub struct Output { pub items: Option<Box<Item>>, pub shared: Shared }
+            pub struct Output { pub items: Option<Box<Item>>, pub shared: Shared, pub code: Code }
             #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Copy, Debug)]
             pub enum Kind { A, B }
             #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
@@ -205,6 +239,10 @@ mod tests {
             pub struct Shared { pub x: i64 }
             #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
             pub struct Orphan { pub x: i64 }
+            // typify's constrained newtype: `Deserialize` written by hand, beside the derive.
+            #[derive(::serde::Serialize, Clone, Debug)]
+            #[serde(transparent)]
+            pub struct Code(i64);
         };
         let mut items = file.items;
         trim_serde_derives(&mut items, &Uses::tool());
@@ -225,6 +263,8 @@ mod tests {
                 "{both}: {d}"
             );
         }
+        // Received only, `Code` loses its `Serialize` and, with it, the attribute that derive read.
+        assert_eq!(derives_of(&items, "Code"), "# [derive (Clone , Debug)]");
         // The other derives stay.
         assert!(derives_of(&items, "Kind").contains("Copy"));
     }

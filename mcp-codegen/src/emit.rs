@@ -4,6 +4,7 @@
 //! be grouped (one module per tag).
 
 use crate::derives::{trim_serde_derives, SerdeDerives, Uses};
+use crate::deserialize::write_deserialize;
 use crate::names::{snake_ident, Namer};
 use crate::normalize::{takes_no_arguments, Extras, Normalizer};
 use crate::typegen::generate_types;
@@ -504,8 +505,11 @@ fn tidy_items(types: TokenStream, depth: usize, uses: Option<&Uses>) -> TokenStr
     file.items
         .retain(|item| !matches!(item, syn::Item::Mod(m) if m.ident == "error"));
     prune_conversions(&mut file.items);
+    let mut written = false;
     if let Some(uses) = uses {
         trim_serde_derives(&mut file.items, uses);
+        // A spec's bindings are large: their `Deserialize` is written, not derived (see `deserialize`).
+        written = write_deserialize(&mut file.items);
     }
     let defined: std::collections::BTreeSet<String> = file
         .items
@@ -526,8 +530,14 @@ fn tidy_items(types: TokenStream, depth: usize, uses: Option<&Uses>) -> TokenStr
     let up: TokenStream = "super::".repeat(depth + 1).parse().unwrap_or_default();
     let uses_error = items.iter().any(|i| i.to_string().contains("error ::"));
     let import = uses_error.then(|| quote!(use #up error;));
+    let helpers = written.then(|| {
+        quote!(
+            use ::mcp_runtime::codegen_support::de;
+        )
+    });
     quote! {
         #import
+        #helpers
         #(#items)*
     }
 }

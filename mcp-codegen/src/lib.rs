@@ -23,6 +23,7 @@ pub mod audit;
 pub mod build;
 pub mod check;
 pub mod derives;
+pub mod deserialize;
 pub mod emit;
 mod inline_names;
 pub mod live;

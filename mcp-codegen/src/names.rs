@@ -125,6 +125,18 @@ impl Namer {
             .find(|c| self.taken.insert(c.clone()))
             .expect("an unbounded range")
     }
+
+    /// A type's name: `base` if not yet taken, else `base2`, `base3`... typify writes every type's name in
+    /// upper camel case, so `Base_2` would become `Base2` in the code while references to it kept `Base_2`.
+    pub fn unique_type(&mut self, base: String) -> String {
+        if self.taken.insert(base.clone()) {
+            return base;
+        }
+        (2..)
+            .map(|n| format!("{base}{n}"))
+            .find(|c| self.taken.insert(c.clone()))
+            .expect("an unbounded range")
+    }
 }
 
 #[cfg(test)]

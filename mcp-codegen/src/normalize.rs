@@ -184,7 +184,7 @@ impl<'a> Normalizer<'a> {
         for keyword in ["$defs", "definitions"] {
             if let Some(Value::Object(defs)) = schema.get(keyword) {
                 for (key, def) in defs {
-                    let type_name = self.namer.unique(camel_ident(key));
+                    let type_name = self.namer.unique_type(camel_ident(key));
                     named.insert(key.clone(), type_name.clone());
                     refs.insert(
                         format!("#/{keyword}/{}", escape_pointer_token(key)),
@@ -505,7 +505,7 @@ impl<'a> Normalizer<'a> {
         if let Some(path) = self.external.get(&key) {
             // A stand-in typify replaces with the external type; named so no local type can take its name.
             let last = path.rsplit("::").next().unwrap_or(path);
-            let name = self.namer.unique(format!("External{last}"));
+            let name = self.namer.unique_type(format!("External{last}"));
             refs.insert(key, name.clone());
             self.used_external.insert(name.clone(), path.clone());
             return Some(name);
@@ -519,7 +519,7 @@ impl<'a> Normalizer<'a> {
             .next()
             .map(unescape_pointer_token)
             .unwrap_or_default();
-        let name = self.namer.unique(camel_ident(&last));
+        let name = self.namer.unique_type(camel_ident(&last));
         refs.insert(key.clone(), name.clone());
         found.push((
             name.clone(),
@@ -619,7 +619,7 @@ mod tests {
         }));
         let names: Vec<&str> = defs.iter().map(|d| d.0.as_str()).collect();
         // The root first, then the `$defs` in their order; `Params` in `$defs` yields to the root.
-        assert_eq!(names, ["Params", "Params_2", "Label"]);
+        assert_eq!(names, ["Params", "Params2", "Label"]);
         assert_eq!(
             defs[0].1["properties"]["label"]["$ref"],
             "#/definitions/Label"

@@ -19,6 +19,10 @@ mod everything {
 mod everything_all {
     include!("outputs/server-everything-all-capabilities.rs");
 }
+#[allow(dead_code)]
+mod petstore {
+    include!("outputs/openapi-petstore.rs");
+}
 
 use mcp_runtime::codegen_support::ToolCallError;
 use mcp_runtime::protocol::{CallToolResult, ContentBlock, Tool};
@@ -202,6 +206,70 @@ fn generated_types_serialize_as_the_schema_says() {
     assert_eq!(
         serde_json::to_value(edge_cases::ping::Params {}).unwrap(),
         json!({})
+    );
+}
+
+/// A spec's bindings read their answers with the `Deserialize` mcp-codegen writes (not serde's derive), and
+/// read them as serde would: wire names, unknown fields ignored, a missing `Option` is `None`, a missing
+/// defaulted field its default, a missing required field and an unknown variant are errors.
+#[test]
+fn spec_bindings_read_answers_as_serde_would() {
+    use petstore::components::{Order, OrderStatus, Pet, PetStatus};
+    let pets: petstore::find_pets_by_status::Output = serde_json::from_value(json!({
+        "result": [{
+            "name": "Rex", "photoUrls": ["a.png"], "status": "sold", "unknown": {"deep": [1]},
+            "category": {"id": 3, "name": null}, "tags": [{"id": 1}]
+        }]
+    }))
+    .unwrap();
+    let rex: &Pet = &pets.result[0];
+    assert_eq!(
+        (rex.name.as_str(), rex.photo_urls.as_slice()),
+        ("Rex", &["a.png".to_string()][..])
+    );
+    assert_eq!(rex.status, Some(PetStatus::Sold));
+    assert_eq!(
+        rex.id, 40,
+        "the spec's default, from `#[serde(default = ...)]` before"
+    );
+    let category = rex.category.as_ref().unwrap();
+    assert_eq!((category.id, category.name.as_deref()), (Some(3), None));
+    assert_eq!(
+        (rex.tags.len(), rex.tags[0].id, rex.tags[0].name.as_deref()),
+        (1, Some(1), None)
+    );
+
+    // From a borrowed value too, as `call_structured` reads `structuredContent`.
+    let answer = json!({"petId": 7, "status": "approved"});
+    let order = <Order as serde::Deserialize>::deserialize(&answer).unwrap();
+    assert_eq!(
+        (order.pet_id, order.status, order.complete, order.id),
+        (Some(7), Some(OrderStatus::Approved), false, None)
+    );
+
+    let missing = serde_json::from_value::<Pet>(json!({"name": "Rex"})).unwrap_err();
+    assert!(
+        missing.to_string().contains("missing field `photoUrls`"),
+        "{missing}"
+    );
+    let variant = serde_json::from_value::<Order>(json!({"status": "lost"})).unwrap_err();
+    assert!(
+        variant
+            .to_string()
+            .contains("unknown variant `lost`, expected one of `placed`, `approved`, `delivered`"),
+        "{variant}"
+    );
+    let not_an_object = serde_json::from_value::<Order>(json!([1, 2])).unwrap_err();
+    assert!(
+        not_an_object.to_string().contains("expected struct Order"),
+        "{not_an_object}"
+    );
+    let wrong_type = serde_json::from_str::<Pet>(r#"{"name": 1, "photoUrls": []}"#).unwrap_err();
+    assert!(
+        wrong_type
+            .to_string()
+            .contains("field `name`: invalid type: integer `1`, expected a string"),
+        "{wrong_type}"
     );
 }
 

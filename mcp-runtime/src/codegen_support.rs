@@ -95,3 +95,186 @@ pub async fn call_structured<P: Serialize, O: DeserializeOwned>(
         result,
     })
 }
+
+/// What the `Deserialize` impls that `mcp-codegen` writes for an OpenAPI spec's types call, instead of serde's
+/// derive: an object is read once into a map and each field taken from it by name, so each type's impl is a
+/// few lines (serde's derive writes a field enum and two visitors per struct, most of what the compiler checks
+/// in a large spec's bindings). What JSON can say means the same: unknown fields are ignored (or refused, for
+/// `deny_unknown_fields`), a missing `Option` is `None`, and a missing field of any other type is an error.
+pub mod de {
+    use serde::de::{self, DeserializeOwned, Deserializer, MapAccess, Visitor};
+    use serde::Deserialize;
+    use serde_json::{Map, Value};
+    use std::fmt;
+    use std::marker::PhantomData;
+
+    /// A JSON object being taken apart into a struct's fields.
+    pub struct Object<E> {
+        ty: &'static str,
+        map: Map<String, Value>,
+        error: PhantomData<E>,
+    }
+
+    impl<E: de::Error> Object<E> {
+        /// Reads an object for the type named `ty` (named in the error when the input is not an object).
+        pub fn read<'de, D: Deserializer<'de, Error = E>>(
+            deserializer: D,
+            ty: &'static str,
+        ) -> Result<Self, E> {
+            let map = deserializer.deserialize_map(ObjectVisitor(ty))?;
+            Ok(Object {
+                ty,
+                map,
+                error: PhantomData,
+            })
+        }
+
+        /// A field as serde's derive reads it: when it is missing, an `Option` is `None` and anything else
+        /// is an error.
+        pub fn field<T: DeserializeOwned>(&mut self, name: &'static str) -> Result<T, E> {
+            match self.map.remove(name) {
+                Some(value) => decode(value, name),
+                None => T::deserialize(Missing(name)).map_err(E::custom),
+            }
+        }
+
+        /// A field that must be present, even when it is an `Option` (a required property that may be null).
+        pub fn present<T: DeserializeOwned>(&mut self, name: &'static str) -> Result<T, E> {
+            match self.map.remove(name) {
+                Some(value) => decode(value, name),
+                None => Err(E::missing_field(name)),
+            }
+        }
+
+        /// A field that is `T::default()` when missing.
+        pub fn or_default<T: DeserializeOwned + Default>(
+            &mut self,
+            name: &'static str,
+        ) -> Result<T, E> {
+            self.or_else(name, T::default)
+        }
+
+        /// A field that is `default()` when missing.
+        pub fn or_else<T: DeserializeOwned>(
+            &mut self,
+            name: &'static str,
+            default: impl FnOnce() -> T,
+        ) -> Result<T, E> {
+            match self.map.remove(name) {
+                Some(value) => decode(value, name),
+                None => Ok(default()),
+            }
+        }
+
+        /// Refuses a field that was not taken (`deny_unknown_fields`).
+        pub fn deny_unknown(self) -> Result<(), E> {
+            match self.map.keys().next() {
+                Some(key) => Err(E::custom(format_args!(
+                    "unknown field `{key}` in {}",
+                    self.ty
+                ))),
+                None => Ok(()),
+            }
+        }
+    }
+
+    fn decode<T: DeserializeOwned, E: de::Error>(value: Value, name: &str) -> Result<T, E> {
+        T::deserialize(value).map_err(|e| E::custom(format_args!("field `{name}`: {e}")))
+    }
+
+    struct ObjectVisitor(&'static str);
+
+    impl<'de> Visitor<'de> for ObjectVisitor {
+        type Value = Map<String, Value>;
+
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            write!(f, "struct {}", self.0)
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
+            let mut map = Map::new();
+            while let Some((key, value)) = access.next_entry::<String, Value>()? {
+                map.insert(key, value);
+            }
+            Ok(map)
+        }
+    }
+
+    /// What a missing field deserializes from: `None` for an `Option`, an error for anything else (as serde's
+    /// derive does).
+    struct Missing(&'static str);
+
+    impl<'de> Deserializer<'de> for Missing {
+        type Error = serde_json::Error;
+
+        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+            Err(de::Error::missing_field(self.0))
+        }
+
+        fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+            visitor.visit_none()
+        }
+
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit
+            unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier ignored_any
+        }
+    }
+
+    /// A string enum's variant: the index of `name` in `variants`, or an error naming the ones expected.
+    pub fn variant<'de, D: Deserializer<'de>>(
+        deserializer: D,
+        variants: &'static [&'static str],
+    ) -> Result<usize, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        variants
+            .iter()
+            .position(|v| *v == name)
+            .ok_or_else(|| de::Error::unknown_variant(&name, variants))
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use serde_json::json;
+
+        /// What mcp-codegen writes for a required property that may be null and `deny_unknown_fields`.
+        #[derive(Debug, PartialEq)]
+        struct Strict {
+            owner: Option<String>,
+            note: Option<String>,
+        }
+
+        impl<'de> Deserialize<'de> for Strict {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let mut object = Object::read(deserializer, "Strict")?;
+                let value = Strict {
+                    owner: object.present("owner")?,
+                    note: object.field("note")?,
+                };
+                object.deny_unknown()?;
+                Ok(value)
+            }
+        }
+
+        #[test]
+        fn a_required_nullable_field_must_be_there_and_unknown_fields_can_be_refused() {
+            let read = |v| serde_json::from_value::<Strict>(v).map_err(|e| e.to_string());
+            assert_eq!(
+                read(json!({"owner": null})),
+                Ok(Strict {
+                    owner: None,
+                    note: None
+                })
+            );
+            assert_eq!(
+                read(json!({"note": "x"})),
+                Err("missing field `owner`".into())
+            );
+            assert_eq!(
+                read(json!({"owner": "a", "extra": 1})),
+                Err("unknown field `extra` in Strict".into())
+            );
+        }
+    }
+}

@@ -348,19 +348,26 @@ impl Client {
 pub mod components {
     #![allow(clippy::all, clippy::pedantic, warnings)]
     use ::mcp_runtime::serde;
+    use ::mcp_runtime::codegen_support::de;
     ///`ApiResponse`
-    #[derive(serde::Deserialize, Clone, Debug, Default)]
-    #[serde(crate = "serde")]
+    #[derive(Clone, Debug, Default)]
     pub struct ApiResponse {
-        #[serde(skip_serializing_if = "Option::is_none")]
         pub code: Option<i32>,
-        #[serde(skip_serializing_if = "Option::is_none")]
         pub message: Option<String>,
-        #[serde(rename = "type", skip_serializing_if = "Option::is_none")]
         pub type_: Option<String>,
     }
+    impl<'de> serde::Deserialize<'de> for ApiResponse {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let mut o = de::Object::read(d, "ApiResponse")?;
+            Ok(Self {
+                code: o.field("code")?,
+                message: o.field("message")?,
+                type_: o.field("type")?,
+            })
+        }
+    }
     ///`Category`
-    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, Default)]
+    #[derive(serde::Serialize, Clone, Debug, Default)]
     #[serde(crate = "serde")]
     pub struct Category {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -368,34 +375,56 @@ pub mod components {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub name: Option<String>,
     }
+    impl<'de> serde::Deserialize<'de> for Category {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let mut o = de::Object::read(d, "Category")?;
+            Ok(Self {
+                id: o.field("id")?,
+                name: o.field("name")?,
+            })
+        }
+    }
     ///`Order`
-    #[derive(serde::Deserialize, Clone, Debug, Default)]
-    #[serde(crate = "serde")]
+    #[derive(Clone, Debug, Default)]
     pub struct Order {
-        #[serde(default)]
         pub complete: bool,
-        #[serde(skip_serializing_if = "Option::is_none")]
         pub id: Option<i64>,
-        #[serde(rename = "petId", skip_serializing_if = "Option::is_none")]
         pub pet_id: Option<i64>,
-        #[serde(skip_serializing_if = "Option::is_none")]
         pub quantity: Option<i32>,
-        #[serde(rename = "shipDate", skip_serializing_if = "Option::is_none")]
         pub ship_date: Option<String>,
         ///Order Status
-        #[serde(skip_serializing_if = "Option::is_none")]
         pub status: Option<OrderStatus>,
     }
+    impl<'de> serde::Deserialize<'de> for Order {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let mut o = de::Object::read(d, "Order")?;
+            Ok(Self {
+                complete: o.or_default("complete")?,
+                id: o.field("id")?,
+                pet_id: o.field("petId")?,
+                quantity: o.field("quantity")?,
+                ship_date: o.field("shipDate")?,
+                status: o.field("status")?,
+            })
+        }
+    }
     ///Order Status
-    #[derive(serde::Deserialize, Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(crate = "serde")]
+    #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     pub enum OrderStatus {
-        #[serde(rename = "placed")]
         Placed,
-        #[serde(rename = "approved")]
         Approved,
-        #[serde(rename = "delivered")]
         Delivered,
+    }
+    impl<'de> serde::Deserialize<'de> for OrderStatus {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            Ok(
+                match de::variant(d, &["placed", "approved", "delivered"])? {
+                    0 => Self::Placed,
+                    1 => Self::Approved,
+                    _ => Self::Delivered,
+                },
+            )
+        }
     }
     impl ::std::fmt::Display for OrderStatus {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
@@ -407,32 +436,46 @@ pub mod components {
         }
     }
     ///`Pet`
-    #[derive(serde::Deserialize, Clone, Debug)]
-    #[serde(crate = "serde")]
+    #[derive(Clone, Debug)]
     pub struct Pet {
-        #[serde(skip_serializing_if = "Option::is_none")]
         pub category: Option<Category>,
-        #[serde(default = "defaults::default_u64::<i64, 40>")]
         pub id: i64,
         pub name: String,
-        #[serde(rename = "photoUrls")]
         pub photo_urls: Vec<String>,
         ///pet status in the store
-        #[serde(skip_serializing_if = "Option::is_none")]
         pub status: Option<PetStatus>,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
         pub tags: Vec<Tag>,
     }
+    impl<'de> serde::Deserialize<'de> for Pet {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let mut o = de::Object::read(d, "Pet")?;
+            Ok(Self {
+                category: o.field("category")?,
+                id: o.or_else("id", defaults::default_u64::<i64, 40>)?,
+                name: o.field("name")?,
+                photo_urls: o.field("photoUrls")?,
+                status: o.field("status")?,
+                tags: o.or_default("tags")?,
+            })
+        }
+    }
     ///pet status in the store
-    #[derive(serde::Deserialize, Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(crate = "serde")]
+    #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     pub enum PetStatus {
-        #[serde(rename = "available")]
         Available,
-        #[serde(rename = "pending")]
         Pending,
-        #[serde(rename = "sold")]
         Sold,
+    }
+    impl<'de> serde::Deserialize<'de> for PetStatus {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            Ok(
+                match de::variant(d, &["available", "pending", "sold"])? {
+                    0 => Self::Available,
+                    1 => Self::Pending,
+                    _ => Self::Sold,
+                },
+            )
+        }
     }
     impl ::std::fmt::Display for PetStatus {
         fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
@@ -444,7 +487,7 @@ pub mod components {
         }
     }
     ///`Tag`
-    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, Default)]
+    #[derive(serde::Serialize, Clone, Debug, Default)]
     #[serde(crate = "serde")]
     pub struct Tag {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -452,8 +495,17 @@ pub mod components {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub name: Option<String>,
     }
+    impl<'de> serde::Deserialize<'de> for Tag {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let mut o = de::Object::read(d, "Tag")?;
+            Ok(Self {
+                id: o.field("id")?,
+                name: o.field("name")?,
+            })
+        }
+    }
     ///`User`
-    #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, Default)]
+    #[derive(serde::Serialize, Clone, Debug, Default)]
     #[serde(crate = "serde")]
     pub struct User {
         #[serde(skip_serializing_if = "Option::is_none")]
@@ -473,6 +525,21 @@ pub mod components {
         pub user_status: Option<i32>,
         #[serde(skip_serializing_if = "Option::is_none")]
         pub username: Option<String>,
+    }
+    impl<'de> serde::Deserialize<'de> for User {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let mut o = de::Object::read(d, "User")?;
+            Ok(Self {
+                email: o.field("email")?,
+                first_name: o.field("firstName")?,
+                id: o.field("id")?,
+                last_name: o.field("lastName")?,
+                password: o.field("password")?,
+                phone: o.field("phone")?,
+                user_status: o.field("userStatus")?,
+                username: o.field("username")?,
+            })
+        }
     }
     /// Generation of default values for serde.
     pub mod defaults {
@@ -639,11 +706,17 @@ pub mod find_pets_by_status {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "findPetsByStatus";
+    use ::mcp_runtime::codegen_support::de;
     ///`Output`
-    #[derive(serde::Deserialize, Clone, Debug)]
-    #[serde(crate = "serde")]
+    #[derive(Clone, Debug)]
     pub struct Output {
         pub result: Vec<super::components::Pet>,
+    }
+    impl<'de> serde::Deserialize<'de> for Output {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let mut o = de::Object::read(d, "Output")?;
+            Ok(Self { result: o.field("result")? })
+        }
     }
     ///`Params`
     #[derive(serde::Serialize, Clone, Debug)]
@@ -684,11 +757,17 @@ pub mod find_pets_by_tags {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "findPetsByTags";
+    use ::mcp_runtime::codegen_support::de;
     ///`Output`
-    #[derive(serde::Deserialize, Clone, Debug)]
-    #[serde(crate = "serde")]
+    #[derive(Clone, Debug)]
     pub struct Output {
         pub result: Vec<super::components::Pet>,
+    }
+    impl<'de> serde::Deserialize<'de> for Output {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let mut o = de::Object::read(d, "Output")?;
+            Ok(Self { result: o.field("result")? })
+        }
     }
     ///`Params`
     #[derive(serde::Serialize, Clone, Debug)]
@@ -795,11 +874,17 @@ pub mod login_user {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "loginUser";
+    use ::mcp_runtime::codegen_support::de;
     ///`Output`
-    #[derive(serde::Deserialize, Clone, Debug)]
-    #[serde(crate = "serde")]
+    #[derive(Clone, Debug)]
     pub struct Output {
         pub result: String,
+    }
+    impl<'de> serde::Deserialize<'de> for Output {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            let mut o = de::Object::read(d, "Output")?;
+            Ok(Self { result: o.field("result")? })
+        }
     }
     ///`Params`
     #[derive(serde::Serialize, Clone, Debug)]
