@@ -1,12 +1,12 @@
 //! Load over stdio: many calls in flight from one client, and a client that stops reading.
 
 mod common;
-use common::{bench_server, Raw};
+use common::bench_server;
 use mcp_runtime::{Client, StderrMode};
 use serde_json::json;
 use std::collections::HashSet;
 use std::io::Write;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ten_thousand_calls_in_flight_are_each_answered_once() {
@@ -46,78 +46,22 @@ fn rss_kib(pid: u32, field: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// The client keeps sending but does not read for seconds: the server stops reading once its
-/// concurrency limit is full of answers nobody reads, so its memory stays bounded; when the client reads
-/// again, every request is answered.
-#[test]
-fn a_slow_reader_keeps_server_memory_bounded() {
-    let mut s = Raw::spawn(bench_server());
-    s.initialize("2025-11-25");
-    let pid = s.child.id();
-    let mut stdin = s.stdin.take().unwrap();
-    let text = "y".repeat(16 * 1024);
-    let sent = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let sent2 = sent.clone();
-    let text_len = text.len();
-    let writer = std::thread::spawn(move || {
-        let start = Instant::now();
-        let mut i = 0usize;
-        // Keep sending for 3 s (each write blocks once the server stops reading).
-        while start.elapsed() < Duration::from_secs(3) && i < 200_000 {
-            let line = format!(
-                "{{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{{\"text\":\"{}\"}}}}}}\n",
-                i + 1,
-                text
-            );
-            if stdin.write_all(line.as_bytes()).is_err() {
-                break;
-            }
-            i += 1;
-            sent2.store(i, std::sync::atomic::Ordering::Relaxed);
-        }
-        stdin
-    });
-    std::thread::sleep(Duration::from_secs(4));
-    let peak_while_stalled = rss_kib(pid, "VmHWM:");
-    let sent_n = sent.load(std::sync::atomic::Ordering::Relaxed);
-    // 16 KiB requests for 3 s would be gigabytes if the server kept reading.
-    assert!(
-        sent_n < 20_000,
-        "the server kept reading while nobody read its output: {sent_n} requests accepted"
-    );
-    assert!(
-        peak_while_stalled < 64 * 1024,
-        "server peak RSS {peak_while_stalled} KiB while the client did not read"
-    );
-    // Now read everything: every request accepted is answered.
-    let stdin = writer.join().unwrap();
-    drop(stdin);
-    let total = sent.load(std::sync::atomic::Ordering::Relaxed);
-    let mut answered = 0;
-    while let Some(r) = s.recv_within(Duration::from_secs(10)) {
-        assert_eq!(
-            r["result"]["content"][0]["text"].as_str().map(str::len),
-            Some(text_len)
-        );
-        answered += 1;
-        if answered == total {
-            break;
-        }
-    }
-    assert_eq!(answered, total, "every accepted request is answered");
-    eprintln!("slow reader: {total} requests accepted while stalled, server peak RSS {peak_while_stalled} KiB");
+/// What [`stall`] saw.
+struct Stalled {
+    /// Calls the server had taken from its input when the client had not read for 4 s.
+    accepted: usize,
+    /// The server's peak RSS then, and over the whole run (KiB).
+    stalled_peak: u64,
+    peak: u64,
 }
 
-/// A client sends a few thousand 64 KiB `echo` calls and reads nothing for seconds (its output pipe is
-/// not read at all): the server stops reading at its byte budget, so its peak memory stays under 48 MiB
-/// whatever the size of the messages; once the client reads, every call is answered.
-#[test]
-fn large_messages_from_a_client_that_does_not_read_keep_the_server_under_48_mib() {
+/// Sends `calls` `echo` calls of `size` bytes to a fresh `bench-server` from a thread, reads none of the
+/// answers for 4 s (its output pipe is not read at all), then reads every answer, each checked to carry
+/// its text.
+fn stall(calls: usize, size: usize) -> Stalled {
     use std::io::{BufRead, BufReader};
     use std::process::{Command, Stdio};
     use std::sync::atomic::{AtomicUsize, Ordering};
-    const CALLS: usize = 3000;
-    const SIZE: usize = 64 * 1024;
     let mut child = Command::new(bench_server())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -137,8 +81,8 @@ fn large_messages_from_a_client_that_does_not_read_keep_the_server_under_48_mib(
     let writer = std::thread::spawn({
         let sent = sent.clone();
         move || {
-            let text = "x".repeat(SIZE);
-            for i in 1..=CALLS {
+            let text = "x".repeat(size);
+            for i in 1..=calls {
                 let call = format!("{{\"jsonrpc\":\"2.0\",\"id\":{i},\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{{\"text\":\"{text}\"}}}}}}\n");
                 stdin.write_all(call.as_bytes()).unwrap();
                 sent.store(i, Ordering::Relaxed);
@@ -150,28 +94,58 @@ fn large_messages_from_a_client_that_does_not_read_keep_the_server_under_48_mib(
     let accepted = sent.load(Ordering::Relaxed);
     let stalled_peak = rss_kib(pid, "VmHWM:");
     assert!(
-        accepted < CALLS,
-        "the server read all {CALLS} calls while nobody read its answers"
+        accepted < calls,
+        "the server read all {calls} calls while nobody read its answers"
     );
     // Now read: every call is answered with its text.
-    let mut answered = 0;
-    while answered < CALLS {
+    for answered in 0..calls {
         line.clear();
         stdout.read_line(&mut line).unwrap();
         assert!(
-            line.len() > SIZE,
-            "an echo came back short: {} bytes",
+            line.len() > size,
+            "answer {answered} came back short: {} bytes",
             line.len()
         );
-        answered += 1;
     }
     let peak = rss_kib(pid, "VmHWM:");
-    let stdin = writer.join().unwrap();
-    drop(stdin);
+    drop(writer.join().unwrap());
     let _ = child.wait();
-    eprintln!("large messages: {accepted} calls of 64 KiB accepted while the client did not read; server peak RSS {stalled_peak} KiB while stalled, {peak} KiB over all {CALLS} calls");
+    Stalled {
+        accepted,
+        stalled_peak,
+        peak,
+    }
+}
+
+/// The client keeps sending 16 KiB calls but does not read for seconds: the server stops reading once
+/// what it holds (requests read, answers unwritten) fills its budget, so its memory stays bounded; when
+/// the client reads again, every request is answered.
+#[test]
+fn a_slow_reader_keeps_server_memory_bounded() {
+    const CALLS: usize = 20_000;
+    let s = stall(CALLS, 16 * 1024);
+    eprintln!(
+        "slow reader: {} of {CALLS} calls of 16 KiB accepted while stalled, server peak RSS {} KiB",
+        s.accepted, s.stalled_peak
+    );
     assert!(
-        peak < 48 * 1024,
-        "server peak RSS {peak} KiB with {CALLS} calls of 64 KiB"
+        s.stalled_peak < 64 * 1024,
+        "server peak RSS {} KiB while the client did not read",
+        s.stalled_peak
+    );
+}
+
+/// A client sends a few thousand 64 KiB `echo` calls and reads nothing for seconds: the server stops
+/// reading at its byte budget, so its peak memory stays under 48 MiB whatever the size of the messages;
+/// once the client reads, every call is answered.
+#[test]
+fn large_messages_from_a_client_that_does_not_read_keep_the_server_under_48_mib() {
+    const CALLS: usize = 3000;
+    let s = stall(CALLS, 64 * 1024);
+    eprintln!("large messages: {} calls of 64 KiB accepted while the client did not read; server peak RSS {} KiB while stalled, {} KiB over all {CALLS} calls", s.accepted, s.stalled_peak, s.peak);
+    assert!(
+        s.peak < 48 * 1024,
+        "server peak RSS {} KiB with {CALLS} calls of 64 KiB",
+        s.peak
     );
 }
