@@ -117,23 +117,22 @@ pub struct Namer {
 impl Namer {
     /// `base` if not yet taken, else `base_2`, `base_3`... whichever is free first; the result is taken.
     pub fn unique(&mut self, base: String) -> String {
-        if self.taken.insert(base.clone()) {
-            return base;
-        }
-        (2..)
-            .map(|n| format!("{base}_{n}"))
-            .find(|c| self.taken.insert(c.clone()))
-            .expect("an unbounded range")
+        self.first_free(base, "_")
     }
 
     /// A type's name: `base` if not yet taken, else `base2`, `base3`... typify writes every type's name in
     /// upper camel case, so `Base_2` would become `Base2` in the code while references to it kept `Base_2`.
     pub fn unique_type(&mut self, base: String) -> String {
+        self.first_free(base, "")
+    }
+
+    /// `base`, else `base{sep}2`, `base{sep}3`...: the first not yet taken, which is taken.
+    fn first_free(&mut self, base: String, sep: &str) -> String {
         if self.taken.insert(base.clone()) {
             return base;
         }
         (2..)
-            .map(|n| format!("{base}{n}"))
+            .map(|n| format!("{base}{sep}{n}"))
             .find(|c| self.taken.insert(c.clone()))
             .expect("an unbounded range")
     }

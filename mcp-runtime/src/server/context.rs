@@ -162,23 +162,20 @@ impl Context {
             Input::Task(t) => t.notify_route(),
             _ => NotifyRoute::Request,
         };
+        let tagged = |task_id: &str| {
+            let v = serde_json::to_value(params).unwrap_or_default();
+            to_raw(&super::tasks::input::with_related_task(v, task_id))
+        };
         let (raw, related) = match route {
             NotifyRoute::Nowhere => return,
             NotifyRoute::Request => (to_raw(params), Some(self.request_id.clone())),
-            NotifyRoute::Task { task_id, related } => {
-                let v = serde_json::to_value(params).unwrap_or_default();
-                (
-                    to_raw(&super::tasks::input::with_related_task(v, &task_id)),
-                    related,
-                )
-            }
+            NotifyRoute::Task { task_id, related } => (tagged(&task_id), related),
             NotifyRoute::TaskElsewhere {
                 task_id,
                 waiter,
                 shared,
             } => {
-                let v = serde_json::to_value(params).unwrap_or_default();
-                if let Ok(raw) = to_raw(&super::tasks::input::with_related_task(v, &task_id)) {
+                if let Ok(raw) = tagged(&task_id) {
                     let frame = crate::framing::frame::notification(method, Some(&raw));
                     shared.send_to_waiter(&task_id, waiter, frame).await;
                 }

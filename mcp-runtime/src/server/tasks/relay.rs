@@ -48,13 +48,13 @@ impl Shared {
     }
 
     /// Sends a task's message to the instance where `waiter` waits.
-    pub(crate) async fn send_to_waiter(&self, task: &str, waiter: RequestId, frame: Vec<u8>) {
-        let event = BusEvent::TaskMessage {
-            task: task.to_string(),
-            waiter,
-            frame: String::from_utf8_lossy(&frame).into_owned(),
-        };
-        if let Err(e) = self.publish(event).await {
+    pub(crate) async fn send_to_waiter(
+        self: &Arc<Self>,
+        task: &str,
+        waiter: RequestId,
+        frame: Vec<u8>,
+    ) {
+        if let Err(e) = self.deliver_to(task, waiter)(frame).await {
             tracing::warn!(error = %e, task = %task, "task message not passed to the waiting instance");
         }
     }

@@ -170,17 +170,21 @@ impl TaskRun {
 
     /// Another instance says a `tasks/result` for this task waits there (`present`), or no longer does.
     pub(crate) fn remote_waiter(&self, waiter: RequestId, present: bool) {
-        {
+        let new = {
             let mut w = self
                 .remote_waiters
                 .lock()
                 .unwrap_or_else(|e| e.into_inner());
+            let before = w.len();
             w.retain(|(x, _)| *x != waiter);
+            let new = w.len() == before;
             if present {
                 w.push((waiter, Instant::now()));
             }
-        }
-        if present {
+            new
+        };
+        // Announced again at every poll: only a new one wakes an input request waiting for a stream.
+        if present && new {
             self.waiter_arrived.notify_waiters();
         }
     }
