@@ -1,6 +1,7 @@
 //! Side-by-side stdio benchmark: our `bench-server` against rmcp's server with the same three tools,
 //! driven by the same raw client (plain threads writing and reading lines, so the client costs little), and
-//! a bare line echo (no parsing, no runtime) measured in the same run as the machine's floor.
+//! a bare line echo (no parsing, no runtime) measured in the same run as the machine's floor, and the same echo
+//! from one tokio task on epoll (the floor of any event-driven server).
 //!
 //! Run: `cargo bench -p examples --bench stdio_bench`. `BENCH_SECS` sets the seconds per throughput run;
 //! `BENCH_PEERS=0` measures only ours and the floor.
@@ -102,7 +103,7 @@ mod rmcp_server {
 mod bare {
     use std::io::{BufRead, Write};
 
-    fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    pub(super) fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
         hay.windows(needle.len()).position(|w| w == needle)
     }
 
@@ -133,6 +134,97 @@ mod bare {
             }
             line.clear();
         }
+    }
+}
+
+/// The floor of an event-driven server: the same canned answers as [`bare`], from one task on tokio's
+/// current-thread runtime over non-blocking pipes (readiness from epoll, as any async runtime waits). The
+/// gap between it and [`bare`] is what waiting through epoll costs; the gap between ours and it is what
+/// our pump does beyond reading and writing.
+mod bare_async {
+    use std::io::{Read, Write};
+    use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+    use tokio::io::unix::AsyncFd;
+
+    fn nonblocking(fd: i32) -> std::fs::File {
+        // A private open file description (as mcp-runtime's stdio does), so O_NONBLOCK stays ours.
+        let path = format!("/proc/self/fd/{fd}");
+        let flags = if fd == 0 {
+            libc::O_RDONLY
+        } else {
+            libc::O_WRONLY
+        };
+        let c = std::ffi::CString::new(path).unwrap();
+        let raw = unsafe { libc::open(c.as_ptr(), flags | libc::O_NONBLOCK | libc::O_CLOEXEC) };
+        assert!(raw >= 0, "reopen fd {fd}");
+        std::fs::File::from(unsafe { OwnedFd::from_raw_fd(raw) })
+    }
+
+    async fn write_all(out: &AsyncFd<std::fs::File>, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            let mut ready = out.writable().await.unwrap();
+            match ready.try_io(|f| f.get_ref().write(bytes)) {
+                Ok(Ok(n)) => bytes = &bytes[n..],
+                Ok(Err(e)) => panic!("write: {e}"),
+                Err(_would_block) => {}
+            }
+        }
+    }
+
+    pub fn run() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            // SAFETY: each file is owned by its AsyncFd alone and stays open as long as it.
+            let input = unsafe { AsyncFd::register(nonblocking(0)) }.unwrap();
+            let out = unsafe { AsyncFd::register(nonblocking(1)) }.unwrap();
+            let mut buf = vec![0u8; 64 * 1024];
+            let (mut have, mut answer) = (0usize, Vec::new());
+            loop {
+                if have == buf.len() {
+                    buf.resize(buf.len() * 2, 0);
+                }
+                let mut ready = input.readable().await.unwrap();
+                let n = match ready.try_io(|f| f.get_ref().read(&mut buf[have..])) {
+                    Ok(Ok(0)) => return,
+                    Ok(Ok(n)) => n,
+                    Ok(Err(e)) => panic!("read: {e}"),
+                    Err(_would_block) => continue,
+                };
+                let scanned = have;
+                have += n;
+                let mut start = 0;
+                let mut from = scanned;
+                while let Some(nl) = buf[from..have].iter().position(|&b| b == b'\n') {
+                    let line = &buf[start..from + nl + 1];
+                    let head = &line[..line.len().min(128)];
+                    if let Some(at) = super::bare::find(head, b"\"id\":") {
+                        let id = line[at + 5..]
+                            .iter()
+                            .take_while(|b| b.is_ascii_digit())
+                            .count();
+                        answer.clear();
+                        answer.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
+                        answer.extend_from_slice(&line[at + 5..at + 5 + id]);
+                        answer.extend_from_slice(
+                            b",\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"",
+                        );
+                        let text = super::bare::find(head, b"\"text\":\"")
+                            .map(|t| &line[t + 8..line.len().saturating_sub(5).max(t + 8)]);
+                        answer.extend_from_slice(text.unwrap_or(b"2"));
+                        answer.extend_from_slice(b"\"}]}}\n");
+                        write_all(&out, &answer).await;
+                    }
+                    start = from + nl + 1;
+                    from = start;
+                }
+                buf.copy_within(start..have, 0);
+                have -= start;
+                let _ = out.as_raw_fd();
+            }
+        });
     }
 }
 
@@ -384,6 +476,8 @@ fn main() {
     if let Ok(mode) = std::env::var("RMCP_BENCH_SERVER") {
         if mode == "bare" {
             bare::run();
+        } else if mode == "bare-async" {
+            bare_async::run();
         } else {
             rmcp_server::run(&mode);
         }
@@ -454,6 +548,29 @@ fn main() {
     println!(
         "{:<20} {:>12.0} {:>14.0} {:>9.0} MiB/s   (a blocking loop answering canned lines: the machine's floor)",
         "bare line echo", fs, fp, fe
+    );
+    // The event-driven floor: the same answers from one tokio task waiting on epoll.
+    let (mut async_seq, mut async_par, mut async_echo) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let mut c = Command::new(std::env::current_exe().unwrap());
+        c.env("RMCP_BENCH_SERVER", "bare-async");
+        let mut p = start_command(c);
+        async_seq.push(sequential(&mut p, secs));
+        async_par.push(pipelined(&mut p, 64, secs));
+        async_echo.push(echo_throughput(&mut p, 1024 * 1024, 30));
+        drop(p.stdin);
+        let _ = p.child.wait();
+    }
+    let (asq, apa, aec) = (median(async_seq), median(async_par), median(async_echo));
+    println!(
+        "{:<20} {:>12.0} {:>14.0} {:>9.0} MiB/s   (the same from one tokio task on epoll: the event-driven floor)",
+        "tokio line echo", asq, apa, aec
+    );
+    println!(
+        "tokio line echo / floor: sequential {:.2}x, 64 in flight {:.2}x, 1 MiB echo {:.2}x",
+        asq / fs,
+        apa / fp,
+        aec / fe
     );
     println!(
         "mcp-runtime / floor: sequential {:.2}x, 64 in flight {:.2}x, 1 MiB echo {:.2}x",
