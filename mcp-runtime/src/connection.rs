@@ -3,7 +3,8 @@
 //! batches whatever is ready into one write.
 //!
 //! Invariants:
-//! - only the writer task touches the output;
+//! - only the writer touches the output: its task, or the reader through it before it waits for input,
+//!   one batch at a time under one lock, in queue order (`writer.rs`);
 //! - a response is never written for a request that was cancelled (checked again by the writer);
 //! - a request holds a concurrency permit from dispatch until its response is written, so a peer that sends
 //!   fast and reads slowly stops the reader instead of growing memory;
@@ -26,15 +27,17 @@ use futures_util::FutureExt;
 use serde_json::value::RawValue;
 use std::any::Any;
 use std::collections::HashMap;
-use std::io::IoSlice;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
 use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
 use tokio_util::sync::CancellationToken;
+use writer::{ReaderOutput, Stopped, WriteNow, WriteSide};
+
+mod writer;
 
 /// The method of a streamed piece of an answer (`{"id": <request id>, "delta": ...}`), as servers of
 /// the NDJSON streaming dialect send it; read as progress of that request (see [`Peer::dispatch`]).
@@ -229,6 +232,8 @@ struct Pending {
 
 pub(crate) struct Shared {
     out: mpsc::Sender<Outgoing>,
+    /// On a byte stream, the writer itself: an answer is written at once when nothing is ahead of it.
+    write_now: std::sync::OnceLock<Arc<dyn WriteNow>>,
     pending: Mutex<Pending>,
     next_id: AtomicI64,
     /// Set when the peer's session is shared by several instances: this instance's ids are strings
@@ -298,6 +303,7 @@ impl Peer {
         let (tx, rx) = mpsc::channel(4096);
         let shared = Shared {
             out: tx,
+            write_now: std::sync::OnceLock::new(),
             pending: Mutex::new(Pending {
                 calls: HashMap::new(),
                 progress: HashMap::new(),
@@ -915,7 +921,13 @@ impl Answer {
                 out.token = self.token;
                 out._permits = self.permits;
                 out.charge = charge;
-                let _ = peer.queue(out).await;
+                let mut out = Some(out);
+                if let Some(now) = peer.shared.write_now.get() {
+                    now.write_now(&mut out);
+                }
+                if let Some(out) = out {
+                    let _ = peer.queue(out).await;
+                }
             }
             Sink::Collect(tx) => {
                 let _ = tx.send(frame);
@@ -1001,119 +1013,47 @@ async fn supervise(fut: Supervised, token: &CancellationToken, grace: Duration) 
     }
 }
 
-/// Frames up to this size are copied into the writer's buffer; larger ones are written from where they
-/// are (a vectored write), so a large answer is never copied by the writer.
-const COPY_BELOW: usize = 16 * 1024;
-/// Frames taken into one write at most (`IOV_MAX` is 1024).
-const FRAMES_PER_WRITE: usize = 512;
-
-/// One piece of a vectored write: a run of the writer's buffer, or a whole frame of the batch.
-enum Piece {
-    Buf(usize, usize),
-    Frame(usize),
-}
-
-/// The writer: drains whatever is queued into one (vectored) write and one flush.
-pub async fn write_loop<W: AsyncWrite + Unpin>(
-    mut rx: mpsc::Receiver<Outgoing>,
-    mut w: W,
-    peer: Peer,
-) {
-    let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
-    let mut batch: Vec<Outgoing> = Vec::with_capacity(64);
-    let mut pieces: Vec<Piece> = Vec::with_capacity(64);
-    while let Some(first) = rx.recv().await {
-        buf.clear();
-        pieces.clear();
-        let mut size = 0usize;
-        let mut next = Some(first);
-        while let Some(o) = next.take() {
-            if !o.is_cancelled() {
-                size += o.frame.len();
-                if o.frame.len() < COPY_BELOW || !w.is_write_vectored() {
-                    let start = buf.len();
-                    buf.extend_from_slice(&o.frame);
-                    match pieces.last_mut() {
-                        Some(Piece::Buf(_, end)) if *end == start => *end = buf.len(),
-                        _ => pieces.push(Piece::Buf(start, buf.len())),
-                    }
-                } else {
-                    pieces.push(Piece::Frame(batch.len()));
-                }
-            }
-            batch.push(o);
-            if size < 1024 * 1024 && batch.len() < FRAMES_PER_WRITE {
-                next = rx.try_recv().ok();
-            }
-        }
-        if size > 0 {
-            let piece = |p: &Piece| match *p {
-                Piece::Buf(a, b) => IoSlice::new(&buf[a..b]),
-                Piece::Frame(i) => IoSlice::new(&batch[i].frame),
-            };
-            let res = async {
-                match &pieces[..] {
-                    // The common case (everything copied into the buffer): no vector of slices.
-                    [one] => w.write_all(&piece(one)).await?,
-                    many => {
-                        let mut slices: Vec<IoSlice<'_>> = many.iter().map(piece).collect();
-                        write_all_vectored(&mut w, &mut slices).await?
-                    }
-                }
-                w.flush().await
-            }
-            .await;
-            if let Err(e) = res {
-                tracing::debug!(%e, "output closed");
-                peer.close(format!("output closed: {e}"));
-                return;
-            }
-        }
-        // Permits and charges are released only now that the responses are written.
-        for o in batch.drain(..) {
-            if let Some(tx) = o.written {
-                let _ = tx.send(());
-            }
-            // A large frame's memory is warm: the next large message is framed in it.
-            crate::bufpool::give(o.frame);
-        }
-        if buf.capacity() > 4 * 1024 * 1024 {
-            buf = Vec::with_capacity(64 * 1024);
-        }
+/// The writer: drains whatever is queued into one (vectored) write and one flush, until every sender is
+/// gone or the output fails (which closes the connection).
+pub async fn write_loop<W: AsyncWrite + Unpin>(rx: mpsc::Receiver<Outgoing>, w: W, peer: Peer) {
+    let side = WriteSide::new(rx, w);
+    if let Stopped::Failed(e) = side.run().await {
+        tracing::debug!(%e, "output closed");
+        peer.close(format!("output closed: {e}"));
     }
-}
-
-async fn write_all_vectored<W: AsyncWrite + Unpin>(
-    w: &mut W,
-    mut slices: &mut [IoSlice<'_>],
-) -> std::io::Result<()> {
-    while !slices.is_empty() {
-        let n = if slices.len() == 1 {
-            w.write(&slices[0]).await?
-        } else {
-            w.write_vectored(slices).await?
-        };
-        if n == 0 {
-            return Err(std::io::ErrorKind::WriteZero.into());
-        }
-        IoSlice::advance_slices(&mut slices, n);
-    }
-    Ok(())
 }
 
 /// The reader: frames lines and dispatches them until EOF or an error. Returns the reason it stopped.
 pub async fn read_loop<R: AsyncRead + Unpin>(
+    r: R,
+    peer: &Peer,
+    handler: &Arc<dyn Handler>,
+) -> String {
+    read_lines(r, peer, handler, None).await
+}
+
+/// [`read_loop`], telling `output` whether more input follows each line (answers then wait to be written
+/// together) and when everything read is handled (what it produced is written then).
+async fn read_lines<R: AsyncRead + Unpin>(
     mut r: R,
     peer: &Peer,
     handler: &Arc<dyn Handler>,
+    output: Option<&dyn ReaderOutput>,
 ) -> String {
     let mut lines = LineBuffer::new(peer.shared.config.max_message_bytes);
     let closed = peer.shared.closed.clone();
     let closed = closed.cancelled();
     tokio::pin!(closed);
     loop {
-        while let Some(line) = lines.next_line() {
+        while let Some((line, more)) = lines.next_line_and_rest() {
+            if let Some(output) = output {
+                output.set_more_input(more);
+            }
             handle_line(line, peer, handler).await;
+        }
+        if let Some(output) = output {
+            output.set_more_input(false);
+            output.write_ready();
         }
         let n = tokio::select! {
             biased;
@@ -1208,8 +1148,20 @@ where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let writer = tokio::spawn(write_loop(rx, writer, peer.clone()));
-    let mut reason = read_loop(reader, &peer, &handler).await;
+    // The reader writes what its lines produced before it waits for more (no hop through the writer's
+    // task when a request is answered inline); the task writes everything else.
+    let side = WriteSide::new(rx, writer);
+    let _ = peer.shared.write_now.set(side.clone());
+    let writer = tokio::spawn({
+        let (side, peer) = (side.clone(), peer.clone());
+        async move {
+            if let Stopped::Failed(e) = side.run().await {
+                tracing::debug!(%e, "output closed");
+                peer.close(format!("output closed: {e}"));
+            }
+        }
+    });
+    let mut reason = read_lines(reader, &peer, &handler, Some(&*side)).await;
     if !peer.is_closed() {
         let drain = peer.drain(peer.shared.config.drain_timeout);
         match &output_gone {

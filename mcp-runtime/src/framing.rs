@@ -291,26 +291,41 @@ impl LineBuffer {
 
     /// The next complete line, if any.
     pub fn next_line(&mut self) -> Option<Line<'_>> {
+        self.next_line_and_rest().map(|(line, _)| line)
+    }
+
+    /// [`LineBuffer::next_line`], and whether bytes of more input follow it in the buffer (a line,
+    /// or part of one).
+    pub fn next_line_and_rest(&mut self) -> Option<(Line<'_>, bool)> {
+        let span = self.next_span()?;
+        let rest = self.start < self.end;
+        Some(match span {
+            Some((begin, end)) => (Line::Complete(&self.buf[begin..end]), rest),
+            None => (Line::TooLong, rest),
+        })
+    }
+
+    /// The bounds of the next non-blank line (`None` inside: a line too long was dropped).
+    fn next_span(&mut self) -> Option<Option<(usize, usize)>> {
         loop {
             let hay = &self.buf[self.scanned..self.end];
             match memchr::memchr(b'\n', hay) {
                 Some(pos) => {
-                    let end = self.scanned + pos;
+                    let mut end = self.scanned + pos;
                     let begin = self.start;
                     self.start = end + 1;
                     self.scanned = self.start;
                     if self.discarding {
                         self.discarding = false;
-                        return Some(Line::TooLong);
+                        return Some(None);
                     }
-                    let mut line = &self.buf[begin..end];
-                    if line.last() == Some(&b'\r') {
-                        line = &line[..line.len() - 1];
+                    if end > begin && self.buf[end - 1] == b'\r' {
+                        end -= 1;
                     }
-                    if line.iter().all(u8::is_ascii_whitespace) {
+                    if self.buf[begin..end].iter().all(u8::is_ascii_whitespace) {
                         continue;
                     }
-                    return Some(Line::Complete(line));
+                    return Some(Some((begin, end)));
                 }
                 None => {
                     self.scanned = self.end;
