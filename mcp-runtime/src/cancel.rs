@@ -2,6 +2,7 @@
 //! an RAII guard on every path out of the handler.
 
 use crate::protocol::RequestId;
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
@@ -9,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 /// The cancellation tokens of the incoming requests in flight on one connection, by request id.
 #[derive(Default)]
 pub struct CancelRegistry {
-    inflight: Mutex<HashMap<RequestId, CancellationToken>>,
+    inflight: Mutex<HashMap<RequestId, CancellationToken, foldhash::fast::RandomState>>,
 }
 
 /// Removes its request from the registry when dropped.
@@ -26,10 +27,12 @@ impl CancelRegistry {
         token: CancellationToken,
     ) -> Option<CancelGuard> {
         let mut map = self.inflight.lock().unwrap_or_else(|e| e.into_inner());
-        if map.contains_key(&id) {
-            return None;
+        match map.entry(id.clone()) {
+            Entry::Occupied(_) => return None,
+            Entry::Vacant(slot) => {
+                slot.insert(token);
+            }
         }
-        map.insert(id.clone(), token);
         Some(CancelGuard {
             registry: self.clone(),
             id,
