@@ -4,10 +4,10 @@
 //! `Deserialize` is by far the larger of the two, so deriving each only where it is used is what keeps
 //! GitHub's bindings checkable on a laptop.
 
+use crate::serde_attrs::{retain_derives, serde_trait, strip_serde_attrs};
 use proc_macro2::{TokenStream, TokenTree};
 use quote::quote;
 use std::collections::{BTreeMap, BTreeSet};
-use syn::punctuated::Punctuated;
 
 /// Which of serde's traits the generated types derive.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -57,75 +57,16 @@ pub fn trim_serde_derives(items: &mut [syn::Item], uses: &Uses) {
         if !is_sent && !is_received {
             continue;
         }
-        for attr in attrs.iter_mut() {
-            if !attr.path().is_ident("derive") {
-                continue;
-            }
-            let Ok(paths) =
-                attr.parse_args_with(Punctuated::<syn::Path, syn::Token![,]>::parse_terminated)
-            else {
-                continue;
-            };
-            let kept: Vec<&syn::Path> = paths
-                .iter()
-                .filter(|p| match serde_trait(p) {
-                    Some("Serialize") => is_sent,
-                    Some("Deserialize") => is_received,
-                    _ => true,
-                })
-                .collect();
-            if kept.len() != paths.len() {
-                *attr = syn::parse_quote!(#[derive(#(#kept),*)]);
-            }
-        }
+        let serde_left = retain_derives(attrs, |p| match serde_trait(p) {
+            Some("Serialize") => is_sent,
+            Some("Deserialize") => is_received,
+            _ => true,
+        });
         // A type whose `Deserialize` typify wrote by hand (a constrained newtype) may be left with no serde
         // derive; its `#[serde(transparent)]` would then name an attribute nothing declares.
-        let attrs = match item {
-            syn::Item::Struct(s) => &s.attrs,
-            syn::Item::Enum(e) => &e.attrs,
-            _ => continue,
-        };
-        let derived = attrs
-            .iter()
-            .filter(|a| a.path().is_ident("derive"))
-            .any(|a| {
-                a.parse_args_with(Punctuated::<syn::Path, syn::Token![,]>::parse_terminated)
-                    .is_ok_and(|paths| paths.iter().any(|p| serde_trait(p).is_some()))
-            });
-        if !derived {
+        if !serde_left {
             strip_serde_attrs(item);
         }
-    }
-}
-
-/// Removes every `#[serde(...)]` attribute of a type, its fields and its variants (once it derives no serde
-/// trait, nothing declares the attribute).
-pub fn strip_serde_attrs(item: &mut syn::Item) {
-    let strip = |attrs: &mut Vec<syn::Attribute>| attrs.retain(|a| !a.path().is_ident("serde"));
-    match item {
-        syn::Item::Struct(s) => {
-            strip(&mut s.attrs);
-            s.fields.iter_mut().for_each(|f| strip(&mut f.attrs));
-        }
-        syn::Item::Enum(e) => {
-            strip(&mut e.attrs);
-            e.variants.iter_mut().for_each(|v| strip(&mut v.attrs));
-        }
-        _ => {}
-    }
-}
-
-/// `Serialize` or `Deserialize` when `path` names serde's trait (`serde::Serialize`, `::x::serde::Serialize`).
-fn serde_trait(path: &syn::Path) -> Option<&'static str> {
-    let mut segments = path.segments.iter().rev();
-    let last = segments.next()?.ident.to_string();
-    if segments.next()?.ident != "serde" {
-        return None;
-    }
-    match last.as_str() {
-        "Serialize" => Some("Serialize"),
-        "Deserialize" => Some("Deserialize"),
-        _ => None,
     }
 }
 

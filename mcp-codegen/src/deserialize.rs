@@ -2,32 +2,30 @@
 //! field enum with its own visitor, and a visitor with `visit_seq` and `visit_map` that each handle every
 //! field: in GitHub's bindings that is 32 MB of the 45 MB the compiler checks after expansion, and most of its
 //! memory. The impls written here read the object once into a map (`mcp_runtime::codegen_support::de`) and
-//! take each field from it by name, one line per field; a string enum looks its variant up in a list.
+//! take each field from it by name, one line per field (string enums get theirs from
+//! [`string_enums`](crate::string_enums)).
 //!
 //! Only what they can read exactly as serde would is written this way (see [`Shape::of`]): a struct with
 //! named fields whose serde attributes are `rename`, `default` (with or without a function),
 //! `skip_serializing_if`, `deserialize_with = "Option::deserialize"` (a required property that may be null)
-//! and `deny_unknown_fields`, and an enum of unit variants with `rename`. Anything else (`flatten`,
-//! `untagged`, `transparent`, tuple structs) keeps serde's derive.
+//! and `deny_unknown_fields`. Anything else (`flatten`, `untagged`, `transparent`, tuple structs) keeps
+//! serde's derive.
 
-use crate::derives::strip_serde_attrs;
+use crate::serde_attrs::{
+    derives_serde, rename, retain_derives, serde_metas, serde_trait, string, strip_serde_attrs,
+};
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::ext::IdentExt;
-use syn::punctuated::Punctuated;
 
-/// A type whose `Deserialize` is written here: the model between reading typify's item and writing the impl.
+/// A struct whose `Deserialize` is written here: the model between reading typify's item and writing the
+/// impl.
 #[derive(Debug)]
-pub enum Shape {
-    /// A struct with named fields.
-    Struct {
-        /// The fields, in order.
-        fields: Vec<Field>,
-        /// `#[serde(deny_unknown_fields)]`: a field that is not taken is an error.
-        deny_unknown: bool,
-    },
-    /// An enum of unit variants, each read from its name: (variant, name on the wire).
-    Names(Vec<(syn::Ident, String)>),
+pub struct Shape {
+    /// The fields, in order.
+    fields: Vec<Field>,
+    /// `#[serde(deny_unknown_fields)]`: a field that is not taken is an error.
+    deny_unknown: bool,
 }
 
 /// A struct's field.
@@ -55,58 +53,31 @@ pub enum Missing {
 }
 
 impl Shape {
-    /// The shape of `item` when its `Deserialize` can be written here; `None` keeps serde's derive.
-    pub fn of(item: &syn::Item) -> Option<Shape> {
-        match item {
-            syn::Item::Struct(s) if s.generics.params.is_empty() => {
-                let mut deny_unknown = false;
-                for meta in serde_metas(&s.attrs)? {
-                    match &meta {
-                        syn::Meta::Path(p) if p.is_ident("deny_unknown_fields") => {
-                            deny_unknown = true
-                        }
-                        syn::Meta::NameValue(nv) if nv.path.is_ident("crate") => {}
-                        _ => return None,
-                    }
-                }
-                let syn::Fields::Named(named) = &s.fields else {
-                    return None;
-                };
-                let fields = named
-                    .named
-                    .iter()
-                    .map(field)
-                    .collect::<Option<Vec<Field>>>()?;
-                Some(Shape::Struct {
-                    fields,
-                    deny_unknown,
-                })
-            }
-            syn::Item::Enum(e) if e.generics.params.is_empty() && !e.variants.is_empty() => {
-                for meta in serde_metas(&e.attrs)? {
-                    match &meta {
-                        syn::Meta::NameValue(nv) if nv.path.is_ident("crate") => {}
-                        _ => return None,
-                    }
-                }
-                let names = e
-                    .variants
-                    .iter()
-                    .map(|v| {
-                        if !matches!(v.fields, syn::Fields::Unit) || v.discriminant.is_some() {
-                            return None;
-                        }
-                        let mut wire = v.ident.unraw().to_string();
-                        for meta in serde_metas(&v.attrs)? {
-                            wire = rename(&meta)?;
-                        }
-                        Some((v.ident.clone(), wire))
-                    })
-                    .collect::<Option<Vec<_>>>()?;
-                Some(Shape::Names(names))
-            }
-            _ => None,
+    /// The shape of `s` when its `Deserialize` can be written here; `None` keeps serde's derive.
+    pub fn of(s: &syn::ItemStruct) -> Option<Shape> {
+        if !s.generics.params.is_empty() {
+            return None;
         }
+        let mut deny_unknown = false;
+        for meta in serde_metas(&s.attrs)? {
+            match &meta {
+                syn::Meta::Path(p) if p.is_ident("deny_unknown_fields") => deny_unknown = true,
+                syn::Meta::NameValue(nv) if nv.path.is_ident("crate") => {}
+                _ => return None,
+            }
+        }
+        let syn::Fields::Named(named) = &s.fields else {
+            return None;
+        };
+        let fields = named
+            .named
+            .iter()
+            .map(field)
+            .collect::<Option<Vec<Field>>>()?;
+        Some(Shape {
+            fields,
+            deny_unknown,
+        })
     }
 
     /// `impl Deserialize for #ident`, naming serde through `serde` and the helpers through `de` (the module's
@@ -121,58 +92,38 @@ impl Shape {
         } else {
             (quote!(Result), quote!(Ok))
         };
-        let body = match self {
-            Shape::Struct {
-                fields,
-                deny_unknown,
-            } => {
-                let name = ident.unraw().to_string();
-                let values = fields.iter().map(|f| {
-                    let (ident, wire) = (&f.ident, &f.wire);
-                    let value = match &f.missing {
-                        Missing::NoneOrError => quote!(o.field(#wire)),
-                        Missing::Error => quote!(o.present(#wire)),
-                        Missing::Default => quote!(o.or_default(#wire)),
-                        Missing::Call(path) => quote!(o.or_else(#wire, #path)),
-                    };
-                    quote!(#ident: #value?)
-                });
-                let read = quote!(de::Object::read(d, #name)?);
-                if *deny_unknown {
-                    quote! {
-                        let mut o = #read;
-                        let value = Self { #(#values,)* };
-                        o.deny_unknown()?;
-                        #ok(value)
-                    }
-                } else if fields.is_empty() {
-                    quote! {
-                        #read;
-                        #ok(Self {})
-                    }
-                } else {
-                    quote! {
-                        let mut o = #read;
-                        #ok(Self { #(#values,)* })
-                    }
-                }
+        let Shape {
+            fields,
+            deny_unknown,
+        } = self;
+        let name = ident.unraw().to_string();
+        let values = fields.iter().map(|f| {
+            let (ident, wire) = (&f.ident, &f.wire);
+            let value = match &f.missing {
+                Missing::NoneOrError => quote!(o.field(#wire)),
+                Missing::Error => quote!(o.present(#wire)),
+                Missing::Default => quote!(o.or_default(#wire)),
+                Missing::Call(path) => quote!(o.or_else(#wire, #path)),
+            };
+            quote!(#ident: #value?)
+        });
+        let read = quote!(de::Object::read(d, #name)?);
+        let body = if *deny_unknown {
+            quote! {
+                let mut o = #read;
+                let value = Self { #(#values,)* };
+                o.deny_unknown()?;
+                #ok(value)
             }
-            Shape::Names(names) => {
-                let wires = names.iter().map(|(_, w)| w);
-                let last = names.len() - 1;
-                let arms = names.iter().enumerate().map(|(i, (v, _))| {
-                    if i == last {
-                        quote!(_ => Self::#v)
-                    } else {
-                        let i = proc_macro2::Literal::usize_unsuffixed(i);
-                        quote!(#i => Self::#v)
-                    }
-                });
-                quote! {
-                    #ok(match de::variant(d, &[#(#wires),*])? {
-                        #(#arms,)*
-                    })
-                }
+        } else if fields.is_empty() {
+            quote! {
+                #read;
+                #ok(Self {})
+            }
+        } else {
+            quote! {
+                let mut o = #read;
+                #ok(Self { #(#values,)* })
             }
         };
         quote! {
@@ -214,36 +165,7 @@ fn field(f: &syn::Field) -> Option<Field> {
     })
 }
 
-/// Every item of every `#[serde(...)]` attribute; `None` when one cannot be read.
-fn serde_metas(attrs: &[syn::Attribute]) -> Option<Vec<syn::Meta>> {
-    let mut out = Vec::new();
-    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
-        let metas = attr
-            .parse_args_with(Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated)
-            .ok()?;
-        out.extend(metas);
-    }
-    Some(out)
-}
-
-fn rename(meta: &syn::Meta) -> Option<String> {
-    match meta {
-        syn::Meta::NameValue(nv) if nv.path.is_ident("rename") => Some(string(&nv.value)?.value()),
-        _ => None,
-    }
-}
-
-fn string(expr: &syn::Expr) -> Option<&syn::LitStr> {
-    match expr {
-        syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Str(s),
-            ..
-        }) => Some(s),
-        _ => None,
-    }
-}
-
-/// Writes `Deserialize` for the items that derive it and whose shape allows (see [`Shape::of`]): the derive
+/// Writes `Deserialize` for the structs that derive it and whose shape allows (see [`Shape::of`]): the derive
 /// goes, the impl follows the item. An item left with no serde derive loses its `#[serde]` attributes too
 /// (they would name a derive that is not there). Whether it wrote one: the module then needs
 /// `use ::mcp_runtime::codegen_support::de`.
@@ -260,21 +182,19 @@ pub fn write_deserialize(items: &mut Vec<syn::Item>) -> bool {
     let mut wrote = false;
     let mut out = Vec::with_capacity(items.len());
     for mut item in items.drain(..) {
-        let shape = derives(&item)
-            .is_some_and(|d| d.deserialize)
-            .then(|| Shape::of(&item))
+        let syn::Item::Struct(s) = &mut item else {
+            out.push(item);
+            continue;
+        };
+        let shape = derives_serde(&s.attrs, "Deserialize")
+            .then(|| Shape::of(s))
             .flatten();
         let Some(shape) = shape else {
             out.push(item);
             continue;
         };
-        let (ident, attrs) = match &mut item {
-            syn::Item::Struct(s) => (s.ident.clone(), &mut s.attrs),
-            syn::Item::Enum(e) => (e.ident.clone(), &mut e.attrs),
-            _ => unreachable!("Shape::of takes structs and enums"),
-        };
-        let serialize = remove_derive(attrs, "Deserialize");
-        if !serialize {
+        let ident = s.ident.clone();
+        if !retain_derives(&mut s.attrs, |p| serde_trait(p) != Some("Deserialize")) {
             strip_serde_attrs(&mut item);
         }
         let implementation = shape.expand(&ident, std_paths);
@@ -286,67 +206,6 @@ pub fn write_deserialize(items: &mut Vec<syn::Item>) -> bool {
     }
     *items = out;
     wrote
-}
-
-struct Derives {
-    deserialize: bool,
-}
-
-fn derives(item: &syn::Item) -> Option<Derives> {
-    let attrs = match item {
-        syn::Item::Struct(s) => &s.attrs,
-        syn::Item::Enum(e) => &e.attrs,
-        _ => return None,
-    };
-    let deserialize = derive_paths(attrs)
-        .iter()
-        .any(|p| is_serde(p, "Deserialize"));
-    Some(Derives { deserialize })
-}
-
-fn derive_paths(attrs: &[syn::Attribute]) -> Vec<syn::Path> {
-    attrs
-        .iter()
-        .filter(|a| a.path().is_ident("derive"))
-        .filter_map(|a| {
-            a.parse_args_with(Punctuated::<syn::Path, syn::Token![,]>::parse_terminated)
-                .ok()
-        })
-        .flatten()
-        .collect()
-}
-
-fn is_serde(path: &syn::Path, name: &str) -> bool {
-    let mut segments = path.segments.iter().rev();
-    segments.next().is_some_and(|s| s.ident == name)
-        && segments.next().is_some_and(|s| s.ident == "serde")
-}
-
-/// Removes serde's `name` derive; whether a serde derive is left.
-fn remove_derive(attrs: &mut Vec<syn::Attribute>, name: &str) -> bool {
-    let mut serde_left = false;
-    let mut out = Vec::with_capacity(attrs.len());
-    for attr in attrs.drain(..) {
-        let paths = attr
-            .path()
-            .is_ident("derive")
-            .then(|| {
-                attr.parse_args_with(Punctuated::<syn::Path, syn::Token![,]>::parse_terminated)
-                    .ok()
-            })
-            .flatten();
-        let Some(paths) = paths else {
-            out.push(attr);
-            continue;
-        };
-        let kept: Vec<&syn::Path> = paths.iter().filter(|p| !is_serde(p, name)).collect();
-        serde_left |= kept.iter().any(|p| is_serde(p, "Serialize"));
-        if !kept.is_empty() {
-            out.push(syn::parse_quote!(#[derive(#(#kept),*)]));
-        }
-    }
-    *attrs = out;
-    serde_left
 }
 
 #[cfg(test)]
@@ -397,30 +256,6 @@ mod tests {
                 "{expected} in {implementation}"
             );
         }
-    }
-
-    #[test]
-    fn a_string_enum_looks_its_variant_up() {
-        let (item, implementation) = written(syn::parse_quote! {
-            #[derive(::mcp_runtime::serde::Serialize, ::mcp_runtime::serde::Deserialize, Clone, Copy)]
-            pub enum Status {
-                #[serde(rename = "available")]
-                Available,
-                #[serde(rename = "sold")]
-                Sold,
-            }
-        });
-        // `Serialize` stays derived, and with it the attributes it reads.
-        assert!(
-            item.contains("derive (:: mcp_runtime :: serde :: Serialize , Clone , Copy)"),
-            "{item}"
-        );
-        assert!(item.contains("rename = \"sold\""), "{item}");
-        assert!(
-            implementation.contains("[\"available\" , \"sold\"]")
-                && implementation.contains("0 => Self :: Available , _ => Self :: Sold"),
-            "{implementation}"
-        );
     }
 
     #[test]

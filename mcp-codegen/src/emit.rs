@@ -7,6 +7,7 @@ use crate::derives::{trim_serde_derives, SerdeDerives, Uses};
 use crate::deserialize::write_deserialize;
 use crate::names::{snake_ident, Namer};
 use crate::normalize::{takes_no_arguments, Extras, Normalizer};
+use crate::string_enums::write_string_enums;
 use crate::typegen::generate_types;
 use crate::{Options, Warning};
 use mcp_runtime::protocol::Tool;
@@ -150,16 +151,12 @@ pub fn tool_module_with(
 
 fn method(tool: &Tool, module: &Ident, no_arguments: bool) -> TokenStream {
     let mut docs = doc_attrs(tool.description.as_deref().or(tool.title.as_deref()));
-    let returns = if tool.output_schema.is_some() {
-        "returns its `structuredContent` as [`Output`]"
-    } else {
-        "returns its content blocks"
-    };
     if !docs.is_empty() {
         docs.extend(doc_attrs(Some("")));
     }
+    // What every method returns is said once, on the client.
     docs.extend(doc_attrs(Some(&format!(
-        "Calls `{}`; {returns}, `isError` as [`ToolCallError::Tool`].",
+        "Calls `{}`.",
         tool.name.replace('`', "'")
     ))));
     let (output, call) = if tool.output_schema.is_some() {
@@ -170,16 +167,6 @@ fn method(tool: &Tool, module: &Ident, no_arguments: bool) -> TokenStream {
             quote!(call_content),
         )
     };
-    // The doc link above names `Output` unqualified; point it at the tool's module.
-    let docs: Vec<TokenStream> = docs
-        .into_iter()
-        .map(|d| {
-            let text = d
-                .to_string()
-                .replace("[`Output`]", &format!("[`{module}::Output`]"));
-            text.parse().unwrap_or(d)
-        })
-        .collect();
     if no_arguments {
         quote! {
             #(#docs)*
@@ -358,10 +345,17 @@ pub fn files(
         " A typed client for the tools of `{}`.",
         options.server_label.replace('`', "'")
     );
+    let client_more = [
+        "",
+        " Each method calls the tool of its name and returns the tool's `structuredContent` as its",
+        " module's `Output`, or its content blocks when the tool declares no output schema; a result with",
+        " `isError` is [`ToolCallError::Tool`].",
+    ];
     let file = quote! {
         pub use ::mcp_runtime::codegen_support::ToolCallError;
 
         #[doc = #client_doc]
+        #(#[doc = #client_more])*
         pub struct #client {
             inner: ::mcp_runtime::Client,
         }
@@ -479,7 +473,7 @@ fn formatted_modules(
 
 fn format_file(tokens: TokenStream) -> String {
     match syn::parse2::<syn::File>(tokens.clone()) {
-        Ok(parsed) => prettyplease::unparse(&parsed),
+        Ok(parsed) => crate::string_enums::lay_out(&prettyplease::unparse(&parsed)),
         // Unreachable with the tokens we build, but a generator never panics: emit them unformatted.
         Err(e) => format!("// mcp-codegen could not format this part: {e}\n{tokens}\n"),
     }
@@ -505,9 +499,13 @@ fn tidy_items(types: TokenStream, depth: usize, uses: Option<&Uses>) -> TokenStr
     file.items
         .retain(|item| !matches!(item, syn::Item::Mod(m) if m.ident == "error"));
     prune_conversions(&mut file.items);
+    drop_name_docs(&mut file.items);
     let mut written = false;
     if let Some(uses) = uses {
         trim_serde_derives(&mut file.items, uses);
+    }
+    let string_enums = write_string_enums(&mut file.items);
+    if uses.is_some() {
         // A spec's bindings are large: their `Deserialize` is written, not derived (see `deserialize`).
         written = write_deserialize(&mut file.items);
     }
@@ -530,11 +528,18 @@ fn tidy_items(types: TokenStream, depth: usize, uses: Option<&Uses>) -> TokenStr
     let up: TokenStream = "super::".repeat(depth + 1).parse().unwrap_or_default();
     let uses_error = items.iter().any(|i| i.to_string().contains("error ::"));
     let import = uses_error.then(|| quote!(use #up error;));
-    let helpers = written.then(|| {
-        quote!(
+    let helpers = match (written, string_enums) {
+        (true, true) => Some(quote!(
+            use ::mcp_runtime::codegen_support::{de, string_enum};
+        )),
+        (true, false) => Some(quote!(
             use ::mcp_runtime::codegen_support::de;
-        )
-    });
+        )),
+        (false, true) => Some(quote!(
+            use ::mcp_runtime::codegen_support::string_enum;
+        )),
+        (false, false) => None,
+    };
     quote! {
         #import
         #helpers
@@ -604,6 +609,32 @@ fn prelude_paths(tokens: TokenStream, defined: &std::collections::BTreeSet<Strin
         i += 1;
     }
     out.into_iter().collect()
+}
+
+/// typify documents a type that has no description with its own name (`///`Params``), which says nothing
+/// the item does not: such a doc goes.
+fn drop_name_docs(items: &mut [syn::Item]) {
+    for item in items {
+        let (ident, attrs) = match item {
+            syn::Item::Struct(s) => (&s.ident, &mut s.attrs),
+            syn::Item::Enum(e) => (&e.ident, &mut e.attrs),
+            _ => continue,
+        };
+        let name = format!("`{ident}`");
+        let docs: Vec<Option<String>> = attrs
+            .iter()
+            .filter(|a| a.path().is_ident("doc"))
+            .map(|a| match &a.meta {
+                syn::Meta::NameValue(nv) => {
+                    crate::serde_attrs::string(&nv.value).map(|s| s.value())
+                }
+                _ => None,
+            })
+            .collect();
+        if docs.len() == 1 && docs[0].as_deref().map(str::trim) == Some(name.as_str()) {
+            attrs.retain(|a| !a.path().is_ident("doc"));
+        }
+    }
 }
 
 /// typify gives every string enum `FromStr`, and `TryFrom<&str>`, `TryFrom<&String>` and `TryFrom<String>`

@@ -8,11 +8,16 @@
 //! predicts each inline type's name the way typify builds it, and, where it would be a definition's name,
 //! gives that schema a `title` (which typify takes as the type's name) that no definition holds:
 //! `PackageVisibility2`. The definitions keep the names of their keys; only the inline type moves.
+//!
+//! An `allOf` that refers to a definition is merged with it: typify names the inline types of the properties
+//! it takes after the merged type, not where they are declared (`attendee` takes `type` from `attendeeBase`
+//! and gets an `AttendeeType`, the name of the component `attendeeType`). Those keep the name they have where
+//! they are declared (`AttendeeBaseType`), so each is one type, whatever inherits it.
 
 use crate::normalize::{Definition, Definitions};
 use heck::ToUpperCamelCase;
 use serde_json::{Map, Value};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Renames, through `title`, every inline type whose name typify would take from a definition.
 pub fn separate(defs: &mut Definitions) {
@@ -45,9 +50,145 @@ pub fn separate(defs: &mut Definitions) {
         });
     }
     let definitions = taken.clone();
+    let mut merges = Vec::new();
     for def in defs.iter_mut() {
         let name = pascal(&def.name);
-        walk(&mut def.schema, &name, &definitions, &mut taken);
+        walk(
+            &mut def.schema,
+            &name,
+            &definitions,
+            &mut taken,
+            &mut merges,
+        );
+    }
+    pin_inherited(defs, &merges);
+}
+
+/// An `allOf` that typify merges into one type: the definitions its members refer to, whose properties it
+/// takes, and the properties its own members declare.
+struct Merge {
+    refs: Vec<String>,
+    own: BTreeSet<String>,
+}
+
+/// A property a definition declares (in its `properties` or an `allOf` member's): where its schema is, and
+/// the name typify gives its inline type there.
+struct Declared {
+    def: usize,
+    pointer: String,
+    property: String,
+    name: String,
+}
+
+/// typify names the inline types of the properties an `allOf` takes from a referenced definition after the
+/// merged type (`attendee` takes `type` from `attendeeBase`: `AttendeeType`), which may be a definition's
+/// name, and makes one such type per type that inherits it. Each of those inline types is given the name
+/// it has where it is declared (`AttendeeBaseType`), as a `title`, so every type that inherits it shares
+/// that one. A property the merge also declares itself is merged by typify with its own, and keeps no title.
+fn pin_inherited(defs: &mut Definitions, merges: &[Merge]) {
+    let index: BTreeMap<String, usize> = defs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.name.clone(), i))
+        .collect();
+    for merge in merges {
+        let mut inherited = Vec::new();
+        let mut seen = BTreeSet::new();
+        for target in &merge.refs {
+            declared_by(defs, &index, target, &mut seen, &mut inherited);
+        }
+        let mut count: BTreeMap<&str, usize> = merge.own.iter().map(|p| (p.as_str(), 1)).collect();
+        for d in &inherited {
+            *count.entry(d.property.as_str()).or_default() += 1;
+        }
+        let pins: Vec<(usize, String, String)> = inherited
+            .iter()
+            .filter(|d| count.get(d.property.as_str()) == Some(&1))
+            .map(|d| (d.def, d.pointer.clone(), d.name.clone()))
+            .collect();
+        for (def, pointer, name) in pins {
+            if let Some(schema) = defs[def].schema.pointer_mut(&pointer) {
+                pin(schema, name);
+            }
+        }
+    }
+}
+
+/// The properties the definition `target` declares, with those of the definitions its `allOf` refers to.
+fn declared_by(
+    defs: &Definitions,
+    index: &BTreeMap<String, usize>,
+    target: &str,
+    seen: &mut BTreeSet<usize>,
+    out: &mut Vec<Declared>,
+) {
+    let Some(&def) = index.get(target) else {
+        return;
+    };
+    if !seen.insert(def) {
+        return;
+    }
+    let home = pascal(&defs[def].name);
+    let mut refs = Vec::new();
+    let mut stack = vec![(String::new(), &defs[def].schema)];
+    while let Some((pointer, schema)) = stack.pop() {
+        let Value::Object(o) = schema else { continue };
+        if let Some(Value::Object(props)) = o.get("properties") {
+            for prop in props.keys() {
+                out.push(Declared {
+                    def,
+                    pointer: format!("{pointer}/properties/{}", escape(prop)),
+                    property: prop.clone(),
+                    name: pascal(&format!("{home}_{prop}")),
+                });
+            }
+        }
+        if let Some(Value::Array(members)) = o.get("allOf") {
+            for (i, member) in members.iter().enumerate() {
+                match reference(member) {
+                    Some(r) => refs.push(r.to_string()),
+                    None => stack.push((format!("{pointer}/allOf/{i}"), member)),
+                }
+            }
+        }
+    }
+    for r in refs {
+        declared_by(defs, index, &r, seen, out);
+    }
+}
+
+/// The definition an `allOf` member is a reference to.
+fn reference(member: &Value) -> Option<&str> {
+    member
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| r.strip_prefix("#/definitions/"))
+}
+
+/// A JSON pointer token.
+fn escape(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// Names, through `title`, the inline type `schema` is (or its items', its values', an `Option`'s) `name`,
+/// the name typify gives it where it is declared, unless it has a title already.
+fn pin(schema: &mut Value, name: String) {
+    let Value::Object(o) = schema else { return };
+    if o.contains_key("title") {
+        return;
+    }
+    if named_type(o) {
+        o.insert("title".into(), Value::String(name));
+        return;
+    }
+    if let Some(inner) = option_of(o) {
+        pin(inner, name);
+        return;
+    }
+    for (keyword, suffix) in [("items", "Item"), ("additionalProperties", "Value")] {
+        if let Some(sub) = o.get_mut(keyword) {
+            pin(sub, format!("{name}{suffix}"));
+        }
     }
 }
 
@@ -102,37 +243,79 @@ fn option_of(o: &mut Map<String, Value>) -> Option<&mut Value> {
     members.iter_mut().find(|m| **m != null)
 }
 
-/// `name` is the type name this schema's inline children are named after.
+/// `name` is the type name this schema's inline children are named after; an `allOf` that refers to
+/// definitions is added to `merges`.
 fn walk(
     schema: &mut Value,
     name: &str,
     definitions: &BTreeSet<String>,
     taken: &mut BTreeSet<String>,
+    merges: &mut Vec<Merge>,
 ) {
     let Value::Object(o) = schema else { return };
+    if o.contains_key("allOf") {
+        let mut merge = Merge {
+            refs: Vec::new(),
+            own: BTreeSet::new(),
+        };
+        merged_members(o, &mut merge);
+        if !merge.refs.is_empty() {
+            merges.push(merge);
+        }
+    }
+    walk_inside(o, name, definitions, taken, merges);
+}
+
+/// The definitions an `allOf` refers to and the properties it declares, through its inline members' own
+/// `allOf`s (typify merges those too).
+fn merged_members(o: &Map<String, Value>, merge: &mut Merge) {
+    if let Some(Value::Object(props)) = o.get("properties") {
+        merge.own.extend(props.keys().cloned());
+    }
+    if let Some(Value::Array(members)) = o.get("allOf") {
+        for member in members {
+            match (reference(member), member) {
+                (Some(r), _) => merge.refs.push(r.to_string()),
+                (None, Value::Object(m)) => merged_members(m, merge),
+                (None, _) => {}
+            }
+        }
+    }
+}
+
+/// [`walk`]'s recursion; an `allOf` member is part of its parent's merge, not one of its own.
+fn walk_inside(
+    o: &mut Map<String, Value>,
+    name: &str,
+    definitions: &BTreeSet<String>,
+    taken: &mut BTreeSet<String>,
+    merges: &mut Vec<Merge>,
+) {
     if let Some(Value::Object(props)) = o.get_mut("properties") {
         for (prop, sub) in props.iter_mut() {
             let child = claim(sub, pascal(&format!("{name}_{prop}")), definitions, taken);
-            walk(sub, &child, definitions, taken);
+            walk(sub, &child, definitions, taken, merges);
         }
     }
     for (keyword, suffix) in [("items", "Item"), ("additionalProperties", "Value")] {
         if let Some(sub) = o.get_mut(keyword) {
             if sub.is_object() {
                 let child = claim(sub, format!("{name}{suffix}"), definitions, taken);
-                walk(sub, &child, definitions, taken);
+                walk(sub, &child, definitions, taken, merges);
             }
         }
     }
     // `anyOf: [X, null]` is an `Option` of X, and X takes the option's name (a definition's name too).
     if let Some(inner) = option_of(o) {
         let child = claim(inner, name.to_string(), definitions, taken);
-        walk(inner, &child, definitions, taken);
+        walk(inner, &child, definitions, taken, merges);
     }
     // An `allOf` is merged into the type it belongs to: its members' properties are named after it.
     if let Some(Value::Array(members)) = o.get_mut("allOf") {
         for member in members {
-            walk(member, name, definitions, taken);
+            if let Value::Object(m) = member {
+                walk_inside(m, name, definitions, taken, merges);
+            }
         }
     }
 }
@@ -224,6 +407,54 @@ mod tests {
         let conditions = &defs[4].schema["properties"]["conditions"];
         assert!(conditions.get("title").is_none());
         assert_eq!(conditions["anyOf"][0]["title"], "RulesetConditions2");
+    }
+
+    #[test]
+    fn inherited_inline_types_keep_the_name_they_have_where_they_are_declared() {
+        let mut defs = vec![
+            def(
+                "Recipient",
+                json!({"type": "object", "properties": {
+                    "emailAddress": {"type": "object", "properties": {"address": {"type": "string"}}},
+                    "tags": {"type": "array", "items": {"enum": ["a", "b"]}}
+                }}),
+            ),
+            def(
+                "AttendeeBase",
+                json!({"allOf": [{"$ref": "#/definitions/Recipient"}, {"type": "object", "properties": {
+                    "type": {"anyOf": [{"$ref": "#/definitions/AttendeeType"}, {"type": ["object", "null"]}]}
+                }}]}),
+            ),
+            // `type` would be `AttendeeType` here, a definition's name.
+            def(
+                "Attendee",
+                json!({"allOf": [{"$ref": "#/definitions/AttendeeBase"}, {"type": "object", "properties": {
+                    "status": {"enum": ["none", "accepted"]}
+                }}]}),
+            ),
+            def("AttendeeType", json!({"enum": ["required", "optional"]})),
+            // A property declared again is merged with the inherited one: typify names it here.
+            def(
+                "Organizer",
+                json!({"allOf": [{"$ref": "#/definitions/Recipient"}, {"properties": {
+                    "emailAddress": {"type": "object", "properties": {"name": {"type": "string"}}}
+                }}]}),
+            ),
+        ];
+        separate(&mut defs);
+        let base_type = &defs[1].schema["allOf"][1]["properties"]["type"];
+        assert_eq!(base_type["title"], "AttendeeBaseType");
+        let recipient = &defs[0].schema["properties"];
+        assert_eq!(recipient["emailAddress"]["title"], "RecipientEmailAddress");
+        assert_eq!(recipient["tags"]["items"]["title"], "RecipientTagsItem");
+        assert!(recipient["tags"].get("title").is_none());
+        // What nothing inherits and what is declared again have no title.
+        assert!(defs[2].schema["allOf"][1]["properties"]["status"]
+            .get("title")
+            .is_none());
+        assert!(defs[4].schema["allOf"][1]["properties"]["emailAddress"]
+            .get("title")
+            .is_none());
     }
 
     #[test]

@@ -30,7 +30,9 @@ pub mod live;
 pub mod names;
 pub mod normalize;
 pub mod openapi;
+mod serde_attrs;
 pub mod snapshot;
+pub mod string_enums;
 pub mod typegen;
 
 pub use snapshot::{DeclaredCapabilities, Snapshot};

@@ -3,9 +3,10 @@
 //! Every `$ref` ends up as `#/definitions/<Name>` pointing into one flat list of definitions, which also holds
 //! the tool's `Params` (its input schema) and `Output` (its output schema). JSON pointer references such as
 //! `#/properties/x` are hoisted into that list; `$defs` are merged into it; `prefixItems` becomes the draft-07
-//! tuple form; `const` becomes a one-value `enum`; titles, which typify would turn into type names, become
-//! descriptions; keywords that would need crates the generated code cannot depend on (string `format`s,
-//! `pattern`) are dropped, since the server validates its own input anyway.
+//! tuple form; `const` becomes a one-value `enum`, and an `enum` keeps only its values' type beside it;
+//! titles, which typify would turn into type names, become descriptions; keywords that would need crates the
+//! generated code cannot depend on (string `format`s, `pattern`) are dropped, since the server validates its
+//! own input anyway.
 
 use crate::names::{camel_ident, Namer};
 use crate::Warning;
@@ -55,6 +56,19 @@ const DROPPED: &[&str] = &[
     "xml",
     "externalDocs",
     "example",
+];
+
+/// What a schema with an `enum` keeps. The values are every value it admits: nothing else it says (a
+/// composition, properties, items, a `$ref`) can add one, and typify would make of the rest an inner type
+/// with a newtype around it whose constructor compares values, which that type may not be able to do (an
+/// untagged enum derives no `PartialEq`). The values and their `type` are the whole type.
+const BESIDE_ENUM: &[&str] = &[
+    "enum",
+    "type",
+    "format",
+    "nullable",
+    "description",
+    "default",
 ];
 
 /// Keywords whose value is one subschema.
@@ -305,6 +319,9 @@ impl<'a> Normalizer<'a> {
         }
         if let Some(c) = o.remove("const") {
             o.entry("enum").or_insert_with(|| Value::Array(vec![c]));
+        }
+        if o.get("enum").is_some_and(Value::is_array) {
+            o.retain(|k, _| BESIDE_ENUM.contains(&k.as_str()));
         }
         if o.get("nullable") == Some(&Value::Bool(true)) {
             o.remove("nullable");
@@ -647,12 +664,17 @@ mod tests {
     }
 
     #[test]
-    fn prefix_items_const_and_formats() {
+    fn prefix_items_const_enums_and_formats() {
         let (defs, _) = normalize(json!({
             "type": "object",
             "properties": {
                 "pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "number"}], "items": false},
                 "kind": {"const": "fixed"},
+                // Only these two strings, whatever the `anyOf` beside them allows.
+                "source": {"type": "string", "enum": ["gh-pages", "master"], "minLength": 1, "anyOf": [
+                    {"type": "string", "enum": ["gh-pages", "master"]},
+                    {"type": "object", "properties": {"branch": {"type": "string"}}}
+                ]},
                 "when": {"type": "string", "format": "date-time", "pattern": "^\\d"},
                 "n": {"type": "integer", "format": "int32"}
             }
@@ -663,6 +685,10 @@ mod tests {
             json!({"type": "array", "items": [{"type": "string"}, {"type": "number"}], "additionalItems": false})
         );
         assert_eq!(p["kind"], json!({"enum": ["fixed"]}));
+        assert_eq!(
+            p["source"],
+            json!({"type": "string", "enum": ["gh-pages", "master"]})
+        );
         assert_eq!(p["when"], json!({"type": "string"}));
         assert_eq!(p["n"], json!({"type": "integer", "format": "int32"}));
     }

@@ -96,6 +96,48 @@ pub async fn call_structured<P: Serialize, O: DeserializeOwned>(
     })
 }
 
+/// The traits of a string enum of generated bindings, from one list of its variants and their names on the
+/// wire: `string_enum!(impl Display, Serialize, Deserialize for Status { Available = "available", Sold = "sold" })`
+/// writes each variant as its name, reads it from its name (an unknown name is an error listing the
+/// expected ones) and displays it as its name. The enum's variants are declared in the same order, without
+/// discriminants. One line per enum instead of a `#[serde(rename)]` per variant and a `match` per trait.
+pub use crate::__string_enum as string_enum;
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __string_enum {
+    (impl $($tr:ident),+ for $ty:ident $names:tt) => {
+        $($crate::__string_enum!(@$tr $ty $names);)+
+    };
+    (@Display $ty:ident { $($v:ident = $w:literal),+ $(,)? }) => {
+        impl ::std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                f.write_str([$($w),+][*self as usize])
+            }
+        }
+    };
+    (@Serialize $ty:ident { $($v:ident = $w:literal),+ $(,)? }) => {
+        impl $crate::serde::Serialize for $ty {
+            fn serialize<S: $crate::serde::Serializer>(
+                &self,
+                serializer: S,
+            ) -> ::std::result::Result<S::Ok, S::Error> {
+                serializer.serialize_str([$($w),+][*self as usize])
+            }
+        }
+    };
+    (@Deserialize $ty:ident { $($v:ident = $w:literal),+ $(,)? }) => {
+        impl<'de> $crate::serde::Deserialize<'de> for $ty {
+            fn deserialize<D: $crate::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> ::std::result::Result<Self, D::Error> {
+                $crate::codegen_support::de::variant(deserializer, &[$($w),+])
+                    .map(|i| [$(Self::$v),+][i])
+            }
+        }
+    };
+}
+
 /// What the `Deserialize` impls that `mcp-codegen` writes for an OpenAPI spec's types call, instead of serde's
 /// derive: an object is read once into a map and each field taken from it by name, so each type's impl is a
 /// few lines (serde's derive writes a field enum and two visitors per struct, most of what the compiler checks
@@ -255,6 +297,35 @@ pub mod de {
                 object.deny_unknown()?;
                 Ok(value)
             }
+        }
+
+        /// What mcp-codegen writes for a string enum.
+        #[derive(Debug, Clone, Copy, PartialEq)]
+        enum Status {
+            Available,
+            SoldOut,
+        }
+        crate::codegen_support::string_enum!(impl Display, Serialize, Deserialize for Status {
+            Available = "available",
+            SoldOut = "sold out",
+        });
+
+        #[test]
+        fn a_string_enum_is_written_read_and_displayed_as_its_names() {
+            assert_eq!(Status::SoldOut.to_string(), "sold out");
+            assert_eq!(
+                serde_json::to_value(Status::Available).unwrap(),
+                json!("available")
+            );
+            assert_eq!(
+                serde_json::from_value::<Status>(json!("sold out")).unwrap(),
+                Status::SoldOut
+            );
+            let unknown = serde_json::from_value::<Status>(json!("gone")).unwrap_err();
+            assert_eq!(
+                unknown.to_string(),
+                "unknown variant `gone`, expected `available` or `sold out`"
+            );
         }
 
         #[test]

@@ -2,6 +2,10 @@
 
 pub use ::mcp_runtime::codegen_support::ToolCallError;
 /// A typed client for the tools of `bench-server 0.1.0 (protocol 2026-07-28)`.
+///
+/// Each method calls the tool of its name and returns the tool's `structuredContent` as its
+/// module's `Output`, or its content blocks when the tool declares no output schema; a result with
+/// `isError` is [`ToolCallError::Tool`].
 pub struct Client {
     inner: ::mcp_runtime::Client,
 }
@@ -21,7 +25,7 @@ impl Client {
     }
     /// Add two numbers.
     ///
-    /// Calls `add`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `add`.
     pub async fn add(
         &self,
         params: &add::Params,
@@ -34,7 +38,7 @@ impl Client {
     }
     /// Return the text unchanged.
     ///
-    /// Calls `echo`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `echo`.
     pub async fn echo(
         &self,
         params: &echo::Params,
@@ -47,7 +51,7 @@ impl Client {
     }
     /// Wait for the given number of milliseconds; stops early when cancelled.
     ///
-    /// Calls `sleep`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `sleep`.
     pub async fn sleep(
         &self,
         params: &sleep::Params,
@@ -65,7 +69,6 @@ pub mod add {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "add";
-    ///`Params`
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -81,7 +84,6 @@ pub mod echo {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "echo";
-    ///`Params`
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -95,7 +97,6 @@ pub mod sleep {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "sleep";
-    ///`Params`
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {

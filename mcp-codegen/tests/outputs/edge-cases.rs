@@ -2,6 +2,10 @@
 
 pub use ::mcp_runtime::codegen_support::ToolCallError;
 /// A typed client for the tools of `edge-cases hand-written (protocol 2025-06-18)`.
+///
+/// Each method calls the tool of its name and returns the tool's `structuredContent` as its
+/// module's `Output`, or its content blocks when the tool declares no output schema; a result with
+/// `isError` is [`ToolCallError::Tool`].
 pub struct Client {
     inner: ::mcp_runtime::Client,
 }
@@ -21,7 +25,7 @@ impl Client {
     }
     /// Digits first; a tuple via prefixItems.
     ///
-    /// Calls `3d-render`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `3d-render`.
     pub async fn tool_3d_render(
         &self,
         params: &tool_3d_render::Params,
@@ -38,7 +42,7 @@ impl Client {
     }
     ///
     ///
-    /// Calls `Ping`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `Ping`.
     pub async fn ping_2(
         &self,
     ) -> ::std::result::Result<
@@ -54,7 +58,7 @@ impl Client {
     }
     /// Schemas typify cannot take.
     ///
-    /// Calls `broken`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `broken`.
     pub async fn broken(
         &self,
         params: &broken::Params,
@@ -67,7 +71,7 @@ impl Client {
     }
     /// List issues; its Issue type is not the one of issues.create.
     ///
-    /// Calls `issues-list`; returns its `structuredContent` as [`issues_list::Output`], `isError` as [`ToolCallError::Tool`].
+    /// Calls `issues-list`.
     pub async fn issues_list(
         &self,
         params: &issues_list::Params,
@@ -82,7 +86,7 @@ impl Client {
     /// Create an issue.
     /// Labels must exist.
     ///
-    /// Calls `issues.create`; returns its `structuredContent` as [`issues_create::Output`], `isError` as [`ToolCallError::Tool`].
+    /// Calls `issues.create`.
     pub async fn issues_create(
         &self,
         params: &issues_create::Params,
@@ -96,7 +100,7 @@ impl Client {
     }
     /// No arguments.
     ///
-    /// Calls `ping`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `ping`.
     pub async fn ping(
         &self,
     ) -> ::std::result::Result<
@@ -112,7 +116,7 @@ impl Client {
     }
     /// Ping (again)
     ///
-    /// Calls `ping_`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `ping_`.
     pub async fn ping_3(
         &self,
     ) -> ::std::result::Result<
@@ -128,7 +132,7 @@ impl Client {
     }
     /// Recursion through the root.
     ///
-    /// Calls `tree`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `tree`.
     pub async fn tree(
         &self,
         params: &tree::Params,
@@ -141,7 +145,7 @@ impl Client {
     }
     /// A keyword for a name.
     ///
-    /// Calls `type`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `type`.
     pub async fn type_(
         &self,
         params: &type_::Params,
@@ -154,7 +158,7 @@ impl Client {
     }
     /// Structured output with nullable fields.
     ///
-    /// Calls `weather.get`; returns its `structuredContent` as [`weather_get::Output`], `isError` as [`ToolCallError::Tool`].
+    /// Calls `weather.get`.
     pub async fn weather_get(
         &self,
         params: &weather_get::Params,
@@ -168,7 +172,7 @@ impl Client {
     }
     /// A name with no ASCII letters.
     ///
-    /// Calls `名前`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `名前`.
     pub async fn tool(
         &self,
         params: &tool::Params,
@@ -186,7 +190,6 @@ pub mod tool_3d_render {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "3d-render";
-    ///`Params`
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -223,7 +226,6 @@ pub mod broken {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "broken";
-    ///`Params`
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, Default)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -258,7 +260,6 @@ pub mod broken {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub required_missing: Option<ParamsRequiredMissing>,
     }
-    ///`ParamsAllofConflict`
     #[derive(
         serde::Deserialize,
         serde::Serialize,
@@ -274,14 +275,12 @@ pub mod broken {
     #[serde(crate = "serde")]
     #[serde(deny_unknown_fields)]
     pub enum ParamsAllofConflict {}
-    ///`ParamsContradiction`
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, Default)]
     #[serde(crate = "serde")]
     pub struct ParamsContradiction {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub deep: Option<::mcp_runtime::serde_json::Value>,
     }
-    ///`ParamsEmptyEnum`
     #[derive(
         serde::Deserialize,
         serde::Serialize,
@@ -297,7 +296,6 @@ pub mod broken {
     #[serde(crate = "serde")]
     #[serde(deny_unknown_fields)]
     pub enum ParamsEmptyEnum {}
-    ///`ParamsMultiType`
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     #[serde(untagged)]
@@ -311,7 +309,6 @@ pub mod broken {
             Self::Array(value)
         }
     }
-    ///`ParamsRequiredMissing`
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     #[serde(deny_unknown_fields)]
@@ -327,26 +324,23 @@ pub mod issues_list {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "issues-list";
-    ///`Issue`
+    use ::mcp_runtime::codegen_support::string_enum;
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, Default)]
     #[serde(crate = "serde")]
     pub struct Issue {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub key: Option<String>,
     }
-    ///`Issue2`
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Issue2 {
         pub key: String,
     }
-    ///`Output`
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Output {
         pub issues: Vec<Issue2>,
     }
-    ///`Params`
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, Default)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -355,34 +349,15 @@ pub mod issues_list {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub state: Option<ParamsState>,
     }
-    ///`ParamsState`
-    #[derive(
-        serde::Deserialize,
-        serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    #[serde(crate = "serde")]
+    #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     pub enum ParamsState {
-        #[serde(rename = "open")]
         Open,
-        #[serde(rename = "closed")]
         Closed,
     }
-    impl ::std::fmt::Display for ParamsState {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Open => f.write_str("open"),
-                Self::Closed => f.write_str("closed"),
-            }
-        }
-    }
+    string_enum!(impl Display, Deserialize, Serialize for ParamsState {
+        Open = "open",
+        Closed = "closed",
+    });
 }
 /// Create an issue.
 /// Labels must exist.
@@ -391,14 +366,12 @@ pub mod issues_create {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "issues.create";
-    ///`Issue`
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Issue {
         pub id: i64,
         pub labels: Vec<Label2>,
     }
-    ///`Items`
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     #[serde(transparent)]
@@ -427,19 +400,16 @@ pub mod issues_create {
         pub color: Option<String>,
         pub name: String,
     }
-    ///`Label2`
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Label2 {
         pub name: String,
     }
-    ///`Output`
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Output {
         pub issue: Issue,
     }
-    ///`Params`
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -511,7 +481,6 @@ pub mod tree {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "tree";
-    ///`Params`
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -526,7 +495,7 @@ pub mod type_ {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "type";
-    ///`Params`
+    use ::mcp_runtime::codegen_support::string_enum;
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -536,31 +505,13 @@ pub mod type_ {
         #[serde(rename = "self", skip_serializing_if = "Option::is_none")]
         pub self_: Option<bool>,
     }
-    ///`ParamsKind`
-    #[derive(
-        serde::Deserialize,
-        serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    #[serde(crate = "serde")]
+    #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     pub enum ParamsKind {
-        #[serde(rename = "fixed")]
         Fixed,
     }
-    impl ::std::fmt::Display for ParamsKind {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Fixed => f.write_str("fixed"),
-            }
-        }
-    }
+    string_enum!(impl Display, Deserialize, Serialize for ParamsKind {
+        Fixed = "fixed",
+    });
 }
 /// Structured output with nullable fields.
 #[allow(clippy::all, clippy::pedantic, warnings)]
@@ -568,7 +519,6 @@ pub mod weather_get {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "weather.get";
-    ///`Output`
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Output {
@@ -581,7 +531,6 @@ pub mod weather_get {
         pub tags: ::std::collections::BTreeMap<String, String>,
         pub temperature: f64,
     }
-    ///`Params`
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -594,14 +543,12 @@ pub mod tool {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "名前";
-    ///`Params`
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug, Default)]
     #[serde(crate = "serde")]
     pub struct Params {
         #[serde(skip_serializing_if = "Option::is_none")]
         pub x: Option<ParamsX>,
     }
-    ///`ParamsX`
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     #[serde(untagged)]

@@ -2,6 +2,10 @@
 
 pub use ::mcp_runtime::codegen_support::ToolCallError;
 /// A typed client for the tools of `the OpenAPI spec Swagger Petstore`.
+///
+/// Each method calls the tool of its name and returns the tool's `structuredContent` as its
+/// module's `Output`, or its content blocks when the tool declares no output schema; a result with
+/// `isError` is [`ToolCallError::Tool`].
 pub struct Client {
     inner: ::mcp_runtime::Client,
 }
@@ -21,7 +25,7 @@ impl Client {
     }
     /// Add a new pet to the store
     ///
-    /// Calls `addPet`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `addPet`.
     pub async fn add_pet(
         &self,
         params: &add_pet::Params,
@@ -36,7 +40,7 @@ impl Client {
     ///
     /// This can only be done by the logged in user.
     ///
-    /// Calls `createUser`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `createUser`.
     pub async fn create_user(
         &self,
         params: &create_user::Params,
@@ -53,7 +57,7 @@ impl Client {
     }
     /// Creates list of users with given input array
     ///
-    /// Calls `createUsersWithArrayInput`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `createUsersWithArrayInput`.
     pub async fn create_users_with_array_input(
         &self,
         params: &create_users_with_array_input::Params,
@@ -70,7 +74,7 @@ impl Client {
     }
     /// Creates list of users with given input array
     ///
-    /// Calls `createUsersWithListInput`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `createUsersWithListInput`.
     pub async fn create_users_with_list_input(
         &self,
         params: &create_users_with_list_input::Params,
@@ -89,7 +93,7 @@ impl Client {
     ///
     /// For valid response try integer IDs with positive integer value. Negative or non-integer values will generate API errors
     ///
-    /// Calls `deleteOrder`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `deleteOrder`.
     pub async fn delete_order(
         &self,
         params: &delete_order::Params,
@@ -106,7 +110,7 @@ impl Client {
     }
     /// Deletes a pet
     ///
-    /// Calls `deletePet`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `deletePet`.
     pub async fn delete_pet(
         &self,
         params: &delete_pet::Params,
@@ -125,7 +129,7 @@ impl Client {
     ///
     /// This can only be done by the logged in user.
     ///
-    /// Calls `deleteUser`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `deleteUser`.
     pub async fn delete_user(
         &self,
         params: &delete_user::Params,
@@ -144,7 +148,7 @@ impl Client {
     ///
     /// Multiple status values can be provided with comma separated strings
     ///
-    /// Calls `findPetsByStatus`; returns its `structuredContent` as [`find_pets_by_status::Output`], `isError` as [`ToolCallError::Tool`].
+    /// Calls `findPetsByStatus`.
     pub async fn find_pets_by_status(
         &self,
         params: &find_pets_by_status::Params,
@@ -160,7 +164,7 @@ impl Client {
     ///
     /// Muliple tags can be provided with comma separated strings. Use tag1, tag2, tag3 for testing.
     ///
-    /// Calls `findPetsByTags`; returns its `structuredContent` as [`find_pets_by_tags::Output`], `isError` as [`ToolCallError::Tool`].
+    /// Calls `findPetsByTags`.
     pub async fn find_pets_by_tags(
         &self,
         params: &find_pets_by_tags::Params,
@@ -176,7 +180,7 @@ impl Client {
     ///
     /// Returns a map of status codes to quantities
     ///
-    /// Calls `getInventory`; returns its `structuredContent` as [`get_inventory::Output`], `isError` as [`ToolCallError::Tool`].
+    /// Calls `getInventory`.
     pub async fn get_inventory(
         &self,
     ) -> ::std::result::Result<get_inventory::Output, ToolCallError> {
@@ -191,7 +195,7 @@ impl Client {
     ///
     /// For valid response try integer IDs with value >= 1 and <= 10. Other values will generated exceptions
     ///
-    /// Calls `getOrderById`; returns its `structuredContent` as [`get_order_by_id::Output`], `isError` as [`ToolCallError::Tool`].
+    /// Calls `getOrderById`.
     pub async fn get_order_by_id(
         &self,
         params: &get_order_by_id::Params,
@@ -207,7 +211,7 @@ impl Client {
     ///
     /// Returns a single pet
     ///
-    /// Calls `getPetById`; returns its `structuredContent` as [`get_pet_by_id::Output`], `isError` as [`ToolCallError::Tool`].
+    /// Calls `getPetById`.
     pub async fn get_pet_by_id(
         &self,
         params: &get_pet_by_id::Params,
@@ -221,7 +225,7 @@ impl Client {
     }
     /// Get user by user name
     ///
-    /// Calls `getUserByName`; returns its `structuredContent` as [`get_user_by_name::Output`], `isError` as [`ToolCallError::Tool`].
+    /// Calls `getUserByName`.
     pub async fn get_user_by_name(
         &self,
         params: &get_user_by_name::Params,
@@ -235,7 +239,7 @@ impl Client {
     }
     /// Logs user into the system
     ///
-    /// Calls `loginUser`; returns its `structuredContent` as [`login_user::Output`], `isError` as [`ToolCallError::Tool`].
+    /// Calls `loginUser`.
     pub async fn login_user(
         &self,
         params: &login_user::Params,
@@ -249,7 +253,7 @@ impl Client {
     }
     /// Logs out current logged in user session
     ///
-    /// Calls `logoutUser`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `logoutUser`.
     pub async fn logout_user(
         &self,
     ) -> ::std::result::Result<
@@ -265,7 +269,7 @@ impl Client {
     }
     /// Place an order for a pet
     ///
-    /// Calls `placeOrder`; returns its `structuredContent` as [`place_order::Output`], `isError` as [`ToolCallError::Tool`].
+    /// Calls `placeOrder`.
     pub async fn place_order(
         &self,
         params: &place_order::Params,
@@ -279,7 +283,7 @@ impl Client {
     }
     /// Update an existing pet
     ///
-    /// Calls `updatePet`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `updatePet`.
     pub async fn update_pet(
         &self,
         params: &update_pet::Params,
@@ -296,7 +300,7 @@ impl Client {
     }
     /// Updates a pet in the store with form data
     ///
-    /// Calls `updatePetWithForm`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `updatePetWithForm`.
     pub async fn update_pet_with_form(
         &self,
         params: &update_pet_with_form::Params,
@@ -315,7 +319,7 @@ impl Client {
     ///
     /// This can only be done by the logged in user.
     ///
-    /// Calls `updateUser`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `updateUser`.
     pub async fn update_user(
         &self,
         params: &update_user::Params,
@@ -332,7 +336,7 @@ impl Client {
     }
     /// Uploads an image
     ///
-    /// Calls `uploadFile`; returns its `structuredContent` as [`upload_file::Output`], `isError` as [`ToolCallError::Tool`].
+    /// Calls `uploadFile`.
     pub async fn upload_file(
         &self,
         params: &upload_file::Params,
@@ -348,8 +352,7 @@ impl Client {
 pub mod components {
     #![allow(clippy::all, clippy::pedantic, warnings)]
     use ::mcp_runtime::serde;
-    use ::mcp_runtime::codegen_support::de;
-    ///`ApiResponse`
+    use ::mcp_runtime::codegen_support::{de, string_enum};
     #[derive(Clone, Debug, Default)]
     pub struct ApiResponse {
         pub code: Option<i32>,
@@ -366,7 +369,6 @@ pub mod components {
             })
         }
     }
-    ///`Category`
     #[derive(serde::Serialize, Clone, Debug, Default)]
     #[serde(crate = "serde")]
     pub struct Category {
@@ -384,7 +386,6 @@ pub mod components {
             })
         }
     }
-    ///`Order`
     #[derive(Clone, Debug, Default)]
     pub struct Order {
         pub complete: bool,
@@ -415,27 +416,11 @@ pub mod components {
         Approved,
         Delivered,
     }
-    impl<'de> serde::Deserialize<'de> for OrderStatus {
-        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            Ok(
-                match de::variant(d, &["placed", "approved", "delivered"])? {
-                    0 => Self::Placed,
-                    1 => Self::Approved,
-                    _ => Self::Delivered,
-                },
-            )
-        }
-    }
-    impl ::std::fmt::Display for OrderStatus {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Placed => f.write_str("placed"),
-                Self::Approved => f.write_str("approved"),
-                Self::Delivered => f.write_str("delivered"),
-            }
-        }
-    }
-    ///`Pet`
+    string_enum!(impl Display, Deserialize for OrderStatus {
+        Placed = "placed",
+        Approved = "approved",
+        Delivered = "delivered",
+    });
     #[derive(Clone, Debug)]
     pub struct Pet {
         pub category: Option<Category>,
@@ -466,27 +451,11 @@ pub mod components {
         Pending,
         Sold,
     }
-    impl<'de> serde::Deserialize<'de> for PetStatus {
-        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-            Ok(
-                match de::variant(d, &["available", "pending", "sold"])? {
-                    0 => Self::Available,
-                    1 => Self::Pending,
-                    _ => Self::Sold,
-                },
-            )
-        }
-    }
-    impl ::std::fmt::Display for PetStatus {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Available => f.write_str("available"),
-                Self::Pending => f.write_str("pending"),
-                Self::Sold => f.write_str("sold"),
-            }
-        }
-    }
-    ///`Tag`
+    string_enum!(impl Display, Deserialize for PetStatus {
+        Available = "available",
+        Pending = "pending",
+        Sold = "sold",
+    });
     #[derive(serde::Serialize, Clone, Debug, Default)]
     #[serde(crate = "serde")]
     pub struct Tag {
@@ -504,7 +473,6 @@ pub mod components {
             })
         }
     }
-    ///`User`
     #[derive(serde::Serialize, Clone, Debug, Default)]
     #[serde(crate = "serde")]
     pub struct User {
@@ -558,7 +526,7 @@ pub mod add_pet {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "addPet";
-    ///`Params`
+    use ::mcp_runtime::codegen_support::string_enum;
     #[derive(serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -577,25 +545,17 @@ pub mod add_pet {
         pub tags: Vec<super::components::Tag>,
     }
     ///pet status in the store
-    #[derive(serde::Serialize, Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(crate = "serde")]
+    #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     pub enum ParamsStatus {
-        #[serde(rename = "available")]
         Available,
-        #[serde(rename = "pending")]
         Pending,
-        #[serde(rename = "sold")]
         Sold,
     }
-    impl ::std::fmt::Display for ParamsStatus {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Available => f.write_str("available"),
-                Self::Pending => f.write_str("pending"),
-                Self::Sold => f.write_str("sold"),
-            }
-        }
-    }
+    string_enum!(impl Display, Serialize for ParamsStatus {
+        Available = "available",
+        Pending = "pending",
+        Sold = "sold",
+    });
 }
 /// Create user
 #[allow(clippy::all, clippy::pedantic, warnings)]
@@ -603,7 +563,6 @@ pub mod create_user {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "createUser";
-    ///`Params`
     #[derive(serde::Serialize, Clone, Debug, Default)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -632,7 +591,6 @@ pub mod create_users_with_array_input {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "createUsersWithArrayInput";
-    ///`Params`
     #[derive(serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -646,7 +604,6 @@ pub mod create_users_with_list_input {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "createUsersWithListInput";
-    ///`Params`
     #[derive(serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -660,7 +617,6 @@ pub mod delete_order {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "deleteOrder";
-    ///`Params`
     #[derive(serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -675,7 +631,6 @@ pub mod delete_pet {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "deletePet";
-    ///`Params`
     #[derive(serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -692,7 +647,6 @@ pub mod delete_user {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "deleteUser";
-    ///`Params`
     #[derive(serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -706,8 +660,7 @@ pub mod find_pets_by_status {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "findPetsByStatus";
-    use ::mcp_runtime::codegen_support::de;
-    ///`Output`
+    use ::mcp_runtime::codegen_support::{de, string_enum};
     #[derive(Clone, Debug)]
     pub struct Output {
         pub result: Vec<super::components::Pet>,
@@ -718,33 +671,23 @@ pub mod find_pets_by_status {
             Ok(Self { result: o.field("result")? })
         }
     }
-    ///`Params`
     #[derive(serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
         ///Status values that need to be considered for filter
         pub status: Vec<ParamsStatusItem>,
     }
-    ///`ParamsStatusItem`
-    #[derive(serde::Serialize, Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(crate = "serde")]
+    #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     pub enum ParamsStatusItem {
-        #[serde(rename = "available")]
         Available,
-        #[serde(rename = "pending")]
         Pending,
-        #[serde(rename = "sold")]
         Sold,
     }
-    impl ::std::fmt::Display for ParamsStatusItem {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Available => f.write_str("available"),
-                Self::Pending => f.write_str("pending"),
-                Self::Sold => f.write_str("sold"),
-            }
-        }
-    }
+    string_enum!(impl Display, Serialize for ParamsStatusItem {
+        Available = "available",
+        Pending = "pending",
+        Sold = "sold",
+    });
     impl ::std::default::Default for ParamsStatusItem {
         fn default() -> Self {
             ParamsStatusItem::Available
@@ -758,7 +701,6 @@ pub mod find_pets_by_tags {
     /// The tool's name on the wire.
     pub const NAME: &str = "findPetsByTags";
     use ::mcp_runtime::codegen_support::de;
-    ///`Output`
     #[derive(Clone, Debug)]
     pub struct Output {
         pub result: Vec<super::components::Pet>,
@@ -769,7 +711,6 @@ pub mod find_pets_by_tags {
             Ok(Self { result: o.field("result")? })
         }
     }
-    ///`Params`
     #[derive(serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -796,7 +737,6 @@ pub mod get_inventory {
     )]
     #[serde(crate = "serde")]
     pub struct Params {}
-    ///`Output`
     #[derive(serde::Deserialize, Clone, Debug)]
     #[serde(crate = "serde")]
     #[serde(transparent)]
@@ -826,7 +766,6 @@ pub mod get_order_by_id {
     pub const NAME: &str = "getOrderById";
     /// The tool's output.
     pub type Output = super::components::Order;
-    ///`Params`
     #[derive(serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -843,7 +782,6 @@ pub mod get_pet_by_id {
     pub const NAME: &str = "getPetById";
     /// The tool's output.
     pub type Output = super::components::Pet;
-    ///`Params`
     #[derive(serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -860,7 +798,6 @@ pub mod get_user_by_name {
     pub const NAME: &str = "getUserByName";
     /// The tool's output.
     pub type Output = super::components::User;
-    ///`Params`
     #[derive(serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -875,7 +812,6 @@ pub mod login_user {
     /// The tool's name on the wire.
     pub const NAME: &str = "loginUser";
     use ::mcp_runtime::codegen_support::de;
-    ///`Output`
     #[derive(Clone, Debug)]
     pub struct Output {
         pub result: String,
@@ -886,7 +822,6 @@ pub mod login_user {
             Ok(Self { result: o.field("result")? })
         }
     }
-    ///`Params`
     #[derive(serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -924,7 +859,7 @@ pub mod place_order {
     pub const NAME: &str = "placeOrder";
     /// The tool's output.
     pub type Output = super::components::Order;
-    ///`Params`
+    use ::mcp_runtime::codegen_support::string_enum;
     #[derive(serde::Serialize, Clone, Debug, Default)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -944,25 +879,17 @@ pub mod place_order {
         pub status: Option<ParamsStatus>,
     }
     ///Order Status
-    #[derive(serde::Serialize, Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(crate = "serde")]
+    #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     pub enum ParamsStatus {
-        #[serde(rename = "placed")]
         Placed,
-        #[serde(rename = "approved")]
         Approved,
-        #[serde(rename = "delivered")]
         Delivered,
     }
-    impl ::std::fmt::Display for ParamsStatus {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Placed => f.write_str("placed"),
-                Self::Approved => f.write_str("approved"),
-                Self::Delivered => f.write_str("delivered"),
-            }
-        }
-    }
+    string_enum!(impl Display, Serialize for ParamsStatus {
+        Placed = "placed",
+        Approved = "approved",
+        Delivered = "delivered",
+    });
 }
 /// Update an existing pet
 #[allow(clippy::all, clippy::pedantic, warnings)]
@@ -970,7 +897,7 @@ pub mod update_pet {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "updatePet";
-    ///`Params`
+    use ::mcp_runtime::codegen_support::string_enum;
     #[derive(serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -989,25 +916,17 @@ pub mod update_pet {
         pub tags: Vec<super::components::Tag>,
     }
     ///pet status in the store
-    #[derive(serde::Serialize, Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
-    #[serde(crate = "serde")]
+    #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     pub enum ParamsStatus {
-        #[serde(rename = "available")]
         Available,
-        #[serde(rename = "pending")]
         Pending,
-        #[serde(rename = "sold")]
         Sold,
     }
-    impl ::std::fmt::Display for ParamsStatus {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Available => f.write_str("available"),
-                Self::Pending => f.write_str("pending"),
-                Self::Sold => f.write_str("sold"),
-            }
-        }
-    }
+    string_enum!(impl Display, Serialize for ParamsStatus {
+        Available = "available",
+        Pending = "pending",
+        Sold = "sold",
+    });
 }
 /// Updates a pet in the store with form data
 #[allow(clippy::all, clippy::pedantic, warnings)]
@@ -1015,7 +934,6 @@ pub mod update_pet_with_form {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "updatePetWithForm";
-    ///`Params`
     #[derive(serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -1036,7 +954,6 @@ pub mod update_user {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "updateUser";
-    ///`Params`
     #[derive(serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -1069,7 +986,6 @@ pub mod upload_file {
     pub const NAME: &str = "uploadFile";
     /// The tool's output.
     pub type Output = super::components::ApiResponse;
-    ///`Params`
     #[derive(serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {

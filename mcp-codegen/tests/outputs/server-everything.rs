@@ -2,6 +2,10 @@
 
 pub use ::mcp_runtime::codegen_support::ToolCallError;
 /// A typed client for the tools of `mcp-servers/everything 2.0.0 (protocol 2025-11-25)`.
+///
+/// Each method calls the tool of its name and returns the tool's `structuredContent` as its
+/// module's `Output`, or its content blocks when the tool declares no output schema; a result with
+/// `isError` is [`ToolCallError::Tool`].
 pub struct Client {
     inner: ::mcp_runtime::Client,
 }
@@ -21,7 +25,7 @@ impl Client {
     }
     /// Echoes back the input string
     ///
-    /// Calls `echo`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `echo`.
     pub async fn echo(
         &self,
         params: &echo::Params,
@@ -34,7 +38,7 @@ impl Client {
     }
     /// Demonstrates how annotations can be used to provide metadata about content.
     ///
-    /// Calls `get-annotated-message`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `get-annotated-message`.
     pub async fn get_annotated_message(
         &self,
         params: &get_annotated_message::Params,
@@ -51,7 +55,7 @@ impl Client {
     }
     /// Returns all environment variables, helpful for debugging MCP server configuration
     ///
-    /// Calls `get-env`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `get-env`.
     pub async fn get_env(
         &self,
     ) -> ::std::result::Result<
@@ -67,7 +71,7 @@ impl Client {
     }
     /// Returns up to ten resource links that reference different types of resources
     ///
-    /// Calls `get-resource-links`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `get-resource-links`.
     pub async fn get_resource_links(
         &self,
         params: &get_resource_links::Params,
@@ -84,7 +88,7 @@ impl Client {
     }
     /// Returns a resource reference that can be used by MCP clients
     ///
-    /// Calls `get-resource-reference`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `get-resource-reference`.
     pub async fn get_resource_reference(
         &self,
         params: &get_resource_reference::Params,
@@ -101,7 +105,7 @@ impl Client {
     }
     /// Returns structured content along with an output schema for client data validation
     ///
-    /// Calls `get-structured-content`; returns its `structuredContent` as [`get_structured_content::Output`], `isError` as [`ToolCallError::Tool`].
+    /// Calls `get-structured-content`.
     pub async fn get_structured_content(
         &self,
         params: &get_structured_content::Params,
@@ -115,7 +119,7 @@ impl Client {
     }
     /// Returns the sum of two numbers
     ///
-    /// Calls `get-sum`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `get-sum`.
     pub async fn get_sum(
         &self,
         params: &get_sum::Params,
@@ -128,7 +132,7 @@ impl Client {
     }
     /// Returns a tiny MCP logo image.
     ///
-    /// Calls `get-tiny-image`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `get-tiny-image`.
     pub async fn get_tiny_image(
         &self,
     ) -> ::std::result::Result<
@@ -144,7 +148,7 @@ impl Client {
     }
     /// Compresses a single file using gzip compression. Depending upon the selected output type, returns either the compressed data as a gzipped resource or a resource link, allowing it to be downloaded in a subsequent request during the current session.
     ///
-    /// Calls `gzip-file-as-resource`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `gzip-file-as-resource`.
     pub async fn gzip_file_as_resource(
         &self,
         params: &gzip_file_as_resource::Params,
@@ -161,7 +165,7 @@ impl Client {
     }
     /// Simulates a deep research operation that gathers, analyzes, and synthesizes information. Demonstrates MCP task-based operations with progress through multiple stages. If 'ambiguous' is true and client supports elicitation, sends an elicitation request for clarification.
     ///
-    /// Calls `simulate-research-query`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `simulate-research-query`.
     pub async fn simulate_research_query(
         &self,
         params: &simulate_research_query::Params,
@@ -178,7 +182,7 @@ impl Client {
     }
     /// Toggles simulated, random-leveled logging on or off.
     ///
-    /// Calls `toggle-simulated-logging`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `toggle-simulated-logging`.
     pub async fn toggle_simulated_logging(
         &self,
     ) -> ::std::result::Result<
@@ -195,7 +199,7 @@ impl Client {
     }
     /// Toggles simulated resource subscription updates on or off.
     ///
-    /// Calls `toggle-subscriber-updates`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `toggle-subscriber-updates`.
     pub async fn toggle_subscriber_updates(
         &self,
     ) -> ::std::result::Result<
@@ -212,7 +216,7 @@ impl Client {
     }
     /// Demonstrates a long running operation with progress updates.
     ///
-    /// Calls `trigger-long-running-operation`; returns its content blocks, `isError` as [`ToolCallError::Tool`].
+    /// Calls `trigger-long-running-operation`.
     pub async fn trigger_long_running_operation(
         &self,
         params: &trigger_long_running_operation::Params,
@@ -234,7 +238,6 @@ pub mod echo {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "echo";
-    ///`Params`
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -248,7 +251,7 @@ pub mod get_annotated_message {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "get-annotated-message";
-    ///`Params`
+    use ::mcp_runtime::codegen_support::string_enum;
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -260,36 +263,17 @@ pub mod get_annotated_message {
         pub message_type: ParamsMessageType,
     }
     ///Type of message to demonstrate different annotation patterns
-    #[derive(
-        serde::Deserialize,
-        serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    #[serde(crate = "serde")]
+    #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     pub enum ParamsMessageType {
-        #[serde(rename = "error")]
         Error,
-        #[serde(rename = "success")]
         Success,
-        #[serde(rename = "debug")]
         Debug,
     }
-    impl ::std::fmt::Display for ParamsMessageType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Error => f.write_str("error"),
-                Self::Success => f.write_str("success"),
-                Self::Debug => f.write_str("debug"),
-            }
-        }
-    }
+    string_enum!(impl Display, Deserialize, Serialize for ParamsMessageType {
+        Error = "error",
+        Success = "success",
+        Debug = "debug",
+    });
 }
 /// Returns all environment variables, helpful for debugging MCP server configuration
 #[allow(clippy::all, clippy::pedantic, warnings)]
@@ -317,7 +301,6 @@ pub mod get_resource_links {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "get-resource-links";
-    ///`Params`
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -352,7 +335,7 @@ pub mod get_resource_reference {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "get-resource-reference";
-    ///`Params`
+    use ::mcp_runtime::codegen_support::string_enum;
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -370,32 +353,15 @@ pub mod get_resource_reference {
             }
         }
     }
-    ///`ParamsResourceType`
-    #[derive(
-        serde::Deserialize,
-        serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    #[serde(crate = "serde")]
+    #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     pub enum ParamsResourceType {
         Text,
         Blob,
     }
-    impl ::std::fmt::Display for ParamsResourceType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::Text => f.write_str("Text"),
-                Self::Blob => f.write_str("Blob"),
-            }
-        }
-    }
+    string_enum!(impl Display, Deserialize, Serialize for ParamsResourceType {
+        Text = "Text",
+        Blob = "Blob",
+    });
     impl ::std::default::Default for ParamsResourceType {
         fn default() -> Self {
             ParamsResourceType::Text
@@ -424,7 +390,7 @@ pub mod get_structured_content {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "get-structured-content";
-    ///`Output`
+    use ::mcp_runtime::codegen_support::string_enum;
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     #[serde(deny_unknown_fields)]
@@ -436,7 +402,6 @@ pub mod get_structured_content {
         ///Temperature in celsius
         pub temperature: f64,
     }
-    ///`Params`
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -444,35 +409,17 @@ pub mod get_structured_content {
         pub location: ParamsLocation,
     }
     ///Choose city
-    #[derive(
-        serde::Deserialize,
-        serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    #[serde(crate = "serde")]
+    #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     pub enum ParamsLocation {
-        #[serde(rename = "New York")]
         NewYork,
         Chicago,
-        #[serde(rename = "Los Angeles")]
         LosAngeles,
     }
-    impl ::std::fmt::Display for ParamsLocation {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::NewYork => f.write_str("New York"),
-                Self::Chicago => f.write_str("Chicago"),
-                Self::LosAngeles => f.write_str("Los Angeles"),
-            }
-        }
-    }
+    string_enum!(impl Display, Deserialize, Serialize for ParamsLocation {
+        NewYork = "New York",
+        Chicago = "Chicago",
+        LosAngeles = "Los Angeles",
+    });
 }
 /// Returns the sum of two numbers
 #[allow(clippy::all, clippy::pedantic, warnings)]
@@ -480,7 +427,6 @@ pub mod get_sum {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "get-sum";
-    ///`Params`
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -516,7 +462,7 @@ pub mod gzip_file_as_resource {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "gzip-file-as-resource";
-    ///`Params`
+    use ::mcp_runtime::codegen_support::string_enum;
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -540,33 +486,15 @@ pub mod gzip_file_as_resource {
         }
     }
     ///How the resulting gzipped file should be returned. 'resourceLink' returns a link to a resource that can be read later, 'resource' returns a full resource object.
-    #[derive(
-        serde::Deserialize,
-        serde::Serialize,
-        Clone,
-        Copy,
-        Debug,
-        Eq,
-        Hash,
-        Ord,
-        PartialEq,
-        PartialOrd
-    )]
-    #[serde(crate = "serde")]
+    #[derive(Clone, Copy, Debug, Eq, Hash, Ord, PartialEq, PartialOrd)]
     pub enum ParamsOutputType {
-        #[serde(rename = "resourceLink")]
         ResourceLink,
-        #[serde(rename = "resource")]
         Resource,
     }
-    impl ::std::fmt::Display for ParamsOutputType {
-        fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-            match *self {
-                Self::ResourceLink => f.write_str("resourceLink"),
-                Self::Resource => f.write_str("resource"),
-            }
-        }
-    }
+    string_enum!(impl Display, Deserialize, Serialize for ParamsOutputType {
+        ResourceLink = "resourceLink",
+        Resource = "resource",
+    });
     impl ::std::default::Default for ParamsOutputType {
         fn default() -> Self {
             ParamsOutputType::ResourceLink
@@ -592,7 +520,6 @@ pub mod simulate_research_query {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "simulate-research-query";
-    ///`Params`
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
@@ -649,7 +576,6 @@ pub mod trigger_long_running_operation {
     use ::mcp_runtime::serde;
     /// The tool's name on the wire.
     pub const NAME: &str = "trigger-long-running-operation";
-    ///`Params`
     #[derive(serde::Deserialize, serde::Serialize, Clone, Debug)]
     #[serde(crate = "serde")]
     pub struct Params {
