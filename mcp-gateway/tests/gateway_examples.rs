@@ -578,3 +578,36 @@ async fn an_openapi_upstream_is_served_through_the_bridge() {
         .unwrap();
     assert_eq!(text(&r), "hi");
 }
+
+// 2026-07-28: a result's `_meta` names the server that answered it. Downstream that is the gateway, for
+// a relayed tool result (JSON text), prompt and resource alike; the upstream's own entry stays upstream.
+#[tokio::test]
+async fn a_relayed_2026_result_names_the_gateway_as_its_server() {
+    let gw = Gateway::start(config(json!({"mcpServers": {
+        "bench": {"command": bench()},
+        "every": {"command": everything()},
+    }})))
+    .await;
+    let client = connect(&gw, Client::builder().era(Era::Modern)).await;
+    let server_name = |meta: &Option<mcp_runtime::protocol::JsonObject>| {
+        let meta = meta.as_ref().expect("a _meta");
+        meta["io.modelcontextprotocol/serverInfo"]["name"].clone()
+    };
+    let r = client
+        .call_tool("bench_echo", json!({"text": "hi"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&r), "hi");
+    assert_eq!(server_name(&r.meta), "mcp-gateway", "{r:?}");
+    let args = [("arg1", "x"), ("arg2", "y")]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let r = client
+        .get_prompt("every_test_prompt_with_arguments", args)
+        .await
+        .unwrap();
+    assert_eq!(server_name(&r.meta), "mcp-gateway", "{r:?}");
+    let r = client.read_resource("test://static-text").await.unwrap();
+    assert_eq!(server_name(&r.meta), "mcp-gateway", "{r:?}");
+}

@@ -2,6 +2,7 @@
 //! server that ran the tool to its own caller, without building a [`CallToolResult`] and serializing it
 //! again.
 
+use super::meta::keys;
 use super::CallToolResult;
 use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -9,8 +10,10 @@ use serde_json::value::RawValue;
 
 /// A `tools/call` result whose parts stay JSON text. Only the fields of a [`CallToolResult`] are kept
 /// (what a 2026-07-28 server adds beside them, `resultType` and caching hints, belongs to its own hop and
-/// is left out); `content` must be an array and `_meta` an object, as in [`CallToolResult`], but the
-/// content blocks inside are passed on unchecked. `null` reads as absent, as it does there.
+/// is left out, and so does the answering server's identity in `_meta`, `io.modelcontextprotocol/serverInfo`:
+/// a relay's own server writes its own); `content` must be an array and `_meta` an object, as in
+/// [`CallToolResult`], but the content blocks inside are passed on unchecked. `null` reads as absent, as
+/// it does there, and so does a `_meta` left empty.
 ///
 /// A server serves it like a [`CallToolResult`] (see `ToolRoute::raw`); the client returns one from
 /// `Client::call_tool_raw`.
@@ -59,8 +62,47 @@ fn object<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::E
             "invalid type: {}, expected a map",
             kind(&raw)
         ))),
-        other => Ok(other),
+        Some(raw) => without_hop_keys(raw).map_err(D::Error::custom),
+        None => Ok(None),
     }
+}
+
+/// A result's `_meta` (an object, valid JSON) without the keys of the hop that carried it (the
+/// answering server's identity); `None` when nothing else is left. Its text stays as it is unless a key
+/// is taken out.
+fn without_hop_keys(meta: Box<RawValue>) -> Result<Option<Box<RawValue>>, serde_json::Error> {
+    let text = meta.get();
+    // Most `_meta`s name no such key: a look at the text tells (a key written with escapes is read).
+    let name = keys::SERVER_INFO.rsplit_once('/').map_or("", |(_, n)| n);
+    if !text.contains(name) && !text.contains('\\') {
+        return Ok(Some(meta));
+    }
+    let Some(members) = crate::framing::object_members(text) else {
+        return Ok(Some(meta));
+    };
+    let hop = |k: &str| match serde_json::from_str::<std::borrow::Cow<'_, str>>(k) {
+        Ok(k) => k == keys::SERVER_INFO,
+        Err(_) => false,
+    };
+    let kept: Vec<_> = members.iter().filter(|(k, _)| !hop(k)).collect();
+    if kept.len() == members.len() {
+        return Ok(Some(meta));
+    }
+    if kept.is_empty() {
+        return Ok(None);
+    }
+    let mut out = String::with_capacity(text.len());
+    out.push('{');
+    for (i, (k, v)) in kept.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(k);
+        out.push(':');
+        out.push_str(v);
+    }
+    out.push('}');
+    RawValue::from_string(out).map(Some)
 }
 
 /// What a JSON value is, for an error message (its first byte tells).
@@ -165,6 +207,24 @@ mod tests {
         assert_eq!(
             serde_json::to_string(&r).unwrap(),
             r#"{"content":[],"isError":true}"#
+        );
+        // The answering server's identity belongs to its hop; the rest of `_meta` stays as it was.
+        let upstream = |meta: &str| {
+            let text = format!(r#"{{"content":[],"_meta":{meta}}}"#);
+            let r = RawCallToolResult::from_json(&text).unwrap();
+            r.meta().map(|m| m.get().to_string())
+        };
+        let info = r#""io.modelcontextprotocol/serverInfo":{"name":"up","version":"1"}"#;
+        assert_eq!(upstream(&format!("{{{info}}}")), None);
+        assert_eq!(
+            upstream(&format!(r#"{{"a": [1, 2],{info}, "b":{{"c":null}}}}"#)).as_deref(),
+            Some(r#"{"a":[1, 2],"b":{"c":null}}"#)
+        );
+        let escaped = r#"{"io.modelcontextprotocol/server\u0049nfo":{"name":"up"},"x":1}"#;
+        assert_eq!(upstream(escaped).as_deref(), Some(r#"{"x":1}"#));
+        assert_eq!(
+            upstream(r#"{"com.example/serverInfo":1}"#).as_deref(),
+            Some(r#"{"com.example/serverInfo":1}"#)
         );
         for bad in [
             r#"{}"#,
