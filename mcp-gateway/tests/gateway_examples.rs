@@ -28,6 +28,18 @@ fn text(r: &CallToolResult) -> String {
     r.text_content()
 }
 
+/// server-everything's `test_prompt_with_arguments` through the gateway, with `arg1=x`, `arg2=y`.
+async fn test_prompt(client: &Client) -> mcp_runtime::protocol::GetPromptResult {
+    let args = [("arg1", "x"), ("arg2", "y")]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    client
+        .get_prompt("every_test_prompt_with_arguments", args)
+        .await
+        .unwrap()
+}
+
 #[tokio::test]
 async fn aggregates_and_routes_tools_of_two_stdio_servers() {
     let gw = Gateway::start(config(json!({"mcpServers": {
@@ -405,14 +417,7 @@ async fn prompts_and_resources_are_aggregated_and_routed() {
         prompts.contains(&"every_test_prompt_with_arguments".to_string()),
         "{prompts:?}"
     );
-    let args = [("arg1", "x"), ("arg2", "y")]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let r = client
-        .get_prompt("every_test_prompt_with_arguments", args)
-        .await
-        .unwrap();
+    let r = test_prompt(&client).await;
     assert_eq!(
         serde_json::to_value(&r.messages[0].content).unwrap()["text"],
         "Prompt with arguments: arg1='x', arg2='y'"
@@ -599,14 +604,7 @@ async fn a_relayed_2026_result_names_the_gateway_as_its_server() {
         .unwrap();
     assert_eq!(text(&r), "hi");
     assert_eq!(server_name(&r.meta), "mcp-gateway", "{r:?}");
-    let args = [("arg1", "x"), ("arg2", "y")]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let r = client
-        .get_prompt("every_test_prompt_with_arguments", args)
-        .await
-        .unwrap();
+    let r = test_prompt(&client).await;
     assert_eq!(server_name(&r.meta), "mcp-gateway", "{r:?}");
     let r = client.read_resource("test://static-text").await.unwrap();
     assert_eq!(server_name(&r.meta), "mcp-gateway", "{r:?}");

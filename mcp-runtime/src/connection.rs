@@ -1443,7 +1443,15 @@ mod tests {
         })
     }
 
-    fn timed_out(r: Result<Box<RawValue>, Error>, after: Duration, elapsed: Duration) {
+    /// The call `id` fails with its timeout after `secs`, and the peer is told.
+    async fn times_out(
+        call: Call,
+        id: i64,
+        secs: u64,
+        lines: &mut Lines<BufReader<ReadHalf<DuplexStream>>>,
+    ) {
+        let (r, elapsed) = call.await.unwrap();
+        let after = Duration::from_secs(secs);
         match r {
             Err(Error::Timeout { method, after: a }) => {
                 assert_eq!((method.as_str(), a), ("tools/call", after))
@@ -1454,6 +1462,7 @@ mod tests {
             elapsed >= after && elapsed < after + Duration::from_millis(20),
             "timed out after {elapsed:?}, its limit {after:?}"
         );
+        cancelled(&next(lines).await, id);
     }
 
     fn cancelled(v: &Value, id: i64) {
@@ -1482,26 +1491,18 @@ mod tests {
         let (r, _) = answered.await.unwrap();
         assert_eq!(r.unwrap().get(), "{}");
 
-        let (r, elapsed) = short.await.unwrap();
-        timed_out(r, Duration::from_secs(1), elapsed);
-        cancelled(&next(&mut lines).await, 3);
+        times_out(short, 3, 1, &mut lines).await;
         // A late answer to a request that timed out is ignored.
         w.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}\n")
             .await
             .unwrap();
-        let (r, elapsed) = long.await.unwrap();
-        timed_out(r, Duration::from_secs(10), elapsed);
-        cancelled(&next(&mut lines).await, 1);
-        let (r, elapsed) = default.await.unwrap();
-        timed_out(r, Duration::from_secs(60), elapsed);
-        cancelled(&next(&mut lines).await, 2);
+        times_out(long, 1, 10, &mut lines).await;
+        times_out(default, 2, 60, &mut lines).await;
 
         // With nothing pending the task has no alarm; a new request sets one again.
         let again = call(&peer, 5, "tools/call", Some(2_000));
         assert_eq!(next(&mut lines).await["id"], 5);
-        let (r, elapsed) = again.await.unwrap();
-        timed_out(r, Duration::from_secs(2), elapsed);
-        cancelled(&next(&mut lines).await, 5);
+        times_out(again, 5, 2, &mut lines).await;
     }
 
     // `initialize` times out like any request but is never cancelled; a request of ours dropped by its
@@ -1523,9 +1524,7 @@ mod tests {
         // The next line is this request: no cancel for `initialize`, none more for the dropped one.
         let last = call(&peer, 3, "tools/call", Some(1_000));
         assert_eq!(next(&mut lines).await["id"], 3);
-        let (r, elapsed) = last.await.unwrap();
-        timed_out(r, Duration::from_secs(1), elapsed);
-        cancelled(&next(&mut lines).await, 3);
+        times_out(last, 3, 1, &mut lines).await;
     }
 
     // A limit past what a clock can hold (`Duration::MAX`, a stream that stays open) is no limit.

@@ -4,7 +4,7 @@
 
 use super::meta::keys;
 use super::CallToolResult;
-use serde::de::Error as _;
+use serde::de::{Error as _, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 
@@ -56,53 +56,68 @@ fn non_null<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D:
     Ok((raw.get() != "null").then_some(raw))
 }
 
+/// A result's `_meta`: an object, read without the keys of the hop that carried it (the answering
+/// server's identity, skipped unread); `None` when nothing else is left. The usual `_meta` of a 2026
+/// result, only that identity, costs no copy.
 fn object<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::Error> {
-    match non_null(d)? {
-        Some(raw) if !raw.get().starts_with('{') => Err(D::Error::custom(format!(
-            "invalid type: {}, expected a map",
-            kind(&raw)
-        ))),
-        Some(raw) => without_hop_keys(raw).map_err(D::Error::custom),
-        None => Ok(None),
-    }
-}
-
-/// A result's `_meta` (an object, valid JSON) without the keys of the hop that carried it (the
-/// answering server's identity); `None` when nothing else is left. Its text stays as it is unless a key
-/// is taken out.
-fn without_hop_keys(meta: Box<RawValue>) -> Result<Option<Box<RawValue>>, serde_json::Error> {
-    let text = meta.get();
-    // Most `_meta`s name no such key: a look at the text tells (a key written with escapes is read).
-    let name = keys::SERVER_INFO.rsplit_once('/').map_or("", |(_, n)| n);
-    if !text.contains(name) && !text.contains('\\') {
-        return Ok(Some(meta));
-    }
-    let Some(members) = crate::framing::object_members(text) else {
-        return Ok(Some(meta));
-    };
-    let hop = |k: &str| match serde_json::from_str::<std::borrow::Cow<'_, str>>(k) {
-        Ok(k) => k == keys::SERVER_INFO,
-        Err(_) => false,
-    };
-    let kept: Vec<_> = members.iter().filter(|(k, _)| !hop(k)).collect();
-    if kept.len() == members.len() {
-        return Ok(Some(meta));
-    }
-    if kept.is_empty() {
-        return Ok(None);
-    }
-    let mut out = String::with_capacity(text.len());
-    out.push('{');
-    for (i, (k, v)) in kept.into_iter().enumerate() {
-        if i > 0 {
-            out.push(',');
+    struct Own(Option<Box<RawValue>>);
+    impl<'de> Deserialize<'de> for Own {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_map(OwnVisitor)
         }
-        out.push_str(k);
-        out.push(':');
-        out.push_str(v);
     }
-    out.push('}');
-    RawValue::from_string(out).map(Some)
+    struct OwnVisitor;
+    impl<'de> Visitor<'de> for OwnVisitor {
+        type Value = Own;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a map")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Own, A::Error> {
+            let mut kept = Kept(Vec::new());
+            while let Some(key) = m.next_key::<Key>()? {
+                match key {
+                    Key::Hop => drop(m.next_value::<IgnoredAny>()?),
+                    Key::Own(k) => kept.0.push((k, m.next_value()?)),
+                }
+            }
+            if kept.0.is_empty() {
+                return Ok(Own(None));
+            }
+            serde_json::value::to_raw_value(&kept)
+                .map(|raw| Own(Some(raw)))
+                .map_err(A::Error::custom)
+        }
+    }
+    /// A key of `_meta`: the hop's, or one of the result's own (copied).
+    enum Key {
+        Hop,
+        Own(String),
+    }
+    impl<'de> Deserialize<'de> for Key {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl Visitor<'_> for V {
+                type Value = Key;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("a string")
+                }
+                fn visit_str<E>(self, k: &str) -> Result<Key, E> {
+                    Ok(match k {
+                        keys::SERVER_INFO => Key::Hop,
+                        k => Key::Own(k.to_string()),
+                    })
+                }
+            }
+            d.deserialize_str(V)
+        }
+    }
+    struct Kept(Vec<(String, Box<RawValue>)>);
+    impl Serialize for Kept {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_map(self.0.iter().map(|(k, v)| (k, v)))
+        }
+    }
+    Ok(Option::<Own>::deserialize(d)?.and_then(|own| own.0))
 }
 
 /// What a JSON value is, for an error message (its first byte tells).
@@ -220,6 +235,7 @@ mod tests {
             upstream(&format!(r#"{{"a": [1, 2],{info}, "b":{{"c":null}}}}"#)).as_deref(),
             Some(r#"{"a":[1, 2],"b":{"c":null}}"#)
         );
+        assert_eq!(upstream("{}"), None);
         let escaped = r#"{"io.modelcontextprotocol/server\u0049nfo":{"name":"up"},"x":1}"#;
         assert_eq!(upstream(escaped).as_deref(), Some(r#"{"x":1}"#));
         assert_eq!(
