@@ -28,6 +28,18 @@ fn text(r: &CallToolResult) -> String {
     r.text_content()
 }
 
+/// server-everything's `test_prompt_with_arguments` through the gateway, with `arg1=x`, `arg2=y`.
+async fn test_prompt(client: &Client) -> mcp_runtime::protocol::GetPromptResult {
+    let args = [("arg1", "x"), ("arg2", "y")]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    client
+        .get_prompt("every_test_prompt_with_arguments", args)
+        .await
+        .unwrap()
+}
+
 #[tokio::test]
 async fn aggregates_and_routes_tools_of_two_stdio_servers() {
     let gw = Gateway::start(config(json!({"mcpServers": {
@@ -102,9 +114,11 @@ async fn upstream_errors_keep_code_message_and_data() {
     let bad = json!({"a": "two", "b": 3});
     let want = match direct.call_tool("add", &bad).await {
         Err(Error::Rpc(e)) => e,
-        Ok(r) => {
-            // A server may report bad arguments as a tool error instead: then it must pass unchanged too.
-            let got = client.call_tool("add", &bad).await.unwrap();
+        Ok(mut r) => {
+            // A server may report bad arguments as a tool error instead: then it must pass unchanged too,
+            // but for the server its `_meta` names (2026: the one that answered, the gateway downstream).
+            let mut got = client.call_tool("add", &bad).await.unwrap();
+            (got.meta, r.meta) = (None, None);
             assert_eq!(got, r);
             return;
         }
@@ -405,14 +419,7 @@ async fn prompts_and_resources_are_aggregated_and_routed() {
         prompts.contains(&"every_test_prompt_with_arguments".to_string()),
         "{prompts:?}"
     );
-    let args = [("arg1", "x"), ("arg2", "y")]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
-    let r = client
-        .get_prompt("every_test_prompt_with_arguments", args)
-        .await
-        .unwrap();
+    let r = test_prompt(&client).await;
     assert_eq!(
         serde_json::to_value(&r.messages[0].content).unwrap()["text"],
         "Prompt with arguments: arg1='x', arg2='y'"
@@ -577,4 +584,30 @@ async fn an_openapi_upstream_is_served_through_the_bridge() {
         .await
         .unwrap();
     assert_eq!(text(&r), "hi");
+}
+
+// 2026-07-28: a result's `_meta` names the server that answered it. Downstream that is the gateway, for
+// a relayed tool result (JSON text), prompt and resource alike; the upstream's own entry stays upstream.
+#[tokio::test]
+async fn a_relayed_2026_result_names_the_gateway_as_its_server() {
+    let gw = Gateway::start(config(json!({"mcpServers": {
+        "bench": {"command": bench()},
+        "every": {"command": everything()},
+    }})))
+    .await;
+    let client = connect(&gw, Client::builder().era(Era::Modern)).await;
+    let server_name = |meta: &Option<mcp_runtime::protocol::JsonObject>| {
+        let meta = meta.as_ref().expect("a _meta");
+        meta["io.modelcontextprotocol/serverInfo"]["name"].clone()
+    };
+    let r = client
+        .call_tool("bench_echo", json!({"text": "hi"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&r), "hi");
+    assert_eq!(server_name(&r.meta), "mcp-gateway", "{r:?}");
+    let r = test_prompt(&client).await;
+    assert_eq!(server_name(&r.meta), "mcp-gateway", "{r:?}");
+    let r = client.read_resource("test://static-text").await.unwrap();
+    assert_eq!(server_name(&r.meta), "mcp-gateway", "{r:?}");
 }

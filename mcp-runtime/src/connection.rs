@@ -33,7 +33,8 @@ use std::sync::{Arc, Mutex};
 use std::task::Poll;
 use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite};
-use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{mpsc, oneshot, Notify, OwnedSemaphorePermit, Semaphore};
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use writer::{ReaderOutput, Stopped, WriteNow, WriteSide};
 
@@ -219,15 +220,66 @@ pub trait Handler: Send + Sync + 'static {
     fn closed(&self) {}
 }
 
-type PendingSender = oneshot::Sender<Result<Box<RawValue>, Error>>;
+/// How a request of ours ended, as its waiter learns it.
+enum Settled {
+    /// The peer's answer, or the connection's close.
+    Answer(Result<Box<RawValue>, Error>),
+    /// Its deadline passed (the deadline task has sent `notifications/cancelled` where due).
+    TimedOut,
+}
+
+type PendingSender = oneshot::Sender<Settled>;
 type ProgressCallback = Arc<dyn Fn(ProgressParams) + Send + Sync>;
 
+/// A request of ours waiting for its answer.
+struct Call {
+    tx: PendingSender,
+    /// When it times out; `None` until it is written (the time limit runs from then), or never.
+    deadline: Option<Instant>,
+    /// Whether its timeout tells the peer with `notifications/cancelled` (not for `initialize`).
+    cancel: bool,
+}
+
+/// The requests of ours waiting for answers, and what the connection's one deadline task needs: the
+/// pending requests carry their deadlines, and the task sleeps until the earliest (no timer per
+/// request: registering one woke Tokio's parked driver, a syscall per request). Deadlines mostly come
+/// in increasing order (one timeout per connection), so a new request rarely moves the task's alarm.
 struct Pending {
-    calls: HashMap<RequestId, PendingSender>,
+    calls: HashMap<RequestId, Call>,
+    /// At or before every pending deadline (`None`: no deadline pending, the task has no alarm).
+    armed: Option<Instant>,
+    /// Whether the deadline task runs (started by the first request with a time limit).
+    deadline_task: bool,
     progress: HashMap<ProgressToken, ProgressCallback>,
     /// `event/delta` frames seen per request with a progress callback (their progress number).
     deltas: HashMap<ProgressToken, u64>,
     closed: Option<String>,
+}
+
+impl Pending {
+    /// Takes out every call whose deadline is at or before `now` (when the alarm has passed) and sets
+    /// the alarm to the earliest deadline left.
+    fn expire(&mut self, now: Instant) -> Vec<(RequestId, Call)> {
+        if self.armed.is_none_or(|a| a > now) {
+            return Vec::new();
+        }
+        let due: Vec<RequestId> = self
+            .calls
+            .iter()
+            .filter(|(_, c)| c.deadline.is_some_and(|d| d <= now))
+            .map(|(id, _)| id.clone())
+            .collect();
+        let expired = due
+            .into_iter()
+            .filter_map(|id| {
+                self.progress.remove(&id);
+                self.deltas.remove(&id);
+                self.calls.remove_entry(&id)
+            })
+            .collect();
+        self.armed = self.calls.values().filter_map(|c| c.deadline).min();
+        expired
+    }
 }
 
 pub(crate) struct Shared {
@@ -251,6 +303,15 @@ pub(crate) struct Shared {
     budget: Arc<ByteBudget>,
     /// Cancelled when the connection closes.
     pub(crate) closed: CancellationToken,
+    /// Wakes the deadline task: its alarm moved earlier, or the connection is gone.
+    deadline_moved: Arc<Notify>,
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        // The deadline task holds the connection weakly: it ends once it wakes to nothing.
+        self.deadline_moved.notify_one();
+    }
 }
 
 /// A handle on a connection: send requests and notifications to the peer. Cheap to clone.
@@ -309,6 +370,8 @@ impl Peer {
                 progress: HashMap::new(),
                 deltas: HashMap::new(),
                 closed: None,
+                armed: None,
+                deadline_task: false,
             }),
             next_id: AtomicI64::new(0),
             id_prefix: std::sync::OnceLock::new(),
@@ -318,6 +381,7 @@ impl Peer {
             config,
             budget,
             closed: CancellationToken::new(),
+            deadline_moved: Arc::new(Notify::new()),
         };
         (
             Peer {
@@ -466,7 +530,13 @@ impl Peer {
             if let Some(reason) = &p.closed {
                 return Err(Error::Closed(reason.clone()));
             }
-            p.calls.insert(id.clone(), tx);
+            let cancel = method != methods::INITIALIZE;
+            let call = Call {
+                tx,
+                deadline: None,
+                cancel,
+            };
+            p.calls.insert(id.clone(), call);
             if let Some(cb) = opts.on_progress.clone() {
                 p.progress.insert(id.clone(), cb);
             }
@@ -475,7 +545,6 @@ impl Peer {
             peer: self,
             id: id.clone(),
             done: false,
-            method,
         };
         let out = Outgoing::new(
             frame::request(&id, method, params),
@@ -487,27 +556,95 @@ impl Peer {
             None => self.send(out).await?,
         }
         let timeout = opts.timeout.or(self.shared.config.request_timeout);
-        let result = match timeout {
-            Some(t) => match tokio::time::timeout(t, rx).await {
-                Ok(r) => r,
-                Err(_) => {
-                    // The guard sends notifications/cancelled.
-                    return Err(Error::Timeout {
-                        method: method.to_string(),
-                        after: t,
-                    });
-                }
-            },
-            None => rx.await,
-        };
+        // A limit too far to reach (`Duration::MAX` for a stream that stays open) is none.
+        if let Some(deadline) = timeout.and_then(|t| Instant::now().checked_add(t)) {
+            self.set_deadline(&id, deadline);
+        }
+        let result = rx.await;
         guard.done = true;
         match result {
-            Ok(r) => r,
+            Ok(Settled::Answer(r)) => r,
+            // The deadline task has taken the call out and told the peer.
+            Ok(Settled::TimedOut) => Err(Error::Timeout {
+                method: method.to_string(),
+                after: timeout.unwrap_or_default(),
+            }),
             Err(_) => Err(Error::Closed(self.close_reason())),
         }
     }
 
-    fn finish_pending(&self, id: &RequestId) -> Option<PendingSender> {
+    /// Gives the pending request `id` its deadline; moves the deadline task's alarm when it is the
+    /// earliest (starting the task on the first one).
+    fn set_deadline(&self, id: &RequestId, deadline: Instant) {
+        let (start, moved) = {
+            let mut p = lock(&self.shared.pending);
+            // Answered already (or the connection closed) while it was being written.
+            let Some(call) = p.calls.get_mut(id) else {
+                return;
+            };
+            call.deadline = Some(deadline);
+            if p.armed.is_some_and(|a| a <= deadline) {
+                return;
+            }
+            p.armed = Some(deadline);
+            let start = !p.deadline_task;
+            p.deadline_task = true;
+            (start, !start)
+        };
+        if start {
+            tokio::spawn(expire_calls(
+                Arc::downgrade(&self.shared),
+                self.shared.deadline_moved.clone(),
+                self.shared.closed.clone(),
+            ));
+        } else if moved {
+            self.shared.deadline_moved.notify_one();
+        }
+    }
+
+    /// Fails the calls whose deadline has passed (each tells the peer with `notifications/cancelled`,
+    /// but `initialize`) and returns when the next one is due.
+    fn expire_due(&self) -> Option<Instant> {
+        let (expired, next) = {
+            let mut p = lock(&self.shared.pending);
+            let expired = p.expire(Instant::now());
+            (expired, p.armed)
+        };
+        for (id, call) in expired {
+            let _ = call.tx.send(Settled::TimedOut);
+            if call.cancel {
+                self.send_cancelled(id);
+            }
+        }
+        next
+    }
+
+    /// Tells the peer that our request `id` is cancelled, without waiting (a task sends it when the
+    /// writer's queue is full); nothing once the connection is closed.
+    fn send_cancelled(&self, id: RequestId) {
+        if self.is_closed() {
+            return;
+        }
+        let params = CancelledParams {
+            request_id: id,
+            reason: Some("request cancelled by the caller".into()),
+        };
+        if let Ok(raw) = framing::to_raw(&params) {
+            let out = Outgoing::new(
+                frame::notification(methods::CANCELLED, Some(&raw)),
+                OutKind::Notification,
+                None,
+            );
+            if let Err(mpsc::error::TrySendError::Full(out)) = self.shared.out.try_send(out) {
+                let tx = self.shared.out.clone();
+                tokio::spawn(async move {
+                    let _ = tx.send(out).await;
+                });
+            }
+        }
+    }
+
+    fn finish_pending(&self, id: &RequestId) -> Option<Call> {
         let mut p = lock(&self.shared.pending);
         p.progress.remove(id);
         p.deltas.remove(id);
@@ -526,8 +663,10 @@ impl Peer {
             p.deltas.clear();
             std::mem::take(&mut p.calls)
         };
-        for (_, tx) in calls {
-            let _ = tx.send(Err(Error::Closed(reason.clone())));
+        for (_, call) in calls {
+            let _ = call
+                .tx
+                .send(Settled::Answer(Err(Error::Closed(reason.clone()))));
         }
         self.shared.cancels.cancel_all();
         self.shared.closed.cancel();
@@ -673,8 +812,9 @@ impl Peer {
 
     fn dispatch_response(&self, id: RequestId, result: Result<&RawValue, ErrorObject>) {
         match self.finish_pending(&id) {
-            Some(tx) => {
-                let _ = tx.send(result.map(RawValue::to_owned).map_err(Error::Rpc));
+            Some(call) => {
+                let answer = result.map(RawValue::to_owned).map_err(Error::Rpc);
+                let _ = call.tx.send(Settled::Answer(answer));
             }
             None => {
                 tracing::debug!(%id, "response to no pending request (late or unknown); ignored")
@@ -947,7 +1087,6 @@ struct InFlight<'a> {
     peer: &'a Peer,
     id: RequestId,
     done: bool,
-    method: &'a str,
 }
 
 impl Drop for InFlight<'_> {
@@ -955,28 +1094,39 @@ impl Drop for InFlight<'_> {
         if self.done {
             return;
         }
-        if self.peer.finish_pending(&self.id).is_none() || self.method == methods::INITIALIZE {
-            return;
+        if self
+            .peer
+            .finish_pending(&self.id)
+            .is_some_and(|call| call.cancel)
+        {
+            self.peer.send_cancelled(self.id.clone());
         }
-        if self.peer.is_closed() {
-            return;
-        }
-        let params = CancelledParams {
-            request_id: self.id.clone(),
-            reason: Some("request cancelled by the caller".into()),
+    }
+}
+
+/// The connection's deadline task: sleeps until the earliest deadline of our pending requests, fails
+/// those past theirs, and sleeps again; ends when the connection closes or is gone.
+async fn expire_calls(
+    shared: std::sync::Weak<Shared>,
+    moved: Arc<Notify>,
+    closed: CancellationToken,
+) {
+    let alarm = tokio::time::sleep_until(Instant::now());
+    tokio::pin!(alarm);
+    loop {
+        let next = match shared.upgrade() {
+            Some(shared) => Peer { shared }.expire_due(),
+            None => return,
         };
-        if let Ok(raw) = framing::to_raw(&params) {
-            let out = Outgoing::new(
-                frame::notification(methods::CANCELLED, Some(&raw)),
-                OutKind::Notification,
-                None,
-            );
-            if let Err(mpsc::error::TrySendError::Full(out)) = self.peer.shared.out.try_send(out) {
-                let tx = self.peer.shared.out.clone();
-                tokio::spawn(async move {
-                    let _ = tx.send(out).await;
-                });
+        if let Some(at) = next {
+            if alarm.deadline() != at || alarm.is_elapsed() {
+                alarm.as_mut().reset(at);
             }
+        }
+        tokio::select! {
+            _ = &mut alarm, if next.is_some() => {}
+            _ = moved.notified() => {}
+            _ = closed.cancelled() => return,
         }
     }
 }
@@ -1193,4 +1343,154 @@ where
     }
     writer.abort();
     reason
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+    use tokio::io::{
+        AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf,
+    };
+
+    struct Nothing;
+    impl Handler for Nothing {
+        fn request(&self, req: RequestIn<'_>) -> Reply {
+            Reply::Now(Err(ErrorObject::method_not_found(req.method)))
+        }
+        fn notification(&self, _: &str, _: Option<&RawValue>) {}
+    }
+
+    /// A connection whose peer is the test: the lines our side writes, and the peer's output.
+    fn connection() -> (
+        Peer,
+        Lines<BufReader<ReadHalf<DuplexStream>>>,
+        WriteHalf<DuplexStream>,
+    ) {
+        let (ours, theirs) = tokio::io::duplex(1 << 16);
+        let (r, w) = tokio::io::split(ours);
+        let (peer, out) = Peer::new(ConnectionConfig::default());
+        tokio::spawn(run(r, w, peer.clone(), out, Arc::new(Nothing)));
+        let (r, w) = tokio::io::split(theirs);
+        (peer, BufReader::new(r).lines(), w)
+    }
+
+    async fn next(lines: &mut Lines<BufReader<ReadHalf<DuplexStream>>>) -> Value {
+        let line = lines.next_line().await.unwrap().expect("a line");
+        serde_json::from_str(&line).unwrap()
+    }
+
+    type Call = tokio::task::JoinHandle<(Result<Box<RawValue>, Error>, Duration)>;
+
+    /// Sends `method` with id `id` and time limit `ms` (`None`: the connection's 60 s), in a task.
+    fn call(peer: &Peer, id: i64, method: &'static str, ms: Option<u64>) -> Call {
+        let (peer, t0) = (peer.clone(), Instant::now());
+        let opts = RequestOptions {
+            timeout: ms.map(Duration::from_millis),
+            ..RequestOptions::default()
+        };
+        tokio::spawn(async move {
+            let r = peer
+                .request_with_id(RequestId::Number(id), method, None, opts)
+                .await;
+            (r, t0.elapsed())
+        })
+    }
+
+    /// The call `id` fails with its timeout after `secs`, and the peer is told.
+    async fn times_out(
+        call: Call,
+        id: i64,
+        secs: u64,
+        lines: &mut Lines<BufReader<ReadHalf<DuplexStream>>>,
+    ) {
+        let (r, elapsed) = call.await.unwrap();
+        let after = Duration::from_secs(secs);
+        match r {
+            Err(Error::Timeout { method, after: a }) => {
+                assert_eq!((method.as_str(), a), ("tools/call", after))
+            }
+            other => panic!("expected a timeout, got {other:?}"),
+        }
+        assert!(
+            elapsed >= after && elapsed < after + Duration::from_millis(20),
+            "timed out after {elapsed:?}, its limit {after:?}"
+        );
+        cancelled(&next(lines).await, id);
+    }
+
+    fn cancelled(v: &Value, id: i64) {
+        assert_eq!(v["method"], "notifications/cancelled", "{v}");
+        assert_eq!(v["params"]["requestId"], id, "{v}");
+    }
+
+    // One deadline task serves every request: each still times out at its own limit, whatever the
+    // order the limits come in, an answered request never times out, and each timeout tells the peer.
+    #[tokio::test(start_paused = true)]
+    async fn each_request_times_out_at_its_own_limit_in_any_order() {
+        let (peer, mut lines, mut w) = connection();
+        let long = call(&peer, 1, "tools/call", Some(10_000));
+        tokio::task::yield_now().await;
+        let default = call(&peer, 2, "tools/call", None);
+        tokio::task::yield_now().await;
+        let short = call(&peer, 3, "tools/call", Some(1_000));
+        tokio::task::yield_now().await;
+        let answered = call(&peer, 4, "tools/call", Some(500));
+        for id in 1..=4 {
+            assert_eq!(next(&mut lines).await["id"], id);
+        }
+        w.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{}}\n")
+            .await
+            .unwrap();
+        let (r, _) = answered.await.unwrap();
+        assert_eq!(r.unwrap().get(), "{}");
+
+        times_out(short, 3, 1, &mut lines).await;
+        // A late answer to a request that timed out is ignored.
+        w.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}}\n")
+            .await
+            .unwrap();
+        times_out(long, 1, 10, &mut lines).await;
+        times_out(default, 2, 60, &mut lines).await;
+
+        // With nothing pending the task has no alarm; a new request sets one again.
+        let again = call(&peer, 5, "tools/call", Some(2_000));
+        assert_eq!(next(&mut lines).await["id"], 5);
+        times_out(again, 5, 2, &mut lines).await;
+    }
+
+    // `initialize` times out like any request but is never cancelled; a request of ours dropped by its
+    // caller before its deadline is cancelled once, and its deadline fails nothing later.
+    #[tokio::test(start_paused = true)]
+    async fn initialize_times_out_without_a_cancel_and_a_dropped_request_is_cancelled_once() {
+        let (peer, mut lines, _w) = connection();
+        let init = call(&peer, 1, "initialize", Some(1_000));
+        assert_eq!(next(&mut lines).await["id"], 1);
+        match init.await.unwrap() {
+            (Err(Error::Timeout { method, .. }), _) => assert_eq!(method, "initialize"),
+            other => panic!("{other:?}"),
+        }
+        let dropped = call(&peer, 2, "tools/call", Some(1_000));
+        assert_eq!(next(&mut lines).await["id"], 2);
+        dropped.abort();
+        cancelled(&next(&mut lines).await, 2);
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        // The next line is this request: no cancel for `initialize`, none more for the dropped one.
+        let last = call(&peer, 3, "tools/call", Some(1_000));
+        assert_eq!(next(&mut lines).await["id"], 3);
+        times_out(last, 3, 1, &mut lines).await;
+    }
+
+    // A limit past what a clock can hold (`Duration::MAX`, a stream that stays open) is no limit.
+    #[tokio::test(start_paused = true)]
+    async fn a_limit_too_far_to_reach_never_times_out() {
+        let (peer, mut lines, mut w) = connection();
+        let open = call(&peer, 1, "tools/call", Some(u64::MAX));
+        assert_eq!(next(&mut lines).await["id"], 1);
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+        w.write_all(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n")
+            .await
+            .unwrap();
+        assert_eq!(open.await.unwrap().0.unwrap().get(), "{}");
+    }
 }

@@ -685,6 +685,31 @@ impl serde::Serialize for Verbatim<'_> {
 /// megabyte costs a small fraction of a parse. `None` when the text is not an object (or, since the
 /// text is trusted but not relied on, when it turns out not to be JSON: never a panic).
 pub(crate) fn object_members(text: &str) -> Option<Vec<(&str, &str)>> {
+    let mut members = Vec::new();
+    each_member(text, |key, value| {
+        members.push((key, value));
+        true
+    })?;
+    Some(members)
+}
+
+/// The value of the first member `key` (written with its quotes, as [`object_members`] gives keys) of
+/// an object whose text was validated already, found as [`object_members`] finds members and without
+/// reading past it: `Some(None)` when there is none, `None` when the text is not an object.
+pub(crate) fn object_member<'a>(text: &'a str, key: &str) -> Option<Option<&'a str>> {
+    let mut found = None;
+    each_member(text, |k, value| {
+        if k == key {
+            found = Some(value);
+        }
+        found.is_none()
+    })?;
+    Some(found)
+}
+
+/// Hands each member of an object's text to `each` (see [`object_members`]) until it says stop
+/// (`false`). `None` when the text is not an object.
+fn each_member<'a>(text: &'a str, mut each: impl FnMut(&'a str, &'a str) -> bool) -> Option<()> {
     let b = text.as_bytes();
     let ws = |mut i: usize| {
         while b.get(i).is_some_and(u8::is_ascii_whitespace) {
@@ -696,10 +721,9 @@ pub(crate) fn object_members(text: &str) -> Option<Vec<(&str, &str)>> {
     if b.get(i) != Some(&b'{') {
         return None;
     }
-    let mut members = Vec::new();
     i = ws(i + 1);
     if b.get(i) == Some(&b'}') {
-        return Some(members);
+        return Some(());
     }
     loop {
         let key_end = skip_string(b, i)?;
@@ -710,11 +734,13 @@ pub(crate) fn object_members(text: &str) -> Option<Vec<(&str, &str)>> {
         }
         let start = ws(i + 1);
         let end = skip_value(b, start)?;
-        members.push((key, text.get(start..end)?));
+        if !each(key, text.get(start..end)?) {
+            return Some(());
+        }
         i = ws(end);
         match b.get(i)? {
             b',' => i = ws(i + 1),
-            b'}' => return Some(members),
+            b'}' => return Some(()),
             _ => return None,
         }
     }
@@ -1109,6 +1135,11 @@ mod tests {
         ] {
             assert!(object_members(bad).is_none(), "{bad}");
         }
+        // One member is found without reading past it (what follows it is not looked at).
+        let text = r#" {"a":{"b":1},"b" : [2], "b":3,"c":"#;
+        assert_eq!(object_member(text, r#""b""#), Some(Some("[2]")));
+        assert_eq!(object_member(r#"{"a":1}"#, r#""b""#), Some(None));
+        assert_eq!(object_member("[1]", r#""a""#), None);
     }
 
     #[test]

@@ -44,15 +44,14 @@ pub(crate) fn object<P: Serialize + ?Sized>(params: &P) -> Result<JsonObject, Er
 }
 
 /// A result's `resultType` (absent = complete). The result was validated when its frame was decoded:
-/// its other members are skipped a string at a time ([`crate::framing::object_members`]), not parsed.
+/// the members before it are skipped a string at a time ([`crate::framing::object_member`]), not
+/// parsed, and nothing after it is read.
 fn result_type(result: &str) -> Result<ResultType, serde_json::Error> {
-    let Some(members) = crate::framing::object_members(result) else {
+    match crate::framing::object_member(result, "\"resultType\"") {
+        Some(Some(v)) => serde_json::from_str(v),
+        Some(None) => Ok(ResultType::Complete),
         // Not an object: serde says why.
-        return serde_json::from_str::<ResultKind>(result).map(|k| k.result_type);
-    };
-    match members.iter().find(|(k, _)| *k == "\"resultType\"") {
-        Some((_, v)) => serde_json::from_str(v),
-        None => Ok(ResultType::Complete),
+        None => serde_json::from_str::<ResultKind>(result).map(|k| k.result_type),
     }
 }
 

@@ -2,15 +2,18 @@
 //! server that ran the tool to its own caller, without building a [`CallToolResult`] and serializing it
 //! again.
 
+use super::meta::keys;
 use super::CallToolResult;
-use serde::de::Error as _;
+use serde::de::{Error as _, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::value::RawValue;
 
 /// A `tools/call` result whose parts stay JSON text. Only the fields of a [`CallToolResult`] are kept
 /// (what a 2026-07-28 server adds beside them, `resultType` and caching hints, belongs to its own hop and
-/// is left out); `content` must be an array and `_meta` an object, as in [`CallToolResult`], but the
-/// content blocks inside are passed on unchecked. `null` reads as absent, as it does there.
+/// is left out, and so does the answering server's identity in `_meta`, `io.modelcontextprotocol/serverInfo`:
+/// a relay's own server writes its own); `content` must be an array and `_meta` an object, as in
+/// [`CallToolResult`], but the content blocks inside are passed on unchecked. `null` reads as absent, as
+/// it does there, and so does a `_meta` left empty.
 ///
 /// A server serves it like a [`CallToolResult`] (see `ToolRoute::raw`); the client returns one from
 /// `Client::call_tool_raw`.
@@ -53,14 +56,68 @@ fn non_null<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D:
     Ok((raw.get() != "null").then_some(raw))
 }
 
+/// A result's `_meta`: an object, read without the keys of the hop that carried it (the answering
+/// server's identity, skipped unread); `None` when nothing else is left. The usual `_meta` of a 2026
+/// result, only that identity, costs no copy.
 fn object<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::Error> {
-    match non_null(d)? {
-        Some(raw) if !raw.get().starts_with('{') => Err(D::Error::custom(format!(
-            "invalid type: {}, expected a map",
-            kind(&raw)
-        ))),
-        other => Ok(other),
+    struct Own(Option<Box<RawValue>>);
+    impl<'de> Deserialize<'de> for Own {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            d.deserialize_map(OwnVisitor)
+        }
     }
+    struct OwnVisitor;
+    impl<'de> Visitor<'de> for OwnVisitor {
+        type Value = Own;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a map")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> Result<Own, A::Error> {
+            let mut kept = Kept(Vec::new());
+            while let Some(key) = m.next_key::<Key>()? {
+                match key {
+                    Key::Hop => drop(m.next_value::<IgnoredAny>()?),
+                    Key::Own(k) => kept.0.push((k, m.next_value()?)),
+                }
+            }
+            if kept.0.is_empty() {
+                return Ok(Own(None));
+            }
+            serde_json::value::to_raw_value(&kept)
+                .map(|raw| Own(Some(raw)))
+                .map_err(A::Error::custom)
+        }
+    }
+    /// A key of `_meta`: the hop's, or one of the result's own (copied).
+    enum Key {
+        Hop,
+        Own(String),
+    }
+    impl<'de> Deserialize<'de> for Key {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct V;
+            impl Visitor<'_> for V {
+                type Value = Key;
+                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    f.write_str("a string")
+                }
+                fn visit_str<E>(self, k: &str) -> Result<Key, E> {
+                    Ok(match k {
+                        keys::SERVER_INFO => Key::Hop,
+                        k => Key::Own(k.to_string()),
+                    })
+                }
+            }
+            d.deserialize_str(V)
+        }
+    }
+    struct Kept(Vec<(String, Box<RawValue>)>);
+    impl Serialize for Kept {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_map(self.0.iter().map(|(k, v)| (k, v)))
+        }
+    }
+    Ok(Option::<Own>::deserialize(d)?.and_then(|own| own.0))
 }
 
 /// What a JSON value is, for an error message (its first byte tells).
@@ -165,6 +222,25 @@ mod tests {
         assert_eq!(
             serde_json::to_string(&r).unwrap(),
             r#"{"content":[],"isError":true}"#
+        );
+        // The answering server's identity belongs to its hop; the rest of `_meta` stays as it was.
+        let upstream = |meta: &str| {
+            let text = format!(r#"{{"content":[],"_meta":{meta}}}"#);
+            let r = RawCallToolResult::from_json(&text).unwrap();
+            r.meta().map(|m| m.get().to_string())
+        };
+        let info = r#""io.modelcontextprotocol/serverInfo":{"name":"up","version":"1"}"#;
+        assert_eq!(upstream(&format!("{{{info}}}")), None);
+        assert_eq!(
+            upstream(&format!(r#"{{"a": [1, 2],{info}, "b":{{"c":null}}}}"#)).as_deref(),
+            Some(r#"{"a":[1, 2],"b":{"c":null}}"#)
+        );
+        assert_eq!(upstream("{}"), None);
+        let escaped = r#"{"io.modelcontextprotocol/server\u0049nfo":{"name":"up"},"x":1}"#;
+        assert_eq!(upstream(escaped).as_deref(), Some(r#"{"x":1}"#));
+        assert_eq!(
+            upstream(r#"{"com.example/serverInfo":1}"#).as_deref(),
+            Some(r#"{"com.example/serverInfo":1}"#)
         );
         for bad in [
             r#"{}"#,

@@ -29,18 +29,16 @@ enum Own<'a> {
     Raw(Vec<(Cow<'a, str>, &'a RawValue)>),
 }
 
-impl Own<'_> {
-    fn has(&self, key: &str) -> bool {
-        match self {
-            Own::Typed(o) => o.as_ref().is_some_and(|o| o.contains_key(key)),
-            Own::Raw(entries) => entries.iter().any(|(k, _)| k == key),
-        }
-    }
+/// The answering server's identity is this server's to say (a relayed result's names its upstream).
+fn is_own(key: &str) -> bool {
+    key != keys::SERVER_INFO
+}
 
+impl Own<'_> {
     fn is_empty(&self) -> bool {
         match self {
-            Own::Typed(o) => o.as_ref().is_none_or(|o| o.is_empty()),
-            Own::Raw(entries) => entries.is_empty(),
+            Own::Typed(o) => o.iter().flatten().all(|(k, _)| !is_own(k)),
+            Own::Raw(entries) => entries.iter().all(|(k, _)| !is_own(k)),
         }
     }
 }
@@ -93,17 +91,17 @@ impl<'de> serde::Deserialize<'de> for Entries<'de> {
 impl Serialize for Meta<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(None)?;
-        if let (Some(info), false) = (self.server_info, self.own.has(keys::SERVER_INFO)) {
+        if let Some(info) = self.server_info {
             m.serialize_entry(keys::SERVER_INFO, info)?;
         }
         match &self.own {
             Own::Typed(own) => {
-                for (k, v) in own.iter().flatten() {
+                for (k, v) in own.iter().flatten().filter(|(k, _)| is_own(k)) {
                     m.serialize_entry(k, v)?;
                 }
             }
             Own::Raw(entries) => {
-                for (k, v) in entries {
+                for (k, v) in entries.iter().filter(|(k, _)| is_own(k)) {
                     m.serialize_entry(k, v)?;
                 }
             }
@@ -216,7 +214,7 @@ mod tests {
     }
 
     #[test]
-    fn a_raw_results_own_meta_is_written_as_it_is_and_its_server_info_kept() {
+    fn a_raw_results_own_meta_is_written_as_it_is_and_its_server_info_is_this_servers() {
         let info =
             serde_json::value::to_raw_value(&serde_json::json!({"name": "s", "version": "1"}))
                 .unwrap();
@@ -239,8 +237,16 @@ mod tests {
             serde_json::from_str(stamp.apply_raw(&body, Some(&upstream)).unwrap().get()).unwrap();
         assert_eq!(
             out["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
-            "u"
+            "s"
         );
+        // A server that does not say who it is does not pass on who another is.
+        let silent = Stamp {
+            result_type: ResultType::Complete,
+            cache: None,
+            server_info: None,
+        };
+        let out = silent.apply_raw(&body, Some(&upstream)).unwrap();
+        assert_eq!(out.get(), r#"{"resultType":"complete","content":[]}"#);
         let bare: serde_json::Value =
             serde_json::from_str(stamp.apply_raw(&body, None).unwrap().get()).unwrap();
         assert_eq!(
