@@ -467,6 +467,22 @@ fn measure(server: Server, secs: f64) -> Row {
     }
 }
 
+/// Medians of the three loads over `rounds` runs of this bench re-executed as a floor (`mode`).
+fn floor(mode: &str, rounds: usize, secs: f64) -> (f64, f64, f64) {
+    let (mut seq, mut par, mut echo) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let mut c = Command::new(std::env::current_exe().unwrap());
+        c.env("RMCP_BENCH_SERVER", mode);
+        let mut p = start_command(c);
+        seq.push(sequential(&mut p, secs));
+        par.push(pipelined(&mut p, 64, secs));
+        echo.push(echo_throughput(&mut p, 1024 * 1024, 30));
+        drop(p.stdin);
+        let _ = p.child.wait();
+    }
+    (median(seq), median(par), median(echo))
+}
+
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(|a, b| a.partial_cmp(b).unwrap());
     v[v.len() / 2]
@@ -532,36 +548,14 @@ fn main() {
         );
         med.push(m);
     }
-    // The floor, measured in the same run: the same three loads against a bare line echo.
-    let (mut floor_seq, mut floor_par, mut floor_echo) = (Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..rounds {
-        let mut c = Command::new(std::env::current_exe().unwrap());
-        c.env("RMCP_BENCH_SERVER", "bare");
-        let mut p = start_command(c);
-        floor_seq.push(sequential(&mut p, secs));
-        floor_par.push(pipelined(&mut p, 64, secs));
-        floor_echo.push(echo_throughput(&mut p, 1024 * 1024, 30));
-        drop(p.stdin);
-        let _ = p.child.wait();
-    }
-    let (fs, fp, fe) = (median(floor_seq), median(floor_par), median(floor_echo));
+    // The floors, measured in the same run: the same three loads against a bare line echo, blocking and
+    // then from one tokio task waiting on epoll.
+    let (fs, fp, fe) = floor("bare", rounds, secs);
     println!(
         "{:<20} {:>12.0} {:>14.0} {:>9.0} MiB/s   (a blocking loop answering canned lines: the machine's floor)",
         "bare line echo", fs, fp, fe
     );
-    // The event-driven floor: the same answers from one tokio task waiting on epoll.
-    let (mut async_seq, mut async_par, mut async_echo) = (Vec::new(), Vec::new(), Vec::new());
-    for _ in 0..rounds {
-        let mut c = Command::new(std::env::current_exe().unwrap());
-        c.env("RMCP_BENCH_SERVER", "bare-async");
-        let mut p = start_command(c);
-        async_seq.push(sequential(&mut p, secs));
-        async_par.push(pipelined(&mut p, 64, secs));
-        async_echo.push(echo_throughput(&mut p, 1024 * 1024, 30));
-        drop(p.stdin);
-        let _ = p.child.wait();
-    }
-    let (asq, apa, aec) = (median(async_seq), median(async_par), median(async_echo));
+    let (asq, apa, aec) = floor("bare-async", rounds, secs);
     println!(
         "{:<20} {:>12.0} {:>14.0} {:>9.0} MiB/s   (the same from one tokio task on epoll: the event-driven floor)",
         "tokio line echo", asq, apa, aec
