@@ -1166,7 +1166,12 @@ async fn supervise(fut: Supervised, token: &CancellationToken, grace: Duration) 
 /// The writer: drains whatever is queued into one (vectored) write and one flush, until every sender is
 /// gone or the output fails (which closes the connection).
 pub async fn write_loop<W: AsyncWrite + Unpin>(rx: mpsc::Receiver<Outgoing>, w: W, peer: Peer) {
-    let side = WriteSide::new(rx, w);
+    drive_writer(WriteSide::new(rx, w), peer).await
+}
+
+/// The writer's task: drives `side` until every sender is gone; an output that fails closes the
+/// connection.
+async fn drive_writer<W: AsyncWrite + Unpin>(side: Arc<WriteSide<W>>, peer: Peer) {
     if let Stopped::Failed(e) = side.run().await {
         tracing::debug!(%e, "output closed");
         peer.close(format!("output closed: {e}"));
@@ -1302,15 +1307,7 @@ where
     // task when a request is answered inline); the task writes everything else.
     let side = WriteSide::new(rx, writer);
     let _ = peer.shared.write_now.set(side.clone());
-    let writer = tokio::spawn({
-        let (side, peer) = (side.clone(), peer.clone());
-        async move {
-            if let Stopped::Failed(e) = side.run().await {
-                tracing::debug!(%e, "output closed");
-                peer.close(format!("output closed: {e}"));
-            }
-        }
-    });
+    let writer = tokio::spawn(drive_writer(side.clone(), peer.clone()));
     let mut reason = read_lines(reader, &peer, &handler, Some(&*side)).await;
     if !peer.is_closed() {
         let drain = peer.drain(peer.shared.config.drain_timeout);
