@@ -2,7 +2,10 @@
 //! other proxies, in one run: `cargo bench -p mcp-gateway --bench gateway`. Prints one row per path;
 //! only the ratios mean anything (machines vary from run to run).
 //!
-//! Paths, all in front of `bench-server` over stdio: direct; our gateway over stdio (one thread, the
+//! Paths, all in front of `bench-server` over stdio: direct; the floor of any proxy over stdio (a
+//! process that passes the bytes both ways and parses nothing: what a second hop through the kernel
+//! costs on this machine); the least relay built on the runtime (a server whose one tool calls the
+//! server through a client: what the gateway's features add is the difference); our gateway over stdio (one thread, the
 //! default, and `--threads 0`, one per core); FastMCP's proxy over stdio (PyPI `fastmcp`); our gateway
 //! over Streamable HTTP; the npm `mcp-proxy` over Streamable HTTP. Each: sequential `echo` calls, then
 //! 64 in flight. A proxy's peak resident memory (VmHWM) is read from /proc at the end of its row. The
@@ -11,12 +14,14 @@
 //! Slow paths are measured for a bounded time (at most [`SEQ_TIME`] and [`CONC_TIME`]) rather than for a
 //! fixed count, so the FastMCP row ends in seconds; its rates are computed from what completed.
 //!
-//! `-- --instructions` counts instead of timing: the gateway runs under `valgrind --tool=callgrind`, and
+//! `-- --instructions` counts instead of timing: the gateway (and, as the yardstick, `bench-server`
+//! alone) runs under `valgrind --tool=callgrind`, and
 //! the instructions it executes per call (sequential and 64 in flight, stdio and HTTP downstream) are
 //! the difference between a long and a short run divided by the calls between them. The count is
 //! independent of the machine's load, unlike every rate above; callgrind slows the gateway down, so
 //! more requests arrive in each read than they would at full speed (64 in flight batches more).
-//! `--keep` keeps callgrind's files, for `callgrind_annotate --inclusive=yes`.
+//! `--keep` keeps callgrind's files, for `callgrind_annotate --inclusive=yes`; `--only TEXT` counts only
+//! the rows whose name contains TEXT.
 
 use mcp_runtime::client::Client;
 use mcp_runtime::http::HttpClientConfig;
@@ -183,8 +188,90 @@ fn free_port() -> u16 {
         .port()
 }
 
-#[tokio::main]
-async fn main() {
+/// The floor of any stdio proxy: a process between the client and the server that passes the bytes
+/// both ways and does nothing else (no parsing, no ids), one blocking thread per direction. Run as
+/// `gateway --relay-floor SERVER` (the bench starts itself this way).
+fn relay_floor(server: &str) -> ! {
+    use std::io::Read;
+    fn pump(mut from: impl Read, mut to: impl Write) {
+        let mut buf = vec![0u8; 64 * 1024];
+        while let Ok(n @ 1..) = from.read(&mut buf) {
+            if to.write_all(&buf[..n]).and_then(|()| to.flush()).is_err() {
+                break;
+            }
+        }
+    }
+    let mut child = Command::new(server)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (to_server, from_server) = (child.stdin.take().unwrap(), child.stdout.take().unwrap());
+    std::thread::spawn(move || pump(from_server, std::io::stdout().lock()));
+    pump(std::io::stdin().lock(), to_server);
+    let _ = child.kill();
+    std::process::exit(0)
+}
+
+/// The least a relay built on the runtime can do: a server (one thread, as the gateway's default) whose
+/// one raw tool `echo` calls the server's `echo` through a client and hands back its result as it came
+/// (no names, no progress, no tracing, no metrics: the gateway's features are what separates the two).
+/// Run as `gateway --pump-relay SERVER`.
+async fn pump_relay(server: &str) {
+    use mcp_runtime::client::CallOptions;
+    use mcp_runtime::protocol::{ErrorObject, Tool};
+    use mcp_runtime::server::{Arguments, ToolRoute};
+    use mcp_runtime::{Context, Server};
+    let client = Arc::new(
+        Client::builder()
+            .spawn(tokio::process::Command::new(server))
+            .await
+            .unwrap(),
+    );
+    let schema = json!({"type": "object"}).as_object().unwrap().clone();
+    let route = ToolRoute::raw(
+        Tool::new("echo", "Relays echo.", schema),
+        move |args: Arguments, _: Context| {
+            let client = client.clone();
+            async move {
+                let arguments: &serde_json::value::RawValue =
+                    serde_json::from_str(args.as_str())
+                        .map_err(|e| ErrorObject::invalid_params(e.to_string()))?;
+                client
+                    .call_tool_raw("echo", arguments, CallOptions::default())
+                    .await
+                    .map_err(|e| ErrorObject::internal(e.to_string()))
+            }
+        },
+    );
+    let relay = Server::builder()
+        .name("pump-relay")
+        .tool(route)
+        .build()
+        .unwrap();
+    relay.serve_stdio().await.unwrap();
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--relay-floor") {
+        relay_floor(&args[i + 1]);
+    }
+    if let Some(i) = args.iter().position(|a| a == "--pump-relay") {
+        return tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(pump_relay(&args[i + 1]));
+    }
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(run());
+}
+
+async fn run() {
     let server = bench_server();
     let mut cfg = tempfile::Builder::new().suffix(".json").tempfile().unwrap();
     cfg.write_all(
@@ -212,6 +299,12 @@ async fn main() {
     );
     let d = measure(direct).await;
     print("direct (stdio)", &d, &d, None);
+    let mut floor = tokio::process::Command::new(std::env::current_exe().unwrap());
+    floor.arg("--relay-floor").arg(&server);
+    stdio_row("floor: bare byte relay", floor, &d).await;
+    let mut pump = tokio::process::Command::new(std::env::current_exe().unwrap());
+    pump.arg("--pump-relay").arg(&server);
+    stdio_row("least relay on the runtime", pump, &d).await;
 
     let gateway = |threads: &str| {
         let mut gw = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcp-gateway"));
@@ -301,27 +394,61 @@ async fn instructions(cfg: &Path) {
     {
         return skipped("instructions", "valgrind is not installed");
     }
-    println!("gateway instructions per call (callgrind; load-independent)");
-    for http in [false, true] {
-        let path = if http {
-            "HTTP→stdio"
-        } else {
-            "stdio→stdio"
-        };
+    println!("instructions per call (callgrind; load-independent)");
+    let server = bench_server();
+    // `--only TEXT`: the rows whose name contains TEXT (`--only stdio→stdio`).
+    let args: Vec<String> = std::env::args().collect();
+    let only = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1));
+    let paths = [
+        Counted::Direct(&server),
+        Counted::PumpRelay(&server),
+        Counted::Gateway(cfg),
+        Counted::GatewayHttp(cfg),
+    ];
+    for path in paths
+        .into_iter()
+        .filter(|p| only.is_none_or(|o| p.name().contains(o.as_str())))
+    {
         for in_flight in [1, IN_FLIGHT] {
-            let short = count_instructions(cfg, http, in_flight, COUNT_SHORT).await;
-            let long = count_instructions(cfg, http, in_flight, COUNT_LONG).await;
+            let short = count_instructions(path, in_flight, COUNT_SHORT).await;
+            let long = count_instructions(path, in_flight, COUNT_LONG).await;
             let per_call = (long as f64 - short as f64) / (COUNT_LONG - COUNT_SHORT) as f64;
             println!(
-                "gateway {path:<12} {in_flight:>3} in flight {per_call:>9.0} instructions/call"
+                "{:<28} {in_flight:>3} in flight {per_call:>9.0} instructions/call",
+                path.name()
             );
         }
     }
 }
 
-/// Runs the gateway under callgrind for `calls` `echo` calls, `in_flight` at a time, and returns the
+/// What runs under callgrind: `bench-server` itself (the yardstick: a relayed call costs the gateway a
+/// server's side and a client's side of a call), the least relay on the runtime ([`pump_relay`]) in
+/// front of it, or the gateway in front of it.
+#[derive(Clone, Copy)]
+enum Counted<'a> {
+    Direct(&'a Path),
+    PumpRelay(&'a Path),
+    Gateway(&'a Path),
+    GatewayHttp(&'a Path),
+}
+
+impl Counted<'_> {
+    fn name(self) -> &'static str {
+        match self {
+            Counted::Direct(_) => "bench-server (direct)",
+            Counted::PumpRelay(_) => "least relay on the runtime",
+            Counted::Gateway(_) => "gateway stdio→stdio",
+            Counted::GatewayHttp(_) => "gateway HTTP→stdio",
+        }
+    }
+}
+
+/// Runs `counted` under callgrind for `calls` `echo` calls, `in_flight` at a time, and returns the
 /// instructions it executed in all (start-up included).
-async fn count_instructions(cfg: &Path, http: bool, in_flight: usize, calls: usize) -> u64 {
+async fn count_instructions(counted: Counted<'_>, in_flight: usize, calls: usize) -> u64 {
     let out = tempfile::Builder::new()
         .suffix(".callgrind")
         .tempfile()
@@ -332,12 +459,20 @@ async fn count_instructions(cfg: &Path, http: bool, in_flight: usize, calls: usi
         .arg("--dump-instr=no")
         .arg("--compress-strings=no")
         .arg(format!("--callgrind-out-file={}", out.display()))
-        .arg(env!("CARGO_BIN_EXE_mcp-gateway"))
-        .arg("--config")
-        .arg(cfg)
         .env("RUST_LOG", "warn")
         .stderr(Stdio::null());
-    let (client, pid, child) = if http {
+    match counted {
+        Counted::Direct(server) => gw.arg(server),
+        Counted::PumpRelay(server) => gw
+            .arg(std::env::current_exe().unwrap())
+            .arg("--pump-relay")
+            .arg(server),
+        Counted::Gateway(cfg) | Counted::GatewayHttp(cfg) => gw
+            .arg(env!("CARGO_BIN_EXE_mcp-gateway"))
+            .arg("--config")
+            .arg(cfg),
+    };
+    let (client, pid, child) = if let Counted::GatewayHttp(_) = counted {
         let port = free_port();
         gw.args(["--http", &format!("127.0.0.1:{port}")])
             .stdin(Stdio::null())
@@ -352,7 +487,7 @@ async fn count_instructions(cfg: &Path, http: bool, in_flight: usize, calls: usi
             {
                 Ok(c) => break c,
                 Err(e) if t0.elapsed() > Duration::from_secs(120) => {
-                    panic!("the gateway under callgrind did not come up: {e}")
+                    panic!("{} under callgrind did not come up: {e}", counted.name())
                 }
                 Err(_) => tokio::time::sleep(Duration::from_millis(200)).await,
             }

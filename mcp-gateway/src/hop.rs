@@ -45,9 +45,16 @@ impl Hop {
             latency_us = tracing::field::Empty,
             outcome = tracing::field::Empty,
         );
-        let r = relay::call_tool_raw(&self.upstream, &self.tool, self.support, args, ctx)
-            .instrument(span.clone())
-            .await;
+        // Boxed once here: the relay's state is kilobytes, and unboxed it would be copied each time
+        // the futures around it move (instrumented, then into this future, then into the handler's box).
+        let relay = Box::pin(relay::call_tool_raw(
+            &self.upstream,
+            &self.tool,
+            self.support,
+            args,
+            ctx,
+        ));
+        let r = relay.instrument(span.clone()).await;
         let elapsed = t0.elapsed();
         let outcome = match &r {
             Ok(r) if r.is_error() => Outcome::ToolError,

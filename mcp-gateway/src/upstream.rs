@@ -18,7 +18,7 @@ use mcp_runtime::protocol::{
 };
 use mcp_runtime::{ConnectionConfig, Context, Error};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Where an upstream stands.
@@ -42,26 +42,43 @@ pub enum State {
 /// that ambiguity).
 #[derive(Clone, Default)]
 pub struct Callers {
-    next: Arc<AtomicU64>,
-    live: Arc<Mutex<Vec<Caller>>>,
+    live: Arc<Mutex<Live>>,
+}
+
+/// The calls in flight on one connection, oldest first (calls mostly end in the order they began, so a
+/// finished call leaves near the front of the queue, where removing it moves little).
+#[derive(Default)]
+struct Live {
+    calls: std::collections::VecDeque<Caller>,
+    next: u64,
+    /// How many calls in flight each downstream session has (`None`: calls without a session).
+    sessions: Vec<(Option<u64>, usize)>,
+    /// Every call numbered up to this one was in flight while a call of another session was: a call
+    /// that came in while calls of another session (or, having no session, any call) were in flight
+    /// marks itself and every call before it.
+    mixed_up_to: Option<u64>,
 }
 
 /// One call in [`Callers`]: its number, its downstream session (`None`: it has none, so it is alone in
-/// it), its context, and whether a call of another session overlapped it.
+/// it) and its context.
 struct Caller {
     id: u64,
     session: Option<u64>,
     ctx: Context,
-    mixed: bool,
 }
 
-/// Whether every call in `live` comes from one downstream session.
-fn one_session(live: &[Caller]) -> bool {
-    match live {
-        [] | [_] => true,
-        [first, rest @ ..] => {
-            first.session.is_some() && rest.iter().all(|c| c.session == first.session)
+impl Live {
+    /// Whether every call in flight comes from one downstream session (that has a session).
+    fn one_session(&self) -> bool {
+        match self.sessions.as_slice() {
+            [] => true,
+            [(session, _)] => session.is_some() || self.calls.len() == 1,
+            _ => false,
         }
+    }
+
+    fn is_mixed(&self, id: u64) -> bool {
+        self.mixed_up_to.is_some_and(|m| id <= m)
     }
 }
 
@@ -76,20 +93,19 @@ impl Callers {
     pub fn enter(&self, ctx: Context) -> CallerGuard {
         let session = ctx.session().map(|s| s.id());
         let mut live = self.lock();
-        // Numbered under the lock: `live` stays in order of id, for the guard's binary search.
-        let id = self.next.fetch_add(1, Ordering::Relaxed);
-        let mixed = live
-            .iter()
-            .any(|c| session.is_none() || c.session != session);
-        if mixed {
-            live.iter_mut().for_each(|c| c.mixed = true);
+        // Numbered under the lock: the queue stays in order of id, for the guard's binary search.
+        let id = live.next;
+        live.next += 1;
+        let other_session = !live.calls.is_empty()
+            && (session.is_none() || live.sessions.iter().any(|(s, _)| *s != session));
+        if other_session {
+            live.mixed_up_to = Some(id);
         }
-        live.push(Caller {
-            id,
-            session,
-            ctx,
-            mixed,
-        });
+        match live.sessions.iter_mut().find(|(s, _)| *s == session) {
+            Some((_, n)) => *n += 1,
+            None => live.sessions.push((session, 1)),
+        }
+        live.calls.push_back(Caller { id, session, ctx });
         drop(live);
         CallerGuard {
             callers: self.clone(),
@@ -100,23 +116,23 @@ impl Callers {
     /// The newest downstream call in flight, when every call in flight comes from one session.
     pub fn newest(&self) -> Option<Context> {
         let live = self.lock();
-        if !one_session(&live) {
+        if !live.one_session() {
             return None;
         }
-        live.last().map(|c| c.ctx.clone())
+        live.calls.back().map(|c| c.ctx.clone())
     }
 
     /// How many calls are in flight.
     pub fn len(&self) -> usize {
-        self.lock().len()
+        self.lock().calls.len()
     }
 
     /// Whether no call is in flight.
     pub fn is_empty(&self) -> bool {
-        self.lock().is_empty()
+        self.lock().calls.is_empty()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Caller>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Live> {
         self.live.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
@@ -125,15 +141,24 @@ impl CallerGuard {
     /// Whether this call is the one a log message goes to (see [`Callers`]).
     pub fn is_newest(&self) -> bool {
         let live = self.callers.lock();
-        live.last().is_some_and(|c| c.id == self.id && !c.mixed)
+        live.calls.back().is_some_and(|c| c.id == self.id) && !live.is_mixed(self.id)
     }
 }
 
 impl Drop for CallerGuard {
     fn drop(&mut self) {
         let mut live = self.callers.lock();
-        if let Ok(i) = live.binary_search_by_key(&self.id, |c| c.id) {
-            live.remove(i);
+        let Ok(i) = live.calls.binary_search_by_key(&self.id, |c| c.id) else {
+            return;
+        };
+        let Some(gone) = live.calls.remove(i) else {
+            return;
+        };
+        if let Some(at) = live.sessions.iter().position(|(s, _)| *s == gone.session) {
+            live.sessions[at].1 -= 1;
+            if live.sessions[at].1 == 0 {
+                live.sessions.swap_remove(at);
+            }
         }
     }
 }

@@ -709,7 +709,10 @@ pub(crate) fn object_member<'a>(text: &'a str, key: &str) -> Option<Option<&'a s
 
 /// Hands each member of an object's text to `each` (see [`object_members`]) until it says stop
 /// (`false`). `None` when the text is not an object.
-fn each_member<'a>(text: &'a str, mut each: impl FnMut(&'a str, &'a str) -> bool) -> Option<()> {
+pub(crate) fn each_member<'a>(
+    text: &'a str,
+    mut each: impl FnMut(&'a str, &'a str) -> bool,
+) -> Option<()> {
     let b = text.as_bytes();
     let ws = |mut i: usize| {
         while b.get(i).is_some_and(u8::is_ascii_whitespace) {

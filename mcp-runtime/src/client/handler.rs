@@ -133,7 +133,10 @@ pub(crate) enum RouteKey {
 
 /// The call-scoped handlers of the calls in flight, by what routes to them.
 #[derive(Clone, Default)]
-pub(crate) struct CallRoutes(Arc<Mutex<std::collections::HashMap<RouteKey, CallHandlers>>>);
+pub(crate) struct CallRoutes(Arc<Mutex<RouteMap>>);
+
+/// Keyed by request ids and task ids: foldhash, randomly seeded (see `crate::cancel`).
+type RouteMap = std::collections::HashMap<RouteKey, CallHandlers, foldhash::fast::RandomState>;
 
 /// Removes a route when its call ends, on every path.
 pub(crate) struct RouteGuard {
@@ -148,7 +151,7 @@ impl Drop for RouteGuard {
 }
 
 impl CallRoutes {
-    fn lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<RouteKey, CallHandlers>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, RouteMap> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 

@@ -38,6 +38,6 @@ impl Client {
             let r = Box::pin(self.task_result_of(task, &opts)).await?;
             return RawCallToolResult::from_result(&r).map_err(decode_error);
         }
-        RawCallToolResult::from_json(answer.raw.get()).map_err(decode_error)
+        RawCallToolResult::from_raw(&answer.raw).map_err(decode_error)
     }
 }

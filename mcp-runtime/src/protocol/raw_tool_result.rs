@@ -138,6 +138,69 @@ impl RawCallToolResult {
         serde_json::from_str(text)
     }
 
+    /// Reads a result from JSON that is known to be valid (a response's result as the connection
+    /// decoded it): the members are found a string at a time, without parsing the text again, and only
+    /// `content` and `structuredContent` are checked once more as they are copied. Anything unusual (a
+    /// key written with an escape, a duplicate key, a `_meta` with members of its own, a member of the
+    /// wrong type) is read by [`RawCallToolResult::from_json`], which says what is wrong.
+    pub fn from_raw(raw: &RawValue) -> Result<Self, serde_json::Error> {
+        Self::scan(raw.get()).unwrap_or_else(|| Self::from_json(raw.get()))
+    }
+
+    /// [`RawCallToolResult::from_raw`]'s quick reading; `None` where serde must read it.
+    fn scan(text: &str) -> Option<Result<Self, serde_json::Error>> {
+        let (mut content, mut structured, mut is_error, mut meta) = (None, None, None, None);
+        let mut usual = true;
+        crate::framing::each_member(text, |key, value| {
+            let slot = match key {
+                "\"content\"" => &mut content,
+                "\"structuredContent\"" => &mut structured,
+                "\"isError\"" => &mut is_error,
+                "\"_meta\"" => &mut meta,
+                k => {
+                    usual = !k.contains('\\');
+                    return usual;
+                }
+            };
+            usual = slot.replace(value).is_none();
+            usual
+        })?;
+        if !usual {
+            return None;
+        }
+        let content = content.filter(|c| c.starts_with('['))?;
+        let is_error = match is_error {
+            None | Some("null") => None,
+            Some("true") => Some(true),
+            Some("false") => Some(false),
+            Some(_) => return None,
+        };
+        // Only the answering server's identity (or nothing): it belongs to the hop, and is left out.
+        if let Some(m) = meta.filter(|m| *m != "null") {
+            let mut only_hop = true;
+            crate::framing::each_member(m, |key, _| {
+                only_hop = key.strip_prefix('"').and_then(|k| k.strip_suffix('"'))
+                    == Some(keys::SERVER_INFO);
+                only_hop
+            })?;
+            if !only_hop {
+                return None;
+            }
+        }
+        let copy = |t: &str| RawValue::from_string(t.to_owned());
+        Some((|| {
+            Ok(RawCallToolResult {
+                content: copy(content)?,
+                structured_content: match structured {
+                    None | Some("null") => None,
+                    Some(s) => Some(copy(s)?),
+                },
+                is_error,
+                meta: None,
+            })
+        })())
+    }
+
     /// The result of a typed [`CallToolResult`].
     pub fn from_result(r: &CallToolResult) -> Result<Self, serde_json::Error> {
         let text = serde_json::to_string(r)?;
@@ -250,6 +313,45 @@ mod tests {
             r#"[]"#,
         ] {
             assert!(RawCallToolResult::from_json(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_validated_result_reads_as_serde_reads_it() {
+        let info = r#""io.modelcontextprotocol/serverInfo":{"name":"up","version":"1"}"#;
+        let cases = [
+            r#"{"content":[{"type":"text","text":"a\"}, ]"}]}"#.to_string(),
+            format!(
+                r#"{{"resultType":"complete","_meta":{{{info}}},"content":[],"isError":false}}"#
+            ),
+            r#"{"content":[],"structuredContent":{"k":[1,{"x":"}"}]},"isError":null}"#.into(),
+            r#"{"content":[],"structuredContent":null,"_meta":null,"isError":true}"#.into(),
+            r#"{"content":[],"_meta":{}}"#.into(),
+            // Read by serde: `_meta` has members of its own, a key has an escape, ...
+            format!(r#"{{ "content" : [ ] , "_meta" : {{ "a" : 1 , {info} }} }}"#),
+            r#"{"\u0063ontent":[1],"content":[]}"#.into(),
+            // Refused, by both.
+            r#"{"content":[],"content":[]}"#.into(),
+            r#"{"content":[],"isError":1}"#.into(),
+            r#"{"content":{}}"#.into(),
+            r#"{"content":[],"_meta":"x"}"#.into(),
+            r#"{}"#.into(),
+            r#"[]"#.into(),
+            r#""content""#.into(),
+        ];
+        for (i, text) in cases.iter().enumerate() {
+            // The first five are read by the quick path; the rest fall back to serde.
+            assert_eq!(RawCallToolResult::scan(text).is_some(), i < 5, "{text}");
+            let raw: &RawValue = serde_json::from_str(text).unwrap();
+            let quick =
+                RawCallToolResult::from_raw(raw).map(|r| serde_json::to_string(&r).unwrap());
+            let serde =
+                RawCallToolResult::from_json(text).map(|r| serde_json::to_string(&r).unwrap());
+            assert_eq!(
+                quick.map_err(|e| e.to_string()),
+                serde.map_err(|e| e.to_string()),
+                "{text}"
+            );
         }
     }
 }

@@ -16,7 +16,8 @@ pub struct Registry<T> {
 
 pub struct Set<T> {
     pub items: Vec<T>,
-    index: HashMap<String, usize>,
+    /// foldhash, randomly seeded: looked up by a name from the wire on every call.
+    index: HashMap<String, usize, foldhash::fast::RandomState>,
 }
 
 impl<T: Keyed + Clone> Set<T> {
