@@ -236,6 +236,53 @@ async fn errors_carry_the_statuses_of_the_spec() {
     still_serving(&url).await;
 }
 
+/// The endpoint reads a client's declarations once while they stay the same; a request that declares
+/// otherwise is served by its own, and so is the next one that declares as the first did.
+#[tokio::test]
+async fn each_request_is_served_by_its_own_declarations() {
+    let caps = ToolRoute::new(
+        Tool::new(
+            "caps",
+            "Says what the caller declared",
+            obj(json!({"type": "object"})),
+        ),
+        |_: Arguments, ctx: Context| async move {
+            let sampling = ctx.client_capabilities().sampling.is_some();
+            let name = ctx.client_info().map(|i| i.name).unwrap_or_default();
+            Ok(CallToolResult::text(format!("{name} sampling={sampling}")))
+        },
+    );
+    let server = test_server_builder().tool(caps).build().unwrap();
+    let s = start(server, HttpConfig::default()).await;
+    let declared = |name: &str, caps: Value| {
+        let mut m = meta();
+        m["io.modelcontextprotocol/clientInfo"] = json!({"name": name, "version": "1"});
+        m["io.modelcontextprotocol/clientCapabilities"] = caps;
+        json!({"name": "caps", "_meta": m})
+    };
+    for (name, caps, want) in [
+        ("a", json!({}), "a sampling=false"),
+        ("a", json!({}), "a sampling=false"),
+        ("b", json!({"sampling": {}}), "b sampling=true"),
+        ("a", json!({}), "a sampling=false"),
+        ("a", json!({"sampling": {}}), "a sampling=true"),
+    ] {
+        let (st, v) =
+            json_of(post26(&s.url(), "tools/call", declared(name, caps), &[]).await).await;
+        assert_eq!(st, 200, "{v}");
+        assert_eq!(v["result"]["content"][0]["text"], want, "{v}");
+    }
+    // A malformed declaration after good ones is still refused.
+    let mut bad = meta();
+    bad["io.modelcontextprotocol/clientCapabilities"] = json!("all of them");
+    let (st, v) = json_of(post26(&s.url(), "tools/list", json!({"_meta": bad}), &[]).await).await;
+    assert_eq!(
+        (st, v["error"]["code"].as_i64()),
+        (400, Some(-32602)),
+        "{v}"
+    );
+}
+
 #[tokio::test]
 async fn get_and_delete_are_405_for_a_2026_client_and_sessions_still_work() {
     let s = start(server(Eras::Both), HttpConfig::default()).await;

@@ -185,6 +185,9 @@ pub(crate) struct Inner {
     pub(crate) gate: super::admission::Gate,
     /// This instance's name on the shared bus.
     origin: String,
+    /// The 2026-07-28 declarations of the latest request and what they resolved to: clients send the
+    /// same `_meta` on every request, so it is read once while it stays the same, byte for byte.
+    pub(crate) declared: std::sync::Mutex<Option<crate::server::era::Declared>>,
 }
 
 /// Serves one [`Server`] over Streamable HTTP (and the legacy HTTP+SSE transport). Cheap to clone.
@@ -220,6 +223,7 @@ impl StreamableHttpService {
                 gate: super::admission::Gate::new(&config),
                 origin: crate::scale::random_name(),
                 config,
+                declared: Default::default(),
             }),
         };
         let shared = me.inner.config.shared.as_ref();
