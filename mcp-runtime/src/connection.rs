@@ -27,9 +27,6 @@ use futures_util::FutureExt;
 use serde_json::value::RawValue;
 use std::any::Any;
 use std::collections::HashMap;
-/// The hasher of the maps keyed by request ids and progress tokens: randomly seeded, as the std one,
-/// and several times cheaper for keys this short (see `crate::cancel`).
-type Fold = foldhash::fast::RandomState;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -40,6 +37,10 @@ use tokio::sync::{mpsc, oneshot, Notify, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use writer::{ReaderOutput, Stopped, WriteNow, WriteSide};
+
+/// The hasher of the maps keyed by request ids and progress tokens: randomly seeded, as the std one,
+/// and several times cheaper for keys this short (see `crate::cancel`).
+type Fold = foldhash::fast::RandomState;
 
 mod writer;
 
