@@ -145,13 +145,25 @@ impl MetaRaw<'_> {
         let caps = self
             .client_capabilities
             .ok_or_else(|| missing("clientCapabilities"))?;
+        // Objects, as the schema has them (serde's derive would also read a struct from an array).
+        let object = |raw: &RawValue, field: &str| {
+            if raw.get().starts_with('{') {
+                Ok(())
+            } else {
+                Err(invalid(field, "must be an object"))
+            }
+        };
+        object(caps, "clientCapabilities")?;
         let capabilities: ClientCapabilities =
             serde_json::from_str(caps.get()).map_err(|e| invalid("clientCapabilities", e))?;
         let client_info = match self.client_info {
-            Some(raw) => Some(
-                serde_json::from_str::<Implementation>(raw.get())
-                    .map_err(|e| invalid("clientInfo", e))?,
-            ),
+            Some(raw) => {
+                object(raw, "clientInfo")?;
+                Some(
+                    serde_json::from_str::<Implementation>(raw.get())
+                        .map_err(|e| invalid("clientInfo", e))?,
+                )
+            }
             None => None,
         };
         let log_level = match self.log_level {
@@ -268,6 +280,22 @@ mod tests {
         .unwrap();
         assert_eq!(e.code, codes::INVALID_PARAMS);
         assert!(e.message.contains("loud"));
+        for (field, value) in [
+            ("clientCapabilities", serde_json::json!([])),
+            ("clientInfo", serde_json::json!(["c", "1"])),
+        ] {
+            let mut meta = serde_json::json!({
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+            });
+            meta[format!("io.modelcontextprotocol/{field}")] = value;
+            let e = resolve(meta).err().unwrap();
+            assert_eq!(e.code, codes::INVALID_PARAMS);
+            assert!(
+                e.message.contains(field) && e.message.contains("object"),
+                "{e:?}"
+            );
+        }
     }
 
     #[test]
