@@ -5,23 +5,23 @@
 //! Paths, all in front of `bench-server` over stdio: direct; the floor of any proxy over stdio (a
 //! process that passes the bytes both ways and parses nothing: what a second hop through the kernel
 //! costs on this machine); the least relay built on the runtime (a server whose one tool calls the
-//! server through a client: what the gateway's features add is the difference); our gateway over stdio (one thread, the
-//! default, and `--threads 0`, one per core); FastMCP's proxy over stdio (PyPI `fastmcp`); our gateway
-//! over Streamable HTTP; the npm `mcp-proxy` over Streamable HTTP. Each: sequential `echo` calls, then
-//! 64 in flight. A proxy's peak resident memory (VmHWM) is read from /proc at the end of its row. The
-//! peers come from `scripts/install-peers.sh bench`; a row whose peer is missing says so.
+//! server through a client: what the gateway's features add is the difference); our gateway over stdio
+//! (one thread, the default, and `--threads 0`, one per core); FastMCP's proxy over stdio (PyPI
+//! `fastmcp`); our gateway over Streamable HTTP; the npm `mcp-proxy` over Streamable HTTP. Each:
+//! sequential `echo` calls, then 64 in flight. A proxy's peak resident memory (VmHWM) is read from
+//! /proc at the end of its row. The peers come from `scripts/install-peers.sh bench`; a row whose peer
+//! is missing says so.
 //!
 //! Slow paths are measured for a bounded time (at most [`SEQ_TIME`] and [`CONC_TIME`]) rather than for a
 //! fixed count, so the FastMCP row ends in seconds; its rates are computed from what completed.
 //!
-//! `-- --instructions` counts instead of timing: the gateway (and, as the yardstick, `bench-server`
-//! alone) runs under `valgrind --tool=callgrind`, and
-//! the instructions it executes per call (sequential and 64 in flight, stdio and HTTP downstream) are
-//! the difference between a long and a short run divided by the calls between them. The count is
-//! independent of the machine's load, unlike every rate above; callgrind slows the gateway down, so
-//! more requests arrive in each read than they would at full speed (64 in flight batches more).
-//! `--keep` keeps callgrind's files, for `callgrind_annotate --inclusive=yes`; `--only TEXT` counts only
-//! the rows whose name contains TEXT.
+//! `-- --instructions` counts instead of timing: the gateway (and, as yardsticks, `bench-server` alone
+//! and the least relay) runs under `valgrind --tool=callgrind`, and the instructions it executes per
+//! call (sequential and 64 in flight, stdio and HTTP downstream) are the difference between a long and
+//! a short run divided by the calls between them. The count is independent of the machine's load,
+//! unlike every rate above; callgrind slows the gateway down, so more requests arrive in each read than
+//! they would at full speed (64 in flight batches more). `--keep` keeps callgrind's files, for
+//! `callgrind_annotate --inclusive=yes`; `--only TEXT` counts only the rows whose name contains TEXT.
 
 use mcp_runtime::client::Client;
 use mcp_runtime::http::HttpClientConfig;

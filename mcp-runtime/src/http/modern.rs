@@ -13,7 +13,7 @@ use super::sse;
 use crate::connection::{OutKind, Outgoing, Peer};
 use crate::framing::Incoming;
 use crate::protocol::{codes, methods, ErrorObject, ProtocolVersion, RequestId};
-use crate::server::era::{Declared, MetaRaw, Resolved};
+use crate::server::era::{MetaRaw, Resolved};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
@@ -250,36 +250,26 @@ pub(crate) async fn post(
     }
     // A malformed or unsupported `_meta` is answered here, with its HTTP status (400).
     let meta = view.meta.unwrap_or_default();
-    // Clients send the same declarations on every request: they are read once while they stay the same.
-    let declared = || svc.inner.declared.lock().unwrap_or_else(|e| e.into_inner());
-    let known = declared().as_ref().and_then(|d| d.get(&meta));
-    let modern = match known {
-        Some(m) => m,
-        None => match meta.resolve() {
-            Err(e) => return rpc_error(StatusCode::BAD_REQUEST, Some(&id), e),
-            Ok(Resolved::Legacy) => {
-                return rpc_error(
-                    StatusCode::BAD_REQUEST,
-                    Some(&id),
-                    ErrorObject::invalid_params(
-                        "Invalid params: _meta is missing `io.modelcontextprotocol/protocolVersion` and \
-                         `io.modelcontextprotocol/clientCapabilities`, which every request of protocol 2026-07-28 carries",
-                    ),
-                )
-            }
-            Ok(Resolved::LegacyVersionInMeta(v)) => {
-                return rpc_error(
-                    StatusCode::BAD_REQUEST,
-                    Some(&id),
-                    crate::server::era::legacy_version_needs_initialize(v),
-                )
-            }
-            Ok(Resolved::Modern(m)) => {
-                let m = std::sync::Arc::from(m);
-                *declared() = Some(Declared::new(&meta, std::sync::Arc::clone(&m)));
-                m
-            }
-        },
+    let modern = match svc.inner.declared.resolve(&meta) {
+        Err(e) => return rpc_error(StatusCode::BAD_REQUEST, Some(&id), e),
+        Ok(Resolved::Legacy) => {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                Some(&id),
+                ErrorObject::invalid_params(
+                    "Invalid params: _meta is missing `io.modelcontextprotocol/protocolVersion` and \
+                     `io.modelcontextprotocol/clientCapabilities`, which every request of protocol 2026-07-28 carries",
+                ),
+            )
+        }
+        Ok(Resolved::LegacyVersionInMeta(v)) => {
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                Some(&id),
+                crate::server::era::legacy_version_needs_initialize(v),
+            )
+        }
+        Ok(Resolved::Modern(m)) => m,
     };
     let server = &svc.inner.server;
     let (peer, rx) =

@@ -185,9 +185,8 @@ pub(crate) struct Inner {
     pub(crate) gate: super::admission::Gate,
     /// This instance's name on the shared bus.
     origin: String,
-    /// The 2026-07-28 declarations of the latest request and what they resolved to: clients send the
-    /// same `_meta` on every request, so it is read once while it stays the same, byte for byte.
-    pub(crate) declared: std::sync::Mutex<Option<crate::server::era::Declared>>,
+    /// The 2026-07-28 declarations of the latest request, read once while they stay the same.
+    pub(crate) declared: crate::server::era::Declared,
 }
 
 /// Serves one [`Server`] over Streamable HTTP (and the legacy HTTP+SSE transport). Cheap to clone.

@@ -10,7 +10,7 @@ use crate::protocol::*;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// What a 2026-07-28 request declares about itself in `_meta`: everything `initialize` used to establish.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,24 +48,46 @@ pub(crate) struct WithMeta<'a> {
     pub meta: Option<MetaRaw<'a>>,
 }
 
-/// The declarations of a 2026-07-28 request as their text, beside what they resolved to: a client sends
-/// the same ones on every request, so a connection reads them once ([`Declared::get`]).
-pub(crate) struct Declared {
+/// The declarations a connection (or an HTTP endpoint) last resolved to a 2026-07-28 request: a client
+/// sends the same ones on every request, so they are read once while they stay the same, byte for byte.
+#[derive(Default)]
+pub(crate) struct Declared(Mutex<Option<Remembered>>);
+
+/// Declarations as their text, beside what they resolved to.
+struct Remembered {
     text: [Option<Box<str>>; 4],
     request: Arc<ModernRequest>,
 }
 
 impl Declared {
-    /// Remembers `request`, resolved from `meta`.
-    pub(crate) fn new(meta: &MetaRaw<'_>, request: Arc<ModernRequest>) -> Self {
-        Declared {
+    /// `meta` resolved as [`MetaRaw::resolve`] does, without reading it again when it declares what the
+    /// last 2026-07-28 request resolved here declared.
+    pub(crate) fn resolve(&self, meta: &MetaRaw<'_>) -> Result<Resolved, ErrorObject> {
+        let remembered = || self.0.lock().unwrap_or_else(|e| e.into_inner());
+        // A handshake-era request declares nothing: no lock.
+        if meta.is_modern() {
+            if let Some(m) = remembered().as_ref().and_then(|r| r.get(meta)) {
+                return Ok(Resolved::Modern(m));
+            }
+        }
+        let resolved = meta.resolve()?;
+        if let Resolved::Modern(m) = &resolved {
+            *remembered() = Some(Remembered::new(meta, Arc::clone(m)));
+        }
+        Ok(resolved)
+    }
+}
+
+impl Remembered {
+    fn new(meta: &MetaRaw<'_>, request: Arc<ModernRequest>) -> Self {
+        Remembered {
             text: meta.declarations().map(|d| d.map(|r| r.get().into())),
             request,
         }
     }
 
     /// The request these declarations resolved to, when `meta` declares the same, byte for byte.
-    pub(crate) fn get(&self, meta: &MetaRaw<'_>) -> Option<Arc<ModernRequest>> {
+    fn get(&self, meta: &MetaRaw<'_>) -> Option<Arc<ModernRequest>> {
         let same = self
             .text
             .iter()
@@ -79,7 +101,7 @@ impl Declared {
 pub(crate) enum Resolved {
     /// No per-request protocol fields: the handshake era.
     Legacy,
-    Modern(Box<ModernRequest>),
+    Modern(Arc<ModernRequest>),
     /// Per-request fields naming a handshake-era version: served only on a connection initialized for it.
     LegacyVersionInMeta(ProtocolVersion),
 }
@@ -90,6 +112,15 @@ fn missing(field: &str) -> ErrorObject {
          protocol 2026-07-28 carries"
     ))
     .with_data(serde_json::json!({ "field": format!("_meta.io.modelcontextprotocol/{field}") }))
+}
+
+/// A declaration that is an object in the schema, read as `T` (serde's derive would also read a struct
+/// from an array).
+fn object<'a, T: Deserialize<'a>>(raw: &'a RawValue, field: &str) -> Result<T, ErrorObject> {
+    if !raw.get().starts_with('{') {
+        return Err(invalid(field, "must be an object"));
+    }
+    serde_json::from_str(raw.get()).map_err(|e| invalid(field, e))
 }
 
 fn invalid(field: &str, why: impl std::fmt::Display) -> ErrorObject {
@@ -145,25 +176,9 @@ impl MetaRaw<'_> {
         let caps = self
             .client_capabilities
             .ok_or_else(|| missing("clientCapabilities"))?;
-        // Objects, as the schema has them (serde's derive would also read a struct from an array).
-        let object = |raw: &RawValue, field: &str| {
-            if raw.get().starts_with('{') {
-                Ok(())
-            } else {
-                Err(invalid(field, "must be an object"))
-            }
-        };
-        object(caps, "clientCapabilities")?;
-        let capabilities: ClientCapabilities =
-            serde_json::from_str(caps.get()).map_err(|e| invalid("clientCapabilities", e))?;
+        let capabilities: ClientCapabilities = object(caps, "clientCapabilities")?;
         let client_info = match self.client_info {
-            Some(raw) => {
-                object(raw, "clientInfo")?;
-                Some(
-                    serde_json::from_str::<Implementation>(raw.get())
-                        .map_err(|e| invalid("clientInfo", e))?,
-                )
-            }
+            Some(raw) => Some(object::<Implementation>(raw, "clientInfo")?),
             None => None,
         };
         let log_level = match self.log_level {
@@ -181,7 +196,7 @@ impl MetaRaw<'_> {
         if !v.is_modern() {
             return Ok(Resolved::LegacyVersionInMeta(v));
         }
-        Ok(Resolved::Modern(Box::new(ModernRequest {
+        Ok(Resolved::Modern(Arc::new(ModernRequest {
             version: v,
             capabilities,
             client_info,
@@ -319,7 +334,7 @@ mod tests {
             let Ok(Resolved::Modern(r)) = m.resolve() else {
                 panic!("not modern: {text}")
             };
-            (Declared::new(&m, Arc::from(r)), text.to_string())
+            (Remembered::new(&m, r), text.to_string())
         };
         let (declared, text) = read(
             r#"{"io.modelcontextprotocol/protocolVersion": "2026-07-28",

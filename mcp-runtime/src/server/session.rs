@@ -57,7 +57,7 @@ pub struct SessionState {
     /// them already (HTTP: a connection per request), so that they are not read twice.
     preset: OnceLock<Arc<ModernRequest>>,
     /// The declarations of the last 2026-07-28 request read here.
-    declared: Mutex<Option<Declared>>,
+    declared: Declared,
     /// Names the session in this process (see `Context::session`).
     pub(crate) id: u64,
     /// The connection carries one request and ends with it (a stateless HTTP server's POST).
@@ -81,7 +81,7 @@ impl SessionState {
             principal: OnceLock::new(),
             tasks: Default::default(),
             preset: OnceLock::new(),
-            declared: Mutex::new(None),
+            declared: Declared::default(),
             id: NEXT_SESSION.fetch_add(1, Ordering::Relaxed),
             one_request: AtomicBool::new(false),
         })
@@ -453,19 +453,8 @@ impl ServerHandler {
         if let (Some(m), true) = (self.0.preset.get(), meta.is_modern()) {
             return Ok(Some(m.clone()));
         }
-        // A client sends the same declarations on every request: they are read once.
-        let declared = || self.0.declared.lock().unwrap_or_else(|e| e.into_inner());
-        if meta.is_modern() {
-            if let Some(m) = declared().as_ref().and_then(|d| d.get(meta)) {
-                return Ok(Some(m));
-            }
-        }
-        match meta.resolve()? {
-            Resolved::Modern(m) => {
-                let m = Arc::from(m);
-                *declared() = Some(Declared::new(meta, Arc::clone(&m)));
-                Ok(Some(m))
-            }
+        match self.0.declared.resolve(meta)? {
+            Resolved::Modern(m) => Ok(Some(m)),
             Resolved::Legacy if eras == Eras::ModernOnly => Err(ErrorObject::invalid_params(
                 "Invalid params: _meta is missing `io.modelcontextprotocol/protocolVersion`, which every \
                  request of protocol 2026-07-28 carries (this server speaks only 2026-07-28)",
