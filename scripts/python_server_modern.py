@@ -1,4 +1,4 @@
-"""A Python SDK (`mcp` 2.3) server that our client drives in protocol 2026-07-28 (examples/tests/modern_client_peers.rs).
+"""A Python SDK (`mcp` 2.3) server that our client drives in protocol 2026-07-28 (examples/tests/it/modern_client_peers.rs).
 
     python python_server_modern.py stdio
     python python_server_modern.py http PORT

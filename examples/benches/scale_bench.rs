@@ -9,7 +9,7 @@
 //! Redis and the instances share the cores: more instances cannot add CPU, so the curve shows the cost of
 //! sharing and of the extra hop, not how far the design scales.
 
-#[path = "../tests/scale_support/mod.rs"]
+#[path = "../tests/it/scale_support/mod.rs"]
 mod scale_support;
 
 use scale_support::Cluster;

@@ -3,7 +3,7 @@
 //! `delete_project` asks for a confirmation with `ctx.input("confirm").elicit(..)`. A handshake-era client
 //! gets a real `elicitation/create` request; a 2026-07-28 client gets `resultType: "input_required"` and
 //! retries with the answer, and the handler runs again: so the deletion comes after the answer, and runs
-//! once. `DELETIONS` counts them, for the test (examples/tests/confirm_server.rs).
+//! once. `DELETIONS` counts them, for the test (examples/tests/it/confirm_server.rs).
 //!
 //! ```text
 //! confirm-server            # stdio

@@ -1,0 +1,18 @@
+//! The gateway's integration tests, one binary: real upstreams and downstreams, faults, sessions, operations,
+//! the composite pipeline, scale-out behind nginx. One binary links once (it was 11).
+
+mod common;
+mod future_size;
+mod gateway_audit;
+mod gateway_cli;
+mod gateway_downstream_peers;
+mod gateway_examples;
+mod gateway_faults;
+mod gateway_ops;
+mod gateway_peers;
+mod gateway_pipeline;
+mod gateway_scale;
+mod gateway_sessions;
+/// The examples' nginx and Redis cluster harness, shared.
+#[path = "../../../examples/tests/it/scale_support/mod.rs"]
+mod scale_support;
