@@ -877,11 +877,20 @@ pub(crate) fn error_path(text: &str, e: &serde_json::Error) -> String {
     path
 }
 
-/// Parses params into a type; a failure is `-32602` with `data` naming the field at fault.
+/// Parses params into a type; a failure is `-32602` with `data` naming the field at fault. MCP's params
+/// are always an object: JSON-RPC's by-position form (an array) is `-32602` too, where serde's derive
+/// would read a struct from it field by field.
 pub fn parse_params<'a, T: Deserialize<'a>>(
     params: Option<&'a RawValue>,
 ) -> Result<T, ErrorObject> {
     let text = params.map_or("{}", RawValue::get);
+    if !text.trim_start().starts_with('{') {
+        const WHY: &str = "params must be an object";
+        return Err(
+            ErrorObject::invalid_params(format!("Invalid params: {WHY}"))
+                .with_data(serde_json::json!({ "reason": WHY })),
+        );
+    }
     // The plain parse is the fast path; only a failure is parsed again to find the field at fault.
     if let Ok(v) = serde_json::from_str(text) {
         return Ok(v);
@@ -1143,6 +1152,28 @@ mod tests {
         assert_eq!(object_member(text, r#""b""#), Some(Some("[2]")));
         assert_eq!(object_member(r#"{"a":1}"#, r#""b""#), Some(None));
         assert_eq!(object_member("[1]", r#""a""#), None);
+    }
+
+    #[test]
+    fn params_are_an_object_never_a_struct_read_by_position() {
+        #[derive(Debug, Deserialize)]
+        #[allow(dead_code)]
+        struct Two {
+            a: u8,
+            #[serde(default)]
+            b: u8,
+        }
+        let raw = |t: &str| RawValue::from_string(t.to_string()).unwrap();
+        assert!(parse_params::<Two>(Some(&raw(r#"{"a":1}"#))).is_ok());
+        // serde's derive reads the same struct from `[1, 2]`; MCP's params are an object.
+        assert!(serde_json::from_str::<Two>("[1,2]").is_ok());
+        for bad in ["[1,2]", "[]"] {
+            let e = parse_params::<Two>(Some(&raw(bad))).unwrap_err();
+            assert_eq!(e.code, crate::protocol::codes::INVALID_PARAMS, "{bad}");
+            assert_eq!(e.message, "Invalid params: params must be an object");
+        }
+        // Absent params read as an empty object.
+        assert!(parse_params::<Two>(None).is_err_and(|e| e.message.contains("missing field `a`")));
     }
 
     #[test]

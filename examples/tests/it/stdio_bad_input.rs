@@ -151,6 +151,36 @@ fn params_of_the_wrong_type_are_invalid_params_naming_the_field() {
 }
 
 #[test]
+fn params_by_position_are_invalid_params() {
+    // JSON-RPC allows params as an array; MCP's are always an object, so a struct is never read from one
+    // field by field.
+    let mut s = Raw::spawn(bench_server());
+    s.send(&json!({"jsonrpc":"2.0","id":1,"method":"initialize",
+        "params":["2025-11-25",{},{"name":"by-position","version":"1"}]}));
+    let r = s.recv();
+    assert_eq!(error_of(&r), -32602, "{r}");
+    assert_eq!(
+        r["error"]["message"], "Invalid params: params must be an object",
+        "{r}"
+    );
+    // The refused initialize left the session as it was: a proper one still succeeds.
+    assert_eq!(
+        s.initialize("2025-11-25")["result"]["protocolVersion"],
+        "2025-11-25"
+    );
+    for (id, method, params) in [
+        (3, "tools/call", json!(["echo", {"text": "hi"}])),
+        (4, "tools/list", json!([])),
+    ] {
+        s.send(&json!({"jsonrpc":"2.0","id":id,"method":method,"params":params}));
+        let r = s.recv();
+        assert_eq!(r["id"], id, "{r}");
+        assert_eq!(error_of(&r), -32602, "{method}: {r}");
+    }
+    s.still_serving(1);
+}
+
+#[test]
 fn tools_call_without_a_name_is_invalid_params() {
     let mut s = ready();
     s.send(&json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"arguments":{}}}));
