@@ -1,0 +1,307 @@
+//! ADF (Atlassian Document Format) JSON: the reader and the writer, which are the model's own serde.
+//!
+//! Reading keeps every member of every node (unknown types, unknown members, empty `attrs`), so that
+//! `write(read(x))` is `x` as a JSON value. Nesting is bounded by serde_json's recursion limit (128 JSON
+//! levels, 64 ADF nodes deep): a deeper document is an error that names the place, never a stack overflow.
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+use crate::error::Error;
+use crate::model::{Attrs, Mark, MarkType, Node, NodeType};
+
+/// Reads an ADF document (or any single ADF node) from JSON.
+pub fn read(input: &[u8]) -> Result<Node, Error> {
+    let input_str = std::str::from_utf8(input).map_err(|e| Error::at(input, e.valid_up_to(), "invalid UTF-8"))?;
+    serde_json::from_str::<Node>(input_str).map_err(|e| Error::new(e.line(), e.column(), json_message(&e)))
+}
+
+/// Reads an ADF node from an already parsed JSON value.
+pub fn from_value(value: Value) -> Result<Node, Error> {
+    Node::deserialize(value).map_err(|e| Error::new(0, 0, json_message(&e)))
+}
+
+/// Writes a node as compact ADF JSON.
+pub fn write(node: &Node) -> String {
+    serde_json::to_string(node).expect("a model node always serializes")
+}
+
+/// Writes a node as indented ADF JSON.
+pub fn write_pretty(node: &Node) -> String {
+    serde_json::to_string_pretty(node).expect("a model node always serializes")
+}
+
+/// The node as a JSON value.
+pub fn to_value(node: &Node) -> Value {
+    serde_json::to_value(node).expect("a model node always serializes")
+}
+
+fn json_message(e: &serde_json::Error) -> String {
+    // serde_json appends " at line L column C"; the Error carries the place itself.
+    let text = e.to_string();
+    match text.rfind(" at line ") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
+}
+
+impl Serialize for Node {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("type", self.kind.name())?;
+        if let Some(extra) = &self.extra {
+            for (k, v) in extra.iter() {
+                map.serialize_entry(k, v)?;
+            }
+        }
+        if let Some(attrs) = &self.attrs {
+            map.serialize_entry("attrs", attrs)?;
+        }
+        if let Some(content) = &self.content {
+            map.serialize_entry("content", &Children(content))?;
+        }
+        if let Some(text) = &self.text {
+            map.serialize_entry("text", text)?;
+        }
+        if let Some(marks) = &self.marks {
+            map.serialize_entry("marks", marks)?;
+        }
+        map.end()
+    }
+}
+
+struct Children<'a>(&'a [Node]);
+
+impl Serialize for Children<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for node in self.0 {
+            seq.serialize_element(node)?;
+        }
+        seq.end()
+    }
+}
+
+impl Serialize for Mark {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(None)?;
+        map.serialize_entry("type", self.kind.name())?;
+        if let Some(extra) = &self.extra {
+            for (k, v) in extra.iter() {
+                map.serialize_entry(k, v)?;
+            }
+        }
+        if let Some(attrs) = &self.attrs {
+            map.serialize_entry("attrs", attrs)?;
+        }
+        map.end()
+    }
+}
+
+/// A member name, read without allocating for the five that every node uses.
+enum Key {
+    Type,
+    Attrs,
+    Content,
+    Marks,
+    Text,
+    Other(String),
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl Visitor<'_> for KeyVisitor {
+            type Value = Key;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a member name")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Key, E> {
+                Ok(match v {
+                    "type" => Key::Type,
+                    "attrs" => Key::Attrs,
+                    "content" => Key::Content,
+                    "marks" => Key::Marks,
+                    "text" => Key::Text,
+                    other => Key::Other(other.to_string()),
+                })
+            }
+        }
+        d.deserialize_identifier(KeyVisitor)
+    }
+}
+
+/// A type name, matched against the schema's names without allocating for them.
+struct TypeName<T>(T);
+
+impl<'de> Deserialize<'de> for TypeName<NodeType> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(NameVisitor(NodeType::from_name)).map(TypeName)
+    }
+}
+
+impl<'de> Deserialize<'de> for TypeName<MarkType> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_str(NameVisitor(MarkType::from_name)).map(TypeName)
+    }
+}
+
+struct NameVisitor<F>(F);
+
+impl<T, F: FnOnce(&str) -> T> Visitor<'_> for NameVisitor<F> {
+    type Value = T;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a type name (a string)")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<T, E> {
+        Ok((self.0)(v))
+    }
+}
+
+impl<'de> Deserialize<'de> for Node {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_map(NodeVisitor)
+    }
+}
+
+struct NodeVisitor;
+
+impl<'de> Visitor<'de> for NodeVisitor {
+    type Value = Node;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an ADF node (an object with a \"type\")")
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node, A::Error> {
+        let mut kind = None;
+        let mut node = Node::new(NodeType::Doc);
+        while let Some(key) = map.next_key::<Key>()? {
+            match key {
+                Key::Type => kind = Some(map.next_value::<TypeName<NodeType>>()?.0),
+                Key::Attrs => node.attrs = Some(map.next_value::<Attrs>()?),
+                Key::Content => node.content = Some(map.next_value_seed(ChildrenSeed)?),
+                Key::Marks => node.marks = Some(map.next_value::<Vec<Mark>>()?),
+                Key::Text => node.text = Some(map.next_value::<String>()?),
+                Key::Other(name) => {
+                    let value = map.next_value::<Value>()?;
+                    node.extra.get_or_insert_with(Default::default).insert(name, value);
+                }
+            }
+        }
+        node.kind = kind.ok_or_else(|| de::Error::custom("an ADF node without \"type\""))?;
+        if node.kind == NodeType::Text && node.text.is_none() {
+            return Err(de::Error::custom("a text node without \"text\""));
+        }
+        Ok(node)
+    }
+}
+
+struct ChildrenSeed;
+
+impl<'de> DeserializeSeed<'de> for ChildrenSeed {
+    type Value = Vec<Node>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<Node>, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ChildrenSeed {
+    type Value = Vec<Node>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of ADF nodes")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Node>, A::Error> {
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
+        while let Some(node) = seq.next_element::<Node>()? {
+            out.push(node);
+        }
+        Ok(out)
+    }
+}
+
+impl<'de> Deserialize<'de> for Mark {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct MarkVisitor;
+        impl<'de> Visitor<'de> for MarkVisitor {
+            type Value = Mark;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an ADF mark (an object with a \"type\")")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Mark, A::Error> {
+                let mut kind = None;
+                let mut mark = Mark::new(MarkType::Strong);
+                while let Some(key) = map.next_key::<Key>()? {
+                    match key {
+                        Key::Type => kind = Some(map.next_value::<TypeName<MarkType>>()?.0),
+                        Key::Attrs => mark.attrs = Some(map.next_value::<Attrs>()?),
+                        Key::Content => extra(&mut mark, "content", map.next_value()?),
+                        Key::Marks => extra(&mut mark, "marks", map.next_value()?),
+                        Key::Text => extra(&mut mark, "text", map.next_value()?),
+                        Key::Other(name) => {
+                            let value = map.next_value::<Value>()?;
+                            mark.extra.get_or_insert_with(Default::default).insert(name, value);
+                        }
+                    }
+                }
+                mark.kind = kind.ok_or_else(|| de::Error::custom("an ADF mark without \"type\""))?;
+                Ok(mark)
+            }
+        }
+        fn extra(mark: &mut Mark, name: &str, value: Value) {
+            mark.extra.get_or_insert_with(Default::default).insert(name.into(), value);
+        }
+        d.deserialize_map(MarkVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_document_reads_and_writes_back_as_the_same_json_value() {
+        let input = r#"{"type":"doc","version":1,"content":[{"type":"paragraph","attrs":{},"content":[
+            {"type":"text","text":"Hello ","marks":[]},{"type":"text","text":"world","marks":[{"type":"strong"}]},
+            {"type":"futureNode","attrs":{"x":1},"whatever":[1,2]}]}]}"#;
+        let doc = read(input.as_bytes()).unwrap();
+        assert_eq!(doc.children()[0].children()[2].kind, NodeType::Other("futureNode".into()));
+        let back: Value = serde_json::from_str(&write(&doc)).unwrap();
+        let orig: Value = serde_json::from_str(input).unwrap();
+        assert_eq!(back, orig);
+    }
+
+    #[test]
+    fn invalid_json_names_the_place() {
+        let err = read(b"{\"type\":\"doc\",\n \"content\": [}").unwrap_err();
+        assert_eq!((err.line, err.column), (2, 14), "{err}");
+    }
+
+    #[test]
+    fn a_node_without_a_type_is_an_error() {
+        let err = read(br#"{"type":"doc","content":[{"text":"x"}]}"#).unwrap_err();
+        assert!(err.message.contains("without \"type\""), "{err}");
+    }
+
+    #[test]
+    fn nesting_deeper_than_the_limit_is_an_error_not_a_stack_overflow() {
+        let depth = 100_000;
+        let mut s = String::new();
+        for _ in 0..depth {
+            s.push_str(r#"{"type":"blockquote","content":["#);
+        }
+        for _ in 0..depth {
+            s.push_str("]}");
+        }
+        let err = read(s.as_bytes()).unwrap_err();
+        assert!(err.message.contains("recursion limit"), "{err}");
+    }
+
+    #[test]
+    fn invalid_utf8_names_the_place() {
+        let err = read(b"{\"type\":\"text\",\n\"text\":\"a\xff\"}").unwrap_err();
+        assert_eq!((err.line, err.column, err.message.as_str()), (2, 10, "invalid UTF-8"));
+    }
+}

@@ -1,0 +1,114 @@
+//! Rich text as a model reads it: Atlassian ADF, Confluence storage format and HTML to Markdown, and
+//! Markdown back to ADF and storage format, with nothing lost on the way.
+//!
+//! One document model ([`model::Node`], ADF's own shape) stands between a reader per input format and a
+//! writer per output format. Markdown carries what it can say as plain Markdown and what it cannot as
+//! compact markers, so that ADF → Markdown → ADF gives the same document through the text alone, and a
+//! model's edit of one paragraph leaves every other node as it was. `docs/text.md` maps every node.
+//!
+//! ```
+//! use mcp_text::{convert, Format, Options};
+//!
+//! let adf = br#"{"type":"doc","version":1,"content":[{"type":"paragraph","content":[
+//!     {"type":"text","text":"Ship it","marks":[{"type":"strong"}]}]}]}"#;
+//! let md = convert(adf, Format::Adf, Format::Markdown, &Options::default()).unwrap();
+//! assert_eq!(md.text, "**Ship it**\n");
+//! let back = convert(md.text.as_bytes(), Format::Markdown, Format::Adf, &Options::default()).unwrap();
+//! assert_eq!(
+//!     serde_json::from_str::<serde_json::Value>(&back.text).unwrap(),
+//!     serde_json::from_slice::<serde_json::Value>(adf).unwrap(),
+//! );
+//! ```
+
+pub mod adf;
+pub mod error;
+pub mod html;
+pub mod markdown;
+pub mod mention;
+pub mod model;
+pub mod storage;
+
+pub use error::{Error, Warning};
+pub use mention::{CachedResolver, MentionResolver};
+pub use model::{Mark, MarkType, Node, NodeType};
+
+use std::str::FromStr;
+
+/// A format `convert` reads or writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Atlassian Document Format (Jira Cloud, Confluence Cloud): JSON.
+    Adf,
+    /// Confluence storage format: XHTML with `ac:` and `ri:` elements.
+    Storage,
+    /// HTML (read only): a web page or fragment.
+    Html,
+    /// CommonMark with GitHub's extensions, plus the markers of `docs/text.md`.
+    Markdown,
+}
+
+impl FromStr for Format {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "adf" => Ok(Format::Adf),
+            "storage" => Ok(Format::Storage),
+            "html" => Ok(Format::Html),
+            "markdown" | "md" => Ok(Format::Markdown),
+            other => Err(format!("unknown format `{other}` (expected adf, storage, html or markdown)")),
+        }
+    }
+}
+
+/// What a conversion may be told.
+#[derive(Default)]
+pub struct Options<'a> {
+    /// Names for mentions that carry only an account id.
+    pub mentions: Option<&'a dyn MentionResolver>,
+}
+
+/// A conversion's result: the text, and what the reader read leniently.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Converted {
+    pub text: String,
+    pub warnings: Vec<Warning>,
+}
+
+/// A document read from some format, with what the reader read leniently.
+#[derive(Debug)]
+pub struct Read {
+    pub doc: Node,
+    pub warnings: Vec<Warning>,
+}
+
+/// Reads `input` in format `from`.
+pub fn read(input: &[u8], from: Format) -> Result<Read, Error> {
+    match from {
+        Format::Adf => Ok(Read { doc: adf::read(input)?, warnings: Vec::new() }),
+        Format::Storage => storage::read(utf8(input)?),
+        Format::Html => Ok(html::read(utf8(input)?)),
+        Format::Markdown => Ok(markdown::read(utf8(input)?)),
+    }
+}
+
+/// Writes `doc` in format `to`.
+pub fn write(doc: &Node, to: Format, options: &Options) -> Result<String, Error> {
+    match to {
+        Format::Adf => Ok(adf::write(doc)),
+        Format::Storage => Ok(storage::write(doc)),
+        Format::Markdown => {
+            Ok(markdown::write(doc, &markdown::WriteOptions { mentions: options.mentions, ..Default::default() }))
+        }
+        Format::Html => Err(Error::new(0, 0, "HTML is an input format only: convert to markdown, adf or storage")),
+    }
+}
+
+/// Converts `input` from one format to another.
+pub fn convert(input: &[u8], from: Format, to: Format, options: &Options) -> Result<Converted, Error> {
+    let Read { doc, warnings } = read(input, from)?;
+    Ok(Converted { text: write(&doc, to, options)?, warnings })
+}
+
+fn utf8(input: &[u8]) -> Result<&str, Error> {
+    std::str::from_utf8(input).map_err(|e| Error::at(input, e.valid_up_to(), "invalid UTF-8"))
+}
