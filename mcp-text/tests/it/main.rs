@@ -1,0 +1,2 @@
+mod gen;
+mod schema;
