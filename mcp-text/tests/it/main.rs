@@ -1,2 +1,3 @@
+mod adf_properties;
 mod gen;
 mod schema;
