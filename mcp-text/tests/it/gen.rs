@@ -220,19 +220,6 @@ impl<'s> Gen<'s> {
         doc
     }
 
-    /// A random node of definition `name` (for example `paragraph_with_no_marks_node`).
-    pub fn node(&mut self, name: &str, max_depth: u32) -> Value {
-        self.max_depth = max_depth;
-        self.budget = 30;
-        let mut v = self.value(
-            &json!({ "$ref": format!("#/definitions/{name}") }),
-            &Ctx::default(),
-            0,
-        );
-        normalize(&mut v);
-        v
-    }
-
     /// Random text with Markdown's special characters, never empty.
     pub fn text(&mut self) -> String {
         let mut out = String::new();
@@ -744,7 +731,6 @@ fn flatten(defs: &Map<String, Value>, s: &Value) -> Value {
                     v.as_array()
                         .expect("required")
                         .iter()
-                        .cloned()
                         .map(|r| r.as_str().unwrap().to_string()),
                 ),
                 "additionalProperties" => closed |= v == &Value::Bool(false),

@@ -48,11 +48,6 @@ pub fn schema() -> Option<&'static Schema> {
 }
 
 impl Schema {
-    /// `definitions.<name>`.
-    pub fn definition(&self, name: &str) -> &Value {
-        &self.json["definitions"][name]
-    }
-
     /// The deepest node that no definition of its type accepts, as (JSON pointer, node): where a document
     /// goes wrong, rather than the `anyOf` at its root that the validator's first error names. A node
     /// whose children are each valid but break their parent's content rule is the parent.
