@@ -225,7 +225,7 @@ pub(super) fn finish(m: Macro) -> Node {
         node.content = m.rich;
     }
     if !storage.is_empty() {
-        attrs.insert(STORAGE.into(), Value::Object(storage));
+        storage_of(&mut attrs).extend(storage);
     }
     node.attrs = (!attrs.is_empty()).then_some(attrs);
     node

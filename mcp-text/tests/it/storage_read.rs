@@ -29,7 +29,6 @@ pub fn normalise(xml: &str) -> String {
     };
     loop {
         match reader.read_event().expect("well-formed XML in a test") {
-            Event::Start(e) | Event::Empty(e) if false => drop(e),
             Event::Start(e) => toks.push(Tok::Open(e.name().as_ref().to_string(), attrs(&e))),
             Event::Empty(e) => {
                 let name = e.name().as_ref().to_string();
@@ -50,57 +49,59 @@ pub fn normalise(xml: &str) -> String {
             other => toks.push(Tok::Raw(format!("{other:?}"))),
         }
     }
-    fn block(t: Option<&Tok>) -> bool {
-        let name = match t {
-            Some(Tok::Open(n, _)) | Some(Tok::Close(n)) => n.as_str(),
-            None => return true,
-            _ => return false,
-        };
-        name.starts_with("ri:")
-            || matches!(
-                name,
-                "p" | "h1"
-                    | "h2"
-                    | "h3"
-                    | "h4"
-                    | "h5"
-                    | "h6"
-                    | "ul"
-                    | "ol"
-                    | "li"
-                    | "blockquote"
-                    | "hr"
-                    | "table"
-                    | "tbody"
-                    | "thead"
-                    | "tfoot"
-                    | "tr"
-                    | "th"
-                    | "td"
-                    | "pre"
-                    | "colgroup"
-                    | "col"
-                    | "ac:structured-macro"
-                    | "ac:parameter"
-                    | "ac:rich-text-body"
-                    | "ac:layout"
-                    | "ac:layout-section"
-                    | "ac:layout-cell"
-                    | "ac:task-list"
-                    | "ac:task"
-                    | "ac:task-id"
-                    | "ac:task-status"
-                    | "ac:task-body"
-                    | "ac:link"
-                    | "ac:image"
-            )
+    // Mirrors the reader: whitespace-only text is kept inside inline content (a paragraph, a mark, a
+    // task's body) and dropped inside element-only parents (`ul`, `tr`, a macro) and, in block context,
+    // between two things that are not inline.
+    const INLINE: &[&str] = &[
+        "strong", "b", "em", "i", "u", "s", "del", "strike", "sub", "sup", "code", "a", "span", "br", "ac:link",
+        "ac:emoticon", "time", "ac:inline-comment-marker", "ac:placeholder", "font", "small", "big", "ins", "mark",
+        "kbd", "abbr", "cite", "q", "var", "samp", "img",
+    ];
+    const INLINE_PARENTS: &[&str] = &[
+        "p", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "ac:task-body", "ac:link-body", "ac:caption",
+        "ac:plain-text-body", "ac:plain-text-link-body", "ac:parameter", "ac:task-id", "ac:task-status",
+    ];
+    const ELEMENT_PARENTS: &[&str] = &[
+        "ul", "ol", "table", "tbody", "thead", "tfoot", "tr", "colgroup", "ac:structured-macro", "ac:link",
+        "ac:image", "ac:task-list", "ac:task", "ac:layout", "ac:layout-section", "hr",
+    ];
+    let inline_tok = |t: Option<&Tok>| match t {
+        Some(Tok::Open(n, _)) | Some(Tok::Close(n)) => INLINE.contains(&n.as_str()),
+        Some(Tok::Text(_)) => true,
+        _ => false,
+    };
+    let mut keep = vec![true; toks.len()];
+    let mut parents: Vec<&str> = Vec::new();
+    for (i, t) in toks.iter().enumerate() {
+        match t {
+            Tok::Open(n, _) => parents.push(n),
+            Tok::Close(_) => {
+                parents.pop();
+            }
+            Tok::Text(s) if s.trim().is_empty() => {
+                let parent = parents.last().copied().unwrap_or("");
+                keep[i] = if INLINE_PARENTS.contains(&parent) || INLINE.contains(&parent) {
+                    true
+                } else if ELEMENT_PARENTS.contains(&parent) {
+                    false
+                } else {
+                    let prev = i.checked_sub(1).and_then(|j| toks.get(j));
+                    let prev_inline = match prev {
+                        Some(Tok::Open(..)) => false,
+                        other => inline_tok(other),
+                    };
+                    prev_inline || inline_tok(toks.get(i + 1))
+                };
+            }
+            _ => {}
+        }
     }
+    let toks: Vec<Tok> = toks.into_iter().zip(keep).filter(|(_, k)| *k).map(|(t, _)| t).collect();
     let mut out = String::new();
     let mut i = 0;
     while i < toks.len() {
         match &toks[i] {
             Tok::Text(t) if t.is_empty() => {}
-            Tok::Text(t) if t.trim().is_empty() && block(i.checked_sub(1).and_then(|j| toks.get(j))) && block(toks.get(i + 1)) => {}
             Tok::Text(t) => out.push_str(&t.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")),
             Tok::Open(name, attrs) => {
                 out.push('<');
@@ -337,4 +338,12 @@ fn edits_in_the_model_win_over_kept_storage() {
     doc.content.as_mut().unwrap()[0].set_attr("language", "rust");
     let xml = storage::write(&doc);
     assert!(xml.contains(">rust<") && xml.contains(">t<"), "{xml}");
+}
+
+#[test]
+#[ignore]
+fn peek() {
+    let doc = read(PAGE);
+    println!("{}", mcp_text::adf::write_pretty(&doc));
+    println!("{}", storage::write(&doc));
 }
