@@ -5,7 +5,8 @@ use std::borrow::Cow;
 
 /// The text a named entity (without `&` and `;`) stands for: XML's five and all of HTML5's.
 pub fn named(name: &str) -> Option<&'static str> {
-    quick_xml::escape::resolve_xml_entity(name).or_else(|| quick_xml::escape::resolve_html5_entity(name))
+    quick_xml::escape::resolve_xml_entity(name)
+        .or_else(|| quick_xml::escape::resolve_html5_entity(name))
 }
 
 /// The text of a reference's body (`amp`, `#160`, `#xA0`), or why it has none.
@@ -20,7 +21,9 @@ pub fn reference(body: &str) -> Result<Cow<'static, str>, String> {
             _ => Err(format!("invalid character reference `&{body};`")),
         };
     }
-    named(body).map(Cow::Borrowed).ok_or_else(|| format!("unknown entity `&{body};`"))
+    named(body)
+        .map(Cow::Borrowed)
+        .ok_or_else(|| format!("unknown entity `&{body};`"))
 }
 
 /// An attribute value with its references resolved. A `&` that starts no reference (`a&b`) is read as
@@ -96,7 +99,10 @@ mod tests {
 
     #[test]
     fn references() {
-        assert_eq!(unescape("a&nbsp;b&mdash;&hellip;&#65;&#x42;&amp;").unwrap(), "a\u{a0}b\u{2014}\u{2026}AB&");
+        assert_eq!(
+            unescape("a&nbsp;b&mdash;&hellip;&#65;&#x42;&amp;").unwrap(),
+            "a\u{a0}b\u{2014}\u{2026}AB&"
+        );
         assert_eq!(unescape("a&b c&").unwrap(), "a&b c&");
         assert!(unescape("&nosuch;").unwrap_err().contains("unknown entity"));
         assert!(unescape("&#0;").is_err());

@@ -46,14 +46,19 @@ pub(super) struct Image {
 }
 
 fn get<'a>(list: &'a AttrList, name: &str) -> Option<&'a str> {
-    list.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    list.iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
 }
 
 impl Ri {
     fn to_value(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.clone().into());
-        m.insert("attrs".into(), Value::Object(attr_object(self.attrs.clone())));
+        m.insert(
+            "attrs".into(),
+            Value::Object(attr_object(self.attrs.clone())),
+        );
         if let Some(inner) = &self.inner {
             m.insert("inner".into(), inner.clone().into());
         }
@@ -94,14 +99,23 @@ impl Ri {
         let a = |n| get(&self.attrs, n).unwrap_or("");
         match self.name.as_str() {
             "ri:page" | "ri:blog-post" => {
-                let scheme = if self.name == "ri:page" { "page:" } else { "blogpost:" };
+                let scheme = if self.name == "ri:page" {
+                    "page:"
+                } else {
+                    "blogpost:"
+                };
                 match get(&self.attrs, "ri:space-key") {
                     Some(space) => format!("{scheme}{space}:{}", a("ri:content-title")),
                     None => format!("{scheme}{}", a("ri:content-title")),
                 }
             }
             "ri:attachment" => format!("attachment:{}", a("ri:filename")),
-            "ri:user" => format!("user:{}", get(&self.attrs, "ri:account-id").or(get(&self.attrs, "ri:userkey")).unwrap_or("")),
+            "ri:user" => format!(
+                "user:{}",
+                get(&self.attrs, "ri:account-id")
+                    .or(get(&self.attrs, "ri:userkey"))
+                    .unwrap_or("")
+            ),
             "ri:space" => format!("space:{}", a("ri:space-key")),
             "ri:url" => a("ri:value").to_string(),
             other => other.to_string(),
@@ -114,7 +128,10 @@ impl Ri {
         match self.name.as_str() {
             "ri:page" | "ri:blog-post" => a("ri:content-title"),
             "ri:attachment" => a("ri:filename"),
-            "ri:user" => get(&self.attrs, "ri:account-id").or(get(&self.attrs, "ri:userkey")).unwrap_or("").to_string(),
+            "ri:user" => get(&self.attrs, "ri:account-id")
+                .or(get(&self.attrs, "ri:userkey"))
+                .unwrap_or("")
+                .to_string(),
             "ri:space" => a("ri:space-key"),
             "ri:url" => a("ri:value"),
             _ => String::new(),
@@ -156,13 +173,21 @@ fn link_title(ri: Option<&Ri>, attrs: &AttrList) -> String {
 /// An `ac:link`: a mention, or its body's nodes under a link mark.
 pub(super) fn finish_link(l: Link) -> Vec<Node> {
     if let (Some(ri), LinkBody::None, true) = (&l.ri, &l.body, l.extra.is_empty()) {
-        if let (Some(id), "ri:user", None) = (get(&ri.attrs, "ri:account-id"), ri.name.as_str(), &ri.inner) {
+        if let (Some(id), "ri:user", None) =
+            (get(&ri.attrs, "ri:account-id"), ri.name.as_str(), &ri.inner)
+        {
             let mut node = Node::new(NodeType::Mention);
             node.set_attr("id", id);
-            let rest: AttrList = ri.attrs.iter().filter(|(k, _)| k != "ri:account-id").cloned().collect();
+            let rest: AttrList = ri
+                .attrs
+                .iter()
+                .filter(|(k, _)| k != "ri:account-id")
+                .cloned()
+                .collect();
             let attrs = node.attrs.as_mut().expect("set");
             if !l.attrs.is_empty() {
-                storage_of(attrs).insert("attrs".into(), Value::Object(attr_object(l.attrs.clone())));
+                storage_of(attrs)
+                    .insert("attrs".into(), Value::Object(attr_object(l.attrs.clone())));
             }
             if !rest.is_empty() {
                 storage_of(attrs).insert("ri".into(), Value::Object(attr_object(rest)));
@@ -179,7 +204,10 @@ pub(super) fn finish_link(l: Link) -> Vec<Node> {
         storage.insert("extra".into(), l.extra.clone().into());
     }
     let (body, nodes) = match l.body {
-        LinkBody::None => ("none", vec![Node::text(link_title(l.ri.as_ref(), &l.attrs))]),
+        LinkBody::None => (
+            "none",
+            vec![Node::text(link_title(l.ri.as_ref(), &l.attrs))],
+        ),
         LinkBody::Plain(t) => ("plain", vec![Node::text(t)]),
         LinkBody::Rich(nodes) if nodes.is_empty() => ("rich", vec![Node::text("")]),
         LinkBody::Rich(nodes) => ("rich", nodes),
@@ -215,7 +243,9 @@ fn storage(attrs: Option<&Attrs>) -> Option<&Map<String, Value>> {
 }
 
 fn attr_list(v: Option<&Value>) -> AttrList {
-    v.and_then(Value::as_object).map(|m| m.iter().map(|(k, v)| (k.clone(), value_text(v))).collect()).unwrap_or_default()
+    v.and_then(Value::as_object)
+        .map(|m| m.iter().map(|(k, v)| (k.clone(), value_text(v))).collect())
+        .unwrap_or_default()
 }
 
 /// Opens an `ac:link` for a link mark read from one (unless its `href` was changed: then `None`, and the
@@ -257,7 +287,10 @@ pub(super) fn close_ac_link(out: &mut String, mark: &Mark, how: &LinkText) {
         LinkText::Cdata => out.push_str("</ac:plain-text-link-body>"),
         LinkText::Escaped => out.push_str("</ac:link-body>"),
     }
-    if let Some(extra) = storage(mark.attrs.as_ref()).and_then(|s| s.get("extra")).and_then(Value::as_array) {
+    if let Some(extra) = storage(mark.attrs.as_ref())
+        .and_then(|s| s.get("extra"))
+        .and_then(Value::as_array)
+    {
         for raw in extra.iter().filter_map(Value::as_str) {
             out.push_str(raw);
         }
@@ -288,14 +321,21 @@ pub(super) fn finish_image(i: Image) -> Node {
     match &i.ri {
         Some(ri) if ri.name == "ri:attachment" => {
             media.insert("type".into(), "file".into());
-            media.insert("id".into(), get(&ri.attrs, "ri:filename").unwrap_or("").into());
-            if ri.attrs.len() != 1 || get(&ri.attrs, "ri:filename").is_none() || ri.inner.is_some() {
+            media.insert(
+                "id".into(),
+                get(&ri.attrs, "ri:filename").unwrap_or("").into(),
+            );
+            if ri.attrs.len() != 1 || get(&ri.attrs, "ri:filename").is_none() || ri.inner.is_some()
+            {
                 media_storage.insert("ri".into(), ri.to_value());
             }
         }
         Some(ri) if ri.name == "ri:url" => {
             media.insert("type".into(), "external".into());
-            media.insert("url".into(), get(&ri.attrs, "ri:value").unwrap_or("").into());
+            media.insert(
+                "url".into(),
+                get(&ri.attrs, "ri:value").unwrap_or("").into(),
+            );
             if ri.attrs.len() != 1 || get(&ri.attrs, "ri:value").is_none() || ri.inner.is_some() {
                 media_storage.insert("ri".into(), ri.to_value());
             }
@@ -362,14 +402,18 @@ pub(super) fn finish_image(i: Image) -> Node {
 
 /// Writes `mediaSingle`, `mediaInline` or a lone `media` as an `ac:image`.
 pub(super) fn write_image(w: &mut Writer, node: &Node) {
-    let (media, outer_st, rest): (Option<&Node>, Option<&Map<String, Value>>, &[Node]) = match node.kind {
-        NodeType::MediaSingle => {
-            let media = node.children().iter().position(|c| c.kind == NodeType::Media);
-            let media_node = media.map(|i| &node.children()[i]);
-            (media_node, storage(node.attrs.as_ref()), node.children())
-        }
-        _ => (Some(node), storage(node.attrs.as_ref()), &[]),
-    };
+    let (media, outer_st, rest): (Option<&Node>, Option<&Map<String, Value>>, &[Node]) =
+        match node.kind {
+            NodeType::MediaSingle => {
+                let media = node
+                    .children()
+                    .iter()
+                    .position(|c| c.kind == NodeType::Media);
+                let media_node = media.map(|i| &node.children()[i]);
+                (media_node, storage(node.attrs.as_ref()), node.children())
+            }
+            _ => (Some(node), storage(node.attrs.as_ref()), &[]),
+        };
     let media_attrs = media.and_then(|m| m.attrs.as_ref());
     let media_st = storage(media_attrs);
     let out = &mut w.out;
@@ -389,14 +433,22 @@ pub(super) fn write_image(w: &mut Writer, node: &Node) {
     }
     out.push('>');
     let kind = attr("type").and_then(Value::as_str).unwrap_or("file");
-    let key = if kind == "external" { attr("url") } else { attr("id") }.map(value_text).unwrap_or_default();
+    let key = if kind == "external" {
+        attr("url")
+    } else {
+        attr("id")
+    }
+    .map(value_text)
+    .unwrap_or_default();
     let stored = media_st.and_then(|s| s.get("ri"));
     match stored {
         Some(Value::Null) => {}
         Some(v) => match Ri::from_value(v) {
             Some(ri)
-                if (ri.name == "ri:attachment" && get(&ri.attrs, "ri:filename") == Some(key.as_str()))
-                    || (ri.name == "ri:url" && get(&ri.attrs, "ri:value") == Some(key.as_str()))
+                if (ri.name == "ri:attachment"
+                    && get(&ri.attrs, "ri:filename") == Some(key.as_str()))
+                    || (ri.name == "ri:url"
+                        && get(&ri.attrs, "ri:value") == Some(key.as_str()))
                     || (ri.name != "ri:attachment" && ri.name != "ri:url") =>
             {
                 ri.write(out)
@@ -416,7 +468,10 @@ pub(super) fn write_image(w: &mut Writer, node: &Node) {
             _ => w.children(std::slice::from_ref(child)),
         }
     }
-    if let Some(extra) = outer_st.and_then(|s| s.get("extra")).and_then(Value::as_array) {
+    if let Some(extra) = outer_st
+        .and_then(|s| s.get("extra"))
+        .and_then(Value::as_array)
+    {
         for raw in extra.iter().filter_map(Value::as_str) {
             w.out.push_str(raw);
         }
@@ -528,7 +583,9 @@ pub(super) fn emoji(list: AttrList) -> Node {
             "ac:emoji-fallback" => {
                 attrs.insert("text".into(), v.into());
             }
-            "ac:name" if !has_shortname && !v.starts_with(':') && !v.ends_with(':') && !v.is_empty() => {
+            "ac:name"
+                if !has_shortname && !v.starts_with(':') && !v.ends_with(':') && !v.is_empty() =>
+            {
                 attrs.insert("shortName".into(), format!(":{v}:").into());
             }
             _ => rest.push((k, v)),
@@ -555,7 +612,11 @@ pub(super) fn write_emoji(out: &mut String, node: &Node) {
         let (k, v) = rest.remove(i);
         push_attr(out, &k, &v);
     } else if let (Some(short), false) = (short, attr_form) {
-        push_attr(out, "ac:name", short.trim_start_matches(':').trim_end_matches(':'));
+        push_attr(
+            out,
+            "ac:name",
+            short.trim_start_matches(':').trim_end_matches(':'),
+        );
     }
     if let (Some(short), true) = (short, attr_form) {
         push_attr(out, "ac:emoji-shortname", short);
@@ -578,15 +639,24 @@ pub(super) fn date(list: &AttrList) -> Option<Node> {
     let days = civil_days(when)?;
     let mut node = Node::new(NodeType::Date);
     node.set_attr("timestamp", (days * 86_400_000).to_string());
-    let rest: AttrList = list.iter().filter(|(k, _)| k != "datetime").cloned().collect();
+    let rest: AttrList = list
+        .iter()
+        .filter(|(k, _)| k != "datetime")
+        .cloned()
+        .collect();
     if !rest.is_empty() {
-        storage_of(node.attrs.as_mut().expect("set")).insert("attrs".into(), Value::Object(attr_object(rest)));
+        storage_of(node.attrs.as_mut().expect("set"))
+            .insert("attrs".into(), Value::Object(attr_object(rest)));
     }
     Some(node)
 }
 
 pub(super) fn write_date(out: &mut String, node: &Node) {
-    let ms = node.attr("timestamp").and_then(|v| v.as_str().and_then(|s| s.parse::<i64>().ok()).or(v.as_i64()));
+    let ms = node.attr("timestamp").and_then(|v| {
+        v.as_str()
+            .and_then(|s| s.parse::<i64>().ok())
+            .or(v.as_i64())
+    });
     out.push_str("<time");
     if let Some(ms) = ms {
         push_attr(out, "datetime", &civil_from_days(ms.div_euclid(86_400_000)));
@@ -606,7 +676,10 @@ fn civil_days(s: &str) -> Option<i64> {
     let y: i64 = s[..4].parse().ok()?;
     let m: i64 = s[5..7].parse().ok()?;
     let d: i64 = s[8..].parse().ok()?;
-    if !s[..4].bytes().all(|c| c.is_ascii_digit()) || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+    if !s[..4].bytes().all(|c| c.is_ascii_digit())
+        || !(1..=12).contains(&m)
+        || !(1..=31).contains(&d)
+    {
         return None;
     }
     let (yy, mm) = if m <= 2 { (y - 1, m + 9) } else { (y, m - 3) };
@@ -640,11 +713,19 @@ pub(super) fn css_color_hex(value: &str) -> Option<String> {
             6 => hex.to_string(),
             _ => return None,
         };
-        return full.bytes().all(|b| b.is_ascii_hexdigit()).then(|| format!("#{}", full.to_ascii_lowercase()));
+        return full
+            .bytes()
+            .all(|b| b.is_ascii_hexdigit())
+            .then(|| format!("#{}", full.to_ascii_lowercase()));
     }
     let inner = value.strip_prefix("rgb(")?.strip_suffix(')')?;
-    let parts: Vec<u8> = inner.split(',').map(|p| p.trim().parse::<u8>().ok()).collect::<Option<_>>()?;
-    let [r, g, b] = parts.as_slice() else { return None };
+    let parts: Vec<u8> = inner
+        .split(',')
+        .map(|p| p.trim().parse::<u8>().ok())
+        .collect::<Option<_>>()?;
+    let [r, g, b] = parts.as_slice() else {
+        return None;
+    };
     Some(format!("#{r:02x}{g:02x}{b:02x}"))
 }
 
@@ -655,14 +736,20 @@ mod tests {
     #[test]
     fn dates() {
         assert_eq!(civil_days("1970-01-01"), Some(0));
-        assert_eq!(civil_days("2024-01-15").map(|d| d * 86_400_000), Some(1_705_276_800_000));
+        assert_eq!(
+            civil_days("2024-01-15").map(|d| d * 86_400_000),
+            Some(1_705_276_800_000)
+        );
         assert_eq!(civil_days("2023-02-30"), None);
         assert_eq!(civil_from_days(19_737), "2024-01-15");
     }
 
     #[test]
     fn colours() {
-        assert_eq!(css_color_hex("rgb(255, 86, 48)").as_deref(), Some("#ff5630"));
+        assert_eq!(
+            css_color_hex("rgb(255, 86, 48)").as_deref(),
+            Some("#ff5630")
+        );
         assert_eq!(css_color_hex("#ABC").as_deref(), Some("#aabbcc"));
         assert_eq!(css_color_hex("red"), None);
     }

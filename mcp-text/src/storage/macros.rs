@@ -26,7 +26,13 @@ use crate::model::{Attrs, Node, NodeType};
 pub const MACRO_EXTENSION_TYPE: &str = "com.atlassian.confluence.macro.core";
 
 /// The attributes of `ac:structured-macro`, in the order Confluence writes them.
-const MACRO_ATTR_ORDER: [&str; 5] = ["ac:name", "ac:schema-version", "data-layout", "ac:local-id", "ac:macro-id"];
+const MACRO_ATTR_ORDER: [&str; 5] = [
+    "ac:name",
+    "ac:schema-version",
+    "data-layout",
+    "ac:local-id",
+    "ac:macro-id",
+];
 
 #[derive(Default)]
 pub(super) struct Macro {
@@ -70,15 +76,26 @@ impl Param {
         if !rest.is_empty() {
             value.insert("attrs".into(), Value::Object(attr_object(rest)));
         }
-        Param { name, value: Value::Object(value), simple }
+        Param {
+            name,
+            value: Value::Object(value),
+            simple,
+        }
     }
 }
 
 /// What a parameter holding elements names: the first resource identifier's key attribute (an account
 /// id, a page title, a file name, a URL), else its text.
 pub(super) fn derived_value(inner: &str) -> String {
-    const KEYS: [&str; 7] =
-        ["ri:account-id", "ri:userkey", "ri:username", "ri:content-title", "ri:filename", "ri:value", "ri:space-key"];
+    const KEYS: [&str; 7] = [
+        "ri:account-id",
+        "ri:userkey",
+        "ri:username",
+        "ri:content-title",
+        "ri:filename",
+        "ri:value",
+        "ri:space-key",
+    ];
     let mut xml = Reader::from_str(inner);
     xml.config_mut().allow_dangling_amp = true;
     let mut text = String::new();
@@ -118,13 +135,19 @@ impl Params {
         let mut dups = Map::new();
         for p in list {
             if map.contains_key(&p.name) {
-                let entry = dups.entry(p.name.clone()).or_insert_with(|| Value::Array(Vec::new()));
+                let entry = dups
+                    .entry(p.name.clone())
+                    .or_insert_with(|| Value::Array(Vec::new()));
                 entry.as_array_mut().expect("array").push(p.value);
             } else {
                 map.insert(p.name.clone(), p);
             }
         }
-        Params { map, order: (!canonical).then_some(names), dups }
+        Params {
+            map,
+            order: (!canonical).then_some(names),
+            dups,
+        }
     }
 
     /// Takes parameter `name` as an ADF attribute value if it is plain text.
@@ -133,11 +156,17 @@ impl Params {
             return None;
         }
         let p = self.map.remove(name)?;
-        p.value.get("value").and_then(Value::as_str).map(str::to_string)
+        p.value
+            .get("value")
+            .and_then(Value::as_str)
+            .map(str::to_string)
     }
 
     fn rest(&mut self) -> Map<String, Value> {
-        std::mem::take(&mut self.map).into_iter().map(|(k, p)| (k, p.value)).collect()
+        std::mem::take(&mut self.map)
+            .into_iter()
+            .map(|(k, p)| (k, p.value))
+            .collect()
     }
 
     fn keep_order(&mut self, storage: &mut Map<String, Value>) {
@@ -151,13 +180,20 @@ impl Params {
 }
 
 fn attr<'a>(list: &'a AttrList, name: &str) -> Option<&'a str> {
-    list.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    list.iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
 }
 
 /// The node a closed macro stands for.
 pub(super) fn finish(m: Macro) -> Node {
     let name = attr(&m.attrs, "ac:name").map(str::to_string);
-    let rest_attrs: AttrList = m.attrs.iter().filter(|(k, _)| k != "ac:name").cloned().collect();
+    let rest_attrs: AttrList = m
+        .attrs
+        .iter()
+        .filter(|(k, _)| k != "ac:name")
+        .cloned()
+        .collect();
     let mut params = Params::new(m.params);
     let mut attrs = Attrs::new();
     let kind = match (name.as_deref(), &m.plain, &m.rich) {
@@ -172,8 +208,13 @@ pub(super) fn finish(m: Macro) -> Node {
             NodeType::Panel
         }
         (Some("panel"), None, _) => {
-            let typed = params.map.get("panelType").filter(|p| p.simple).and_then(|p| p.value["value"].as_str());
-            let own = typed.filter(|t| !matches!(*t, "info" | "note" | "tip" | "warning" | "custom"));
+            let typed = params
+                .map
+                .get("panelType")
+                .filter(|p| p.simple)
+                .and_then(|p| p.value["value"].as_str());
+            let own =
+                typed.filter(|t| !matches!(*t, "info" | "note" | "tip" | "warning" | "custom"));
             let panel_type = match own {
                 Some(t) => {
                     let t = t.to_string();
@@ -220,7 +261,13 @@ pub(super) fn finish(m: Macro) -> Node {
         storage.insert("extra".into(), m.extra.into());
     }
     if node_kind_is_code(&node.kind) {
-        node.content = m.plain.map(|t| if t.is_empty() { Vec::new() } else { vec![Node::text(t)] });
+        node.content = m.plain.map(|t| {
+            if t.is_empty() {
+                Vec::new()
+            } else {
+                vec![Node::text(t)]
+            }
+        });
     } else {
         node.content = m.rich;
     }
@@ -314,7 +361,10 @@ fn status_colour(color: &str) -> String {
         "neutral" => "Grey".into(),
         other => {
             let mut chars = other.chars();
-            chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+            chars
+                .next()
+                .map(|c| c.to_uppercase().chain(chars).collect())
+                .unwrap_or_default()
         }
     }
 }
@@ -323,14 +373,21 @@ fn status_colour(color: &str) -> String {
 
 /// Writes a node that stands for a macro (code block, panel, expand, status, extension).
 pub(super) fn write(w: &mut Writer, node: &Node) {
-    let st = node.attrs.as_ref().and_then(|a| a.get(STORAGE)).and_then(Value::as_object);
+    let st = node
+        .attrs
+        .as_ref()
+        .and_then(|a| a.get(STORAGE))
+        .and_then(Value::as_object);
     let mut xml_attrs: BTreeMap<String, String> = st
         .and_then(|s| s.get("attrs"))
         .and_then(Value::as_object)
         .map(|m| m.iter().map(|(k, v)| (k.clone(), text_of(v))).collect())
         .unwrap_or_default();
-    let mut params: BTreeMap<String, Value> =
-        st.and_then(|s| s.get("params")).and_then(Value::as_object).map(|m| m.clone().into_iter().collect()).unwrap_or_default();
+    let mut params: BTreeMap<String, Value> = st
+        .and_then(|s| s.get("params"))
+        .and_then(Value::as_object)
+        .map(|m| m.clone().into_iter().collect())
+        .unwrap_or_default();
     let simple = |v: &str| serde_json::json!({ "value": v });
     let mut plain: Option<String> = None;
     let mut rich: Option<&[Node]> = None;
@@ -339,7 +396,10 @@ pub(super) fn write(w: &mut Writer, node: &Node) {
             if let Some(lang) = node.attr("language").filter(|v| !v.is_null()) {
                 params.insert("language".into(), simple(&text_of(lang)));
             }
-            plain = node.content.as_ref().map(|c| c.iter().filter_map(|n| n.text.as_deref()).collect());
+            plain = node
+                .content
+                .as_ref()
+                .map(|c| c.iter().filter_map(|n| n.text.as_deref()).collect());
             Some("code".into())
         }
         NodeType::Panel => {
@@ -365,8 +425,13 @@ pub(super) fn write(w: &mut Writer, node: &Node) {
                 params.insert("title".into(), simple(&text_of(text)));
             }
             if let Some(color) = node.attr_str("color") {
-                let stored = st.and_then(|s| s.get("colour")).and_then(Value::as_str).filter(|c| status_color(c) == color);
-                let colour = stored.map(str::to_string).unwrap_or_else(|| status_colour(color));
+                let stored = st
+                    .and_then(|s| s.get("colour"))
+                    .and_then(Value::as_str)
+                    .filter(|c| status_color(c) == color);
+                let colour = stored
+                    .map(str::to_string)
+                    .unwrap_or_else(|| status_colour(color));
                 params.insert("colour".into(), simple(&colour));
             }
             Some("status".into())
@@ -382,17 +447,29 @@ pub(super) fn write(w: &mut Writer, node: &Node) {
                 xml_attrs.insert("ac:local-id".into(), text_of(id));
             }
             let parameters = get("parameters");
-            if let Some(mp) = parameters.and_then(|p| p.get("macroParams")).and_then(Value::as_object) {
+            if let Some(mp) = parameters
+                .and_then(|p| p.get("macroParams"))
+                .and_then(Value::as_object)
+            {
                 params.extend(mp.iter().map(|(k, v)| (k.clone(), v.clone())));
             }
             let meta = parameters.and_then(|p| p.get("macroMetadata"));
-            if let Some(id) = meta.and_then(|m| m.get("macroId")).and_then(|v| v.get("value")) {
+            if let Some(id) = meta
+                .and_then(|m| m.get("macroId"))
+                .and_then(|v| v.get("value"))
+            {
                 xml_attrs.insert("ac:macro-id".into(), text_of(id));
             }
-            if let Some(v) = meta.and_then(|m| m.get("schemaVersion")).and_then(|v| v.get("value")) {
+            if let Some(v) = meta
+                .and_then(|m| m.get("schemaVersion"))
+                .and_then(|v| v.get("value"))
+            {
                 xml_attrs.insert("ac:schema-version".into(), text_of(v));
             }
-            plain = st.and_then(|s| s.get("plain")).and_then(Value::as_str).map(str::to_string);
+            plain = st
+                .and_then(|s| s.get("plain"))
+                .and_then(Value::as_str)
+                .map(str::to_string);
             if node.kind == NodeType::BodiedExtension || node.content.is_some() {
                 rich = Some(node.children());
             }
@@ -420,7 +497,11 @@ pub(super) fn write(w: &mut Writer, node: &Node) {
     let mut dups: BTreeMap<String, Vec<Value>> = st
         .and_then(|s| s.get("dups"))
         .and_then(Value::as_object)
-        .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_array().cloned().unwrap_or_default())).collect())
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.as_array().cloned().unwrap_or_default()))
+                .collect()
+        })
         .unwrap_or_default();
     if let Some(order) = order {
         for name in order.iter().filter_map(Value::as_str) {

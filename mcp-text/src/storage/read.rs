@@ -69,9 +69,14 @@ struct Frame {
 enum Open {
     Frame(Frame),
     /// A mark element; `at` is how many nodes its frame held when it opened (none more: it was empty).
-    Mark { at: usize },
+    Mark {
+        at: usize,
+    },
     /// `tbody`/`thead`/`tfoot`: its rows go into the table, each knowing its section.
-    Section { name: &'static str, rows_at: usize },
+    Section {
+        name: &'static str,
+        rows_at: usize,
+    },
 }
 
 struct Parser<'a> {
@@ -95,10 +100,20 @@ pub(super) fn read(input: &str) -> Result<Read, Error> {
         role: Role::Doc,
         start: 0,
     };
-    let mut parser = Parser { input, xml, stack: vec![Open::Frame(doc)], text: String::new() };
+    let mut parser = Parser {
+        input,
+        xml,
+        stack: vec![Open::Frame(doc)],
+        text: String::new(),
+    };
     parser.run()?;
-    let Some(Open::Frame(doc)) = parser.stack.pop() else { unreachable!("the document frame stays at the bottom") };
-    Ok(Read { doc: Node::doc(doc.content), warnings: Vec::new() })
+    let Some(Open::Frame(doc)) = parser.stack.pop() else {
+        unreachable!("the document frame stays at the bottom")
+    };
+    Ok(Read {
+        doc: Node::doc(doc.content),
+        warnings: Vec::new(),
+    })
 }
 
 impl<'a> Parser<'a> {
@@ -143,7 +158,10 @@ impl<'a> Parser<'a> {
     }
 
     fn xml_error(&self, e: quick_xml::Error) -> Error {
-        self.error(self.xml.error_position() as usize, format!("invalid XML: {e}"))
+        self.error(
+            self.xml.error_position() as usize,
+            format!("invalid XML: {e}"),
+        )
     }
 
     fn innermost_start(&self) -> usize {
@@ -188,14 +206,32 @@ impl<'a> Parser<'a> {
     fn push(&mut self, open: Open, pos: usize) -> Result<(), Error> {
         if self.stack.len() > MAX_DEPTH {
             let name = element_name_at(self.input, pos);
-            return Err(self.error(pos, format!("<{name}> is nested deeper than {MAX_DEPTH} elements")));
+            return Err(self.error(
+                pos,
+                format!("<{name}> is nested deeper than {MAX_DEPTH} elements"),
+            ));
         }
         self.stack.push(open);
         Ok(())
     }
 
-    fn push_frame(&mut self, kind: NodeType, attrs: Option<Attrs>, mode: Mode, role: Role, pos: usize) -> Result<(), Error> {
-        let frame = Frame { kind, attrs, content: Vec::new(), marks: Vec::new(), mode, role, start: pos };
+    fn push_frame(
+        &mut self,
+        kind: NodeType,
+        attrs: Option<Attrs>,
+        mode: Mode,
+        role: Role,
+        pos: usize,
+    ) -> Result<(), Error> {
+        let frame = Frame {
+            kind,
+            attrs,
+            content: Vec::new(),
+            marks: Vec::new(),
+            mode,
+            role,
+            start: pos,
+        };
         self.push(Open::Frame(frame), pos)
     }
 
@@ -259,7 +295,9 @@ impl<'a> Parser<'a> {
 
     fn close_implicit(&mut self) {
         if matches!(self.top_role(), Some(Role::Implicit)) {
-            let Some(Open::Frame(f)) = self.stack.pop() else { unreachable!() };
+            let Some(Open::Frame(f)) = self.stack.pop() else {
+                unreachable!()
+            };
             let mut node = Node::with_content(f.kind, f.content);
             node.attrs = f.attrs;
             self.push_node(node);
@@ -292,7 +330,12 @@ impl<'a> Parser<'a> {
 
     /// Reads the rest of an element opened by `e` verbatim (its end tag included) and returns the slice
     /// from its start tag to its end, and the slice of what is between the tags.
-    fn capture(&mut self, e: &BytesStart, empty: bool, pos: usize) -> Result<(&'a str, &'a str), Error> {
+    fn capture(
+        &mut self,
+        e: &BytesStart,
+        empty: bool,
+        pos: usize,
+    ) -> Result<(&'a str, &'a str), Error> {
         let input = self.input;
         if empty {
             let end = self.xml.buffer_position() as usize;
@@ -309,7 +352,12 @@ impl<'a> Parser<'a> {
     }
 
     /// The text of a captured element's inside, or `None` when it holds elements.
-    fn capture_text(&mut self, e: &BytesStart, empty: bool, pos: usize) -> Result<(&'a str, Option<String>), Error> {
+    fn capture_text(
+        &mut self,
+        e: &BytesStart,
+        empty: bool,
+        pos: usize,
+    ) -> Result<(&'a str, Option<String>), Error> {
         let (raw, inner) = self.capture(e, empty, pos)?;
         let base = offset_in(self.input, inner);
         let text = text_content(inner).map_err(|(off, m)| self.error(base + off, m))?;
@@ -370,24 +418,64 @@ impl<'a> Parser<'a> {
         self.before_element(inline);
         let block_context = self.frame_ref().mode == Mode::Block;
         let (kind, node_attrs, mode, role) = match name {
-            "p" => (NodeType::Paragraph, storage_attrs(attrs), Mode::Inline, Role::Node),
+            "p" => (
+                NodeType::Paragraph,
+                storage_attrs(attrs),
+                Mode::Inline,
+                Role::Node,
+            ),
             "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
                 let mut a = storage_attrs(attrs).unwrap_or_default();
                 a.insert("level".into(), Value::from(name.as_bytes()[1] - b'0'));
                 (NodeType::Heading, Some(a), Mode::Inline, Role::Node)
             }
-            "ul" => (NodeType::BulletList, storage_attrs(attrs), Mode::Elements, Role::Node),
-            "ol" => (NodeType::OrderedList, mapped_attrs("ol", attrs), Mode::Elements, Role::Node),
-            "li" => (NodeType::ListItem, storage_attrs(attrs), Mode::Block, Role::Node),
-            "blockquote" => (NodeType::Blockquote, storage_attrs(attrs), Mode::Block, Role::Node),
-            "hr" => (NodeType::Rule, storage_attrs(attrs), Mode::Elements, Role::Node),
-            "br" => (NodeType::HardBreak, storage_attrs(attrs), Mode::Inline, Role::Node),
+            "ul" => (
+                NodeType::BulletList,
+                storage_attrs(attrs),
+                Mode::Elements,
+                Role::Node,
+            ),
+            "ol" => (
+                NodeType::OrderedList,
+                mapped_attrs("ol", attrs),
+                Mode::Elements,
+                Role::Node,
+            ),
+            "li" => (
+                NodeType::ListItem,
+                storage_attrs(attrs),
+                Mode::Block,
+                Role::Node,
+            ),
+            "blockquote" => (
+                NodeType::Blockquote,
+                storage_attrs(attrs),
+                Mode::Block,
+                Role::Node,
+            ),
+            "hr" => (
+                NodeType::Rule,
+                storage_attrs(attrs),
+                Mode::Elements,
+                Role::Node,
+            ),
+            "br" => (
+                NodeType::HardBreak,
+                storage_attrs(attrs),
+                Mode::Inline,
+                Role::Node,
+            ),
             "pre" => {
                 let mut a = storage_attrs(attrs).unwrap_or_default();
                 storage_of(&mut a).insert("tag".into(), "pre".into());
                 (NodeType::CodeBlock, Some(a), Mode::Inline, Role::Node)
             }
-            "table" => (NodeType::Table, mapped_attrs("table", attrs), Mode::Elements, Role::Node),
+            "table" => (
+                NodeType::Table,
+                mapped_attrs("table", attrs),
+                Mode::Elements,
+                Role::Node,
+            ),
             "tr" => {
                 let section = match self.stack.last() {
                     Some(Open::Section { name, .. }) => Some(*name),
@@ -396,33 +484,94 @@ impl<'a> Parser<'a> {
                 };
                 let mut a = storage_attrs(attrs);
                 if let Some(section) = section.filter(|s| *s != "tbody") {
-                    storage_of(a.get_or_insert_with(Attrs::new)).insert("section".into(), section.into());
+                    storage_of(a.get_or_insert_with(Attrs::new))
+                        .insert("section".into(), section.into());
                 }
                 (NodeType::TableRow, a, Mode::Elements, Role::Node)
             }
-            "th" => (NodeType::TableHeader, mapped_attrs("th", attrs), Mode::Block, Role::Node),
-            "td" => (NodeType::TableCell, mapped_attrs("td", attrs), Mode::Block, Role::Node),
+            "th" => (
+                NodeType::TableHeader,
+                mapped_attrs("th", attrs),
+                Mode::Block,
+                Role::Node,
+            ),
+            "td" => (
+                NodeType::TableCell,
+                mapped_attrs("td", attrs),
+                Mode::Block,
+                Role::Node,
+            ),
             "ac:structured-macro" => {
-                let m = Macro { attrs, inline: !block_context, ..Default::default() };
-                (NodeType::Extension, None, Mode::Elements, Role::Macro(Box::new(m)))
+                let m = Macro {
+                    attrs,
+                    inline: !block_context,
+                    ..Default::default()
+                };
+                (
+                    NodeType::Extension,
+                    None,
+                    Mode::Elements,
+                    Role::Macro(Box::new(m)),
+                )
             }
             "ac:link" => {
-                let l = Link { attrs, ..Default::default() };
-                (NodeType::Mention, None, Mode::Elements, Role::Link(Box::new(l)))
+                let l = Link {
+                    attrs,
+                    ..Default::default()
+                };
+                (
+                    NodeType::Mention,
+                    None,
+                    Mode::Elements,
+                    Role::Link(Box::new(l)),
+                )
             }
             "ac:image" => {
-                let i = Image { attrs, inline: !block_context, ..Default::default() };
-                (NodeType::MediaSingle, None, Mode::Elements, Role::Image(Box::new(i)))
+                let i = Image {
+                    attrs,
+                    inline: !block_context,
+                    ..Default::default()
+                };
+                (
+                    NodeType::MediaSingle,
+                    None,
+                    Mode::Elements,
+                    Role::Image(Box::new(i)),
+                )
             }
-            "ac:task-list" => (NodeType::TaskList, storage_attrs(attrs), Mode::Elements, Role::Node),
-            "ac:task" if attrs.is_empty() => (NodeType::TaskItem, None, Mode::Elements, Role::Task(Box::default())),
-            "ac:layout" if attrs.is_empty() => (NodeType::LayoutSection, None, Mode::Elements, Role::Layout),
-            "ac:layout-section" => {
-                (NodeType::LayoutSection, storage_attrs(attrs), Mode::Elements, Role::Node)
+            "ac:task-list" => (
+                NodeType::TaskList,
+                storage_attrs(attrs),
+                Mode::Elements,
+                Role::Node,
+            ),
+            "ac:task" if attrs.is_empty() => (
+                NodeType::TaskItem,
+                None,
+                Mode::Elements,
+                Role::Task(Box::default()),
+            ),
+            "ac:layout" if attrs.is_empty() => {
+                (NodeType::LayoutSection, None, Mode::Elements, Role::Layout)
             }
-            "ac:layout-cell" => (NodeType::LayoutColumn, storage_attrs(attrs), Mode::Block, Role::Node),
+            "ac:layout-section" => (
+                NodeType::LayoutSection,
+                storage_attrs(attrs),
+                Mode::Elements,
+                Role::Node,
+            ),
+            "ac:layout-cell" => (
+                NodeType::LayoutColumn,
+                storage_attrs(attrs),
+                Mode::Block,
+                Role::Node,
+            ),
             _ => {
-                let mode = if block_context && !inline { Mode::Block } else { Mode::Inline };
+                let mode = if block_context && !inline {
+                    Mode::Block
+                } else {
+                    Mode::Inline
+                };
                 let mut a = Attrs::new();
                 a.insert("name".into(), name.into());
                 if !attrs.is_empty() {
@@ -439,7 +588,13 @@ impl<'a> Parser<'a> {
     }
 
     /// Children that only mean something inside a macro, a link, an image, a task or a table.
-    fn special_child(&mut self, name: &str, e: &BytesStart, empty: bool, pos: usize) -> Result<bool, Error> {
+    fn special_child(
+        &mut self,
+        name: &str,
+        e: &BytesStart,
+        empty: bool,
+        pos: usize,
+    ) -> Result<bool, Error> {
         enum Parent {
             Macro,
             Link,
@@ -476,7 +631,9 @@ impl<'a> Parser<'a> {
             (Parent::Macro, "ac:plain-text-body") if e.attributes().next().is_none() => {
                 let (raw, text) = self.capture_text(e, empty, pos)?;
                 match text {
-                    Some(text) if self.with_macro(|m| m.plain.is_none()) => self.with_macro(|m| m.plain = Some(text)),
+                    Some(text) if self.with_macro(|m| m.plain.is_none()) => {
+                        self.with_macro(|m| m.plain = Some(text))
+                    }
                     _ => self.with_macro(|m| m.extra.push(raw.to_string())),
                 }
             }
@@ -491,22 +648,32 @@ impl<'a> Parser<'a> {
             (Parent::Link | Parent::Image, n) if n.starts_with("ri:") && self.ri_free() => {
                 let attrs = self.attributes(e, pos)?;
                 let (_, inner) = self.capture(e, empty, pos)?;
-                let ri = Ri { name: n.to_string(), attrs, inner: (!empty).then(|| inner.to_string()) };
+                let ri = Ri {
+                    name: n.to_string(),
+                    attrs,
+                    inner: (!empty).then(|| inner.to_string()),
+                };
                 match self.frame().role {
                     Role::Link(ref mut l) => l.ri = Some(ri),
                     Role::Image(ref mut i) => i.ri = Some(ri),
                     _ => unreachable!(),
                 }
             }
-            (Parent::Link, "ac:plain-text-link-body") if e.attributes().next().is_none() && self.link_body_free() => {
+            (Parent::Link, "ac:plain-text-link-body")
+                if e.attributes().next().is_none() && self.link_body_free() =>
+            {
                 let (raw, text) = self.capture_text(e, empty, pos)?;
-                let Role::Link(ref mut l) = self.frame().role else { unreachable!() };
+                let Role::Link(ref mut l) = self.frame().role else {
+                    unreachable!()
+                };
                 match text {
                     Some(text) => l.body = LinkBody::Plain(text),
                     None => l.extra.push(raw.to_string()),
                 }
             }
-            (Parent::Link, "ac:link-body") if e.attributes().next().is_none() && self.link_body_free() => {
+            (Parent::Link, "ac:link-body")
+                if e.attributes().next().is_none() && self.link_body_free() =>
+            {
                 self.push_frame(NodeType::Doc, None, Mode::Inline, Role::LinkBody, pos)?;
                 if empty {
                     self.end()?;
@@ -518,9 +685,13 @@ impl<'a> Parser<'a> {
                     self.end()?;
                 }
             }
-            (Parent::Task, "ac:task-id" | "ac:task-uuid" | "ac:task-status") if e.attributes().next().is_none() => {
+            (Parent::Task, "ac:task-id" | "ac:task-uuid" | "ac:task-status")
+                if e.attributes().next().is_none() =>
+            {
                 let (raw, text) = self.capture_text(e, empty, pos)?;
-                let Role::Task(ref mut t) = self.frame().role else { unreachable!() };
+                let Role::Task(ref mut t) = self.frame().role else {
+                    unreachable!()
+                };
                 let slot = match name {
                     "ac:task-id" => &mut t.id,
                     "ac:task-uuid" => &mut t.uuid,
@@ -537,7 +708,9 @@ impl<'a> Parser<'a> {
                     self.end()?;
                 }
             }
-            (Parent::Table, "tbody" | "thead" | "tfoot") if e.attributes().next().is_none() && !empty => {
+            (Parent::Table, "tbody" | "thead" | "tfoot")
+                if e.attributes().next().is_none() && !empty =>
+            {
                 let name = match name {
                     "tbody" => "tbody",
                     "thead" => "thead",
@@ -582,7 +755,9 @@ impl<'a> Parser<'a> {
     fn end(&mut self) -> Result<(), Error> {
         self.flush_text(None);
         self.close_implicit();
-        let Some(open) = self.stack.pop() else { unreachable!("quick-xml matches end tags") };
+        let Some(open) = self.stack.pop() else {
+            unreachable!("quick-xml matches end tags")
+        };
         match open {
             Open::Mark { at } => {
                 if self.frame_ref().content.len() == at {
@@ -605,7 +780,13 @@ impl<'a> Parser<'a> {
     }
 
     fn finish(&mut self, f: Frame) -> Result<(), Error> {
-        let Frame { kind, attrs, content, role, .. } = f;
+        let Frame {
+            kind,
+            attrs,
+            content,
+            role,
+            ..
+        } = f;
         match role {
             Role::Doc | Role::Implicit => unreachable!("closed elsewhere"),
             Role::Node => {
@@ -619,11 +800,15 @@ impl<'a> Parser<'a> {
             }
             Role::MacroBody => self.with_macro(|m| m.rich = Some(content)),
             Role::LinkBody => {
-                let Role::Link(ref mut l) = self.frame().role else { unreachable!() };
+                let Role::Link(ref mut l) = self.frame().role else {
+                    unreachable!()
+                };
                 l.body = LinkBody::Rich(content);
             }
             Role::Caption => {
-                let Role::Image(ref mut i) = self.frame().role else { unreachable!() };
+                let Role::Image(ref mut i) = self.frame().role else {
+                    unreachable!()
+                };
                 if i.caption.is_none() {
                     i.caption = Some(content);
                 } else {
@@ -631,7 +816,9 @@ impl<'a> Parser<'a> {
                 }
             }
             Role::TaskBody => {
-                let Role::Task(ref mut t) = self.frame().role else { unreachable!() };
+                let Role::Task(ref mut t) = self.frame().role else {
+                    unreachable!()
+                };
                 if t.body.is_none() {
                     t.body = Some(content);
                 } else {
@@ -642,37 +829,54 @@ impl<'a> Parser<'a> {
                 }
             }
             Role::Macro(mut m) => {
-                m.extra.extend(content.iter().map(|n| super::write::nodes(std::slice::from_ref(n))));
+                m.extra.extend(
+                    content
+                        .iter()
+                        .map(|n| super::write::nodes(std::slice::from_ref(n))),
+                );
                 let node = macros::finish(*m);
                 self.push_node(node);
             }
             Role::Link(mut l) => {
-                l.extra.extend(content.iter().map(|n| super::write::nodes(std::slice::from_ref(n))));
+                l.extra.extend(
+                    content
+                        .iter()
+                        .map(|n| super::write::nodes(std::slice::from_ref(n))),
+                );
                 for node in links::finish_link(*l) {
                     self.push_node(node);
                 }
             }
             Role::Image(mut i) => {
-                i.extra.extend(content.iter().map(|n| super::write::nodes(std::slice::from_ref(n))));
+                i.extra.extend(
+                    content
+                        .iter()
+                        .map(|n| super::write::nodes(std::slice::from_ref(n))),
+                );
                 self.push_node(links::finish_image(*i));
             }
             Role::Task(mut t) => {
-                t.extra.extend(content.iter().map(|n| super::write::nodes(std::slice::from_ref(n))));
+                t.extra.extend(
+                    content
+                        .iter()
+                        .map(|n| super::write::nodes(std::slice::from_ref(n))),
+                );
                 self.push_node(links::finish_task(*t));
             }
             Role::Layout => {
-                let sections = !content.is_empty() && content.iter().all(|n| n.kind == NodeType::LayoutSection);
+                let sections = !content.is_empty()
+                    && content.iter().all(|n| n.kind == NodeType::LayoutSection);
                 if sections {
                     // The sections stand in the parent; a section that follows another section starts a new
                     // `ac:layout` only when it says so.
-                    let follows_section = self
-                        .frame_ref()
-                        .content
-                        .last()
-                        .is_some_and(|n| n.kind == NodeType::LayoutSection && n.marks.is_none());
+                    let follows_section =
+                        self.frame_ref().content.last().is_some_and(|n| {
+                            n.kind == NodeType::LayoutSection && n.marks.is_none()
+                        });
                     let mut content = content;
                     if follows_section {
-                        storage_of(content[0].attrs.get_or_insert_with(Attrs::new)).insert("newLayout".into(), true.into());
+                        storage_of(content[0].attrs.get_or_insert_with(Attrs::new))
+                            .insert("newLayout".into(), true.into());
                     }
                     for node in content {
                         self.push_node(node);
@@ -694,7 +898,9 @@ impl<'a> Parser<'a> {
 
 /// The `storage` object of `attrs`, created if absent.
 pub(super) fn storage_of(attrs: &mut Attrs) -> &mut Map<String, Value> {
-    let entry = attrs.entry(STORAGE).or_insert_with(|| Value::Object(Map::new()));
+    let entry = attrs
+        .entry(STORAGE)
+        .or_insert_with(|| Value::Object(Map::new()));
     if !entry.is_object() {
         *entry = Value::Object(Map::new());
     }
@@ -702,7 +908,9 @@ pub(super) fn storage_of(attrs: &mut Attrs) -> &mut Map<String, Value> {
 }
 
 pub(super) fn attr_object(list: AttrList) -> Map<String, Value> {
-    list.into_iter().map(|(k, v)| (k, Value::String(v))).collect()
+    list.into_iter()
+        .map(|(k, v)| (k, Value::String(v)))
+        .collect()
 }
 
 /// All of an element's attributes kept under `storage.attrs` (none: no attrs at all).
@@ -725,10 +933,15 @@ fn put_attrs(node: &mut Node, attrs: Option<Attrs>) {
 pub(super) fn mapped(tag: &str) -> &'static [(&'static str, &'static str, bool)] {
     match tag {
         "ol" => &[("start", "order", true)],
-        "th" | "td" => {
-            &[("colspan", "colspan", true), ("rowspan", "rowspan", true), ("data-highlight-colour", "background", false)]
-        }
-        "table" => &[("data-layout", "layout", false), ("ac:local-id", "localId", false)],
+        "th" | "td" => &[
+            ("colspan", "colspan", true),
+            ("rowspan", "rowspan", true),
+            ("data-highlight-colour", "background", false),
+        ],
+        "table" => &[
+            ("data-layout", "layout", false),
+            ("ac:local-id", "localId", false),
+        ],
         "a" => &[("href", "href", false), ("title", "title", false)],
         "ac:inline-comment-marker" => &[("ac:ref", "id", false)],
         _ => &[],
@@ -802,11 +1015,18 @@ fn mark_for(name: &str, attrs: &AttrList) -> Option<Mark> {
 
 /// `<span style="color: ...">` (and nothing else) is a textColor mark; ADF wants `#rrggbb`.
 fn text_color(attrs: &AttrList) -> Option<Mark> {
-    let [(k, style)] = attrs.as_slice() else { return None };
+    let [(k, style)] = attrs.as_slice() else {
+        return None;
+    };
     if k != "style" {
         return None;
     }
-    let value = style.trim().strip_prefix("color:")?.trim().trim_end_matches(';').trim();
+    let value = style
+        .trim()
+        .strip_prefix("color:")?
+        .trim()
+        .trim_end_matches(';')
+        .trim();
     let hex = links::css_color_hex(value)?;
     let mut a = Attrs::new();
     a.insert("color".into(), hex.clone().into());
@@ -821,7 +1041,10 @@ fn text_color(attrs: &AttrList) -> Option<Mark> {
 /// Elements that are inline content: in block context they open an implicit paragraph.
 fn is_inline(name: &str, attrs: &AttrList) -> bool {
     if name == "ac:structured-macro" {
-        let macro_name = attrs.iter().find(|(k, _)| k == "ac:name").map(|(_, v)| v.as_str());
+        let macro_name = attrs
+            .iter()
+            .find(|(k, _)| k == "ac:name")
+            .map(|(_, v)| v.as_str());
         return matches!(macro_name, Some("status" | "jira" | "anchor" | "profile"));
     }
     matches!(
@@ -880,7 +1103,9 @@ pub(super) fn text_content(inner: &str) -> Result<Option<String>, (usize, String
         match xml.read_event() {
             Ok(Event::Text(t)) => text.push_str(&t),
             Ok(Event::CData(t)) => text.push_str(&t),
-            Ok(Event::GeneralRef(r)) => text.push_str(&entities::reference(&r).map_err(|m| (pos, m))?),
+            Ok(Event::GeneralRef(r)) => {
+                text.push_str(&entities::reference(&r).map_err(|m| (pos, m))?)
+            }
             Ok(Event::Eof) => return Ok(Some(text)),
             Ok(_) => return Ok(None),
             Err(e) => return Err((xml.error_position() as usize, format!("invalid XML: {e}"))),
@@ -890,12 +1115,16 @@ pub(super) fn text_content(inner: &str) -> Result<Option<String>, (usize, String
 
 /// The byte offset of `part` (a slice of `input`) in `input`.
 fn offset_in(input: &str, part: &str) -> usize {
-    (part.as_ptr() as usize).saturating_sub(input.as_ptr() as usize).min(input.len())
+    (part.as_ptr() as usize)
+        .saturating_sub(input.as_ptr() as usize)
+        .min(input.len())
 }
 
 /// The element name of the tag starting at `offset` (for messages).
 fn element_name_at(input: &str, offset: usize) -> &str {
     let rest = input.get(offset + 1..).unwrap_or("");
-    let end = rest.find(|c: char| c.is_whitespace() || c == '>' || c == '/').unwrap_or(rest.len());
+    let end = rest
+        .find(|c: char| c.is_whitespace() || c == '>' || c == '/')
+        .unwrap_or(rest.len());
     &rest[..end]
 }

@@ -29,7 +29,9 @@ pub(super) fn nodes(nodes: &[Node]) -> String {
 }
 
 pub(super) fn caption(content: &[Node]) -> String {
-    let mut w = Writer { out: String::from("<ac:caption>") };
+    let mut w = Writer {
+        out: String::from("<ac:caption>"),
+    };
     w.children(content);
     w.out.push_str("</ac:caption>");
     w.out
@@ -58,14 +60,21 @@ impl Writer {
         let mut in_layout = false;
         for node in nodes {
             let marks = node.mark_list();
-            let common = open.iter().zip(marks).take_while(|((a, _), b)| *a == *b).count();
+            let common = open
+                .iter()
+                .zip(marks)
+                .take_while(|((a, _), b)| *a == *b)
+                .count();
             while open.len() > common {
                 let (mark, how) = open.pop().expect("longer than common");
                 self.close_mark(mark, how.as_ref());
             }
             let is_section = node.kind == NodeType::LayoutSection;
             let new_layout = is_section
-                && storage(node.attrs.as_ref()).and_then(|s| s.get("newLayout")).and_then(Value::as_bool) == Some(true);
+                && storage(node.attrs.as_ref())
+                    .and_then(|s| s.get("newLayout"))
+                    .and_then(Value::as_bool)
+                    == Some(true);
             if in_layout && (!is_section || new_layout || common < marks.len()) {
                 self.out.push_str("</ac:layout>");
                 in_layout = false;
@@ -96,7 +105,9 @@ impl Writer {
             NodeType::Text => {
                 let text = node.text.as_deref().unwrap_or("");
                 match link {
-                    Some(LinkText::Cdata) if !text.is_empty() => entities::push_cdata(&mut self.out, text),
+                    Some(LinkText::Cdata) if !text.is_empty() => {
+                        entities::push_cdata(&mut self.out, text)
+                    }
                     Some(LinkText::Hidden(title)) if title == text => {}
                     _ => entities::push_text(&mut self.out, text),
                 }
@@ -109,7 +120,11 @@ impl Writer {
                 }
             }
             NodeType::Heading => {
-                let level = node.attr("level").and_then(Value::as_u64).unwrap_or(1).clamp(1, 6);
+                let level = node
+                    .attr("level")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(1)
+                    .clamp(1, 6);
                 self.element(&format!("h{level}"), node);
             }
             NodeType::BulletList => self.element("ul", node),
@@ -134,9 +149,13 @@ impl Writer {
             NodeType::Mention => links::write_mention(&mut self.out, node),
             NodeType::Emoji => links::write_emoji(&mut self.out, node),
             NodeType::Date => links::write_date(&mut self.out, node),
-            NodeType::MediaSingle | NodeType::MediaInline | NodeType::Media => links::write_image(self, node),
+            NodeType::MediaSingle | NodeType::MediaInline | NodeType::Media => {
+                links::write_image(self, node)
+            }
             NodeType::TaskList | NodeType::DecisionList => self.element("ac:task-list", node),
-            NodeType::TaskItem | NodeType::BlockTaskItem | NodeType::DecisionItem => links::write_task(self, node),
+            NodeType::TaskItem | NodeType::BlockTaskItem | NodeType::DecisionItem => {
+                links::write_task(self, node)
+            }
             NodeType::LayoutSection => self.element("ac:layout-section", node),
             NodeType::LayoutColumn => self.element("ac:layout-cell", node),
             NodeType::Placeholder => {
@@ -158,7 +177,10 @@ impl Writer {
                 self.close_start_text("a", &url);
             }
             NodeType::Other(name) if &**name == ELEMENT => {
-                let tag = node.attr("name").map(text_of).unwrap_or_else(|| "span".into());
+                let tag = node
+                    .attr("name")
+                    .map(text_of)
+                    .unwrap_or_else(|| "span".into());
                 self.out.push('<');
                 self.out.push_str(&tag);
                 if let Some(attributes) = node.attr("attributes").and_then(Value::as_object) {
@@ -181,7 +203,10 @@ impl Writer {
 
     /// `<tag attrs>children</tag>`, or `<tag attrs />` when there are no children.
     fn element(&mut self, tag: &str, node: &Node) {
-        let tag = storage(node.attrs.as_ref()).and_then(|s| s.get("tag")).and_then(Value::as_str).unwrap_or(tag);
+        let tag = storage(node.attrs.as_ref())
+            .and_then(|s| s.get("tag"))
+            .and_then(Value::as_str)
+            .unwrap_or(tag);
         self.out.push('<');
         self.out.push_str(tag);
         self.attrs_of(tag, node);
@@ -221,7 +246,9 @@ impl Writer {
     fn table(&mut self, node: &Node) {
         self.out.push_str("<table");
         self.attrs_of("table", node);
-        let colgroup = storage(node.attrs.as_ref()).and_then(|s| s.get("colgroup")).and_then(Value::as_str);
+        let colgroup = storage(node.attrs.as_ref())
+            .and_then(|s| s.get("colgroup"))
+            .and_then(Value::as_str);
         if node.children().is_empty() && colgroup.is_none() {
             self.out.push_str(" />");
             return;
@@ -233,7 +260,10 @@ impl Writer {
         let mut section: Option<&str> = None;
         for child in node.children() {
             let wanted = if child.kind == NodeType::TableRow {
-                storage(child.attrs.as_ref()).and_then(|s| s.get("section")).and_then(Value::as_str).unwrap_or("tbody")
+                storage(child.attrs.as_ref())
+                    .and_then(|s| s.get("section"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("tbody")
             } else {
                 "none"
             };
@@ -274,7 +304,9 @@ impl Writer {
                 let color = mark.attr_str("color").unwrap_or("");
                 let stored = st.and_then(|s| s.get("style")).and_then(Value::as_str);
                 let style = match stored {
-                    Some(style) if style_color(style).as_deref() == Some(color) => style.to_string(),
+                    Some(style) if style_color(style).as_deref() == Some(color) => {
+                        style.to_string()
+                    }
                     _ => format!("color: {color};"),
                 };
                 self.out.push_str("<span");
@@ -282,10 +314,7 @@ impl Writer {
                 self.out.push('>');
                 return None;
             }
-            other => match mark_tag(other, mark) {
-                Some(tag) => tag,
-                None => return None,
-            },
+            other => mark_tag(other, mark)?,
         };
         let tag = tag_override.unwrap_or(tag);
         self.out.push('<');
@@ -309,7 +338,10 @@ impl Writer {
                 None => return,
             },
         };
-        let tag = st.and_then(|s| s.get("tag")).and_then(Value::as_str).unwrap_or(tag);
+        let tag = st
+            .and_then(|s| s.get("tag"))
+            .and_then(Value::as_str)
+            .unwrap_or(tag);
         self.out.push_str("</");
         self.out.push_str(tag);
         self.out.push('>');
@@ -337,7 +369,12 @@ fn mark_tag<'a>(kind: &MarkType, mark: &'a Mark) -> Option<&'a str> {
 }
 
 fn style_color(style: &str) -> Option<String> {
-    let value = style.trim().strip_prefix("color:")?.trim().trim_end_matches(';').trim();
+    let value = style
+        .trim()
+        .strip_prefix("color:")?
+        .trim()
+        .trim_end_matches(';')
+        .trim();
     links::css_color_hex(value)
 }
 
@@ -348,7 +385,10 @@ fn write_attrs(out: &mut String, tag: &str, attrs: Option<&Map<String, Value>>) 
             push_attr(out, xml, &text_of(v));
         }
     }
-    if let Some(rest) = storage(Some(attrs)).and_then(|s| s.get("attrs")).and_then(Value::as_object) {
+    if let Some(rest) = storage(Some(attrs))
+        .and_then(|s| s.get("attrs"))
+        .and_then(Value::as_object)
+    {
         for (k, v) in rest {
             push_attr(out, k, &text_of(v));
         }

@@ -16,13 +16,20 @@ fn error(xml: &str) -> mcp_text::Error {
 fn unclosed_tag_names_it() {
     let e = error("<p>one</p>\n<ul><li>two");
     assert_eq!(e.line, 2, "{e}");
-    assert!(e.to_string().contains("not closed") || e.message.contains("invalid XML"), "{e}");
+    assert!(
+        e.to_string().contains("not closed") || e.message.contains("invalid XML"),
+        "{e}"
+    );
 }
 
 #[test]
 fn mismatched_tag_names_the_place() {
     let e = error("<p>one</p>\n<p><strong>two</em></p>");
-    assert_eq!((e.line, e.message.contains("invalid XML")), (2, true), "{e}");
+    assert_eq!(
+        (e.line, e.message.contains("invalid XML")),
+        (2, true),
+        "{e}"
+    );
 }
 
 #[test]
@@ -37,13 +44,23 @@ fn unknown_entity_names_the_place() {
 #[test]
 fn bare_ampersand_is_read_as_itself() {
     // Lenient, as browsers are: a `&` that starts no reference is the character.
-    let doc = storage::read("<p>R&D <a href=\"?a=1&b=2\">x</a></p>").unwrap().doc;
-    assert_eq!(storage::write(&doc), "<p>R&amp;D <a href=\"?a=1&amp;b=2\">x</a></p>");
+    let doc = storage::read("<p>R&D <a href=\"?a=1&b=2\">x</a></p>")
+        .unwrap()
+        .doc;
+    assert_eq!(
+        storage::write(&doc),
+        "<p>R&amp;D <a href=\"?a=1&amp;b=2\">x</a></p>"
+    );
 }
 
 #[test]
 fn nesting_100_000_deep_is_an_error_not_a_stack_overflow() {
-    for (open, close) in [("<div>", "</div>"), ("<strong>", "</strong>"), ("<ul><li>", "</li></ul>"), ("<blockquote>", "</blockquote>")] {
+    for (open, close) in [
+        ("<div>", "</div>"),
+        ("<strong>", "</strong>"),
+        ("<ul><li>", "</li></ul>"),
+        ("<blockquote>", "</blockquote>"),
+    ] {
         let xml = format!("{}x{}", open.repeat(100_000), close.repeat(100_000));
         let e = error(&xml);
         assert!(e.message.contains("nested deeper than 512"), "{e}");
@@ -54,7 +71,13 @@ fn nesting_100_000_deep_is_an_error_not_a_stack_overflow() {
 #[test]
 fn nesting_at_the_cap_reads_and_writes() {
     let depth = storage::MAX_DEPTH;
-    for (open, close) in [("<div>", "</div>"), ("<ac:structured-macro ac:name=\"expand\"><ac:rich-text-body>", "</ac:rich-text-body></ac:structured-macro>")] {
+    for (open, close) in [
+        ("<div>", "</div>"),
+        (
+            "<ac:structured-macro ac:name=\"expand\"><ac:rich-text-body>",
+            "</ac:rich-text-body></ac:structured-macro>",
+        ),
+    ] {
         let n = depth / open.matches('<').count();
         let xml = format!("{}x{}", open.repeat(n), close.repeat(n));
         // A test thread's stack (2 MiB): the writer's recursion fits at the reader's cap.
@@ -85,9 +108,32 @@ fn every_truncation_of_a_page_is_an_error_or_a_document_never_a_panic() {
 #[test]
 fn garbage_never_panics() {
     let mut rng = crate::storage_props::Rng::new(7);
-    let pieces = ["<", ">", "/", "&", ";", "p", "ac:", "ri:", "\"", "=", " ", "<![CDATA[", "]]>", "<!--", "-->", "x", "&#", "9", "<?", "?>"];
+    let pieces = [
+        "<",
+        ">",
+        "/",
+        "&",
+        ";",
+        "p",
+        "ac:",
+        "ri:",
+        "\"",
+        "=",
+        " ",
+        "<![CDATA[",
+        "]]>",
+        "<!--",
+        "-->",
+        "x",
+        "&#",
+        "9",
+        "<?",
+        "?>",
+    ];
     for _ in 0..20_000 {
-        let s: String = (0..rng.below(30)).map(|_| pieces[rng.below(pieces.len())]).collect();
+        let s: String = (0..rng.below(30))
+            .map(|_| pieces[rng.below(pieces.len())])
+            .collect();
         if let Ok(r) = storage::read(&s) {
             let _ = storage::write(&r.doc);
         }
@@ -116,14 +162,24 @@ fn twenty_megabytes_read_and_write() {
 
 fn peak_rss_kib() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches(" kB").parse().ok()).unwrap_or(0)
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches(" kB").parse().ok())
+        .unwrap_or(0)
 }
 
 /// `cargo test --release -p mcp-text --test it storage_throughput -- --ignored --nocapture`
 #[test]
 #[ignore = "a measurement: run alone, in release"]
 fn storage_throughput() {
-    let xml = large_page(std::env::var("MB").ok().and_then(|m| m.parse().ok()).unwrap_or(20) << 20);
+    let xml = large_page(
+        std::env::var("MB")
+            .ok()
+            .and_then(|m| m.parse().ok())
+            .unwrap_or(20)
+            << 20,
+    );
     let mb = xml.len() as f64 / (1 << 20) as f64;
     let before = peak_rss_kib();
     let t = std::time::Instant::now();

@@ -41,13 +41,38 @@ pub struct Gen {
 }
 
 const WORDS: &[&str] = &[
-    "alpha", "*.py", "2 * 3", "a_b_c", "<tag>", "a & b", "\"quoted\"", "it's", "]]>", "x > y", "#1", "- item", "|pipe|",
-    "\u{a0}", "\u{2014}", "\u{2026}", "émoji 😀", "[link]", "`tick`", "back\\slash", "  ", "\t", "&amp;",
+    "alpha",
+    "*.py",
+    "2 * 3",
+    "a_b_c",
+    "<tag>",
+    "a & b",
+    "\"quoted\"",
+    "it's",
+    "]]>",
+    "x > y",
+    "#1",
+    "- item",
+    "|pipe|",
+    "\u{a0}",
+    "\u{2014}",
+    "\u{2026}",
+    "émoji 😀",
+    "[link]",
+    "`tick`",
+    "back\\slash",
+    "  ",
+    "\t",
+    "&amp;",
 ];
 
 impl Gen {
     pub fn new(seed: u64, fancy: bool) -> Gen {
-        Gen { rng: Rng::new(seed), fancy, out: String::new() }
+        Gen {
+            rng: Rng::new(seed),
+            fancy,
+            out: String::new(),
+        }
     }
 
     fn text_value(&mut self, nonblank_start: bool) -> String {
@@ -147,7 +172,11 @@ impl Gen {
     }
 
     fn br(&mut self) {
-        self.out.push_str(if self.fancy && self.rng.chance(50) { "<br/>" } else { "<br />" });
+        self.out.push_str(if self.fancy && self.rng.chance(50) {
+            "<br/>"
+        } else {
+            "<br />"
+        });
     }
 
     /// An inline sequence that is never empty; `nonblank` when it must not start with whitespace.
@@ -170,7 +199,9 @@ impl Gen {
     fn inline_item(&mut self, depth: usize) {
         match self.rng.below(19) {
             0..=4 => {
-                let tag = self.rng.pick(&["strong", "em", "u", "s", "code", "sub", "sup", "b", "i", "del"]);
+                let tag = self.rng.pick(&[
+                    "strong", "em", "u", "s", "code", "sub", "sup", "b", "i", "del",
+                ]);
                 self.out.push('<');
                 self.out.push_str(tag);
                 self.out.push('>');
@@ -181,7 +212,11 @@ impl Gen {
             }
             5 => {
                 self.out.push_str("<a");
-                let href = format!("https://example.com/?q={}&r=<{}>", self.rng.below(100), self.rng.below(9));
+                let href = format!(
+                    "https://example.com/?q={}&r=<{}>",
+                    self.rng.below(100),
+                    self.rng.below(9)
+                );
                 self.attr("href", &href);
                 if self.rng.chance(30) {
                     self.attr("title", "T \"q\"");
@@ -248,7 +283,9 @@ impl Gen {
             }
             12 => {
                 self.open_macro("status", true);
-                let colour = self.rng.pick(&["Green", "Yellow", "Red", "Blue", "Grey", "purple"]);
+                let colour = self
+                    .rng
+                    .pick(&["Green", "Yellow", "Red", "Blue", "Grey", "purple"]);
                 self.param("colour", colour);
                 let title = self.text_value(true);
                 self.param("title", &title);
@@ -277,7 +314,12 @@ impl Gen {
             }
             15 => {
                 self.out.push_str("<time");
-                let d = format!("20{:02}-{:02}-{:02}", self.rng.below(40), 1 + self.rng.below(12), 1 + self.rng.below(28));
+                let d = format!(
+                    "20{:02}-{:02}-{:02}",
+                    self.rng.below(40),
+                    1 + self.rng.below(12),
+                    1 + self.rng.below(28)
+                );
                 self.attr("datetime", &d);
                 self.out.push_str(" />");
             }
@@ -320,11 +362,16 @@ impl Gen {
     }
 
     fn block(&mut self, depth: usize, top: bool, last: bool) {
-        let choice = if depth == 0 { self.rng.below(3) } else { self.rng.below(19) };
+        let choice = if depth == 0 {
+            self.rng.below(3)
+        } else {
+            self.rng.below(19)
+        };
         match choice {
             0 => {
                 if self.rng.chance(10) {
-                    self.out.push_str(if self.fancy { "<p></p>" } else { "<p />" });
+                    self.out
+                        .push_str(if self.fancy { "<p></p>" } else { "<p />" });
                 } else {
                     self.out.push_str("<p>");
                     self.inline(depth, false);
@@ -337,7 +384,11 @@ impl Gen {
                 self.inline(depth, false);
                 self.out.push_str(&format!("</h{level}>"));
             }
-            2 => self.out.push_str(if self.fancy && self.rng.chance(50) { "<hr/>" } else { "<hr />" }),
+            2 => self.out.push_str(if self.fancy && self.rng.chance(50) {
+                "<hr/>"
+            } else {
+                "<hr />"
+            }),
             3 | 4 => {
                 let ordered = self.rng.chance(50);
                 self.out.push_str(if ordered { "<ol" } else { "<ul" });
@@ -405,10 +456,13 @@ impl Gen {
                 let body = self.text_value(true) + "\n  " + &self.text_value(false) + "]]>";
                 self.out.push_str("<ac:plain-text-body>");
                 self.cdata(&body);
-                self.out.push_str("</ac:plain-text-body></ac:structured-macro>");
+                self.out
+                    .push_str("</ac:plain-text-body></ac:structured-macro>");
             }
             8 | 9 => {
-                let name = self.rng.pick(&["info", "note", "tip", "warning", "panel", "expand"]);
+                let name = self
+                    .rng
+                    .pick(&["info", "note", "tip", "warning", "panel", "expand"]);
                 self.open_macro(name, true);
                 if name == "panel" && self.rng.chance(50) {
                     self.param("bgColor", "#deebff");
@@ -419,7 +473,8 @@ impl Gen {
                 }
                 self.out.push_str("<ac:rich-text-body>");
                 self.blocks(depth - 1, false);
-                self.out.push_str("</ac:rich-text-body></ac:structured-macro>");
+                self.out
+                    .push_str("</ac:rich-text-body></ac:structured-macro>");
             }
             10 => {
                 self.out.push_str("<ac:structured-macro");
@@ -438,14 +493,18 @@ impl Gen {
                 self.param("id", "x");
                 self.out.push_str("<ac:rich-text-body>");
                 self.blocks(depth - 1, false);
-                self.out.push_str("</ac:rich-text-body></ac:structured-macro>");
+                self.out
+                    .push_str("</ac:rich-text-body></ac:structured-macro>");
             }
             12 => {
                 self.out.push_str("<ac:task-list>");
                 for i in 0..1 + self.rng.below(3) {
-                    self.out.push_str(&format!("<ac:task><ac:task-id>{}</ac:task-id>", i + 1));
+                    self.out
+                        .push_str(&format!("<ac:task><ac:task-id>{}</ac:task-id>", i + 1));
                     let status = self.rng.pick(&["complete", "incomplete"]);
-                    self.out.push_str(&format!("<ac:task-status>{status}</ac:task-status><ac:task-body>"));
+                    self.out.push_str(&format!(
+                        "<ac:task-status>{status}</ac:task-status><ac:task-body>"
+                    ));
                     self.inline(depth - 1, false);
                     self.out.push_str("</ac:task-body></ac:task>");
                 }
@@ -454,7 +513,9 @@ impl Gen {
             13 if top => {
                 self.out.push_str("<ac:layout>");
                 for _ in 0..1 + self.rng.below(2) {
-                    let kind = self.rng.pick(&["two_equal", "single", "three_with_sidebars"]);
+                    let kind = self
+                        .rng
+                        .pick(&["two_equal", "single", "three_with_sidebars"]);
                     self.out.push_str("<ac:layout-section");
                     self.attr("ac:type", kind);
                     self.out.push('>');
@@ -543,7 +604,11 @@ pub fn diff(a: &str, b: &str) -> String {
         }
         e
     };
-    format!("at byte {at}:\n  got:  {}\n  want: {}", &a[start..end(a)], &b[start..end(b)])
+    format!(
+        "at byte {at}:\n  got:  {}\n  want: {}",
+        &a[start..end(a)],
+        &b[start..end(b)]
+    )
 }
 
 #[test]
@@ -552,7 +617,11 @@ fn random_documents_come_back_byte_for_byte() {
         let xml = document(seed, false);
         let read = storage::read(&xml).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{xml}"));
         let written = storage::write(&read.doc);
-        assert!(written == xml, "seed {seed}: storage → model → storage {}", diff(&written, &xml));
+        assert!(
+            written == xml,
+            "seed {seed}: storage → model → storage {}",
+            diff(&written, &xml)
+        );
     }
 }
 
@@ -564,8 +633,13 @@ fn random_documents_in_other_spellings_come_back_normalised() {
         let written = storage::write(&read.doc);
         let (got, want) = (normalise(&written), normalise(&xml));
         assert!(got == want, "seed {seed}: {}", diff(&got, &want));
-        let again = storage::read(&written).expect("the writer writes well-formed XML").doc;
-        assert_eq!(again, read.doc, "seed {seed}: the written storage reads as another model");
+        let again = storage::read(&written)
+            .expect("the writer writes well-formed XML")
+            .doc;
+        assert_eq!(
+            again, read.doc,
+            "seed {seed}: the written storage reads as another model"
+        );
     }
 }
 
@@ -578,16 +652,10 @@ fn random_documents_survive_adf_json() {
         let back = adf::read(json.as_bytes()).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         assert_eq!(back, doc, "seed {seed}");
         let written = storage::write(&back);
-        assert!(written == xml, "seed {seed}: storage → model → ADF → model → storage {}", diff(&written, &xml));
+        assert!(
+            written == xml,
+            "seed {seed}: storage → model → ADF → model → storage {}",
+            diff(&written, &xml)
+        );
     }
-}
-
-#[test]
-#[ignore]
-fn peek_seed() {
-    let seed: u64 = std::env::var("SEED").unwrap().parse().unwrap();
-    let xml = document(seed, true);
-    let doc = storage::read(&xml).unwrap().doc;
-    let written = storage::write(&doc);
-    println!("{xml:?}\n\n{written:?}\n\n{:?}\n\n{:?}", normalise(&xml), normalise(&written));
 }

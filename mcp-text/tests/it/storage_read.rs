@@ -41,7 +41,9 @@ pub fn normalise(xml: &str) -> String {
             Event::GeneralRef(r) => {
                 let text = match r.resolve_char_ref().expect("valid reference") {
                     Some(c) => c.to_string(),
-                    None => quick_xml::escape::resolve_html5_entity(&r).expect("known entity").to_string(),
+                    None => quick_xml::escape::resolve_html5_entity(&r)
+                        .expect("known entity")
+                        .to_string(),
                 };
                 push_text(&mut toks, &text)
             }
@@ -53,17 +55,73 @@ pub fn normalise(xml: &str) -> String {
     // task's body) and dropped inside element-only parents (`ul`, `tr`, a macro) and, in block context,
     // between two things that are not inline.
     const INLINE: &[&str] = &[
-        "strong", "b", "em", "i", "u", "s", "del", "strike", "sub", "sup", "code", "a", "span", "br", "ac:link",
-        "ac:emoticon", "time", "ac:inline-comment-marker", "ac:placeholder", "font", "small", "big", "ins", "mark",
-        "kbd", "abbr", "cite", "q", "var", "samp", "img",
+        "strong",
+        "b",
+        "em",
+        "i",
+        "u",
+        "s",
+        "del",
+        "strike",
+        "sub",
+        "sup",
+        "code",
+        "a",
+        "span",
+        "br",
+        "ac:link",
+        "ac:emoticon",
+        "time",
+        "ac:inline-comment-marker",
+        "ac:placeholder",
+        "font",
+        "small",
+        "big",
+        "ins",
+        "mark",
+        "kbd",
+        "abbr",
+        "cite",
+        "q",
+        "var",
+        "samp",
+        "img",
     ];
     const INLINE_PARENTS: &[&str] = &[
-        "p", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "ac:task-body", "ac:link-body", "ac:caption",
-        "ac:plain-text-body", "ac:plain-text-link-body", "ac:parameter", "ac:task-id", "ac:task-status",
+        "p",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "pre",
+        "ac:task-body",
+        "ac:link-body",
+        "ac:caption",
+        "ac:plain-text-body",
+        "ac:plain-text-link-body",
+        "ac:parameter",
+        "ac:task-id",
+        "ac:task-status",
     ];
     const ELEMENT_PARENTS: &[&str] = &[
-        "ul", "ol", "table", "tbody", "thead", "tfoot", "tr", "colgroup", "ac:structured-macro", "ac:link",
-        "ac:image", "ac:task-list", "ac:task", "ac:layout", "ac:layout-section", "hr",
+        "ul",
+        "ol",
+        "table",
+        "tbody",
+        "thead",
+        "tfoot",
+        "tr",
+        "colgroup",
+        "ac:structured-macro",
+        "ac:link",
+        "ac:image",
+        "ac:task-list",
+        "ac:task",
+        "ac:layout",
+        "ac:layout-section",
+        "hr",
     ];
     let inline_tok = |t: Option<&Tok>| match t {
         Some(Tok::Open(n, _)) | Some(Tok::Close(n)) => INLINE.contains(&n.as_str()),
@@ -96,27 +154,47 @@ pub fn normalise(xml: &str) -> String {
             _ => {}
         }
     }
-    let toks: Vec<Tok> = toks.into_iter().zip(keep).filter(|(_, k)| *k).map(|(t, _)| t).collect();
+    let toks: Vec<Tok> = toks
+        .into_iter()
+        .zip(keep)
+        .filter(|(_, k)| *k)
+        .map(|(t, _)| t)
+        .collect();
     let mut out = String::new();
     let mut i = 0;
     while i < toks.len() {
         match &toks[i] {
             Tok::Text(t) if t.is_empty() => {}
-            Tok::Text(t) => out.push_str(&t.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")),
+            Tok::Text(t) => out.push_str(
+                &t.replace('&', "&amp;")
+                    .replace('<', "&lt;")
+                    .replace('>', "&gt;"),
+            ),
             Tok::Open(name, attrs) => {
                 out.push('<');
                 out.push_str(name);
                 for (k, v) in attrs {
-                    out.push_str(&format!(" {k}=\"{}\"", v.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;")));
+                    out.push_str(&format!(
+                        " {k}=\"{}\"",
+                        v.replace('&', "&amp;")
+                            .replace('"', "&quot;")
+                            .replace('<', "&lt;")
+                    ));
                 }
                 let empty_next = match toks.get(i + 1) {
                     Some(Tok::Close(_)) => true,
-                    Some(Tok::Text(t)) if t.is_empty() => matches!(toks.get(i + 2), Some(Tok::Close(_))),
+                    Some(Tok::Text(t)) if t.is_empty() => {
+                        matches!(toks.get(i + 2), Some(Tok::Close(_)))
+                    }
                     _ => false,
                 };
                 if empty_next {
                     out.push_str("/>");
-                    i += if matches!(toks.get(i + 1), Some(Tok::Text(_))) { 2 } else { 1 };
+                    i += if matches!(toks.get(i + 1), Some(Tok::Text(_))) {
+                        2
+                    } else {
+                        1
+                    };
                 } else {
                     out.push('>');
                 }
@@ -147,14 +225,21 @@ fn attrs(e: &quick_xml::events::BytesStart) -> Vec<(String, String)> {
 }
 
 pub fn read(xml: &str) -> Node {
-    storage::read(xml).unwrap_or_else(|e| panic!("{e}\nin {xml}")).doc
+    storage::read(xml)
+        .unwrap_or_else(|e| panic!("{e}\nin {xml}"))
+        .doc
 }
 
 /// `write(read(x))` is `x` after normalisation, and reading the written text gives the same model.
 pub fn assert_roundtrip(xml: &str) -> Node {
     let doc = read(xml);
     let written = storage::write(&doc);
-    assert_eq!(normalise(&written), normalise(xml), "storage → model → storage changed it\nmodel: {}", mcp_text::adf::write(&doc));
+    assert_eq!(
+        normalise(&written),
+        normalise(xml),
+        "storage → model → storage changed it\nmodel: {}",
+        mcp_text::adf::write(&doc)
+    );
     let again = read(&written);
     assert_eq!(again, doc, "the written storage reads as another model");
     doc
@@ -169,7 +254,7 @@ fn find<'a>(node: &'a Node, kind: &NodeType, out: &mut Vec<&'a Node>) {
     }
 }
 
-pub fn all<'a>(doc: &'a Node, kind: NodeType) -> Vec<&'a Node> {
+pub fn all(doc: &Node, kind: NodeType) -> Vec<&Node> {
     let mut out = Vec::new();
     find(doc, &kind, &mut out);
     out
@@ -183,14 +268,44 @@ fn paragraph_marks_and_entities() {
     let p = &doc.children()[0];
     assert_eq!(p.kind, NodeType::Paragraph);
     assert!(p.attrs.is_none(), "a plain paragraph carries nothing");
-    let texts: Vec<_> = p.children().iter().map(|n| n.text.as_deref().unwrap()).collect();
-    assert_eq!(texts, ["Hello ", "bold ", "both", " & ", "x<y", "\u{a0}\u{2014}\u{2026}AB", "b", "i", "s", "d", "2", "3", "u"]);
-    let marks = |i: usize| p.children()[i].mark_list().iter().map(|m| m.kind.clone()).collect::<Vec<_>>();
+    let texts: Vec<_> = p
+        .children()
+        .iter()
+        .map(|n| n.text.as_deref().unwrap())
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            "Hello ",
+            "bold ",
+            "both",
+            " & ",
+            "x<y",
+            "\u{a0}\u{2014}\u{2026}AB",
+            "b",
+            "i",
+            "s",
+            "d",
+            "2",
+            "3",
+            "u"
+        ]
+    );
+    let marks = |i: usize| {
+        p.children()[i]
+            .mark_list()
+            .iter()
+            .map(|m| m.kind.clone())
+            .collect::<Vec<_>>()
+    };
     assert_eq!(marks(2), [MarkType::Strong, MarkType::Em]);
     assert_eq!(marks(4), [MarkType::Code]);
     assert_eq!(marks(6), [MarkType::Strong]);
     assert_eq!(marks(9), [MarkType::Strike]);
-    assert_eq!(p.children()[10].mark_list()[0].attr_str("type"), Some("sub"));
+    assert_eq!(
+        p.children()[10].mark_list()[0].attr_str("type"),
+        Some("sub")
+    );
 }
 
 #[test]
@@ -202,7 +317,11 @@ fn blocks_lists_and_tables() {
     let ol = &all(&doc, NodeType::OrderedList)[0];
     assert_eq!(ol.attr("order").unwrap(), 3);
     let implicit = &ol.children()[0].children()[0];
-    assert_eq!(implicit.kind, NodeType::Paragraph, "inline content of an li is a paragraph");
+    assert_eq!(
+        implicit.kind,
+        NodeType::Paragraph,
+        "inline content of an li is a paragraph"
+    );
     let th = &all(&doc, NodeType::TableHeader)[0];
     assert_eq!(th.attr("colspan").unwrap(), 2);
     assert_eq!(all(&doc, NodeType::Rule).len(), 1);
@@ -215,16 +334,36 @@ fn macros_map_to_adf_nodes() {
     let doc = assert_roundtrip(PAGE);
     let code = &all(&doc, NodeType::CodeBlock)[0];
     assert_eq!(code.attr_str("language"), Some("bash"));
-    assert_eq!(code.children()[0].text.as_deref(), Some("if [ \"$a\" < 3 ] && true; then\n  echo \"]]>\" | tee out\nfi"));
+    assert_eq!(
+        code.children()[0].text.as_deref(),
+        Some("if [ \"$a\" < 3 ] && true; then\n  echo \"]]>\" | tee out\nfi")
+    );
     let panels = all(&doc, NodeType::Panel);
-    assert_eq!(panels.iter().map(|p| p.attr_str("panelType").unwrap()).collect::<Vec<_>>(), ["info", "warning"]);
-    assert!(serde_json::to_string(panels[1].attrs.as_ref().unwrap()).unwrap().contains("Careful"), "title kept");
+    assert_eq!(
+        panels
+            .iter()
+            .map(|p| p.attr_str("panelType").unwrap())
+            .collect::<Vec<_>>(),
+        ["info", "warning"]
+    );
+    assert!(
+        serde_json::to_string(panels[1].attrs.as_ref().unwrap())
+            .unwrap()
+            .contains("Careful"),
+        "title kept"
+    );
     let expand = &all(&doc, NodeType::Expand)[0];
     assert_eq!(expand.attr_str("title"), Some("Details | history"));
     let status = &all(&doc, NodeType::Status)[0];
-    assert_eq!((status.attr_str("text"), status.attr_str("color")), (Some("ON TRACK"), Some("green")));
+    assert_eq!(
+        (status.attr_str("text"), status.attr_str("color")),
+        (Some("ON TRACK"), Some("green"))
+    );
     let toc = &all(&doc, NodeType::InlineExtension)[..];
-    let keys: Vec<_> = toc.iter().map(|n| n.attr_str("extensionKey").unwrap()).collect();
+    let keys: Vec<_> = toc
+        .iter()
+        .map(|n| n.attr_str("extensionKey").unwrap())
+        .collect();
     assert_eq!(keys, ["toc", "jira", "profile"]);
     let jira = toc[1].attr("parameters").unwrap();
     assert_eq!(jira["macroParams"]["key"]["value"], "ENG-1234");
@@ -238,7 +377,10 @@ fn links_mentions_images_tasks_layouts() {
     let mentions = all(&doc, NodeType::Mention);
     assert_eq!(mentions[0].attr_str("id"), Some("557058:f0c3e9a2-1234"));
     let texts = all(&doc, NodeType::Text);
-    let page_link = texts.iter().find(|t| t.text.as_deref() == Some("the checklist")).unwrap();
+    let page_link = texts
+        .iter()
+        .find(|t| t.text.as_deref() == Some("the checklist"))
+        .unwrap();
     let link = &page_link.mark_list()[0];
     assert_eq!(link.kind, MarkType::Link);
     assert_eq!(link.attr_str("href"), Some("page:ENG:Release checklist"));
@@ -247,7 +389,13 @@ fn links_mentions_images_tasks_layouts() {
     assert_eq!(media.attr_str("alt"), Some("Architecture"));
     assert_eq!(media.attr("width").unwrap(), 640);
     let tasks = all(&doc, NodeType::TaskItem);
-    assert_eq!(tasks.iter().map(|t| t.attr_str("state").unwrap()).collect::<Vec<_>>(), ["DONE", "TODO"]);
+    assert_eq!(
+        tasks
+            .iter()
+            .map(|t| t.attr_str("state").unwrap())
+            .collect::<Vec<_>>(),
+        ["DONE", "TODO"]
+    );
     assert_eq!(tasks[0].attr_str("localId"), Some("1"));
     assert_eq!(all(&doc, NodeType::LayoutSection).len(), 2);
     assert_eq!(all(&doc, NodeType::LayoutColumn).len(), 3);
@@ -255,10 +403,16 @@ fn links_mentions_images_tasks_layouts() {
     assert_eq!(emoji.attr_str("shortName"), Some(":smile:"));
     let dates = all(&doc, NodeType::Date);
     assert_eq!(dates[0].attr_str("timestamp"), Some("1705276800000"));
-    let annotated = texts.iter().find(|t| t.text.as_deref() == Some("the soak")).unwrap();
+    let annotated = texts
+        .iter()
+        .find(|t| t.text.as_deref() == Some("the soak"))
+        .unwrap();
     assert_eq!(annotated.mark_list()[0].kind, MarkType::Annotation);
     assert_eq!(annotated.mark_list()[0].attr_str("id"), Some("c0ffee"));
-    let late = texts.iter().find(|t| t.text.as_deref() == Some("late")).unwrap();
+    let late = texts
+        .iter()
+        .find(|t| t.text.as_deref() == Some("late"))
+        .unwrap();
     assert_eq!(late.mark_list()[0].attr_str("color"), Some("#ff5630"));
 }
 
@@ -286,7 +440,10 @@ fn unknown_elements_and_macros_are_kept() {
     ));
     let ext = &all(&doc, NodeType::BodiedExtension)[0];
     assert_eq!(ext.attr_str("extensionKey"), Some("mystery"));
-    assert_eq!(ext.attr("parameters").unwrap()["macroParams"]["a"]["value"], "1");
+    assert_eq!(
+        ext.attr("parameters").unwrap()["macroParams"]["a"]["value"],
+        "1"
+    );
     assert!(!all(&doc, NodeType::Other("storage:element".into())).is_empty());
 }
 
@@ -309,16 +466,28 @@ fn status_colours_and_panels_of_every_kind() {
         "<ac:structured-macro ac:name=\"tip\"><ac:rich-text-body><p>t</p></ac:rich-text-body></ac:structured-macro>",
         "<ac:structured-macro ac:name=\"panel\"><ac:parameter ac:name=\"bgColor\">#eee</ac:parameter><ac:parameter ac:name=\"title\">T</ac:parameter><ac:rich-text-body><p>p</p></ac:rich-text-body></ac:structured-macro>",
     ));
-    let colors: Vec<_> = all(&doc, NodeType::Status).iter().map(|s| s.attr_str("color").unwrap()).collect();
+    let colors: Vec<_> = all(&doc, NodeType::Status)
+        .iter()
+        .map(|s| s.attr_str("color").unwrap())
+        .collect();
     assert_eq!(colors, ["neutral", "red"]);
-    let types: Vec<_> = all(&doc, NodeType::Panel).iter().map(|s| s.attr_str("panelType").unwrap()).collect();
+    let types: Vec<_> = all(&doc, NodeType::Panel)
+        .iter()
+        .map(|s| s.attr_str("panelType").unwrap())
+        .collect();
     assert_eq!(types, ["note", "tip", "custom"]);
 }
 
 #[test]
 fn adf_panels_without_a_macro_of_their_own_come_back() {
     // An ADF `error` panel (from Markdown or ADF) is written as a panel macro that says its type.
-    let mut panel = Node::with_content(NodeType::Panel, vec![Node::with_content(NodeType::Paragraph, vec![Node::text("e")])]);
+    let mut panel = Node::with_content(
+        NodeType::Panel,
+        vec![Node::with_content(
+            NodeType::Paragraph,
+            vec![Node::text("e")],
+        )],
+    );
     panel.set_attr("panelType", "error");
     let doc = Node::doc(vec![panel]);
     let xml = storage::write(&doc);
@@ -330,20 +499,19 @@ fn edits_in_the_model_win_over_kept_storage() {
     // The page link's href is derived from the ri:page; change it and the writer writes an <a>.
     let mut doc = read("<p><ac:link><ri:page ri:content-title=\"P\" /></ac:link></p>");
     let text = &mut doc.content.as_mut().unwrap()[0].content.as_mut().unwrap()[0];
-    text.marks.as_mut().unwrap()[0].attrs.as_mut().unwrap().insert("href".into(), "https://example.com".into());
+    text.marks.as_mut().unwrap()[0]
+        .attrs
+        .as_mut()
+        .unwrap()
+        .insert("href".into(), "https://example.com".into());
     let xml = storage::write(&doc);
-    assert!(xml.starts_with("<p><a href=\"https://example.com\""), "{xml}");
+    assert!(
+        xml.starts_with("<p><a href=\"https://example.com\""),
+        "{xml}"
+    );
     // A code block's language edited in the model is written, the stored title kept.
     let mut doc = read("<ac:structured-macro ac:name=\"code\"><ac:parameter ac:name=\"language\">js</ac:parameter><ac:parameter ac:name=\"title\">t</ac:parameter><ac:plain-text-body><![CDATA[x]]></ac:plain-text-body></ac:structured-macro>");
     doc.content.as_mut().unwrap()[0].set_attr("language", "rust");
     let xml = storage::write(&doc);
     assert!(xml.contains(">rust<") && xml.contains(">t<"), "{xml}");
-}
-
-#[test]
-#[ignore]
-fn peek() {
-    let doc = read(PAGE);
-    println!("{}", mcp_text::adf::write_pretty(&doc));
-    println!("{}", storage::write(&doc));
 }
