@@ -1,0 +1,756 @@
+//! Links, mentions, images, tasks, emoticons and dates: the `ac:`/`ri:` elements that are not macros, both
+//! ways. A link to a page (`ac:link` + `ri:page`) is a link mark whose `href` a model can read
+//! (`page:SPACE:Title`) and whose `storage` attr keeps the resource identifier the writer restores; an
+//! `ac:link` to a user with no body is a `mention`.
+
+use serde_json::{Map, Value};
+
+use super::entities;
+use super::read::{attr_object, exact_int, storage_attrs, storage_of, AttrList, Task};
+use super::write::Writer;
+use super::STORAGE;
+use crate::model::{Attrs, Mark, MarkType, Node, NodeType};
+
+/// A resource identifier (`ri:page`, `ri:user`, `ri:attachment`, `ri:url`, ...).
+#[derive(Debug, Clone)]
+pub(super) struct Ri {
+    pub name: String,
+    pub attrs: AttrList,
+    /// What the element holds when it is not empty (an attachment's `ri:page`), verbatim.
+    pub inner: Option<String>,
+}
+
+#[derive(Default)]
+pub(super) enum LinkBody {
+    #[default]
+    None,
+    Plain(String),
+    Rich(Vec<Node>),
+}
+
+#[derive(Default)]
+pub(super) struct Link {
+    pub attrs: AttrList,
+    pub ri: Option<Ri>,
+    pub body: LinkBody,
+    pub extra: Vec<String>,
+}
+
+#[derive(Default)]
+pub(super) struct Image {
+    pub attrs: AttrList,
+    pub ri: Option<Ri>,
+    pub caption: Option<Vec<Node>>,
+    pub inline: bool,
+    pub extra: Vec<String>,
+}
+
+fn get<'a>(list: &'a AttrList, name: &str) -> Option<&'a str> {
+    list.iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+impl Ri {
+    fn to_value(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("name".into(), self.name.clone().into());
+        m.insert(
+            "attrs".into(),
+            Value::Object(attr_object(self.attrs.clone())),
+        );
+        if let Some(inner) = &self.inner {
+            m.insert("inner".into(), inner.clone().into());
+        }
+        Value::Object(m)
+    }
+
+    fn from_value(v: &Value) -> Option<Ri> {
+        let name = v.get("name")?.as_str()?.to_string();
+        let attrs = v
+            .get("attrs")
+            .and_then(Value::as_object)
+            .map(|m| m.iter().map(|(k, v)| (k.clone(), value_text(v))).collect())
+            .unwrap_or_default();
+        let inner = v.get("inner").and_then(Value::as_str).map(str::to_string);
+        Some(Ri { name, attrs, inner })
+    }
+
+    fn write(&self, out: &mut String) {
+        out.push('<');
+        out.push_str(&self.name);
+        for (k, v) in &self.attrs {
+            push_attr(out, k, v);
+        }
+        match &self.inner {
+            Some(inner) if !inner.is_empty() => {
+                out.push('>');
+                out.push_str(inner);
+                out.push_str("</");
+                out.push_str(&self.name);
+                out.push('>');
+            }
+            _ => out.push_str(" />"),
+        }
+    }
+
+    /// What a model reads as the link's target.
+    fn href(&self) -> String {
+        let a = |n| get(&self.attrs, n).unwrap_or("");
+        match self.name.as_str() {
+            "ri:page" | "ri:blog-post" => {
+                let scheme = if self.name == "ri:page" {
+                    "page:"
+                } else {
+                    "blogpost:"
+                };
+                match get(&self.attrs, "ri:space-key") {
+                    Some(space) => format!("{scheme}{space}:{}", a("ri:content-title")),
+                    None => format!("{scheme}{}", a("ri:content-title")),
+                }
+            }
+            "ri:attachment" => format!("attachment:{}", a("ri:filename")),
+            "ri:user" => format!(
+                "user:{}",
+                get(&self.attrs, "ri:account-id")
+                    .or(get(&self.attrs, "ri:userkey"))
+                    .unwrap_or("")
+            ),
+            "ri:space" => format!("space:{}", a("ri:space-key")),
+            "ri:url" => a("ri:value").to_string(),
+            other => other.to_string(),
+        }
+    }
+
+    /// The text Confluence shows for a link without a body.
+    fn title(&self) -> String {
+        let a = |n| get(&self.attrs, n).unwrap_or("").to_string();
+        match self.name.as_str() {
+            "ri:page" | "ri:blog-post" => a("ri:content-title"),
+            "ri:attachment" => a("ri:filename"),
+            "ri:user" => get(&self.attrs, "ri:account-id")
+                .or(get(&self.attrs, "ri:userkey"))
+                .unwrap_or("")
+                .to_string(),
+            "ri:space" => a("ri:space-key"),
+            "ri:url" => a("ri:value"),
+            _ => String::new(),
+        }
+    }
+}
+
+fn value_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+pub(super) fn push_attr(out: &mut String, k: &str, v: &str) {
+    out.push(' ');
+    out.push_str(k);
+    out.push_str("=\"");
+    entities::push_attr(out, v);
+    out.push('"');
+}
+
+fn link_href(ri: Option<&Ri>, attrs: &AttrList) -> String {
+    let mut href = ri.map(Ri::href).unwrap_or_default();
+    if let Some(anchor) = get(attrs, "ac:anchor") {
+        href.push('#');
+        href.push_str(anchor);
+    }
+    href
+}
+
+fn link_title(ri: Option<&Ri>, attrs: &AttrList) -> String {
+    match ri {
+        Some(ri) => ri.title(),
+        None => get(attrs, "ac:anchor").unwrap_or("").to_string(),
+    }
+}
+
+/// An `ac:link`: a mention, or its body's nodes under a link mark.
+pub(super) fn finish_link(l: Link) -> Vec<Node> {
+    if let (Some(ri), LinkBody::None, true) = (&l.ri, &l.body, l.extra.is_empty()) {
+        if let (Some(id), "ri:user", None) =
+            (get(&ri.attrs, "ri:account-id"), ri.name.as_str(), &ri.inner)
+        {
+            let mut node = Node::new(NodeType::Mention);
+            node.set_attr("id", id);
+            let rest: AttrList = ri
+                .attrs
+                .iter()
+                .filter(|(k, _)| k != "ri:account-id")
+                .cloned()
+                .collect();
+            let attrs = node.attrs.as_mut().expect("set");
+            if !l.attrs.is_empty() {
+                storage_of(attrs)
+                    .insert("attrs".into(), Value::Object(attr_object(l.attrs.clone())));
+            }
+            if !rest.is_empty() {
+                storage_of(attrs).insert("ri".into(), Value::Object(attr_object(rest)));
+            }
+            return vec![node];
+        }
+    }
+    let mut storage = Map::new();
+    storage.insert("link".into(), Value::Object(attr_object(l.attrs.clone())));
+    if let Some(ri) = &l.ri {
+        storage.insert("ri".into(), ri.to_value());
+    }
+    if !l.extra.is_empty() {
+        storage.insert("extra".into(), l.extra.clone().into());
+    }
+    let (body, nodes) = match l.body {
+        LinkBody::None => (
+            "none",
+            vec![Node::text(link_title(l.ri.as_ref(), &l.attrs))],
+        ),
+        LinkBody::Plain(t) => ("plain", vec![Node::text(t)]),
+        LinkBody::Rich(nodes) if nodes.is_empty() => ("rich", vec![Node::text("")]),
+        LinkBody::Rich(nodes) => ("rich", nodes),
+    };
+    storage.insert("body".into(), body.into());
+    let mut attrs = Attrs::new();
+    attrs.insert("href".into(), link_href(l.ri.as_ref(), &l.attrs).into());
+    attrs.insert(STORAGE.into(), Value::Object(storage));
+    let mut mark = Mark::new(MarkType::Link);
+    mark.attrs = Some(attrs);
+    nodes
+        .into_iter()
+        .map(|mut n| {
+            let mut marks = vec![mark.clone()];
+            marks.extend(n.marks.take().unwrap_or_default());
+            n.marks = Some(marks);
+            n
+        })
+        .collect()
+}
+
+/// How the text under an open `ac:link` mark is written.
+#[derive(Clone, Debug, PartialEq)]
+pub(super) enum LinkText {
+    Escaped,
+    Cdata,
+    /// No body: text equal to this (what Confluence shows) is not written.
+    Hidden(String),
+}
+
+fn storage(attrs: Option<&Attrs>) -> Option<&Map<String, Value>> {
+    attrs?.get(STORAGE)?.as_object()
+}
+
+fn attr_list(v: Option<&Value>) -> AttrList {
+    v.and_then(Value::as_object)
+        .map(|m| m.iter().map(|(k, v)| (k.clone(), value_text(v))).collect())
+        .unwrap_or_default()
+}
+
+/// Opens an `ac:link` for a link mark read from one (unless its `href` was changed: then `None`, and the
+/// caller writes an `<a>`).
+pub(super) fn open_ac_link(out: &mut String, mark: &Mark, first: &Node) -> Option<LinkText> {
+    let st = storage(mark.attrs.as_ref())?;
+    let link_attrs = attr_list(Some(st.get("link")?));
+    let ri = st.get("ri").and_then(Ri::from_value);
+    if mark.attr_str("href") != Some(link_href(ri.as_ref(), &link_attrs).as_str()) {
+        return None;
+    }
+    out.push_str("<ac:link");
+    for (k, v) in &link_attrs {
+        push_attr(out, k, v);
+    }
+    out.push('>');
+    if let Some(ri) = &ri {
+        ri.write(out);
+    }
+    let title = link_title(ri.as_ref(), &link_attrs);
+    let body = st.get("body").and_then(Value::as_str).unwrap_or("rich");
+    let hidden = first.kind == NodeType::Text && first.text.as_deref() == Some(title.as_str());
+    Some(match body {
+        "none" if hidden => LinkText::Hidden(title),
+        "none" | "plain" => {
+            out.push_str("<ac:plain-text-link-body>");
+            LinkText::Cdata
+        }
+        _ => {
+            out.push_str("<ac:link-body>");
+            LinkText::Escaped
+        }
+    })
+}
+
+pub(super) fn close_ac_link(out: &mut String, mark: &Mark, how: &LinkText) {
+    match how {
+        LinkText::Hidden(_) => {}
+        LinkText::Cdata => out.push_str("</ac:plain-text-link-body>"),
+        LinkText::Escaped => out.push_str("</ac:link-body>"),
+    }
+    if let Some(extra) = storage(mark.attrs.as_ref())
+        .and_then(|s| s.get("extra"))
+        .and_then(Value::as_array)
+    {
+        for raw in extra.iter().filter_map(Value::as_str) {
+            out.push_str(raw);
+        }
+    }
+    out.push_str("</ac:link>");
+}
+
+pub(super) fn write_mention(out: &mut String, node: &Node) {
+    let st = storage(node.attrs.as_ref());
+    out.push_str("<ac:link");
+    for (k, v) in attr_list(st.and_then(|s| s.get("attrs"))) {
+        push_attr(out, &k, &v);
+    }
+    out.push_str("><ri:user");
+    push_attr(out, "ri:account-id", node.attr_str("id").unwrap_or(""));
+    for (k, v) in attr_list(st.and_then(|s| s.get("ri"))) {
+        push_attr(out, &k, &v);
+    }
+    out.push_str(" /></ac:link>");
+}
+
+// ---- images ----
+
+/// An `ac:image`: `mediaSingle` holding a `media` (and a `caption`) in block context, `mediaInline` in text.
+pub(super) fn finish_image(i: Image) -> Node {
+    let mut media = Attrs::new();
+    let mut media_storage = Map::new();
+    match &i.ri {
+        Some(ri) if ri.name == "ri:attachment" => {
+            media.insert("type".into(), "file".into());
+            media.insert(
+                "id".into(),
+                get(&ri.attrs, "ri:filename").unwrap_or("").into(),
+            );
+            if ri.attrs.len() != 1 || get(&ri.attrs, "ri:filename").is_none() || ri.inner.is_some()
+            {
+                media_storage.insert("ri".into(), ri.to_value());
+            }
+        }
+        Some(ri) if ri.name == "ri:url" => {
+            media.insert("type".into(), "external".into());
+            media.insert(
+                "url".into(),
+                get(&ri.attrs, "ri:value").unwrap_or("").into(),
+            );
+            if ri.attrs.len() != 1 || get(&ri.attrs, "ri:value").is_none() || ri.inner.is_some() {
+                media_storage.insert("ri".into(), ri.to_value());
+            }
+        }
+        Some(ri) => {
+            media.insert("type".into(), "file".into());
+            media_storage.insert("ri".into(), ri.to_value());
+        }
+        None => {
+            media.insert("type".into(), "file".into());
+            media_storage.insert("ri".into(), Value::Null);
+        }
+    }
+    let mut rest = AttrList::new();
+    for (k, v) in i.attrs {
+        match (k.as_str(), exact_int(&v)) {
+            ("ac:alt", _) => {
+                media.insert("alt".into(), v.into());
+            }
+            ("ac:width", Some(n)) => {
+                media.insert("width".into(), n.into());
+            }
+            ("ac:height", Some(n)) => {
+                media.insert("height".into(), n.into());
+            }
+            _ => rest.push((k, v)),
+        }
+    }
+    let mut outer = storage_attrs(rest).unwrap_or_default();
+    if !i.extra.is_empty() {
+        storage_of(&mut outer).insert("extra".into(), i.extra.into());
+    }
+    if i.inline && i.caption.is_none() {
+        if !media_storage.is_empty() {
+            storage_of(&mut media).extend(media_storage);
+        }
+        for (k, v) in outer {
+            match (k.as_str(), v) {
+                (STORAGE, Value::Object(s)) => storage_of(&mut media).extend(s),
+                (_, v) => {
+                    media.insert(k, v);
+                }
+            }
+        }
+        let mut node = Node::new(NodeType::MediaInline);
+        node.attrs = Some(media);
+        return node;
+    }
+    if !media_storage.is_empty() {
+        media.insert(STORAGE.into(), Value::Object(media_storage));
+    }
+    let mut media_node = Node::new(NodeType::Media);
+    media_node.attrs = Some(media);
+    let mut content = vec![media_node];
+    if let Some(caption) = i.caption {
+        content.push(Node::with_content(NodeType::Caption, caption));
+    }
+    let mut node = Node::with_content(NodeType::MediaSingle, content);
+    if !outer.is_empty() {
+        node.attrs = Some(outer);
+    }
+    node
+}
+
+/// Writes `mediaSingle`, `mediaInline` or a lone `media` as an `ac:image`.
+pub(super) fn write_image(w: &mut Writer, node: &Node) {
+    let (media, outer_st, rest): (Option<&Node>, Option<&Map<String, Value>>, &[Node]) =
+        match node.kind {
+            NodeType::MediaSingle => {
+                let media = node
+                    .children()
+                    .iter()
+                    .position(|c| c.kind == NodeType::Media);
+                let media_node = media.map(|i| &node.children()[i]);
+                (media_node, storage(node.attrs.as_ref()), node.children())
+            }
+            _ => (Some(node), storage(node.attrs.as_ref()), &[]),
+        };
+    let media_attrs = media.and_then(|m| m.attrs.as_ref());
+    let media_st = storage(media_attrs);
+    let out = &mut w.out;
+    out.push_str("<ac:image");
+    let attr = |n: &str| media_attrs.and_then(|a| a.get(n));
+    if let Some(alt) = attr("alt") {
+        push_attr(out, "ac:alt", &value_text(alt));
+    }
+    if let Some(width) = attr("width").filter(|v| v.is_i64()) {
+        push_attr(out, "ac:width", &width.to_string());
+    }
+    if let Some(height) = attr("height").filter(|v| v.is_i64()) {
+        push_attr(out, "ac:height", &height.to_string());
+    }
+    for (k, v) in attr_list(outer_st.and_then(|s| s.get("attrs"))) {
+        push_attr(out, &k, &v);
+    }
+    out.push('>');
+    let kind = attr("type").and_then(Value::as_str).unwrap_or("file");
+    let key = if kind == "external" {
+        attr("url")
+    } else {
+        attr("id")
+    }
+    .map(value_text)
+    .unwrap_or_default();
+    let stored = media_st.and_then(|s| s.get("ri"));
+    match stored {
+        Some(Value::Null) => {}
+        Some(v) => match Ri::from_value(v) {
+            Some(ri)
+                if (ri.name == "ri:attachment"
+                    && get(&ri.attrs, "ri:filename") == Some(key.as_str()))
+                    || (ri.name == "ri:url"
+                        && get(&ri.attrs, "ri:value") == Some(key.as_str()))
+                    || (ri.name != "ri:attachment" && ri.name != "ri:url") =>
+            {
+                ri.write(out)
+            }
+            _ => default_ri(out, kind, &key),
+        },
+        None => default_ri(out, kind, &key),
+    }
+    for child in rest {
+        match child.kind {
+            NodeType::Media => {}
+            NodeType::Caption => {
+                w.out.push_str("<ac:caption>");
+                w.children(child.children());
+                w.out.push_str("</ac:caption>");
+            }
+            _ => w.children(std::slice::from_ref(child)),
+        }
+    }
+    if let Some(extra) = outer_st
+        .and_then(|s| s.get("extra"))
+        .and_then(Value::as_array)
+    {
+        for raw in extra.iter().filter_map(Value::as_str) {
+            w.out.push_str(raw);
+        }
+    }
+    w.out.push_str("</ac:image>");
+}
+
+fn default_ri(out: &mut String, kind: &str, key: &str) {
+    if kind == "external" {
+        out.push_str("<ri:url");
+        push_attr(out, "ri:value", key);
+    } else {
+        out.push_str("<ri:attachment");
+        push_attr(out, "ri:filename", key);
+    }
+    out.push_str(" />");
+}
+
+// ---- tasks ----
+
+pub(super) fn finish_task(t: Task) -> Node {
+    let mut node = Node::new(NodeType::TaskItem);
+    let mut attrs = Attrs::new();
+    if let Some(id) = t.id {
+        attrs.insert("localId".into(), id.into());
+    }
+    match t.status.as_deref() {
+        Some("complete") => {
+            attrs.insert("state".into(), "DONE".into());
+        }
+        Some("incomplete") => {
+            attrs.insert("state".into(), "TODO".into());
+        }
+        Some(other) => {
+            storage_of(&mut attrs).insert("status".into(), other.into());
+        }
+        None => {}
+    }
+    if let Some(uuid) = t.uuid {
+        storage_of(&mut attrs).insert("uuid".into(), uuid.into());
+    }
+    if !t.extra.is_empty() {
+        storage_of(&mut attrs).insert("extra".into(), t.extra.into());
+    }
+    node.attrs = (!attrs.is_empty()).then_some(attrs);
+    node.content = t.body;
+    node
+}
+
+pub(super) fn write_task(w: &mut Writer, node: &Node) {
+    let st = storage(node.attrs.as_ref());
+    w.out.push_str("<ac:task>");
+    let text_elem = |out: &mut String, tag: &str, text: &str| {
+        out.push('<');
+        out.push_str(tag);
+        if text.is_empty() {
+            out.push_str(" />");
+        } else {
+            out.push('>');
+            entities::push_text(out, text);
+            out.push_str("</");
+            out.push_str(tag);
+            out.push('>');
+        }
+    };
+    if let Some(id) = node.attr("localId") {
+        text_elem(&mut w.out, "ac:task-id", &value_text(id));
+    }
+    if let Some(uuid) = st.and_then(|s| s.get("uuid")) {
+        text_elem(&mut w.out, "ac:task-uuid", &value_text(uuid));
+    }
+    match (node.attr_str("state"), st.and_then(|s| s.get("status"))) {
+        (Some("DONE"), _) => text_elem(&mut w.out, "ac:task-status", "complete"),
+        (Some(_), _) => text_elem(&mut w.out, "ac:task-status", "incomplete"),
+        (None, Some(status)) => text_elem(&mut w.out, "ac:task-status", &value_text(status)),
+        (None, None) => {}
+    }
+    if let Some(body) = &node.content {
+        if body.is_empty() {
+            w.out.push_str("<ac:task-body />");
+        } else {
+            w.out.push_str("<ac:task-body>");
+            w.children(body);
+            w.out.push_str("</ac:task-body>");
+        }
+    }
+    if let Some(extra) = st.and_then(|s| s.get("extra")).and_then(Value::as_array) {
+        for raw in extra.iter().filter_map(Value::as_str) {
+            w.out.push_str(raw);
+        }
+    }
+    w.out.push_str("</ac:task>");
+}
+
+// ---- emoticons, dates, colours ----
+
+pub(super) fn emoji(list: AttrList) -> Node {
+    let mut attrs = Attrs::new();
+    let mut rest = AttrList::new();
+    let has_shortname = get(&list, "ac:emoji-shortname").is_some();
+    for (k, v) in list {
+        match k.as_str() {
+            "ac:emoji-shortname" => {
+                attrs.insert("shortName".into(), v.into());
+            }
+            "ac:emoji-id" => {
+                attrs.insert("id".into(), v.into());
+            }
+            "ac:emoji-fallback" => {
+                attrs.insert("text".into(), v.into());
+            }
+            "ac:name"
+                if !has_shortname && !v.starts_with(':') && !v.ends_with(':') && !v.is_empty() =>
+            {
+                attrs.insert("shortName".into(), format!(":{v}:").into());
+            }
+            _ => rest.push((k, v)),
+        }
+    }
+    if has_shortname {
+        storage_of(&mut attrs).insert("shortnameAttr".into(), true.into());
+    }
+    if !rest.is_empty() {
+        storage_of(&mut attrs).insert("attrs".into(), Value::Object(attr_object(rest)));
+    }
+    let mut node = Node::new(NodeType::Emoji);
+    node.attrs = (!attrs.is_empty()).then_some(attrs);
+    node
+}
+
+pub(super) fn write_emoji(out: &mut String, node: &Node) {
+    let st = storage(node.attrs.as_ref());
+    let mut rest = attr_list(st.and_then(|s| s.get("attrs")));
+    let short = node.attr_str("shortName");
+    let attr_form = st.and_then(|s| s.get("shortnameAttr")).is_some();
+    out.push_str("<ac:emoticon");
+    if let Some(i) = rest.iter().position(|(k, _)| k == "ac:name") {
+        let (k, v) = rest.remove(i);
+        push_attr(out, &k, &v);
+    } else if let (Some(short), false) = (short, attr_form) {
+        push_attr(
+            out,
+            "ac:name",
+            short.trim_start_matches(':').trim_end_matches(':'),
+        );
+    }
+    if let (Some(short), true) = (short, attr_form) {
+        push_attr(out, "ac:emoji-shortname", short);
+    }
+    if let Some(id) = node.attr("id") {
+        push_attr(out, "ac:emoji-id", &value_text(id));
+    }
+    if let Some(text) = node.attr("text") {
+        push_attr(out, "ac:emoji-fallback", &value_text(text));
+    }
+    for (k, v) in rest {
+        push_attr(out, &k, &v);
+    }
+    out.push_str(" />");
+}
+
+/// `<time datetime="YYYY-MM-DD" />` is a `date` (ADF's timestamp: milliseconds since 1970, UTC midnight).
+pub(super) fn date(list: &AttrList) -> Option<Node> {
+    let when = get(list, "datetime")?;
+    let days = civil_days(when)?;
+    let mut node = Node::new(NodeType::Date);
+    node.set_attr("timestamp", (days * 86_400_000).to_string());
+    let rest: AttrList = list
+        .iter()
+        .filter(|(k, _)| k != "datetime")
+        .cloned()
+        .collect();
+    if !rest.is_empty() {
+        storage_of(node.attrs.as_mut().expect("set"))
+            .insert("attrs".into(), Value::Object(attr_object(rest)));
+    }
+    Some(node)
+}
+
+pub(super) fn write_date(out: &mut String, node: &Node) {
+    let ms = node.attr("timestamp").and_then(|v| {
+        v.as_str()
+            .and_then(|s| s.parse::<i64>().ok())
+            .or(v.as_i64())
+    });
+    out.push_str("<time");
+    if let Some(ms) = ms {
+        push_attr(out, "datetime", &civil_from_days(ms.div_euclid(86_400_000)));
+    }
+    for (k, v) in attr_list(storage(node.attrs.as_ref()).and_then(|s| s.get("attrs"))) {
+        push_attr(out, &k, &v);
+    }
+    out.push_str(" />");
+}
+
+/// Days since 1970-01-01 of an exact `YYYY-MM-DD` (Howard Hinnant's algorithm).
+fn civil_days(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let y: i64 = s[..4].parse().ok()?;
+    let m: i64 = s[5..7].parse().ok()?;
+    let d: i64 = s[8..].parse().ok()?;
+    if !s[..4].bytes().all(|c| c.is_ascii_digit())
+        || !(1..=12).contains(&m)
+        || !(1..=31).contains(&d)
+    {
+        return None;
+    }
+    let (yy, mm) = if m <= 2 { (y - 1, m + 9) } else { (y, m - 3) };
+    let era = yy.div_euclid(400);
+    let yoe = yy - era * 400;
+    let doy = (153 * mm + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    // Reject dates that do not exist (2023-02-30): they would not come back the same.
+    (civil_from_days(days) == s).then_some(days)
+}
+
+fn civil_from_days(z: i64) -> String {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// A CSS colour as ADF's `#rrggbb` (hex forms and `rgb(r, g, b)`).
+pub(super) fn css_color_hex(value: &str) -> Option<String> {
+    if let Some(hex) = value.strip_prefix('#') {
+        let full: String = match hex.len() {
+            3 => hex.chars().flat_map(|c| [c, c]).collect(),
+            6 => hex.to_string(),
+            _ => return None,
+        };
+        return full
+            .bytes()
+            .all(|b| b.is_ascii_hexdigit())
+            .then(|| format!("#{}", full.to_ascii_lowercase()));
+    }
+    let inner = value.strip_prefix("rgb(")?.strip_suffix(')')?;
+    let parts: Vec<u8> = inner
+        .split(',')
+        .map(|p| p.trim().parse::<u8>().ok())
+        .collect::<Option<_>>()?;
+    let [r, g, b] = parts.as_slice() else {
+        return None;
+    };
+    Some(format!("#{r:02x}{g:02x}{b:02x}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(civil_days("1970-01-01"), Some(0));
+        assert_eq!(
+            civil_days("2024-01-15").map(|d| d * 86_400_000),
+            Some(1_705_276_800_000)
+        );
+        assert_eq!(civil_days("2023-02-30"), None);
+        assert_eq!(civil_from_days(19_737), "2024-01-15");
+    }
+
+    #[test]
+    fn colours() {
+        assert_eq!(
+            css_color_hex("rgb(255, 86, 48)").as_deref(),
+            Some("#ff5630")
+        );
+        assert_eq!(css_color_hex("#ABC").as_deref(), Some("#aabbcc"));
+        assert_eq!(css_color_hex("red"), None);
+    }
+}

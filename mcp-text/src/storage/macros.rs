@@ -1,0 +1,591 @@
+//! `ac:structured-macro`, both ways. `code` is a `codeBlock`, `info`/`note`/`tip`/`warning`/`panel` a
+//! `panel`, `expand` an `expand`, `status` a `status`; every other macro is an `extension` (a
+//! `bodiedExtension` with a rich-text body, an `inlineExtension` in text) whose `extensionKey` is the macro's
+//! name and whose `parameters.macroParams` hold every `ac:parameter`, as Confluence Cloud's ADF has them.
+//!
+//! A parameter's value is `{"value": text}`; a parameter holding elements (the `profile` macro's
+//! `<ri:user ri:account-id=".."/>`) also keeps them verbatim under `storage`, and its `value` is what the
+//! elements name (the account id), so a model reads the user, and the writer puts the elements back while
+//! that value is unchanged. Parameters the ADF node has no attribute for (a panel's `title`, a code
+//! block's `linenumbers`) are kept under `storage.params`.
+
+use std::collections::BTreeMap;
+
+use quick_xml::events::Event;
+use quick_xml::Reader;
+use serde_json::{Map, Value};
+
+use super::entities;
+use super::links::push_attr;
+use super::read::{attr_object, storage_of, AttrList};
+use super::write::Writer;
+use super::STORAGE;
+use crate::model::{Attrs, Node, NodeType};
+
+/// Confluence's extension type for its own macros.
+pub const MACRO_EXTENSION_TYPE: &str = "com.atlassian.confluence.macro.core";
+
+/// The attributes of `ac:structured-macro`, in the order Confluence writes them.
+const MACRO_ATTR_ORDER: [&str; 5] = [
+    "ac:name",
+    "ac:schema-version",
+    "data-layout",
+    "ac:local-id",
+    "ac:macro-id",
+];
+
+#[derive(Default)]
+pub(super) struct Macro {
+    pub attrs: AttrList,
+    pub params: Vec<Param>,
+    pub plain: Option<String>,
+    pub rich: Option<Vec<Node>>,
+    pub extra: Vec<String>,
+    pub inline: bool,
+}
+
+pub(super) struct Param {
+    name: String,
+    value: Value,
+    /// Plain text with no other attribute: it may become an ADF attribute.
+    simple: bool,
+}
+
+impl Param {
+    pub fn new(attrs: AttrList, inner: &str, text: Option<String>) -> Param {
+        let mut name = String::new();
+        let mut rest = AttrList::new();
+        for (k, v) in attrs {
+            if k == "ac:name" && name.is_empty() {
+                name = v;
+            } else {
+                rest.push((k, v));
+            }
+        }
+        let mut value = Map::new();
+        let simple = text.is_some() && rest.is_empty();
+        match text {
+            Some(text) => {
+                value.insert("value".into(), text.into());
+            }
+            None => {
+                value.insert("value".into(), derived_value(inner).into());
+                value.insert(STORAGE.into(), inner.into());
+            }
+        }
+        if !rest.is_empty() {
+            value.insert("attrs".into(), Value::Object(attr_object(rest)));
+        }
+        Param {
+            name,
+            value: Value::Object(value),
+            simple,
+        }
+    }
+}
+
+/// What a parameter holding elements names: the first resource identifier's key attribute (an account
+/// id, a page title, a file name, a URL), else its text.
+pub(super) fn derived_value(inner: &str) -> String {
+    const KEYS: [&str; 7] = [
+        "ri:account-id",
+        "ri:userkey",
+        "ri:username",
+        "ri:content-title",
+        "ri:filename",
+        "ri:value",
+        "ri:space-key",
+    ];
+    let mut xml = Reader::from_str(inner);
+    xml.config_mut().allow_dangling_amp = true;
+    let mut text = String::new();
+    loop {
+        match xml.read_event() {
+            Ok(Event::Start(e) | Event::Empty(e)) => {
+                for key in KEYS {
+                    if let Ok(Some(a)) = e.try_get_attribute(key) {
+                        if let Ok(v) = entities::unescape(&a.value) {
+                            return v.into_owned();
+                        }
+                    }
+                }
+            }
+            Ok(Event::Text(t)) => text.push_str(&t),
+            Ok(Event::CData(t)) => text.push_str(&t),
+            Ok(Event::GeneralRef(r)) => text.push_str(&entities::reference(&r).unwrap_or_default()),
+            Ok(Event::Eof) | Err(_) => return text,
+            Ok(_) => {}
+        }
+    }
+}
+
+/// The macro's parameters by name (the first of each name), with what the writer needs to put them back
+/// in their order.
+struct Params {
+    map: BTreeMap<String, Param>,
+    order: Option<Vec<String>>,
+    dups: Map<String, Value>,
+}
+
+impl Params {
+    fn new(list: Vec<Param>) -> Params {
+        let names: Vec<String> = list.iter().map(|p| p.name.clone()).collect();
+        let canonical = names.windows(2).all(|w| w[0] < w[1]);
+        let mut map = BTreeMap::new();
+        let mut dups = Map::new();
+        for p in list {
+            if map.contains_key(&p.name) {
+                let entry = dups
+                    .entry(p.name.clone())
+                    .or_insert_with(|| Value::Array(Vec::new()));
+                entry.as_array_mut().expect("array").push(p.value);
+            } else {
+                map.insert(p.name.clone(), p);
+            }
+        }
+        Params {
+            map,
+            order: (!canonical).then_some(names),
+            dups,
+        }
+    }
+
+    /// Takes parameter `name` as an ADF attribute value if it is plain text.
+    fn take_simple(&mut self, name: &str) -> Option<String> {
+        if !self.map.get(name)?.simple {
+            return None;
+        }
+        let p = self.map.remove(name)?;
+        p.value
+            .get("value")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    }
+
+    fn rest(&mut self) -> Map<String, Value> {
+        std::mem::take(&mut self.map)
+            .into_iter()
+            .map(|(k, p)| (k, p.value))
+            .collect()
+    }
+
+    fn keep_order(&mut self, storage: &mut Map<String, Value>) {
+        if let Some(order) = self.order.take() {
+            storage.insert("order".into(), order.into());
+        }
+        if !self.dups.is_empty() {
+            storage.insert("dups".into(), Value::Object(std::mem::take(&mut self.dups)));
+        }
+    }
+}
+
+fn attr<'a>(list: &'a AttrList, name: &str) -> Option<&'a str> {
+    list.iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+/// The node a closed macro stands for.
+pub(super) fn finish(m: Macro) -> Node {
+    let name = attr(&m.attrs, "ac:name").map(str::to_string);
+    let rest_attrs: AttrList = m
+        .attrs
+        .iter()
+        .filter(|(k, _)| k != "ac:name")
+        .cloned()
+        .collect();
+    let mut params = Params::new(m.params);
+    let mut attrs = Attrs::new();
+    let kind = match (name.as_deref(), &m.plain, &m.rich) {
+        (Some("code"), _, None) => {
+            if let Some(lang) = params.take_simple("language") {
+                attrs.insert("language".into(), lang.into());
+            }
+            NodeType::CodeBlock
+        }
+        (Some(n @ ("info" | "note" | "tip" | "warning")), None, _) => {
+            attrs.insert("panelType".into(), n.into());
+            NodeType::Panel
+        }
+        (Some("panel"), None, _) => {
+            let typed = params
+                .map
+                .get("panelType")
+                .filter(|p| p.simple)
+                .and_then(|p| p.value["value"].as_str());
+            let own =
+                typed.filter(|t| !matches!(*t, "info" | "note" | "tip" | "warning" | "custom"));
+            let panel_type = match own {
+                Some(t) => {
+                    let t = t.to_string();
+                    params.map.remove("panelType");
+                    t
+                }
+                None => "custom".to_string(),
+            };
+            attrs.insert("panelType".into(), panel_type.into());
+            NodeType::Panel
+        }
+        (Some("expand"), None, _) => {
+            if let Some(title) = params.take_simple("title") {
+                attrs.insert("title".into(), title.into());
+            }
+            NodeType::Expand
+        }
+        (Some("status"), None, None) => {
+            if let Some(title) = params.take_simple("title") {
+                attrs.insert("text".into(), title.into());
+            }
+            if let Some(colour) = params.take_simple("colour") {
+                let color = status_color(&colour);
+                if status_colour(&color) != colour {
+                    storage_of(&mut attrs).insert("colour".into(), colour.clone().into());
+                }
+                attrs.insert("color".into(), color.into());
+            }
+            NodeType::Status
+        }
+        _ => return finish_extension(m.attrs, name, params, m.plain, m.rich, m.extra, m.inline),
+    };
+    let mut node = Node::new(kind);
+    let mut storage = Map::new();
+    if !rest_attrs.is_empty() {
+        storage.insert("attrs".into(), Value::Object(attr_object(rest_attrs)));
+    }
+    let rest = params.rest();
+    if !rest.is_empty() {
+        storage.insert("params".into(), Value::Object(rest));
+    }
+    params.keep_order(&mut storage);
+    if !m.extra.is_empty() {
+        storage.insert("extra".into(), m.extra.into());
+    }
+    if node_kind_is_code(&node.kind) {
+        node.content = m.plain.map(|t| {
+            if t.is_empty() {
+                Vec::new()
+            } else {
+                vec![Node::text(t)]
+            }
+        });
+    } else {
+        node.content = m.rich;
+    }
+    if !storage.is_empty() {
+        storage_of(&mut attrs).extend(storage);
+    }
+    node.attrs = (!attrs.is_empty()).then_some(attrs);
+    node
+}
+
+fn node_kind_is_code(kind: &NodeType) -> bool {
+    *kind == NodeType::CodeBlock
+}
+
+fn finish_extension(
+    list: AttrList,
+    name: Option<String>,
+    mut params: Params,
+    plain: Option<String>,
+    rich: Option<Vec<Node>>,
+    extra: Vec<String>,
+    inline: bool,
+) -> Node {
+    let mut attrs = Attrs::new();
+    attrs.insert("extensionType".into(), MACRO_EXTENSION_TYPE.into());
+    if let Some(name) = name {
+        attrs.insert("extensionKey".into(), name.into());
+    }
+    let mut metadata = Map::new();
+    let mut rest = AttrList::new();
+    for (k, v) in list {
+        match k.as_str() {
+            "ac:name" => {}
+            "ac:macro-id" => {
+                metadata.insert("macroId".into(), serde_json::json!({ "value": v }));
+            }
+            "ac:schema-version" => {
+                metadata.insert("schemaVersion".into(), serde_json::json!({ "value": v }));
+            }
+            "data-layout" => {
+                attrs.insert("layout".into(), v.into());
+            }
+            "ac:local-id" => {
+                attrs.insert("localId".into(), v.into());
+            }
+            _ => rest.push((k, v)),
+        }
+    }
+    let mut parameters = Map::new();
+    parameters.insert("macroParams".into(), Value::Object(params.rest()));
+    if !metadata.is_empty() {
+        parameters.insert("macroMetadata".into(), Value::Object(metadata));
+    }
+    attrs.insert("parameters".into(), Value::Object(parameters));
+    let mut storage = Map::new();
+    if !rest.is_empty() {
+        storage.insert("attrs".into(), Value::Object(attr_object(rest)));
+    }
+    params.keep_order(&mut storage);
+    if let Some(plain) = plain {
+        storage.insert("plain".into(), plain.into());
+    }
+    if !extra.is_empty() {
+        storage.insert("extra".into(), extra.into());
+    }
+    if !storage.is_empty() {
+        attrs.insert(STORAGE.into(), Value::Object(storage));
+    }
+    let kind = match (&rich, inline) {
+        (Some(_), _) => NodeType::BodiedExtension,
+        (None, true) => NodeType::InlineExtension,
+        (None, false) => NodeType::Extension,
+    };
+    let mut node = Node::new(kind);
+    node.attrs = Some(attrs);
+    node.content = rich;
+    node
+}
+
+/// ADF's status colour for Confluence's `colour` parameter.
+fn status_color(colour: &str) -> String {
+    match colour.to_ascii_lowercase().as_str() {
+        "grey" | "gray" => "neutral".into(),
+        other => other.into(),
+    }
+}
+
+/// The `colour` Confluence writes for an ADF status colour.
+fn status_colour(color: &str) -> String {
+    match color {
+        "neutral" => "Grey".into(),
+        other => {
+            let mut chars = other.chars();
+            chars
+                .next()
+                .map(|c| c.to_uppercase().chain(chars).collect())
+                .unwrap_or_default()
+        }
+    }
+}
+
+// ---- writing ----
+
+/// Writes a node that stands for a macro (code block, panel, expand, status, extension).
+pub(super) fn write(w: &mut Writer, node: &Node) {
+    let st = node
+        .attrs
+        .as_ref()
+        .and_then(|a| a.get(STORAGE))
+        .and_then(Value::as_object);
+    let mut xml_attrs: BTreeMap<String, String> = st
+        .and_then(|s| s.get("attrs"))
+        .and_then(Value::as_object)
+        .map(|m| m.iter().map(|(k, v)| (k.clone(), text_of(v))).collect())
+        .unwrap_or_default();
+    let mut params: BTreeMap<String, Value> = st
+        .and_then(|s| s.get("params"))
+        .and_then(Value::as_object)
+        .map(|m| m.clone().into_iter().collect())
+        .unwrap_or_default();
+    let simple = |v: &str| serde_json::json!({ "value": v });
+    let mut plain: Option<String> = None;
+    let mut rich: Option<&[Node]> = None;
+    let name: Option<String> = match &node.kind {
+        NodeType::CodeBlock => {
+            if let Some(lang) = node.attr("language").filter(|v| !v.is_null()) {
+                params.insert("language".into(), simple(&text_of(lang)));
+            }
+            plain = node
+                .content
+                .as_ref()
+                .map(|c| c.iter().filter_map(|n| n.text.as_deref()).collect());
+            Some("code".into())
+        }
+        NodeType::Panel => {
+            rich = node.content.as_deref();
+            match node.attr_str("panelType").unwrap_or("info") {
+                t @ ("info" | "note" | "tip" | "warning") => Some(t.into()),
+                "custom" => Some("panel".into()),
+                other => {
+                    params.insert("panelType".into(), simple(other));
+                    Some("panel".into())
+                }
+            }
+        }
+        NodeType::Expand | NodeType::NestedExpand => {
+            rich = node.content.as_deref();
+            if let Some(title) = node.attr("title") {
+                params.insert("title".into(), simple(&text_of(title)));
+            }
+            Some("expand".into())
+        }
+        NodeType::Status => {
+            if let Some(text) = node.attr("text") {
+                params.insert("title".into(), simple(&text_of(text)));
+            }
+            if let Some(color) = node.attr_str("color") {
+                let stored = st
+                    .and_then(|s| s.get("colour"))
+                    .and_then(Value::as_str)
+                    .filter(|c| status_color(c) == color);
+                let colour = stored
+                    .map(str::to_string)
+                    .unwrap_or_else(|| status_colour(color));
+                params.insert("colour".into(), simple(&colour));
+            }
+            Some("status".into())
+        }
+        _ => {
+            // An extension: Confluence's macro.
+            let attrs = node.attrs.as_ref();
+            let get = |k: &str| attrs.and_then(|a| a.get(k));
+            if let Some(layout) = get("layout") {
+                xml_attrs.insert("data-layout".into(), text_of(layout));
+            }
+            if let Some(id) = get("localId") {
+                xml_attrs.insert("ac:local-id".into(), text_of(id));
+            }
+            let parameters = get("parameters");
+            if let Some(mp) = parameters
+                .and_then(|p| p.get("macroParams"))
+                .and_then(Value::as_object)
+            {
+                params.extend(mp.iter().map(|(k, v)| (k.clone(), v.clone())));
+            }
+            let meta = parameters.and_then(|p| p.get("macroMetadata"));
+            if let Some(id) = meta
+                .and_then(|m| m.get("macroId"))
+                .and_then(|v| v.get("value"))
+            {
+                xml_attrs.insert("ac:macro-id".into(), text_of(id));
+            }
+            if let Some(v) = meta
+                .and_then(|m| m.get("schemaVersion"))
+                .and_then(|v| v.get("value"))
+            {
+                xml_attrs.insert("ac:schema-version".into(), text_of(v));
+            }
+            plain = st
+                .and_then(|s| s.get("plain"))
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            if node.kind == NodeType::BodiedExtension || node.content.is_some() {
+                rich = Some(node.children());
+            }
+            get("extensionKey").map(text_of)
+        }
+    };
+
+    let out = &mut w.out;
+    out.push_str("<ac:structured-macro");
+    if let Some(name) = &name {
+        push_attr(out, "ac:name", name);
+    }
+    for key in &MACRO_ATTR_ORDER[1..] {
+        if let Some(v) = xml_attrs.remove(*key) {
+            push_attr(out, key, &v);
+        }
+    }
+    for (k, v) in &xml_attrs {
+        push_attr(out, k, v);
+    }
+    out.push('>');
+
+    // Parameters: in their stored order (repeated names from `dups`), then any others by name.
+    let order = st.and_then(|s| s.get("order")).and_then(Value::as_array);
+    let mut dups: BTreeMap<String, Vec<Value>> = st
+        .and_then(|s| s.get("dups"))
+        .and_then(Value::as_object)
+        .map(|m| {
+            m.iter()
+                .map(|(k, v)| (k.clone(), v.as_array().cloned().unwrap_or_default()))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(order) = order {
+        for name in order.iter().filter_map(Value::as_str) {
+            if let Some(v) = params.remove(name) {
+                write_param(out, name, &v);
+            } else if let Some(list) = dups.get_mut(name).filter(|l| !l.is_empty()) {
+                let v = list.remove(0);
+                write_param(out, name, &v);
+            }
+        }
+    }
+    for (name, v) in &params {
+        write_param(out, name, v);
+    }
+    for (name, list) in dups {
+        for v in list {
+            write_param(out, &name, &v);
+        }
+    }
+    if let Some(plain) = &plain {
+        if plain.is_empty() {
+            out.push_str("<ac:plain-text-body />");
+        } else {
+            out.push_str("<ac:plain-text-body>");
+            entities::push_cdata(out, plain);
+            out.push_str("</ac:plain-text-body>");
+        }
+    }
+    if let Some(rich) = rich {
+        if rich.is_empty() {
+            w.out.push_str("<ac:rich-text-body />");
+        } else {
+            w.out.push_str("<ac:rich-text-body>");
+            w.children(rich);
+            w.out.push_str("</ac:rich-text-body>");
+        }
+    }
+    if let Some(extra) = st.and_then(|s| s.get("extra")).and_then(Value::as_array) {
+        for raw in extra.iter().filter_map(Value::as_str) {
+            w.out.push_str(raw);
+        }
+    }
+    w.out.push_str("</ac:structured-macro>");
+}
+
+fn text_of(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+fn write_param(out: &mut String, name: &str, v: &Value) {
+    let (value, raw, attrs) = match v {
+        Value::Object(m) => (
+            m.get("value").map(text_of).unwrap_or_default(),
+            m.get(STORAGE).and_then(Value::as_str),
+            m.get("attrs").and_then(Value::as_object),
+        ),
+        other => (text_of(other), None, None),
+    };
+    out.push_str("<ac:parameter");
+    push_attr(out, "ac:name", name);
+    if let Some(attrs) = attrs {
+        for (k, v) in attrs {
+            push_attr(out, k, &text_of(v));
+        }
+    }
+    // Elements kept verbatim go back while the value they stand for is unchanged.
+    let raw = raw.filter(|r| derived_value(r) == value);
+    match raw {
+        Some(raw) if !raw.is_empty() => {
+            out.push('>');
+            out.push_str(raw);
+        }
+        None if !value.is_empty() => {
+            out.push('>');
+            entities::push_text(out, &value);
+        }
+        _ => {
+            out.push_str(" />");
+            return;
+        }
+    }
+    out.push_str("</ac:parameter>");
+}

@@ -1,0 +1,1130 @@
+//! The reader: quick-xml's events, one pass, onto the model with an explicit stack of open elements.
+//!
+//! Three ways an element's children are read ([`Mode`]): as blocks (`li`, `td`, a macro's rich-text body,
+//! the document), where a run of inline content is wrapped in a paragraph marked `implicit` (Confluence's
+//! older editor writes `<li>text</li>`) and whitespace-only text between blocks is insignificant; as
+//! inline content (`p`, `h1`, a task's body), where every character counts and mark elements (`strong`,
+//! `a`, ...) become marks on the text beneath them; and as elements (`ul`, `table`, `tr`), like inline but
+//! without whitespace-only text. Macros, links, images and tasks gather their parts in a state of their
+//! own and become nodes when they close (see `macros.rs`, `links.rs`).
+
+use quick_xml::events::{BytesStart, Event};
+use quick_xml::Reader;
+use serde_json::{Map, Value};
+
+use super::entities;
+use super::links::{self, Image, Link, LinkBody, Ri};
+use super::macros::{self, Macro, Param};
+use super::{ELEMENT, MAX_DEPTH, RAW, STORAGE};
+use crate::error::Error;
+use crate::model::{Attrs, Mark, MarkType, Node, NodeType};
+use crate::Read;
+
+pub(super) type AttrList = Vec<(String, String)>;
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Mode {
+    Block,
+    Inline,
+    Elements,
+}
+
+/// What an open element turns into when it closes.
+enum Role {
+    Doc,
+    Node,
+    Implicit,
+    Macro(Box<Macro>),
+    MacroBody,
+    Link(Box<Link>),
+    LinkBody,
+    Image(Box<Image>),
+    Caption,
+    Task(Box<Task>),
+    TaskBody,
+    Layout,
+}
+
+#[derive(Default)]
+pub(super) struct Task {
+    pub id: Option<String>,
+    pub uuid: Option<String>,
+    pub status: Option<String>,
+    pub body: Option<Vec<Node>>,
+    pub extra: Vec<String>,
+}
+
+struct Frame {
+    kind: NodeType,
+    attrs: Option<Attrs>,
+    content: Vec<Node>,
+    /// The marks of the mark elements open inside this element, outermost first.
+    marks: Vec<Mark>,
+    mode: Mode,
+    role: Role,
+    /// Byte offset of the start tag (for errors).
+    start: usize,
+}
+
+enum Open {
+    Frame(Frame),
+    /// A mark element; `at` is how many nodes its frame held when it opened (none more: it was empty).
+    Mark {
+        at: usize,
+    },
+    /// `tbody`/`thead`/`tfoot`: its rows go into the table, each knowing its section.
+    Section {
+        name: &'static str,
+        rows_at: usize,
+    },
+}
+
+struct Parser<'a> {
+    input: &'a str,
+    xml: Reader<&'a [u8]>,
+    stack: Vec<Open>,
+    text: String,
+}
+
+pub(super) fn read(input: &str) -> Result<Read, Error> {
+    let mut xml = Reader::from_str(input);
+    let config = xml.config_mut();
+    config.check_end_names = true;
+    config.allow_dangling_amp = true;
+    let doc = Frame {
+        kind: NodeType::Doc,
+        attrs: None,
+        content: Vec::new(),
+        marks: Vec::new(),
+        mode: Mode::Block,
+        role: Role::Doc,
+        start: 0,
+    };
+    let mut parser = Parser {
+        input,
+        xml,
+        stack: vec![Open::Frame(doc)],
+        text: String::new(),
+    };
+    parser.run()?;
+    let Some(Open::Frame(doc)) = parser.stack.pop() else {
+        unreachable!("the document frame stays at the bottom")
+    };
+    Ok(Read {
+        doc: Node::doc(doc.content),
+        warnings: Vec::new(),
+    })
+}
+
+impl<'a> Parser<'a> {
+    fn run(&mut self) -> Result<(), Error> {
+        loop {
+            let pos = self.xml.buffer_position() as usize;
+            let event = match self.xml.read_event() {
+                Ok(event) => event,
+                Err(e) => return Err(self.xml_error(e)),
+            };
+            match event {
+                Event::Start(e) => self.start(&e, false, pos)?,
+                Event::Empty(e) => self.start(&e, true, pos)?,
+                Event::End(_) => self.end()?,
+                Event::Text(t) => self.text.push_str(&t),
+                Event::CData(t) => self.text.push_str(&t),
+                Event::GeneralRef(r) => {
+                    let text = entities::reference(&r).map_err(|m| self.error(pos, m))?;
+                    self.text.push_str(&text);
+                }
+                Event::Comment(_) | Event::PI(_) | Event::Decl(_) | Event::DocType(_) => {
+                    let raw = &self.input[pos..self.xml.buffer_position() as usize];
+                    self.neutral(raw_node(raw));
+                }
+                Event::Eof => break,
+            }
+        }
+        self.flush_text(None);
+        self.close_implicit();
+        if self.stack.len() > 1 {
+            let start = self.innermost_start();
+            let name = element_name_at(self.input, start);
+            return Err(self.error(start, format!("<{name}> is not closed")));
+        }
+        Ok(())
+    }
+
+    // ---- places and errors ----
+
+    fn error(&self, offset: usize, message: impl Into<String>) -> Error {
+        Error::at(self.input.as_bytes(), offset, message)
+    }
+
+    fn xml_error(&self, e: quick_xml::Error) -> Error {
+        self.error(
+            self.xml.error_position() as usize,
+            format!("invalid XML: {e}"),
+        )
+    }
+
+    fn innermost_start(&self) -> usize {
+        self.stack
+            .iter()
+            .rev()
+            .find_map(|o| match o {
+                Open::Frame(f) if !matches!(f.role, Role::Implicit) => Some(f.start),
+                _ => None,
+            })
+            .unwrap_or(0)
+    }
+
+    // ---- the stack ----
+
+    fn frame(&mut self) -> &mut Frame {
+        for open in self.stack.iter_mut().rev() {
+            if let Open::Frame(f) = open {
+                return f;
+            }
+        }
+        unreachable!("the document frame stays at the bottom")
+    }
+
+    fn frame_ref(&self) -> &Frame {
+        for open in self.stack.iter().rev() {
+            if let Open::Frame(f) = open {
+                return f;
+            }
+        }
+        unreachable!("the document frame stays at the bottom")
+    }
+
+    /// The frame's role when that frame is the top of the stack (no mark or section above it).
+    fn top_role(&self) -> Option<&Role> {
+        match self.stack.last() {
+            Some(Open::Frame(f)) => Some(&f.role),
+            _ => None,
+        }
+    }
+
+    fn push(&mut self, open: Open, pos: usize) -> Result<(), Error> {
+        if self.stack.len() > MAX_DEPTH {
+            let name = element_name_at(self.input, pos);
+            return Err(self.error(
+                pos,
+                format!("<{name}> is nested deeper than {MAX_DEPTH} elements"),
+            ));
+        }
+        self.stack.push(open);
+        Ok(())
+    }
+
+    fn push_frame(
+        &mut self,
+        kind: NodeType,
+        attrs: Option<Attrs>,
+        mode: Mode,
+        role: Role,
+        pos: usize,
+    ) -> Result<(), Error> {
+        let frame = Frame {
+            kind,
+            attrs,
+            content: Vec::new(),
+            marks: Vec::new(),
+            mode,
+            role,
+            start: pos,
+        };
+        self.push(Open::Frame(frame), pos)
+    }
+
+    /// Adds a finished node to the open frame, under the marks open there.
+    fn push_node(&mut self, mut node: Node) {
+        let frame = self.frame();
+        if !frame.marks.is_empty() {
+            let mut marks = frame.marks.clone();
+            marks.extend(node.marks.take().unwrap_or_default());
+            node.marks = Some(marks);
+        }
+        frame.content.push(node);
+    }
+
+    /// A node that neither opens nor closes an implicit paragraph (a comment, a processing instruction).
+    fn neutral(&mut self, node: Node) {
+        self.flush_text(Some(false));
+        self.push_node(node);
+    }
+
+    // ---- text and implicit paragraphs ----
+
+    /// Turns the pending text into a text node. `next_inline` says what comes next: inline content
+    /// (`Some(true)`), a block (`Some(false)`) or the end of the element (`None`); whitespace-only text
+    /// before a block or an end, in block or element context, is formatting and goes.
+    fn flush_text(&mut self, next_inline: Option<bool>) {
+        if self.text.is_empty() {
+            return;
+        }
+        let text = std::mem::take(&mut self.text);
+        let blank = text.bytes().all(|b| b.is_ascii_whitespace());
+        let mode = self.frame_ref().mode;
+        match mode {
+            Mode::Inline => {}
+            Mode::Elements if blank => return,
+            Mode::Elements => {}
+            Mode::Block if blank && next_inline != Some(true) => return,
+            Mode::Block => self.open_implicit(),
+        }
+        self.push_node(Node::text(text));
+    }
+
+    fn open_implicit(&mut self) {
+        let mut storage = Map::new();
+        storage.insert("implicit".into(), Value::Bool(true));
+        let mut attrs = Attrs::new();
+        attrs.insert(STORAGE.into(), Value::Object(storage));
+        let start = self.xml.buffer_position() as usize;
+        let frame = Frame {
+            kind: NodeType::Paragraph,
+            attrs: Some(attrs),
+            content: Vec::new(),
+            marks: Vec::new(),
+            mode: Mode::Inline,
+            role: Role::Implicit,
+            start,
+        };
+        // An implicit paragraph is no element: it does not count toward the nesting cap.
+        self.stack.push(Open::Frame(frame));
+    }
+
+    fn close_implicit(&mut self) {
+        if matches!(self.top_role(), Some(Role::Implicit)) {
+            let Some(Open::Frame(f)) = self.stack.pop() else {
+                unreachable!()
+            };
+            let mut node = Node::with_content(f.kind, f.content);
+            node.attrs = f.attrs;
+            self.push_node(node);
+        }
+    }
+
+    /// Prepares the stack for an element: in block context an inline element opens (or continues) an
+    /// implicit paragraph and a block element closes it.
+    fn before_element(&mut self, inline: bool) {
+        self.flush_text(Some(inline));
+        let in_block = matches!(self.stack.last(), Some(Open::Frame(f)) if f.mode == Mode::Block);
+        if inline && in_block {
+            self.open_implicit();
+        } else if !inline && matches!(self.top_role(), Some(Role::Implicit)) {
+            self.close_implicit();
+        }
+    }
+
+    // ---- elements ----
+
+    fn attributes(&self, e: &BytesStart, pos: usize) -> Result<AttrList, Error> {
+        let mut list = AttrList::new();
+        for attr in e.attributes() {
+            let attr = attr.map_err(|err| self.error(pos, format!("invalid attribute: {err}")))?;
+            let value = entities::unescape(&attr.value).map_err(|m| self.error(pos, m))?;
+            list.push((attr.key.as_ref().to_string(), value.into_owned()));
+        }
+        Ok(list)
+    }
+
+    /// Reads the rest of an element opened by `e` verbatim (its end tag included) and returns the slice
+    /// from its start tag to its end, and the slice of what is between the tags.
+    fn capture(
+        &mut self,
+        e: &BytesStart,
+        empty: bool,
+        pos: usize,
+    ) -> Result<(&'a str, &'a str), Error> {
+        let input = self.input;
+        if empty {
+            let end = self.xml.buffer_position() as usize;
+            return Ok((&input[pos..end], &input[end..end]));
+        }
+        let inner_start = self.xml.buffer_position() as usize;
+        let span = match self.xml.read_to_end(e.name()) {
+            Ok(span) => span,
+            Err(err) => return Err(self.xml_error(err)),
+        };
+        let end = self.xml.buffer_position() as usize;
+        let inner_end = (span.end as usize).clamp(inner_start, end);
+        Ok((&input[pos..end], &input[inner_start..inner_end]))
+    }
+
+    /// The text of a captured element's inside, or `None` when it holds elements.
+    fn capture_text(
+        &mut self,
+        e: &BytesStart,
+        empty: bool,
+        pos: usize,
+    ) -> Result<(&'a str, Option<String>), Error> {
+        let (raw, inner) = self.capture(e, empty, pos)?;
+        let base = offset_in(self.input, inner);
+        let text = text_content(inner).map_err(|(off, m)| self.error(base + off, m))?;
+        Ok((raw, text))
+    }
+
+    fn start(&mut self, e: &BytesStart, empty: bool, pos: usize) -> Result<(), Error> {
+        let qname = e.name();
+        let name: &str = qname.as_ref();
+        if self.special_child(name, e, empty, pos)? {
+            return Ok(());
+        }
+        let attrs = self.attributes(e, pos)?;
+
+        if let Some(mark) = mark_for(name, &attrs) {
+            self.before_element(true);
+            let at = self.frame_ref().content.len();
+            self.frame().marks.push(mark);
+            self.push(Open::Mark { at }, pos)?;
+            if empty {
+                self.end()?;
+            }
+            return Ok(());
+        }
+
+        let inline = is_inline(name, &attrs);
+        // Leaves that are whole in one empty tag.
+        if empty {
+            let leaf = match name {
+                "ac:emoticon" => Some(links::emoji(attrs.clone())),
+                "time" => links::date(&attrs),
+                "br" if attrs.is_empty() => Some(Node::new(NodeType::HardBreak)),
+                "hr" if attrs.is_empty() => Some(Node::new(NodeType::Rule)),
+                _ => None,
+            };
+            if let Some(node) = leaf {
+                self.before_element(inline);
+                self.push_node(node);
+                return Ok(());
+            }
+        }
+        if name == "ac:placeholder" {
+            self.before_element(true);
+            let (raw, text) = self.capture_text(e, empty, pos)?;
+            let node = match text {
+                Some(text) => {
+                    let mut node = Node::new(NodeType::Placeholder);
+                    node.set_attr("text", text);
+                    put_attrs(&mut node, storage_attrs(attrs));
+                    node
+                }
+                None => raw_node(raw),
+            };
+            self.push_node(node);
+            return Ok(());
+        }
+
+        self.before_element(inline);
+        let block_context = self.frame_ref().mode == Mode::Block;
+        let (kind, node_attrs, mode, role) = match name {
+            "p" => (
+                NodeType::Paragraph,
+                storage_attrs(attrs),
+                Mode::Inline,
+                Role::Node,
+            ),
+            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
+                let mut a = storage_attrs(attrs).unwrap_or_default();
+                a.insert("level".into(), Value::from(name.as_bytes()[1] - b'0'));
+                (NodeType::Heading, Some(a), Mode::Inline, Role::Node)
+            }
+            "ul" => (
+                NodeType::BulletList,
+                storage_attrs(attrs),
+                Mode::Elements,
+                Role::Node,
+            ),
+            "ol" => (
+                NodeType::OrderedList,
+                mapped_attrs("ol", attrs),
+                Mode::Elements,
+                Role::Node,
+            ),
+            "li" => (
+                NodeType::ListItem,
+                storage_attrs(attrs),
+                Mode::Block,
+                Role::Node,
+            ),
+            "blockquote" => (
+                NodeType::Blockquote,
+                storage_attrs(attrs),
+                Mode::Block,
+                Role::Node,
+            ),
+            "hr" => (
+                NodeType::Rule,
+                storage_attrs(attrs),
+                Mode::Elements,
+                Role::Node,
+            ),
+            "br" => (
+                NodeType::HardBreak,
+                storage_attrs(attrs),
+                Mode::Inline,
+                Role::Node,
+            ),
+            "pre" => {
+                let mut a = storage_attrs(attrs).unwrap_or_default();
+                storage_of(&mut a).insert("tag".into(), "pre".into());
+                (NodeType::CodeBlock, Some(a), Mode::Inline, Role::Node)
+            }
+            "table" => (
+                NodeType::Table,
+                mapped_attrs("table", attrs),
+                Mode::Elements,
+                Role::Node,
+            ),
+            "tr" => {
+                let section = match self.stack.last() {
+                    Some(Open::Section { name, .. }) => Some(*name),
+                    Some(Open::Frame(f)) if f.kind == NodeType::Table => Some("none"),
+                    _ => None,
+                };
+                let mut a = storage_attrs(attrs);
+                if let Some(section) = section.filter(|s| *s != "tbody") {
+                    storage_of(a.get_or_insert_with(Attrs::new))
+                        .insert("section".into(), section.into());
+                }
+                (NodeType::TableRow, a, Mode::Elements, Role::Node)
+            }
+            "th" => (
+                NodeType::TableHeader,
+                mapped_attrs("th", attrs),
+                Mode::Block,
+                Role::Node,
+            ),
+            "td" => (
+                NodeType::TableCell,
+                mapped_attrs("td", attrs),
+                Mode::Block,
+                Role::Node,
+            ),
+            "ac:structured-macro" => {
+                let m = Macro {
+                    attrs,
+                    inline: !block_context,
+                    ..Default::default()
+                };
+                (
+                    NodeType::Extension,
+                    None,
+                    Mode::Elements,
+                    Role::Macro(Box::new(m)),
+                )
+            }
+            "ac:link" => {
+                let l = Link {
+                    attrs,
+                    ..Default::default()
+                };
+                (
+                    NodeType::Mention,
+                    None,
+                    Mode::Elements,
+                    Role::Link(Box::new(l)),
+                )
+            }
+            "ac:image" => {
+                let i = Image {
+                    attrs,
+                    inline: !block_context,
+                    ..Default::default()
+                };
+                (
+                    NodeType::MediaSingle,
+                    None,
+                    Mode::Elements,
+                    Role::Image(Box::new(i)),
+                )
+            }
+            "ac:task-list" => (
+                NodeType::TaskList,
+                storage_attrs(attrs),
+                Mode::Elements,
+                Role::Node,
+            ),
+            "ac:task" if attrs.is_empty() => (
+                NodeType::TaskItem,
+                None,
+                Mode::Elements,
+                Role::Task(Box::default()),
+            ),
+            "ac:layout" if attrs.is_empty() => {
+                (NodeType::LayoutSection, None, Mode::Elements, Role::Layout)
+            }
+            "ac:layout-section" => (
+                NodeType::LayoutSection,
+                storage_attrs(attrs),
+                Mode::Elements,
+                Role::Node,
+            ),
+            "ac:layout-cell" => (
+                NodeType::LayoutColumn,
+                storage_attrs(attrs),
+                Mode::Block,
+                Role::Node,
+            ),
+            _ => {
+                let mode = if block_context && !inline {
+                    Mode::Block
+                } else {
+                    Mode::Inline
+                };
+                let mut a = Attrs::new();
+                a.insert("name".into(), name.into());
+                if !attrs.is_empty() {
+                    a.insert("attributes".into(), Value::Object(attr_object(attrs)));
+                }
+                (NodeType::Other(ELEMENT.into()), Some(a), mode, Role::Node)
+            }
+        };
+        self.push_frame(kind, node_attrs, mode, role, pos)?;
+        if empty {
+            self.end()?;
+        }
+        Ok(())
+    }
+
+    /// Children that only mean something inside a macro, a link, an image, a task or a table.
+    fn special_child(
+        &mut self,
+        name: &str,
+        e: &BytesStart,
+        empty: bool,
+        pos: usize,
+    ) -> Result<bool, Error> {
+        enum Parent {
+            Macro,
+            Link,
+            Image,
+            Task,
+            Table,
+        }
+        let parent = match self.stack.last() {
+            Some(Open::Frame(f)) => match &f.role {
+                Role::Macro(_) => Parent::Macro,
+                Role::Link(_) => Parent::Link,
+                Role::Image(_) => Parent::Image,
+                Role::Task(_) => Parent::Task,
+                Role::Node if f.kind == NodeType::Table => Parent::Table,
+                _ => return Ok(false),
+            },
+            _ => return Ok(false),
+        };
+        // These parents hold elements only: text between their children is formatting (or, when it is not
+        // blank, a child of its own that the writer puts back).
+        self.flush_text(Some(false));
+        match (parent, name) {
+            (Parent::Macro, "ac:parameter") => {
+                let attrs = self.attributes(e, pos)?;
+                if !attrs.iter().any(|(k, _)| k == "ac:name") {
+                    return Ok(false);
+                }
+                let (_, inner) = self.capture(e, empty, pos)?;
+                let base = offset_in(self.input, inner);
+                let text = text_content(inner).map_err(|(off, m)| self.error(base + off, m))?;
+                let param = Param::new(attrs, inner, text);
+                self.with_macro(|m| m.params.push(param));
+            }
+            (Parent::Macro, "ac:plain-text-body") if e.attributes().next().is_none() => {
+                let (raw, text) = self.capture_text(e, empty, pos)?;
+                match text {
+                    Some(text) if self.with_macro(|m| m.plain.is_none()) => {
+                        self.with_macro(|m| m.plain = Some(text))
+                    }
+                    _ => self.with_macro(|m| m.extra.push(raw.to_string())),
+                }
+            }
+            (Parent::Macro, "ac:rich-text-body")
+                if e.attributes().next().is_none() && self.with_macro(|m| m.rich.is_none()) =>
+            {
+                self.push_frame(NodeType::Doc, None, Mode::Block, Role::MacroBody, pos)?;
+                if empty {
+                    self.end()?;
+                }
+            }
+            (Parent::Link | Parent::Image, n) if n.starts_with("ri:") && self.ri_free() => {
+                let attrs = self.attributes(e, pos)?;
+                let (_, inner) = self.capture(e, empty, pos)?;
+                let ri = Ri {
+                    name: n.to_string(),
+                    attrs,
+                    inner: (!empty).then(|| inner.to_string()),
+                };
+                match self.frame().role {
+                    Role::Link(ref mut l) => l.ri = Some(ri),
+                    Role::Image(ref mut i) => i.ri = Some(ri),
+                    _ => unreachable!(),
+                }
+            }
+            (Parent::Link, "ac:plain-text-link-body")
+                if e.attributes().next().is_none() && self.link_body_free() =>
+            {
+                let (raw, text) = self.capture_text(e, empty, pos)?;
+                let Role::Link(ref mut l) = self.frame().role else {
+                    unreachable!()
+                };
+                match text {
+                    Some(text) => l.body = LinkBody::Plain(text),
+                    None => l.extra.push(raw.to_string()),
+                }
+            }
+            (Parent::Link, "ac:link-body")
+                if e.attributes().next().is_none() && self.link_body_free() =>
+            {
+                self.push_frame(NodeType::Doc, None, Mode::Inline, Role::LinkBody, pos)?;
+                if empty {
+                    self.end()?;
+                }
+            }
+            (Parent::Image, "ac:caption") if e.attributes().next().is_none() => {
+                self.push_frame(NodeType::Caption, None, Mode::Inline, Role::Caption, pos)?;
+                if empty {
+                    self.end()?;
+                }
+            }
+            (Parent::Task, "ac:task-id" | "ac:task-uuid" | "ac:task-status")
+                if e.attributes().next().is_none() =>
+            {
+                let (raw, text) = self.capture_text(e, empty, pos)?;
+                let Role::Task(ref mut t) = self.frame().role else {
+                    unreachable!()
+                };
+                let slot = match name {
+                    "ac:task-id" => &mut t.id,
+                    "ac:task-uuid" => &mut t.uuid,
+                    _ => &mut t.status,
+                };
+                match text {
+                    Some(text) if slot.is_none() => *slot = Some(text),
+                    _ => t.extra.push(raw.to_string()),
+                }
+            }
+            (Parent::Task, "ac:task-body") if e.attributes().next().is_none() => {
+                self.push_frame(NodeType::Doc, None, Mode::Inline, Role::TaskBody, pos)?;
+                if empty {
+                    self.end()?;
+                }
+            }
+            (Parent::Table, "tbody" | "thead" | "tfoot")
+                if e.attributes().next().is_none() && !empty =>
+            {
+                let name = match name {
+                    "tbody" => "tbody",
+                    "thead" => "thead",
+                    _ => "tfoot",
+                };
+                let rows_at = self.frame_ref().content.len();
+                self.push(Open::Section { name, rows_at }, pos)?;
+            }
+            (Parent::Table, "colgroup") if self.frame_ref().content.is_empty() => {
+                let (raw, _) = self.capture(e, empty, pos)?;
+                let frame = self.frame();
+                let storage = storage_of(frame.attrs.get_or_insert_with(Attrs::new));
+                if storage.contains_key("colgroup") {
+                    return Err(self.error(pos, "a second <colgroup> in one table"));
+                }
+                storage.insert("colgroup".into(), raw.into());
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    fn with_macro<T>(&mut self, f: impl FnOnce(&mut Macro) -> T) -> T {
+        match self.frame().role {
+            Role::Macro(ref mut m) => f(m),
+            _ => unreachable!("called inside a macro"),
+        }
+    }
+
+    fn ri_free(&self) -> bool {
+        match &self.frame_ref().role {
+            Role::Link(l) => l.ri.is_none() && matches!(l.body, LinkBody::None),
+            Role::Image(i) => i.ri.is_none(),
+            _ => false,
+        }
+    }
+
+    fn link_body_free(&self) -> bool {
+        matches!(&self.frame_ref().role, Role::Link(l) if matches!(l.body, LinkBody::None) && l.extra.is_empty())
+    }
+
+    fn end(&mut self) -> Result<(), Error> {
+        self.flush_text(None);
+        self.close_implicit();
+        let Some(open) = self.stack.pop() else {
+            unreachable!("quick-xml matches end tags")
+        };
+        match open {
+            Open::Mark { at } => {
+                if self.frame_ref().content.len() == at {
+                    // An empty mark element: an empty text node carries it.
+                    self.push_node(Node::text(""));
+                }
+                self.frame().marks.pop();
+            }
+            Open::Section { name, rows_at } => {
+                if self.frame_ref().content.len() == rows_at {
+                    // An empty section has no row to remember it: it stays an element of its own.
+                    let mut node = Node::with_content(NodeType::Other(ELEMENT.into()), Vec::new());
+                    node.set_attr("name", name);
+                    self.push_node(node);
+                }
+            }
+            Open::Frame(frame) => self.finish(frame)?,
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, f: Frame) -> Result<(), Error> {
+        let Frame {
+            kind,
+            attrs,
+            content,
+            role,
+            ..
+        } = f;
+        match role {
+            Role::Doc | Role::Implicit => unreachable!("closed elsewhere"),
+            Role::Node => {
+                let mut node = Node::new(kind);
+                node.attrs = attrs;
+                let leaf = matches!(node.kind, NodeType::Rule | NodeType::HardBreak);
+                if !(leaf && content.is_empty()) {
+                    node.content = Some(content);
+                }
+                self.push_node(node);
+            }
+            Role::MacroBody => self.with_macro(|m| m.rich = Some(content)),
+            Role::LinkBody => {
+                let Role::Link(ref mut l) = self.frame().role else {
+                    unreachable!()
+                };
+                l.body = LinkBody::Rich(content);
+            }
+            Role::Caption => {
+                let Role::Image(ref mut i) = self.frame().role else {
+                    unreachable!()
+                };
+                if i.caption.is_none() {
+                    i.caption = Some(content);
+                } else {
+                    i.extra.push(super::write::caption(&content));
+                }
+            }
+            Role::TaskBody => {
+                let Role::Task(ref mut t) = self.frame().role else {
+                    unreachable!()
+                };
+                if t.body.is_none() {
+                    t.body = Some(content);
+                } else {
+                    let mut raw = String::from("<ac:task-body>");
+                    raw.push_str(&super::write::nodes(&content));
+                    raw.push_str("</ac:task-body>");
+                    t.extra.push(raw);
+                }
+            }
+            Role::Macro(mut m) => {
+                m.extra.extend(
+                    content
+                        .iter()
+                        .map(|n| super::write::nodes(std::slice::from_ref(n))),
+                );
+                let node = macros::finish(*m);
+                self.push_node(node);
+            }
+            Role::Link(mut l) => {
+                l.extra.extend(
+                    content
+                        .iter()
+                        .map(|n| super::write::nodes(std::slice::from_ref(n))),
+                );
+                for node in links::finish_link(*l) {
+                    self.push_node(node);
+                }
+            }
+            Role::Image(mut i) => {
+                i.extra.extend(
+                    content
+                        .iter()
+                        .map(|n| super::write::nodes(std::slice::from_ref(n))),
+                );
+                self.push_node(links::finish_image(*i));
+            }
+            Role::Task(mut t) => {
+                t.extra.extend(
+                    content
+                        .iter()
+                        .map(|n| super::write::nodes(std::slice::from_ref(n))),
+                );
+                self.push_node(links::finish_task(*t));
+            }
+            Role::Layout => {
+                let sections = !content.is_empty()
+                    && content.iter().all(|n| n.kind == NodeType::LayoutSection);
+                if sections {
+                    // The sections stand in the parent; a section that follows another section starts a new
+                    // `ac:layout` only when it says so.
+                    let follows_section =
+                        self.frame_ref().content.last().is_some_and(|n| {
+                            n.kind == NodeType::LayoutSection && n.marks.is_none()
+                        });
+                    let mut content = content;
+                    if follows_section {
+                        storage_of(content[0].attrs.get_or_insert_with(Attrs::new))
+                            .insert("newLayout".into(), true.into());
+                    }
+                    for node in content {
+                        self.push_node(node);
+                    }
+                } else {
+                    let mut a = Attrs::new();
+                    a.insert("name".into(), "ac:layout".into());
+                    let mut node = Node::with_content(NodeType::Other(ELEMENT.into()), content);
+                    node.attrs = Some(a);
+                    self.push_node(node);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+// ---- helpers shared with the other files ----
+
+/// The `storage` object of `attrs`, created if absent.
+pub(super) fn storage_of(attrs: &mut Attrs) -> &mut Map<String, Value> {
+    let entry = attrs
+        .entry(STORAGE)
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !entry.is_object() {
+        *entry = Value::Object(Map::new());
+    }
+    entry.as_object_mut().expect("made an object")
+}
+
+pub(super) fn attr_object(list: AttrList) -> Map<String, Value> {
+    list.into_iter()
+        .map(|(k, v)| (k, Value::String(v)))
+        .collect()
+}
+
+/// All of an element's attributes kept under `storage.attrs` (none: no attrs at all).
+pub(super) fn storage_attrs(list: AttrList) -> Option<Attrs> {
+    if list.is_empty() {
+        return None;
+    }
+    let mut attrs = Attrs::new();
+    storage_of(&mut attrs).insert("attrs".into(), Value::Object(attr_object(list)));
+    Some(attrs)
+}
+
+fn put_attrs(node: &mut Node, attrs: Option<Attrs>) {
+    if let Some(attrs) = attrs {
+        node.attrs.get_or_insert_with(Attrs::new).extend(attrs);
+    }
+}
+
+/// The XML attributes an element's ADF attrs stand for: (XML name, ADF name, an integer in ADF).
+pub(super) fn mapped(tag: &str) -> &'static [(&'static str, &'static str, bool)] {
+    match tag {
+        "ol" => &[("start", "order", true)],
+        "th" | "td" => &[
+            ("colspan", "colspan", true),
+            ("rowspan", "rowspan", true),
+            ("data-highlight-colour", "background", false),
+        ],
+        "table" => &[
+            ("data-layout", "layout", false),
+            ("ac:local-id", "localId", false),
+        ],
+        "a" => &[("href", "href", false), ("title", "title", false)],
+        "ac:inline-comment-marker" => &[("ac:ref", "id", false)],
+        _ => &[],
+    }
+}
+
+/// An integer written exactly as Rust writes it (so that writing it back gives the same text).
+pub(super) fn exact_int(s: &str) -> Option<i64> {
+    s.parse::<i64>().ok().filter(|n| n.to_string() == s)
+}
+
+fn mapped_attrs(tag: &str, list: AttrList) -> Option<Attrs> {
+    let table = mapped(tag);
+    let mut attrs = Attrs::new();
+    let mut rest = AttrList::new();
+    for (k, v) in list {
+        match table.iter().find(|(x, ..)| *x == k) {
+            Some((_, adf, true)) => match exact_int(&v) {
+                Some(n) => {
+                    attrs.insert((*adf).into(), n.into());
+                }
+                None => rest.push((k, v)),
+            },
+            Some((_, adf, false)) => {
+                attrs.insert((*adf).into(), v.into());
+            }
+            None => rest.push((k, v)),
+        }
+    }
+    if !rest.is_empty() {
+        storage_of(&mut attrs).insert("attrs".into(), Value::Object(attr_object(rest)));
+    }
+    (!attrs.is_empty()).then_some(attrs)
+}
+
+/// The mark an element stands for, if it is a mark element.
+fn mark_for(name: &str, attrs: &AttrList) -> Option<Mark> {
+    let (kind, canonical) = match name {
+        "strong" | "b" => (MarkType::Strong, "strong"),
+        "em" | "i" => (MarkType::Em, "em"),
+        "u" => (MarkType::Underline, "u"),
+        "s" | "del" | "strike" => (MarkType::Strike, "s"),
+        "sub" | "sup" => (MarkType::Subsup, name),
+        "code" => (MarkType::Code, "code"),
+        "a" if attrs.iter().any(|(k, _)| k == "href") => (MarkType::Link, "a"),
+        "ac:inline-comment-marker" if attrs.iter().any(|(k, _)| k == "ac:ref") => {
+            (MarkType::Annotation, "ac:inline-comment-marker")
+        }
+        "span" => return text_color(attrs),
+        _ => return None,
+    };
+    let mut mark = Mark::new(kind);
+    let mut a = mapped_attrs(name, attrs.clone()).unwrap_or_default();
+    match mark.kind {
+        MarkType::Subsup => {
+            a.insert("type".into(), name.into());
+        }
+        MarkType::Annotation => {
+            a.insert("annotationType".into(), "inlineComment".into());
+        }
+        _ => {}
+    }
+    if name != canonical {
+        storage_of(&mut a).insert("tag".into(), name.into());
+    }
+    if !a.is_empty() {
+        mark.attrs = Some(a);
+    }
+    Some(mark)
+}
+
+/// `<span style="color: ...">` (and nothing else) is a textColor mark; ADF wants `#rrggbb`.
+fn text_color(attrs: &AttrList) -> Option<Mark> {
+    let [(k, style)] = attrs.as_slice() else {
+        return None;
+    };
+    if k != "style" {
+        return None;
+    }
+    let value = style
+        .trim()
+        .strip_prefix("color:")?
+        .trim()
+        .trim_end_matches(';')
+        .trim();
+    let hex = links::css_color_hex(value)?;
+    let mut a = Attrs::new();
+    a.insert("color".into(), hex.clone().into());
+    if *style != format!("color: {hex};") {
+        storage_of(&mut a).insert("style".into(), style.clone().into());
+    }
+    let mut mark = Mark::new(MarkType::TextColor);
+    mark.attrs = Some(a);
+    Some(mark)
+}
+
+/// Elements that are inline content: in block context they open an implicit paragraph.
+fn is_inline(name: &str, attrs: &AttrList) -> bool {
+    if name == "ac:structured-macro" {
+        let macro_name = attrs
+            .iter()
+            .find(|(k, _)| k == "ac:name")
+            .map(|(_, v)| v.as_str());
+        return matches!(macro_name, Some("status" | "jira" | "anchor" | "profile"));
+    }
+    matches!(
+        name,
+        "strong"
+            | "b"
+            | "em"
+            | "i"
+            | "u"
+            | "s"
+            | "del"
+            | "strike"
+            | "sub"
+            | "sup"
+            | "code"
+            | "a"
+            | "span"
+            | "br"
+            | "ac:link"
+            | "ac:emoticon"
+            | "time"
+            | "ac:inline-comment-marker"
+            | "ac:placeholder"
+            | "font"
+            | "small"
+            | "big"
+            | "ins"
+            | "mark"
+            | "kbd"
+            | "abbr"
+            | "cite"
+            | "q"
+            | "var"
+            | "samp"
+            | "img"
+    )
+}
+
+pub(super) fn raw_node(raw: &str) -> Node {
+    let mut node = Node::new(NodeType::Other(RAW.into()));
+    node.set_attr("xml", raw);
+    node
+}
+
+/// The text inside an element (text, references and CDATA only), `None` when it holds elements; an
+/// error carries the offset in `inner`.
+pub(super) fn text_content(inner: &str) -> Result<Option<String>, (usize, String)> {
+    if !inner.contains('<') && !inner.contains('&') {
+        return Ok(Some(inner.to_string()));
+    }
+    let mut xml = Reader::from_str(inner);
+    xml.config_mut().allow_dangling_amp = true;
+    let mut text = String::new();
+    loop {
+        let pos = xml.buffer_position() as usize;
+        match xml.read_event() {
+            Ok(Event::Text(t)) => text.push_str(&t),
+            Ok(Event::CData(t)) => text.push_str(&t),
+            Ok(Event::GeneralRef(r)) => {
+                text.push_str(&entities::reference(&r).map_err(|m| (pos, m))?)
+            }
+            Ok(Event::Eof) => return Ok(Some(text)),
+            Ok(_) => return Ok(None),
+            Err(e) => return Err((xml.error_position() as usize, format!("invalid XML: {e}"))),
+        }
+    }
+}
+
+/// The byte offset of `part` (a slice of `input`) in `input`.
+fn offset_in(input: &str, part: &str) -> usize {
+    (part.as_ptr() as usize)
+        .saturating_sub(input.as_ptr() as usize)
+        .min(input.len())
+}
+
+/// The element name of the tag starting at `offset` (for messages).
+fn element_name_at(input: &str, offset: usize) -> &str {
+    let rest = input.get(offset + 1..).unwrap_or("");
+    let end = rest
+        .find(|c: char| c.is_whitespace() || c == '>' || c == '/')
+        .unwrap_or(rest.len());
+    &rest[..end]
+}

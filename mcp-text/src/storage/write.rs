@@ -1,0 +1,396 @@
+//! The writer: the model back to storage format. Each node is written from its ADF attributes, with what
+//! its `storage` attribute kept (another element name, unknown attributes, a macro's ids) put back; marks
+//! on a run of siblings become nested mark elements, opened and closed as the marks change.
+
+use serde_json::{Map, Value};
+
+use super::entities;
+use super::links::{self, push_attr, LinkText};
+use super::macros;
+use super::read::mapped;
+use super::{ELEMENT, RAW, STORAGE};
+use crate::model::{Mark, MarkType, Node, NodeType};
+
+pub(super) fn write(node: &Node) -> String {
+    let mut w = Writer { out: String::new() };
+    if node.kind == NodeType::Doc {
+        w.children(node.children());
+    } else {
+        w.children(std::slice::from_ref(node));
+    }
+    w.out
+}
+
+/// Nodes as storage format (the reader keeps odd children of macros and links this way).
+pub(super) fn nodes(nodes: &[Node]) -> String {
+    let mut w = Writer { out: String::new() };
+    w.children(nodes);
+    w.out
+}
+
+pub(super) fn caption(content: &[Node]) -> String {
+    let mut w = Writer {
+        out: String::from("<ac:caption>"),
+    };
+    w.children(content);
+    w.out.push_str("</ac:caption>");
+    w.out
+}
+
+pub(super) struct Writer {
+    pub out: String,
+}
+
+fn storage(node_attrs: Option<&Map<String, Value>>) -> Option<&Map<String, Value>> {
+    node_attrs?.get(STORAGE)?.as_object()
+}
+
+fn text_of(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+impl Writer {
+    /// Siblings: marks opened and closed as they change from one node to the next, consecutive layout
+    /// sections inside one `ac:layout`.
+    pub fn children(&mut self, nodes: &[Node]) {
+        let mut open: Vec<(&Mark, Option<LinkText>)> = Vec::new();
+        let mut in_layout = false;
+        for node in nodes {
+            let marks = node.mark_list();
+            let common = open
+                .iter()
+                .zip(marks)
+                .take_while(|((a, _), b)| *a == *b)
+                .count();
+            while open.len() > common {
+                let (mark, how) = open.pop().expect("longer than common");
+                self.close_mark(mark, how.as_ref());
+            }
+            let is_section = node.kind == NodeType::LayoutSection;
+            let new_layout = is_section
+                && storage(node.attrs.as_ref())
+                    .and_then(|s| s.get("newLayout"))
+                    .and_then(Value::as_bool)
+                    == Some(true);
+            if in_layout && (!is_section || new_layout || common < marks.len()) {
+                self.out.push_str("</ac:layout>");
+                in_layout = false;
+            }
+            for mark in &marks[common..] {
+                let how = self.open_mark(mark, node);
+                open.push((mark, how));
+            }
+            if is_section && !in_layout {
+                self.out.push_str("<ac:layout>");
+                in_layout = true;
+            }
+            let how = open.last().and_then(|(_, how)| how.clone());
+            self.node(node, how.as_ref());
+        }
+        if in_layout {
+            self.out.push_str("</ac:layout>");
+        }
+        while let Some((mark, how)) = open.pop() {
+            self.close_mark(mark, how.as_ref());
+        }
+    }
+
+    fn node(&mut self, node: &Node, link: Option<&LinkText>) {
+        let st = storage(node.attrs.as_ref());
+        let tag_override = st.and_then(|s| s.get("tag")).and_then(Value::as_str);
+        match &node.kind {
+            NodeType::Text => {
+                let text = node.text.as_deref().unwrap_or("");
+                match link {
+                    Some(LinkText::Cdata) if !text.is_empty() => {
+                        entities::push_cdata(&mut self.out, text)
+                    }
+                    Some(LinkText::Hidden(title)) if title == text => {}
+                    _ => entities::push_text(&mut self.out, text),
+                }
+            }
+            NodeType::Paragraph => {
+                if st.and_then(|s| s.get("implicit")).and_then(Value::as_bool) == Some(true) {
+                    self.children(node.children());
+                } else {
+                    self.element("p", node);
+                }
+            }
+            NodeType::Heading => {
+                let level = node
+                    .attr("level")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(1)
+                    .clamp(1, 6);
+                self.element(&format!("h{level}"), node);
+            }
+            NodeType::BulletList => self.element("ul", node),
+            NodeType::OrderedList => self.element("ol", node),
+            NodeType::ListItem => self.element("li", node),
+            NodeType::Blockquote => self.element("blockquote", node),
+            NodeType::Rule => self.element("hr", node),
+            NodeType::HardBreak => self.element("br", node),
+            NodeType::CodeBlock if tag_override == Some("pre") => self.element("pre", node),
+            NodeType::Table => self.table(node),
+            NodeType::TableRow => self.element("tr", node),
+            NodeType::TableHeader => self.element("th", node),
+            NodeType::TableCell => self.element("td", node),
+            NodeType::CodeBlock
+            | NodeType::Panel
+            | NodeType::Expand
+            | NodeType::NestedExpand
+            | NodeType::Status
+            | NodeType::Extension
+            | NodeType::BodiedExtension
+            | NodeType::InlineExtension => macros::write(self, node),
+            NodeType::Mention => links::write_mention(&mut self.out, node),
+            NodeType::Emoji => links::write_emoji(&mut self.out, node),
+            NodeType::Date => links::write_date(&mut self.out, node),
+            NodeType::MediaSingle | NodeType::MediaInline | NodeType::Media => {
+                links::write_image(self, node)
+            }
+            NodeType::TaskList | NodeType::DecisionList => self.element("ac:task-list", node),
+            NodeType::TaskItem | NodeType::BlockTaskItem | NodeType::DecisionItem => {
+                links::write_task(self, node)
+            }
+            NodeType::LayoutSection => self.element("ac:layout-section", node),
+            NodeType::LayoutColumn => self.element("ac:layout-cell", node),
+            NodeType::Placeholder => {
+                self.out.push_str("<ac:placeholder");
+                self.attrs_of("ac:placeholder", node);
+                let text = node.attr("text").map(text_of).unwrap_or_default();
+                self.close_start_text("ac:placeholder", &text);
+            }
+            NodeType::InlineCard | NodeType::BlockCard | NodeType::EmbedCard => {
+                let url = node.attr("url").map(text_of).unwrap_or_default();
+                let appearance = match node.kind {
+                    NodeType::InlineCard => "inline",
+                    NodeType::BlockCard => "block",
+                    _ => "embed",
+                };
+                self.out.push_str("<a");
+                push_attr(&mut self.out, "href", &url);
+                push_attr(&mut self.out, "data-card-appearance", appearance);
+                self.close_start_text("a", &url);
+            }
+            NodeType::Other(name) if &**name == ELEMENT => {
+                let tag = node
+                    .attr("name")
+                    .map(text_of)
+                    .unwrap_or_else(|| "span".into());
+                self.out.push('<');
+                self.out.push_str(&tag);
+                if let Some(attributes) = node.attr("attributes").and_then(Value::as_object) {
+                    for (k, v) in attributes {
+                        push_attr(&mut self.out, k, &text_of(v));
+                    }
+                }
+                self.close_start(&tag, node.content.as_deref());
+            }
+            NodeType::Other(name) if &**name == RAW => {
+                if let Some(xml) = node.attr_str("xml") {
+                    self.out.push_str(xml);
+                }
+            }
+            // Types storage format has no element for (a document read from ADF or Markdown): their
+            // content is written, so no text is lost.
+            _ => self.children(node.children()),
+        }
+    }
+
+    /// `<tag attrs>children</tag>`, or `<tag attrs />` when there are no children.
+    fn element(&mut self, tag: &str, node: &Node) {
+        let tag = storage(node.attrs.as_ref())
+            .and_then(|s| s.get("tag"))
+            .and_then(Value::as_str)
+            .unwrap_or(tag);
+        self.out.push('<');
+        self.out.push_str(tag);
+        self.attrs_of(tag, node);
+        self.close_start(tag, node.content.as_deref());
+    }
+
+    fn close_start(&mut self, tag: &str, content: Option<&[Node]>) {
+        match content {
+            Some(children) if !children.is_empty() => {
+                self.out.push('>');
+                self.children(children);
+                self.out.push_str("</");
+                self.out.push_str(tag);
+                self.out.push('>');
+            }
+            _ => self.out.push_str(" />"),
+        }
+    }
+
+    fn close_start_text(&mut self, tag: &str, text: &str) {
+        if text.is_empty() {
+            self.out.push_str(" />");
+        } else {
+            self.out.push('>');
+            entities::push_text(&mut self.out, text);
+            self.out.push_str("</");
+            self.out.push_str(tag);
+            self.out.push('>');
+        }
+    }
+
+    /// The element's attributes: those its ADF attrs stand for, then those kept under `storage.attrs`.
+    fn attrs_of(&mut self, tag: &str, node: &Node) {
+        write_attrs(&mut self.out, tag, node.attrs.as_ref());
+    }
+
+    fn table(&mut self, node: &Node) {
+        self.out.push_str("<table");
+        self.attrs_of("table", node);
+        let colgroup = storage(node.attrs.as_ref())
+            .and_then(|s| s.get("colgroup"))
+            .and_then(Value::as_str);
+        if node.children().is_empty() && colgroup.is_none() {
+            self.out.push_str(" />");
+            return;
+        }
+        self.out.push('>');
+        if let Some(raw) = colgroup {
+            self.out.push_str(raw);
+        }
+        let mut section: Option<&str> = None;
+        for child in node.children() {
+            let wanted = if child.kind == NodeType::TableRow {
+                storage(child.attrs.as_ref())
+                    .and_then(|s| s.get("section"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("tbody")
+            } else {
+                "none"
+            };
+            if section != Some(wanted) {
+                if let Some(open) = section.filter(|s| *s != "none") {
+                    self.out.push_str("</");
+                    self.out.push_str(open);
+                    self.out.push('>');
+                }
+                if wanted != "none" {
+                    self.out.push('<');
+                    self.out.push_str(wanted);
+                    self.out.push('>');
+                }
+                section = Some(wanted);
+            }
+            self.children(std::slice::from_ref(child));
+        }
+        if let Some(open) = section.filter(|s| *s != "none") {
+            self.out.push_str("</");
+            self.out.push_str(open);
+            self.out.push('>');
+        }
+        self.out.push_str("</table>");
+    }
+
+    fn open_mark(&mut self, mark: &Mark, first: &Node) -> Option<LinkText> {
+        let st = storage(mark.attrs.as_ref());
+        let tag_override = st.and_then(|s| s.get("tag")).and_then(Value::as_str);
+        let tag = match &mark.kind {
+            MarkType::Link => {
+                if let Some(how) = links::open_ac_link(&mut self.out, mark, first) {
+                    return Some(how);
+                }
+                "a"
+            }
+            MarkType::TextColor => {
+                let color = mark.attr_str("color").unwrap_or("");
+                let stored = st.and_then(|s| s.get("style")).and_then(Value::as_str);
+                let style = match stored {
+                    Some(style) if style_color(style).as_deref() == Some(color) => {
+                        style.to_string()
+                    }
+                    _ => format!("color: {color};"),
+                };
+                self.out.push_str("<span");
+                push_attr(&mut self.out, "style", &style);
+                self.out.push('>');
+                return None;
+            }
+            other => mark_tag(other, mark)?,
+        };
+        let tag = tag_override.unwrap_or(tag);
+        self.out.push('<');
+        self.out.push_str(tag);
+        write_attrs(&mut self.out, tag, mark.attrs.as_ref());
+        self.out.push('>');
+        None
+    }
+
+    fn close_mark(&mut self, mark: &Mark, how: Option<&LinkText>) {
+        if let Some(how) = how {
+            links::close_ac_link(&mut self.out, mark, how);
+            return;
+        }
+        let st = storage(mark.attrs.as_ref());
+        let tag = match &mark.kind {
+            MarkType::Link => "a",
+            MarkType::TextColor => "span",
+            other => match mark_tag(other, mark) {
+                Some(tag) => tag,
+                None => return,
+            },
+        };
+        let tag = st
+            .and_then(|s| s.get("tag"))
+            .and_then(Value::as_str)
+            .unwrap_or(tag);
+        self.out.push_str("</");
+        self.out.push_str(tag);
+        self.out.push('>');
+    }
+}
+
+/// The element of a mark (`None`: a mark storage format cannot say, such as alignment, written as nothing).
+fn mark_tag<'a>(kind: &MarkType, mark: &'a Mark) -> Option<&'a str> {
+    Some(match kind {
+        MarkType::Strong => "strong",
+        MarkType::Em => "em",
+        MarkType::Underline => "u",
+        MarkType::Strike => "s",
+        MarkType::Code => "code",
+        MarkType::Subsup => {
+            if mark.attr_str("type") == Some("sub") {
+                "sub"
+            } else {
+                "sup"
+            }
+        }
+        MarkType::Annotation => "ac:inline-comment-marker",
+        _ => return None,
+    })
+}
+
+fn style_color(style: &str) -> Option<String> {
+    let value = style
+        .trim()
+        .strip_prefix("color:")?
+        .trim()
+        .trim_end_matches(';')
+        .trim();
+    links::css_color_hex(value)
+}
+
+fn write_attrs(out: &mut String, tag: &str, attrs: Option<&Map<String, Value>>) {
+    let Some(attrs) = attrs else { return };
+    for (xml, adf, _) in mapped(tag) {
+        if let Some(v) = attrs.get(*adf).filter(|v| !v.is_null()) {
+            push_attr(out, xml, &text_of(v));
+        }
+    }
+    if let Some(rest) = storage(Some(attrs))
+        .and_then(|s| s.get("attrs"))
+        .and_then(Value::as_object)
+    {
+        for (k, v) in rest {
+            push_attr(out, k, &text_of(v));
+        }
+    }
+}

@@ -1,0 +1,661 @@
+//! Property tests: random storage documents (every construct the reader maps, nested, with text full of
+//! XML's special characters) survive storage → model → storage, and storage → model → ADF JSON → model →
+//! storage. A small xorshift generator, seeded per case, so a failure names its seed.
+
+use mcp_text::{adf, storage};
+
+use crate::storage_read::normalise;
+
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+    pub fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    pub fn chance(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
+    }
+    pub fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[self.below(items.len())]
+    }
+}
+
+/// Writes random storage documents. `fancy` spells characters the way other writers do (`&mdash;`,
+/// `&#38;`, `<br/>`, newlines between blocks): those compare after normalisation; plain documents are
+/// in the writer's own spelling and must come back byte for byte.
+pub struct Gen {
+    pub rng: Rng,
+    pub fancy: bool,
+    pub out: String,
+}
+
+const WORDS: &[&str] = &[
+    "alpha",
+    "*.py",
+    "2 * 3",
+    "a_b_c",
+    "<tag>",
+    "a & b",
+    "\"quoted\"",
+    "it's",
+    "]]>",
+    "x > y",
+    "#1",
+    "- item",
+    "|pipe|",
+    "\u{a0}",
+    "\u{2014}",
+    "\u{2026}",
+    "émoji 😀",
+    "[link]",
+    "`tick`",
+    "back\\slash",
+    "  ",
+    "\t",
+    "&amp;",
+];
+
+impl Gen {
+    pub fn new(seed: u64, fancy: bool) -> Gen {
+        Gen {
+            rng: Rng::new(seed),
+            fancy,
+            out: String::new(),
+        }
+    }
+
+    fn text_value(&mut self, nonblank_start: bool) -> String {
+        let mut s = String::new();
+        if nonblank_start {
+            s.push_str(self.rng.pick(&["Go", "x", "1", "&", "<", "é"]));
+        }
+        for _ in 0..1 + self.rng.below(3) {
+            if !s.is_empty() && self.rng.chance(60) {
+                s.push(' ');
+            }
+            s.push_str(self.rng.pick(WORDS));
+        }
+        s
+    }
+
+    /// Text as the writer escapes it (or, fancy, another spelling of the same characters).
+    fn push_text(&mut self, text: &str) {
+        for c in text.chars() {
+            let plain = match c {
+                '&' => "&amp;",
+                '<' => "&lt;",
+                '>' => "&gt;",
+                '\u{a0}' => "&nbsp;",
+                '\r' => "&#13;",
+                _ => "",
+            };
+            if self.fancy && self.rng.chance(40) {
+                match c {
+                    '&' => self.out.push_str("&#38;"),
+                    '<' => self.out.push_str("&#x3C;"),
+                    '\u{a0}' => self.out.push_str("&#160;"),
+                    '\u{2014}' => self.out.push_str("&mdash;"),
+                    '\u{2026}' => self.out.push_str("&hellip;"),
+                    '"' => self.out.push_str("&quot;"),
+                    '\'' => self.out.push_str("&apos;"),
+                    _ if plain.is_empty() => self.out.push(c),
+                    _ => self.out.push_str(plain),
+                }
+            } else if plain.is_empty() {
+                self.out.push(c);
+            } else {
+                self.out.push_str(plain);
+            }
+        }
+    }
+
+    fn attr(&mut self, name: &str, value: &str) {
+        self.out.push(' ');
+        self.out.push_str(name);
+        self.out.push_str("=\"");
+        for c in value.chars() {
+            match c {
+                '&' => self.out.push_str("&amp;"),
+                '<' => self.out.push_str("&lt;"),
+                '>' => self.out.push_str("&gt;"),
+                '"' => self.out.push_str("&quot;"),
+                '\u{a0}' => self.out.push_str("&nbsp;"),
+                '\n' => self.out.push_str("&#10;"),
+                '\t' => self.out.push_str("&#9;"),
+                '\r' => self.out.push_str("&#13;"),
+                c => self.out.push(c),
+            }
+        }
+        self.out.push('"');
+    }
+
+    fn cdata(&mut self, text: &str) {
+        self.out.push_str("<![CDATA[");
+        self.out.push_str(&text.replace("]]>", "]]]]><![CDATA[>"));
+        self.out.push_str("]]>");
+    }
+
+    fn param(&mut self, name: &str, value: &str) {
+        self.out.push_str("<ac:parameter");
+        self.attr("ac:name", name);
+        if value.is_empty() {
+            self.out.push_str(" />");
+        } else {
+            self.out.push('>');
+            self.push_text(value);
+            self.out.push_str("</ac:parameter>");
+        }
+    }
+
+    fn open_macro(&mut self, name: &str, inline_id: bool) {
+        self.out.push_str("<ac:structured-macro");
+        self.attr("ac:name", name);
+        if self.rng.chance(50) {
+            self.attr("ac:schema-version", "1");
+        }
+        if inline_id && self.rng.chance(50) {
+            let id = format!("m-{}", self.rng.below(1000));
+            self.attr("ac:macro-id", &id);
+        }
+        self.out.push('>');
+    }
+
+    fn br(&mut self) {
+        self.out.push_str(if self.fancy && self.rng.chance(50) {
+            "<br/>"
+        } else {
+            "<br />"
+        });
+    }
+
+    /// An inline sequence that is never empty; `nonblank` when it must not start with whitespace.
+    pub fn inline(&mut self, depth: usize, nonblank: bool) {
+        let n = 1 + self.rng.below(4);
+        for i in 0..n {
+            let first = i == 0;
+            if (first && nonblank) || self.rng.chance(40) || depth == 0 {
+                let t = self.text_value(first && nonblank);
+                self.push_text(&t);
+            } else {
+                self.inline_item(depth - 1);
+                // Two mark elements side by side would merge into one: text between them.
+                let t = self.text_value(false);
+                self.push_text(&t);
+            }
+        }
+    }
+
+    fn inline_item(&mut self, depth: usize) {
+        match self.rng.below(19) {
+            0..=4 => {
+                let tag = self.rng.pick(&[
+                    "strong", "em", "u", "s", "code", "sub", "sup", "b", "i", "del",
+                ]);
+                self.out.push('<');
+                self.out.push_str(tag);
+                self.out.push('>');
+                self.inline(depth, false);
+                self.out.push_str("</");
+                self.out.push_str(tag);
+                self.out.push('>');
+            }
+            5 => {
+                self.out.push_str("<a");
+                let href = format!(
+                    "https://example.com/?q={}&r=<{}>",
+                    self.rng.below(100),
+                    self.rng.below(9)
+                );
+                self.attr("href", &href);
+                if self.rng.chance(30) {
+                    self.attr("title", "T \"q\"");
+                }
+                self.out.push('>');
+                self.inline(depth, false);
+                self.out.push_str("</a>");
+            }
+            6 => {
+                self.out.push_str("<span");
+                let c = format!("color: #{:06x};", self.rng.next() & 0xff_ffff);
+                self.attr("style", &c);
+                self.out.push('>');
+                self.inline(depth, false);
+                self.out.push_str("</span>");
+            }
+            7 => {
+                self.out.push_str("<ac:inline-comment-marker");
+                let r = format!("ref-{}", self.rng.below(99));
+                self.attr("ac:ref", &r);
+                self.out.push('>');
+                self.inline(depth, false);
+                self.out.push_str("</ac:inline-comment-marker>");
+            }
+            8 => self.br(),
+            9 => {
+                self.out.push_str("<ac:link><ri:user");
+                let id = format!("557058:{:x}", self.rng.next());
+                self.attr("ri:account-id", &id);
+                self.out.push_str(" /></ac:link>");
+            }
+            10 => {
+                self.out.push_str("<ac:link");
+                if self.rng.chance(20) {
+                    self.attr("ac:anchor", "sec 1");
+                }
+                self.out.push_str("><ri:page");
+                let title = self.text_value(true);
+                self.attr("ri:content-title", &title);
+                if self.rng.chance(50) {
+                    self.attr("ri:space-key", "ENG");
+                }
+                self.out.push_str(" />");
+                match self.rng.below(3) {
+                    0 => {
+                        self.out.push_str("<ac:plain-text-link-body>");
+                        let t = self.text_value(true);
+                        self.cdata(&t);
+                        self.out.push_str("</ac:plain-text-link-body>");
+                    }
+                    1 => {
+                        self.out.push_str("<ac:link-body>");
+                        self.inline(depth, false);
+                        self.out.push_str("</ac:link-body>");
+                    }
+                    _ => {}
+                }
+                self.out.push_str("</ac:link>");
+            }
+            11 => {
+                self.out.push_str("<ac:link><ri:attachment");
+                self.attr("ri:filename", "report <final>.pdf");
+                self.out.push_str(" /></ac:link>");
+            }
+            12 => {
+                self.open_macro("status", true);
+                let colour = self
+                    .rng
+                    .pick(&["Green", "Yellow", "Red", "Blue", "Grey", "purple"]);
+                self.param("colour", colour);
+                let title = self.text_value(true);
+                self.param("title", &title);
+                self.out.push_str("</ac:structured-macro>");
+            }
+            13 => {
+                self.open_macro("jira", true);
+                self.param("key", "ENG-42");
+                self.param("serverId", "abc & def");
+                self.out.push_str("</ac:structured-macro>");
+            }
+            14 => {
+                if self.rng.chance(50) {
+                    self.out.push_str("<ac:emoticon");
+                    let name = self.rng.pick(&["smile", "tick", "warning", "blue-star"]);
+                    self.attr("ac:name", name);
+                    self.out.push_str(" />");
+                } else {
+                    self.out.push_str("<ac:emoticon");
+                    self.attr("ac:name", "blue-star");
+                    self.attr("ac:emoji-shortname", ":rocket:");
+                    self.attr("ac:emoji-id", "1f680");
+                    self.attr("ac:emoji-fallback", "\u{1f680}");
+                    self.out.push_str(" />");
+                }
+            }
+            15 => {
+                self.out.push_str("<time");
+                let d = format!(
+                    "20{:02}-{:02}-{:02}",
+                    self.rng.below(40),
+                    1 + self.rng.below(12),
+                    1 + self.rng.below(28)
+                );
+                self.attr("datetime", &d);
+                self.out.push_str(" />");
+            }
+            16 => {
+                self.out.push_str("<ac:placeholder>");
+                let t = self.text_value(true);
+                self.push_text(&t);
+                self.out.push_str("</ac:placeholder>");
+            }
+            17 => {
+                self.out.push_str("<span");
+                self.attr("class", "odd one");
+                self.out.push('>');
+                self.inline(depth, false);
+                self.out.push_str("</span>");
+            }
+            _ => {
+                self.open_macro("profile", true);
+                self.out.push_str("<ac:parameter ac:name=\"user\"><ri:user ri:account-id=\"5b10ac8d82e05b22cc7d4ef5\" /></ac:parameter>");
+                self.out.push_str("</ac:structured-macro>");
+            }
+        }
+    }
+
+    fn block_gap(&mut self) {
+        if self.fancy && self.rng.chance(30) {
+            self.out.push_str(self.rng.pick(&["\n", "\n  ", " "]));
+        }
+    }
+
+    /// Blocks (never empty); `top` allows layouts.
+    pub fn blocks(&mut self, depth: usize, top: bool) {
+        let n = 1 + self.rng.below(3);
+        for i in 0..n {
+            if i > 0 {
+                self.block_gap();
+            }
+            self.block(depth, top, i == n - 1);
+        }
+    }
+
+    fn block(&mut self, depth: usize, top: bool, last: bool) {
+        let choice = if depth == 0 {
+            self.rng.below(3)
+        } else {
+            self.rng.below(19)
+        };
+        match choice {
+            0 => {
+                if self.rng.chance(10) {
+                    self.out
+                        .push_str(if self.fancy { "<p></p>" } else { "<p />" });
+                } else {
+                    self.out.push_str("<p>");
+                    self.inline(depth, false);
+                    self.out.push_str("</p>");
+                }
+            }
+            1 => {
+                let level = 1 + self.rng.below(6);
+                self.out.push_str(&format!("<h{level}>"));
+                self.inline(depth, false);
+                self.out.push_str(&format!("</h{level}>"));
+            }
+            2 => self.out.push_str(if self.fancy && self.rng.chance(50) {
+                "<hr/>"
+            } else {
+                "<hr />"
+            }),
+            3 | 4 => {
+                let ordered = self.rng.chance(50);
+                self.out.push_str(if ordered { "<ol" } else { "<ul" });
+                if ordered && self.rng.chance(50) {
+                    let start = (1 + self.rng.below(20)).to_string();
+                    self.attr("start", &start);
+                }
+                self.out.push('>');
+                for _ in 0..1 + self.rng.below(3) {
+                    self.out.push_str("<li>");
+                    match self.rng.below(3) {
+                        0 => self.blocks(depth - 1, false),
+                        1 => self.inline(depth - 1, true),
+                        _ => {
+                            self.inline(depth - 1, true);
+                            self.out.push_str("<ul><li><p>");
+                            self.inline(depth - 1, false);
+                            self.out.push_str("</p></li></ul>");
+                        }
+                    }
+                    self.out.push_str("</li>");
+                }
+                self.out.push_str(if ordered { "</ol>" } else { "</ul>" });
+            }
+            5 => {
+                self.out.push_str("<blockquote>");
+                self.blocks(depth - 1, false);
+                self.out.push_str("</blockquote>");
+            }
+            6 => {
+                self.out.push_str("<table");
+                if self.rng.chance(50) {
+                    self.attr("data-layout", "default");
+                }
+                self.out.push_str("><tbody>");
+                for r in 0..1 + self.rng.below(3) {
+                    self.out.push_str("<tr>");
+                    for _ in 0..1 + self.rng.below(3) {
+                        let tag = if r == 0 { "th" } else { "td" };
+                        self.out.push('<');
+                        self.out.push_str(tag);
+                        if self.rng.chance(20) {
+                            self.attr("colspan", "2");
+                        }
+                        if self.rng.chance(10) {
+                            self.attr("rowspan", "3");
+                        }
+                        self.out.push('>');
+                        self.blocks(depth - 1, false);
+                        self.out.push_str(&format!("</{tag}>"));
+                    }
+                    self.out.push_str("</tr>");
+                }
+                self.out.push_str("</tbody></table>");
+            }
+            7 => {
+                self.open_macro("code", true);
+                if self.rng.chance(70) {
+                    let lang = self.rng.pick(&["rust", "bash", "c++", "python"]);
+                    self.param("language", lang);
+                }
+                if self.rng.chance(30) {
+                    self.param("title", "file <1>.rs");
+                }
+                let body = self.text_value(true) + "\n  " + &self.text_value(false) + "]]>";
+                self.out.push_str("<ac:plain-text-body>");
+                self.cdata(&body);
+                self.out
+                    .push_str("</ac:plain-text-body></ac:structured-macro>");
+            }
+            8 | 9 => {
+                let name = self
+                    .rng
+                    .pick(&["info", "note", "tip", "warning", "panel", "expand"]);
+                self.open_macro(name, true);
+                if name == "panel" && self.rng.chance(50) {
+                    self.param("bgColor", "#deebff");
+                }
+                if self.rng.chance(50) {
+                    let title = self.text_value(true);
+                    self.param("title", &title);
+                }
+                self.out.push_str("<ac:rich-text-body>");
+                self.blocks(depth - 1, false);
+                self.out
+                    .push_str("</ac:rich-text-body></ac:structured-macro>");
+            }
+            10 => {
+                self.out.push_str("<ac:structured-macro");
+                self.attr("ac:name", "toc");
+                self.attr("ac:schema-version", "1");
+                self.attr("data-layout", "default");
+                self.attr("ac:local-id", "loc-1");
+                self.attr("ac:macro-id", "mac-1");
+                self.out.push('>');
+                self.param("maxLevel", "3");
+                self.param("style", "none");
+                self.out.push_str("</ac:structured-macro>");
+            }
+            11 => {
+                self.open_macro("details", true);
+                self.param("id", "x");
+                self.out.push_str("<ac:rich-text-body>");
+                self.blocks(depth - 1, false);
+                self.out
+                    .push_str("</ac:rich-text-body></ac:structured-macro>");
+            }
+            12 => {
+                self.out.push_str("<ac:task-list>");
+                for i in 0..1 + self.rng.below(3) {
+                    self.out
+                        .push_str(&format!("<ac:task><ac:task-id>{}</ac:task-id>", i + 1));
+                    let status = self.rng.pick(&["complete", "incomplete"]);
+                    self.out.push_str(&format!(
+                        "<ac:task-status>{status}</ac:task-status><ac:task-body>"
+                    ));
+                    self.inline(depth - 1, false);
+                    self.out.push_str("</ac:task-body></ac:task>");
+                }
+                self.out.push_str("</ac:task-list>");
+            }
+            13 if top => {
+                self.out.push_str("<ac:layout>");
+                for _ in 0..1 + self.rng.below(2) {
+                    let kind = self
+                        .rng
+                        .pick(&["two_equal", "single", "three_with_sidebars"]);
+                    self.out.push_str("<ac:layout-section");
+                    self.attr("ac:type", kind);
+                    self.out.push('>');
+                    for _ in 0..1 + self.rng.below(3) {
+                        self.out.push_str("<ac:layout-cell>");
+                        self.blocks(depth - 1, false);
+                        self.out.push_str("</ac:layout-cell>");
+                    }
+                    self.out.push_str("</ac:layout-section>");
+                }
+                self.out.push_str("</ac:layout>");
+            }
+            14 => {
+                self.out.push_str("<ac:image");
+                if self.rng.chance(50) {
+                    self.attr("ac:alt", "a \"diagram\"");
+                }
+                if self.rng.chance(50) {
+                    self.attr("ac:width", "640");
+                }
+                if self.rng.chance(30) {
+                    self.attr("ac:align", "center");
+                }
+                self.out.push('>');
+                if self.rng.chance(50) {
+                    self.out.push_str("<ri:attachment");
+                    self.attr("ri:filename", "diagram & co.png");
+                } else {
+                    self.out.push_str("<ri:url");
+                    self.attr("ri:value", "https://example.com/a.png?x=1&y=2");
+                }
+                self.out.push_str(" />");
+                if self.rng.chance(30) {
+                    self.out.push_str("<ac:caption>");
+                    self.inline(depth - 1, false);
+                    self.out.push_str("</ac:caption>");
+                }
+                self.out.push_str("</ac:image>");
+            }
+            15 => {
+                self.out.push_str("<div");
+                self.attr("class", "wrap");
+                self.out.push('>');
+                self.blocks(depth - 1, false);
+                self.out.push_str("</div>");
+            }
+            16 if last => {
+                // A run of inline content straight in block context (an implicit paragraph), last so that
+                // no whitespace-only gap follows it.
+                self.inline(depth - 1, true);
+            }
+            17 => {
+                self.out.push_str("<pre>");
+                self.inline(depth - 1, false);
+                self.out.push_str("</pre>");
+            }
+            _ => {
+                self.out.push_str("<p>");
+                self.inline(depth - 1, false);
+                self.out.push_str("</p>");
+            }
+        }
+    }
+}
+
+pub fn document(seed: u64, fancy: bool) -> String {
+    let mut g = Gen::new(seed, fancy);
+    let depth = 1 + g.rng.below(5);
+    g.blocks(depth, true);
+    g.out
+}
+
+const CASES: u64 = 1500;
+
+/// Where two strings first differ, with some context (the whole documents are long).
+pub fn diff(a: &str, b: &str) -> String {
+    let at = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    let mut start = at.saturating_sub(150);
+    while !a.is_char_boundary(start) {
+        start -= 1;
+    }
+    let end = |s: &str| {
+        let mut e = (at + 150).min(s.len());
+        while !s.is_char_boundary(e) {
+            e -= 1;
+        }
+        e
+    };
+    format!(
+        "at byte {at}:\n  got:  {}\n  want: {}",
+        &a[start..end(a)],
+        &b[start..end(b)]
+    )
+}
+
+#[test]
+fn random_documents_come_back_byte_for_byte() {
+    for seed in 0..CASES {
+        let xml = document(seed, false);
+        let read = storage::read(&xml).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{xml}"));
+        let written = storage::write(&read.doc);
+        assert!(
+            written == xml,
+            "seed {seed}: storage → model → storage {}",
+            diff(&written, &xml)
+        );
+    }
+}
+
+#[test]
+fn random_documents_in_other_spellings_come_back_normalised() {
+    for seed in 0..CASES {
+        let xml = document(seed, true);
+        let read = storage::read(&xml).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{xml}"));
+        let written = storage::write(&read.doc);
+        let (got, want) = (normalise(&written), normalise(&xml));
+        assert!(got == want, "seed {seed}: {}", diff(&got, &want));
+        let again = storage::read(&written)
+            .expect("the writer writes well-formed XML")
+            .doc;
+        assert_eq!(
+            again, read.doc,
+            "seed {seed}: the written storage reads as another model"
+        );
+    }
+}
+
+#[test]
+fn random_documents_survive_adf_json() {
+    for seed in 0..CASES {
+        let xml = document(seed, false);
+        let doc = storage::read(&xml).unwrap().doc;
+        let json = adf::write(&doc);
+        let back = adf::read(json.as_bytes()).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        assert_eq!(back, doc, "seed {seed}");
+        let written = storage::write(&back);
+        assert!(
+            written == xml,
+            "seed {seed}: storage → model → ADF → model → storage {}",
+            diff(&written, &xml)
+        );
+    }
+}
