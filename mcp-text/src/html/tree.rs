@@ -100,6 +100,7 @@ pub fn parse(input: &str) -> Dom {
             overflow: Vec::new(),
             warnings: Vec::new(),
             skip_newline: false,
+            flattened: false,
         }),
     };
     let tokenizer = Tokenizer::new(builder, TokenizerOpts::default());
@@ -124,6 +125,8 @@ struct State {
     warnings: Vec<Warning>,
     /// A newline right after `<pre>` is not content (HTML says so).
     skip_newline: bool,
+    /// Whether the warning for flattened nesting was given (once per document).
+    flattened: bool,
 }
 
 /// An open element.
@@ -183,7 +186,7 @@ impl State {
         }
         // Raw text elements hold no elements, so opening one past the cap nests one level more, no deeper.
         if self.stack.len() >= MAX_DEPTH && raw.is_none() {
-            if self.overflow.is_empty() {
+            if !std::mem::replace(&mut self.flattened, true) {
                 self.warnings.push(Warning::new(
                     line as usize,
                     format!("HTML nested deeper than {MAX_DEPTH} elements: the deeper elements are read as their content"),
@@ -295,7 +298,18 @@ impl State {
     }
 
     /// Pops up to and including the nearest open element that `target` accepts, unless `stop` meets one first.
+    /// Elements past the cap are open too: they are searched first.
     fn close_nearest(&mut self, target: impl Fn(&LocalName) -> bool, stop: impl Fn(&LocalName) -> bool) {
+        if !self.overflow.is_empty() {
+            // As far back as the stack itself is searched, so that each tag costs a bounded number of steps.
+            let window = self.overflow.len().saturating_sub(MAX_DEPTH);
+            let found = self.overflow[window..].iter().rposition(|(name, _)| target(name) || stop(name));
+            if let Some(at) = found.map(|at| at + window).filter(|&at| target(&self.overflow[at].0)) {
+                self.overflow[at].1 -= 1;
+                self.overflow.truncate(if self.overflow[at].1 == 0 { at } else { at + 1 });
+            }
+            return;
+        }
         let found = self.stack.iter().rposition(|open| target(&open.name) || stop(&open.name));
         if let Some(at) = found.filter(|&at| target(&self.stack[at].name)) {
             self.overflow.clear();
