@@ -1,6 +1,6 @@
 //! The Confluence storage format reader (`mcp-text`): any bytes either fail to read with an error or read into a document that
 //! the Markdown writer writes and the Markdown reader reads back as the same document (the crate's central
-//! contract: Markdown ↔ model is lossless for any model document. Never a panic.
+//! contract: Markdown ↔ model is lossless for any model document). Never a panic.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
