@@ -92,17 +92,26 @@ fn parse(args: &[String]) -> Result<Parsed, String> {
     let from = from.ok_or("missing --from FORMAT")?;
     let to = to.ok_or("missing --to FORMAT")?;
     if to == Format::Html {
-        return Err("--to html: HTML is an input format only (write markdown, adf or storage)".into());
+        return Err(
+            "--to html: HTML is an input format only (write markdown, adf or storage)".into(),
+        );
     }
     if pretty && to != Format::Adf {
         return Err("--pretty applies to --to adf only".into());
     }
-    Ok(Parsed::Convert(Args { from, to, pretty, file: file.filter(|f| f != "-") }))
+    Ok(Parsed::Convert(Args {
+        from,
+        to,
+        pretty,
+        file: file.filter(|f| f != "-"),
+    }))
 }
 
 fn set_file(previous: Option<String>, arg: &str) -> Result<Option<String>, String> {
     match previous {
-        Some(first) => Err(format!("one input file at most (got `{first}` and `{arg}`)")),
+        Some(first) => Err(format!(
+            "one input file at most (got `{first}` and `{arg}`)"
+        )),
         None => Ok(Some(arg.to_string())),
     }
 }

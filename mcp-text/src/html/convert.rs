@@ -13,7 +13,13 @@ use crate::model::{Attrs, Mark, MarkType, Node, NodeType};
 
 /// The document `dom` holds: its `main` when it has one, else its `article`s, else all of it.
 pub fn document(dom: &Dom) -> Node {
-    let mut reader = Reader { dom, marks: Vec::new(), effective: Vec::new(), language: None, nested: 0 };
+    let mut reader = Reader {
+        dom,
+        marks: Vec::new(),
+        effective: Vec::new(),
+        language: None,
+        nested: 0,
+    };
     let mut out = Blocks::default();
     for root in roots(dom) {
         reader.content(root, &mut out);
@@ -25,7 +31,9 @@ pub fn document(dom: &Dom) -> Node {
 /// outermost `article` in order.
 fn roots(dom: &Dom) -> Vec<Id> {
     let named = |name: LocalName| {
-        (1..dom.nodes.len() as Id).filter(move |&id| dom.node(id).name() == Some(&name)).collect::<Vec<_>>()
+        (1..dom.nodes.len() as Id)
+            .filter(move |&id| dom.node(id).name() == Some(&name))
+            .collect::<Vec<_>>()
     };
     if let Some(&main) = named(local_name!("main")).first() {
         return vec![main];
@@ -86,7 +94,8 @@ impl Blocks {
             nodes.pop();
         }
         if !nodes.is_empty() {
-            self.blocks.push(Node::with_content(NodeType::Paragraph, nodes));
+            self.blocks
+                .push(Node::with_content(NodeType::Paragraph, nodes));
         }
     }
 
@@ -120,7 +129,11 @@ impl Inlines {
                 while i < bytes.len() && is_space(bytes[i]) {
                     i += 1;
                 }
-                self.space = !self.nodes.is_empty() && self.nodes.last().is_some_and(|n| n.kind != NodeType::HardBreak);
+                self.space = !self.nodes.is_empty()
+                    && self
+                        .nodes
+                        .last()
+                        .is_some_and(|n| n.kind != NodeType::HardBreak);
                 continue;
             }
             let start = i;
@@ -136,7 +149,11 @@ impl Inlines {
     fn word(&mut self, word: &str, marks: &[Mark]) {
         if std::mem::take(&mut self.space) {
             let last_marks = self.nodes.last().map_or(&[][..], |n| n.mark_list());
-            let shared = last_marks.iter().zip(marks).take_while(|(a, b)| a == b).count();
+            let shared = last_marks
+                .iter()
+                .zip(marks)
+                .take_while(|(a, b)| a == b)
+                .count();
             self.push_text(" ", &marks[..shared]);
         }
         self.push_text(word, marks);
@@ -197,11 +214,17 @@ impl Reader<'_> {
             n!("img") => self.image(id, out),
             n!("input") => {
                 // A task list's checkbox (forms are dropped; only checkboxes reach here).
-                let mark = if node.attr(&n!("checked")).is_some() { "[x]" } else { "[ ]" };
+                let mark = if node.attr(&n!("checked")).is_some() {
+                    "[x]"
+                } else {
+                    "[ ]"
+                };
                 out.para.word(mark, &self.effective);
                 out.para.space = true;
             }
-            n!("h1") | n!("h2") | n!("h3") | n!("h4") | n!("h5") | n!("h6") => self.heading(id, name, out),
+            n!("h1") | n!("h2") | n!("h3") | n!("h4") | n!("h5") | n!("h6") => {
+                self.heading(id, name, out)
+            }
             n!("ul") | n!("ol") | n!("menu") => self.list(id, name, out),
             n!("pre") | n!("listing") | n!("xmp") | n!("plaintext") => self.code_block(id, out),
             n!("blockquote") => {
@@ -220,7 +243,12 @@ impl Reader<'_> {
                 out.flush();
             }
             n!("a") => match node.attr(&n!("href")) {
-                Some(href) if !href.trim_start().to_ascii_lowercase().starts_with("javascript:") => {
+                Some(href)
+                    if !href
+                        .trim_start()
+                        .to_ascii_lowercase()
+                        .starts_with("javascript:") =>
+                {
                     let mut attrs = Attrs::new();
                     attrs.insert("href".into(), Value::from(href));
                     if let Some(title) = node.attr(&n!("title")) {
@@ -233,8 +261,12 @@ impl Reader<'_> {
                 _ => self.content(id, out),
             },
             n!("strong") | n!("b") => self.marked(id, Mark::new(MarkType::Strong), out),
-            n!("em") | n!("i") | n!("cite") | n!("dfn") | n!("var") => self.marked(id, Mark::new(MarkType::Em), out),
-            n!("code") | n!("kbd") | n!("samp") | n!("tt") => self.marked(id, Mark::new(MarkType::Code), out),
+            n!("em") | n!("i") | n!("cite") | n!("dfn") | n!("var") => {
+                self.marked(id, Mark::new(MarkType::Em), out)
+            }
+            n!("code") | n!("kbd") | n!("samp") | n!("tt") => {
+                self.marked(id, Mark::new(MarkType::Code), out)
+            }
             n!("s") | n!("del") | n!("strike") => self.marked(id, Mark::new(MarkType::Strike), out),
             n!("u") | n!("ins") => self.marked(id, Mark::new(MarkType::Underline), out),
             n!("sub") | n!("sup") => {
@@ -275,7 +307,10 @@ impl Reader<'_> {
         let code = self.marks.iter().any(|m| m.kind == MarkType::Code);
         self.effective.clear();
         self.effective.extend(
-            self.marks.iter().filter(|m| !code || matches!(m.kind, MarkType::Code | MarkType::Link)).cloned(),
+            self.marks
+                .iter()
+                .filter(|m| !code || matches!(m.kind, MarkType::Code | MarkType::Link))
+                .cloned(),
         );
     }
 
@@ -313,7 +348,10 @@ impl Reader<'_> {
             if node.name() == Some(&local_name!("li")) {
                 let mut inner = Blocks::default();
                 self.content(child, &mut inner);
-                items.push(Node::with_content(NodeType::ListItem, inner.finish_nonempty()));
+                items.push(Node::with_content(
+                    NodeType::ListItem,
+                    inner.finish_nonempty(),
+                ));
                 continue;
             }
             if matches!(&node.data, Data::Text(t) if t.bytes().all(is_space)) {
@@ -335,9 +373,20 @@ impl Reader<'_> {
             return;
         }
         let ordered = *name == local_name!("ol");
-        let mut list = Node::with_content(if ordered { NodeType::OrderedList } else { NodeType::BulletList }, items);
+        let mut list = Node::with_content(
+            if ordered {
+                NodeType::OrderedList
+            } else {
+                NodeType::BulletList
+            },
+            items,
+        );
         if ordered {
-            if let Some(start) = self.dom.node(id).attr(&local_name!("start")).and_then(|s| s.trim().parse::<u32>().ok())
+            if let Some(start) = self
+                .dom
+                .node(id)
+                .attr(&local_name!("start"))
+                .and_then(|s| s.trim().parse::<u32>().ok())
             {
                 list.set_attr("order", start);
             }
@@ -404,7 +453,10 @@ impl Reader<'_> {
         }
         if code {
             for attr in ["data-lang", "lang"] {
-                if let Some(lang) = node.attr(&LocalName::from(attr)).filter(|l| !l.trim().is_empty()) {
+                if let Some(lang) = node
+                    .attr(&LocalName::from(attr))
+                    .filter(|l| !l.trim().is_empty())
+                {
                     return Some(lang.trim().to_string());
                 }
             }
@@ -415,7 +467,10 @@ impl Reader<'_> {
     /// An image: `mediaSingle` holding an external `media` (a link around it is the media's link mark).
     fn image(&mut self, id: Id, out: &mut Blocks) {
         let node = self.dom.node(id);
-        let Some(src) = node.attr(&local_name!("src")).or_else(|| node.attr(&LocalName::from("data-src"))) else {
+        let Some(src) = node
+            .attr(&local_name!("src"))
+            .or_else(|| node.attr(&LocalName::from("data-src")))
+        else {
             return;
         };
         let mut media = Node::new(NodeType::Media);
@@ -491,10 +546,18 @@ impl Reader<'_> {
         let mut inner = Blocks::default();
         self.content(id, &mut inner);
         self.nested -= 1;
-        let mut cell =
-            Node::with_content(if header { NodeType::TableHeader } else { NodeType::TableCell }, inner.finish_nonempty());
+        let mut cell = Node::with_content(
+            if header {
+                NodeType::TableHeader
+            } else {
+                NodeType::TableCell
+            },
+            inner.finish_nonempty(),
+        );
         for span in ["colspan", "rowspan"] {
-            let value = node.attr(&LocalName::from(span)).and_then(|v| v.trim().parse::<u32>().ok());
+            let value = node
+                .attr(&LocalName::from(span))
+                .and_then(|v| v.trim().parse::<u32>().ok());
             if let Some(value) = value.filter(|&v| v > 1) {
                 cell.set_attr(span, value);
             }
@@ -518,7 +581,11 @@ impl Reader<'_> {
             self.node(child, &mut inner);
         }
         self.nested -= 1;
-        let kind = if nested { NodeType::NestedExpand } else { NodeType::Expand };
+        let kind = if nested {
+            NodeType::NestedExpand
+        } else {
+            NodeType::Expand
+        };
         let mut expand = Node::with_content(kind, inner.finish_nonempty());
         expand.set_attr("title", title.unwrap_or_default());
         out.push(expand);
@@ -530,7 +597,10 @@ fn merge_text(nodes: Vec<Node>) -> Vec<Node> {
     let mut out: Vec<Node> = Vec::with_capacity(nodes.len());
     for mut node in nodes {
         if let Some(last) = out.last_mut() {
-            if node.kind == NodeType::Text && last.kind == NodeType::Text && last.marks == node.marks {
+            if node.kind == NodeType::Text
+                && last.kind == NodeType::Text
+                && last.marks == node.marks
+            {
                 let text = node.text.take().unwrap_or_default();
                 last.text.get_or_insert_with(String::new).push_str(&text);
                 continue;

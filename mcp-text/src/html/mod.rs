@@ -21,5 +21,8 @@ use crate::Read;
 pub fn read(input: &str) -> Read {
     let dom = tree::parse(input);
     let doc = convert::document(&dom);
-    Read { doc, warnings: dom.warnings }
+    Read {
+        doc,
+        warnings: dom.warnings,
+    }
 }

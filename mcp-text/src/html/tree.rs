@@ -14,7 +14,9 @@ use std::cell::RefCell;
 
 use html5ever::tendril::StrTendril;
 use html5ever::tokenizer::states::RawKind;
-use html5ever::tokenizer::{BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts};
+use html5ever::tokenizer::{
+    BufferQueue, Tag, TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts,
+};
 use html5ever::{local_name, LocalName};
 
 use crate::error::Warning;
@@ -41,14 +43,20 @@ pub struct DomNode {
 
 pub enum Data {
     Document,
-    Element { name: LocalName, attrs: Vec<(LocalName, StrTendril)> },
+    Element {
+        name: LocalName,
+        attrs: Vec<(LocalName, StrTendril)>,
+    },
     Text(String),
 }
 
 impl Dom {
     /// The children of `id`, in order.
     pub fn children(&self, id: Id) -> Children<'_> {
-        Children { dom: self, next: self.nodes[id as usize].first_child }
+        Children {
+            dom: self,
+            next: self.nodes[id as usize].first_child,
+        }
     }
 
     pub fn node(&self, id: Id) -> &DomNode {
@@ -95,7 +103,13 @@ impl DomNode {
 pub fn parse(input: &str) -> Dom {
     let builder = Builder {
         state: RefCell::new(State {
-            nodes: vec![DomNode { data: Data::Document, parent: 0, first_child: 0, last_child: 0, next_sibling: 0 }],
+            nodes: vec![DomNode {
+                data: Data::Document,
+                parent: 0,
+                first_child: 0,
+                last_child: 0,
+                next_sibling: 0,
+            }],
             stack: Vec::new(),
             overflow: Vec::new(),
             warnings: Vec::new(),
@@ -110,7 +124,10 @@ pub fn parse(input: &str) -> Dom {
     while !matches!(tokenizer.feed(&queue), html5ever::TokenizerResult::Done) {}
     tokenizer.end();
     let state = tokenizer.sink.state.into_inner();
-    Dom { nodes: state.nodes, warnings: state.warnings }
+    Dom {
+        nodes: state.nodes,
+        warnings: state.warnings,
+    }
 }
 
 struct Builder {
@@ -163,7 +180,10 @@ impl State {
     fn start(&mut self, tag: Tag, line: u64) -> TokenSinkResult<()> {
         self.skip_newline = false;
         let name = tag.name;
-        if matches!(name, local_name!("html") | local_name!("head") | local_name!("body")) {
+        if matches!(
+            name,
+            local_name!("html") | local_name!("head") | local_name!("body")
+        ) {
             // Their content is read where it stands: a missing `</head>` must not swallow the page.
             return TokenSinkResult::Continue;
         }
@@ -174,8 +194,11 @@ impl State {
         };
         let foreign = foreign || matches!(name, local_name!("svg") | local_name!("math"));
         let dropped = dropped || drops(&name, &tag.attrs, sectioned);
-        let sectioned =
-            sectioned || matches!(name, local_name!("article") | local_name!("main") | local_name!("section"));
+        let sectioned = sectioned
+            || matches!(
+                name,
+                local_name!("article") | local_name!("main") | local_name!("section")
+            );
         let raw = raw_kind(&name);
 
         if is_void(&name) || (tag.self_closing && foreign) {
@@ -198,9 +221,22 @@ impl State {
             }
             return TokenSinkResult::Continue;
         }
-        let id = if dropped { 0 } else { self.element(name.clone(), tag.attrs) };
-        self.skip_newline = matches!(name, local_name!("pre") | local_name!("listing") | local_name!("textarea"));
-        self.stack.push(Open { id, name, dropped, foreign, sectioned });
+        let id = if dropped {
+            0
+        } else {
+            self.element(name.clone(), tag.attrs)
+        };
+        self.skip_newline = matches!(
+            name,
+            local_name!("pre") | local_name!("listing") | local_name!("textarea")
+        );
+        self.stack.push(Open {
+            id,
+            name,
+            dropped,
+            foreign,
+            sectioned,
+        });
         match raw {
             Some(Raw::Kind(kind)) => TokenSinkResult::RawData(kind),
             Some(Raw::Plaintext) => TokenSinkResult::Plaintext,
@@ -232,9 +268,10 @@ impl State {
             }
         }
         let table_part = is_table_part(&name);
-        let found = self.stack.iter().rposition(|open| {
-            open.name == name || (!table_part && is_boundary(&open.name))
-        });
+        let found = self
+            .stack
+            .iter()
+            .rposition(|open| open.name == name || (!table_part && is_boundary(&open.name)));
         if let Some(at) = found.filter(|&at| self.stack[at].name == name) {
             // Closing an element below the cap closes whatever overflowed inside it.
             self.overflow.clear();
@@ -268,10 +305,10 @@ impl State {
             self.close_nearest(|n| *n == n!("p"), is_boundary);
         }
         match *name {
-            n!("h1") | n!("h2") | n!("h3") | n!("h4") | n!("h5") | n!("h6") => {
-                if self.stack.last().is_some_and(|top| is_heading(&top.name)) {
-                    self.stack.pop();
-                }
+            n!("h1") | n!("h2") | n!("h3") | n!("h4") | n!("h5") | n!("h6")
+                if self.stack.last().is_some_and(|top| is_heading(&top.name)) =>
+            {
+                self.stack.pop();
             }
             n!("li") => self.close_nearest(
                 |n| *n == n!("li"),
@@ -285,9 +322,10 @@ impl State {
                 |n| *n == n!("tr"),
                 |n| matches!(*n, n!("table") | n!("thead") | n!("tbody") | n!("tfoot")),
             ),
-            n!("td") | n!("th") => {
-                self.close_nearest(|n| matches!(*n, n!("td") | n!("th")), |n| matches!(*n, n!("tr") | n!("table")))
-            }
+            n!("td") | n!("th") => self.close_nearest(
+                |n| matches!(*n, n!("td") | n!("th")),
+                |n| matches!(*n, n!("tr") | n!("table")),
+            ),
             n!("thead") | n!("tbody") | n!("tfoot") => self.close_nearest(
                 |n| matches!(*n, n!("thead") | n!("tbody") | n!("tfoot")),
                 |n| *n == n!("table"),
@@ -299,18 +337,31 @@ impl State {
 
     /// Pops up to and including the nearest open element that `target` accepts, unless `stop` meets one first.
     /// Elements past the cap are open too: they are searched first.
-    fn close_nearest(&mut self, target: impl Fn(&LocalName) -> bool, stop: impl Fn(&LocalName) -> bool) {
+    fn close_nearest(
+        &mut self,
+        target: impl Fn(&LocalName) -> bool,
+        stop: impl Fn(&LocalName) -> bool,
+    ) {
         if !self.overflow.is_empty() {
             // As far back as the stack itself is searched, so that each tag costs a bounded number of steps.
             let window = self.overflow.len().saturating_sub(MAX_DEPTH);
-            let found = self.overflow[window..].iter().rposition(|(name, _)| target(name) || stop(name));
-            if let Some(at) = found.map(|at| at + window).filter(|&at| target(&self.overflow[at].0)) {
+            let found = self.overflow[window..]
+                .iter()
+                .rposition(|(name, _)| target(name) || stop(name));
+            if let Some(at) = found
+                .map(|at| at + window)
+                .filter(|&at| target(&self.overflow[at].0))
+            {
                 self.overflow[at].1 -= 1;
-                self.overflow.truncate(if self.overflow[at].1 == 0 { at } else { at + 1 });
+                self.overflow
+                    .truncate(if self.overflow[at].1 == 0 { at } else { at + 1 });
             }
             return;
         }
-        let found = self.stack.iter().rposition(|open| target(&open.name) || stop(&open.name));
+        let found = self
+            .stack
+            .iter()
+            .rposition(|open| target(&open.name) || stop(&open.name));
         if let Some(at) = found.filter(|&at| target(&self.stack[at].name)) {
             self.overflow.clear();
             self.stack.truncate(at);
@@ -333,8 +384,15 @@ impl State {
     }
 
     fn append(&mut self, parent: Id, data: Data) -> Id {
-        let id = Id::try_from(self.nodes.len()).expect("fewer than 2^32 nodes (the input is at most 4 GiB)");
-        self.nodes.push(DomNode { data, parent, first_child: 0, last_child: 0, next_sibling: 0 });
+        let id = Id::try_from(self.nodes.len())
+            .expect("fewer than 2^32 nodes (the input is at most 4 GiB)");
+        self.nodes.push(DomNode {
+            data,
+            parent,
+            first_child: 0,
+            last_child: 0,
+            next_sibling: 0,
+        });
         let p = &mut self.nodes[parent as usize];
         let previous = std::mem::replace(&mut p.last_child, id);
         if previous == 0 {
@@ -356,9 +414,12 @@ fn raw_kind(name: &LocalName) -> Option<Raw> {
     use local_name as n;
     Some(match *name {
         n!("script") => Raw::Kind(RawKind::ScriptData),
-        n!("style") | n!("xmp") | n!("iframe") | n!("noembed") | n!("noframes") | n!("noscript") => {
-            Raw::Kind(RawKind::Rawtext)
-        }
+        n!("style")
+        | n!("xmp")
+        | n!("iframe")
+        | n!("noembed")
+        | n!("noframes")
+        | n!("noscript") => Raw::Kind(RawKind::Rawtext),
         n!("title") | n!("textarea") => Raw::Kind(RawKind::Rcdata),
         n!("plaintext") => Raw::Plaintext,
         _ => return None,
@@ -369,14 +430,36 @@ fn raw_kind(name: &LocalName) -> Option<Raw> {
 fn drops(name: &LocalName, attrs: &[html5ever::Attribute], sectioned: bool) -> bool {
     use local_name as n;
     let by_name = match *name {
-        n!("script") | n!("style") | n!("nav") | n!("aside") | n!("form") | n!("noscript") | n!("template")
-        | n!("svg") | n!("title") | n!("meta") | n!("link") | n!("base") | n!("button") | n!("select")
-        | n!("textarea") | n!("iframe") | n!("object") | n!("embed") | n!("canvas") | n!("video")
-        | n!("audio") | n!("noembed") | n!("noframes") | n!("dialog") => true,
+        n!("script")
+        | n!("style")
+        | n!("nav")
+        | n!("aside")
+        | n!("form")
+        | n!("noscript")
+        | n!("template")
+        | n!("svg")
+        | n!("title")
+        | n!("meta")
+        | n!("link")
+        | n!("base")
+        | n!("button")
+        | n!("select")
+        | n!("textarea")
+        | n!("iframe")
+        | n!("object")
+        | n!("embed")
+        | n!("canvas")
+        | n!("video")
+        | n!("audio")
+        | n!("noembed")
+        | n!("noframes")
+        | n!("dialog") => true,
         // A page's banner and footer are chrome; an article's are its own.
         n!("header") | n!("footer") => !sectioned,
         // A checkbox is kept: it marks a task list item.
-        n!("input") => !attrs.iter().any(|a| a.name.local == n!("type") && a.value.eq_ignore_ascii_case("checkbox")),
+        n!("input") => !attrs
+            .iter()
+            .any(|a| a.name.local == n!("type") && a.value.eq_ignore_ascii_case("checkbox")),
         _ => false,
     };
     by_name || attrs.iter().any(hides)
@@ -389,8 +472,12 @@ fn hides(attr: &html5ever::Attribute) -> bool {
         n!("hidden") => true,
         n!("aria-hidden") => attr.value.eq_ignore_ascii_case("true"),
         n!("style") => {
-            let style: String =
-                attr.value.chars().filter(|c| !c.is_ascii_whitespace()).map(|c| c.to_ascii_lowercase()).collect();
+            let style: String = attr
+                .value
+                .chars()
+                .filter(|c| !c.is_ascii_whitespace())
+                .map(|c| c.to_ascii_lowercase())
+                .collect();
             style.contains("display:none") || style.contains("visibility:hidden")
         }
         _ => false,
@@ -400,20 +487,21 @@ fn hides(attr: &html5ever::Attribute) -> bool {
 /// The attributes the converter reads; the rest are not stored.
 fn kept_attr(name: &LocalName) -> bool {
     use local_name as n;
-    matches!(&**name, "data-src" | "data-lang") || matches!(
-        *name,
-        n!("href")
-            | n!("src")
-            | n!("alt")
-            | n!("title")
-            | n!("class")
-            | n!("lang")
-            | n!("start")
-            | n!("colspan")
-            | n!("rowspan")
-            | n!("type")
-            | n!("checked")
-    )
+    matches!(&**name, "data-src" | "data-lang")
+        || matches!(
+            *name,
+            n!("href")
+                | n!("src")
+                | n!("alt")
+                | n!("title")
+                | n!("class")
+                | n!("lang")
+                | n!("start")
+                | n!("colspan")
+                | n!("rowspan")
+                | n!("type")
+                | n!("checked")
+        )
 }
 
 fn is_void(name: &LocalName) -> bool {
@@ -489,7 +577,14 @@ fn is_boundary(name: &LocalName) -> bool {
     use local_name as n;
     matches!(
         *name,
-        n!("table") | n!("td") | n!("th") | n!("caption") | n!("template") | n!("button") | n!("object") | n!("marquee")
+        n!("table")
+            | n!("td")
+            | n!("th")
+            | n!("caption")
+            | n!("template")
+            | n!("button")
+            | n!("object")
+            | n!("marquee")
     )
 }
 
@@ -497,11 +592,21 @@ fn is_table_part(name: &LocalName) -> bool {
     use local_name as n;
     matches!(
         *name,
-        n!("table") | n!("td") | n!("th") | n!("tr") | n!("thead") | n!("tbody") | n!("tfoot") | n!("caption")
+        n!("table")
+            | n!("td")
+            | n!("th")
+            | n!("tr")
+            | n!("thead")
+            | n!("tbody")
+            | n!("tfoot")
+            | n!("caption")
     )
 }
 
 pub fn is_heading(name: &LocalName) -> bool {
     use local_name as n;
-    matches!(*name, n!("h1") | n!("h2") | n!("h3") | n!("h4") | n!("h5") | n!("h6"))
+    matches!(
+        *name,
+        n!("h1") | n!("h2") | n!("h3") | n!("h4") | n!("h5") | n!("h6")
+    )
 }

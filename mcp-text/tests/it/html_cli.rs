@@ -20,12 +20,16 @@ fn stderr(out: &Output) -> String {
 }
 
 fn json(out: &Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
 
 #[test]
 fn converts_stdin_to_stdout() {
-    let out = run(&["convert", "--from", "html", "--to", "adf"], b"<nav>x</nav><p>Hi <b>there</b></p>");
+    let out = run(
+        &["convert", "--from", "html", "--to", "adf"],
+        b"<nav>x</nav><p>Hi <b>there</b></p>",
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     assert_eq!(
         json(&out),
@@ -39,8 +43,21 @@ fn converts_a_file_and_pretty_prints_adf() {
     let dir = std::env::temp_dir().join(format!("mcp-text-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("issue.json");
-    std::fs::write(&file, r#"{"type":"doc","version":1,"content":[{"type":"rule"}]}"#).unwrap();
-    let out = run(&["convert", "--from=adf", "--to=adf", "--pretty", file.to_str().unwrap()], b"");
+    std::fs::write(
+        &file,
+        r#"{"type":"doc","version":1,"content":[{"type":"rule"}]}"#,
+    )
+    .unwrap();
+    let out = run(
+        &[
+            "convert",
+            "--from=adf",
+            "--to=adf",
+            "--pretty",
+            file.to_str().unwrap(),
+        ],
+        b"",
+    );
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8(out.stdout.clone()).unwrap();
     assert!(text.contains("\n  \"type\": \"doc\""), "{text}");
@@ -50,7 +67,17 @@ fn converts_a_file_and_pretty_prints_adf() {
 
 #[test]
 fn a_missing_file_is_named() {
-    let out = run(&["convert", "--from", "adf", "--to", "adf", "no-such-page.json"], b"");
+    let out = run(
+        &[
+            "convert",
+            "--from",
+            "adf",
+            "--to",
+            "adf",
+            "no-such-page.json",
+        ],
+        b"",
+    );
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
     assert!(err.starts_with("mcp-text: no-such-page.json: "), "{err}");
@@ -61,31 +88,68 @@ fn bad_json_names_the_file_and_the_place() {
     let dir = std::env::temp_dir().join(format!("mcp-text-cli-bad-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("page.json");
-    std::fs::write(&file, "{\"type\": \"doc\",\n \"content\": [\n    {\"type\" \"paragraph\"}]}").unwrap();
-    let out = run(&["convert", "--from", "adf", "--to", "adf", file.to_str().unwrap()], b"");
+    std::fs::write(
+        &file,
+        "{\"type\": \"doc\",\n \"content\": [\n    {\"type\" \"paragraph\"}]}",
+    )
+    .unwrap();
+    let out = run(
+        &[
+            "convert",
+            "--from",
+            "adf",
+            "--to",
+            "adf",
+            file.to_str().unwrap(),
+        ],
+        b"",
+    );
     assert_eq!(out.status.code(), Some(1));
     let err = stderr(&out);
-    assert!(err.starts_with(&format!("mcp-text: {}: line 3, column 13: ", file.display())), "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "mcp-text: {}: line 3, column 13: ",
+            file.display()
+        )),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 
     let out = run(&["convert", "--from", "adf", "--to", "adf"], b"{\"type\":");
     assert_eq!(out.status.code(), Some(1));
-    assert!(stderr(&out).starts_with("mcp-text: <stdin>: line 1, column 8: "), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("mcp-text: <stdin>: line 1, column 8: "),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
 fn invalid_utf8_names_the_place() {
-    let out = run(&["convert", "--from", "html", "--to", "adf"], b"<p>a</p>\n<p>\xc3\x28</p>");
+    let out = run(
+        &["convert", "--from", "html", "--to", "adf"],
+        b"<p>a</p>\n<p>\xc3\x28</p>",
+    );
     assert_eq!(out.status.code(), Some(1));
-    assert_eq!(stderr(&out), "mcp-text: <stdin>: line 2, column 4: invalid UTF-8\n");
+    assert_eq!(
+        stderr(&out),
+        "mcp-text: <stdin>: line 2, column 4: invalid UTF-8\n"
+    );
 }
 
 #[test]
 fn warnings_go_to_stderr_and_the_output_is_still_written() {
     let html = "<div>".repeat(600) + "deep";
-    let out = run(&["convert", "--from", "html", "--to", "adf"], html.as_bytes());
+    let out = run(
+        &["convert", "--from", "html", "--to", "adf"],
+        html.as_bytes(),
+    );
     assert!(out.status.success());
-    assert!(stderr(&out).starts_with("mcp-text: <stdin>: warning: line 1: HTML nested deeper than 512"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("mcp-text: <stdin>: warning: line 1: HTML nested deeper than 512"),
+        "{}",
+        stderr(&out)
+    );
     assert_eq!(json(&out)["content"][0]["content"][0]["text"], "deep");
 }
 
@@ -95,7 +159,10 @@ fn help_shows_usage_and_examples() {
         let out = run(&[flag], b"");
         assert!(out.status.success());
         let text = String::from_utf8(out.stdout).unwrap();
-        assert!(text.contains("mcp-text convert --from FORMAT --to FORMAT"), "{text}");
+        assert!(
+            text.contains("mcp-text convert --from FORMAT --to FORMAT"),
+            "{text}"
+        );
         assert!(text.contains("Examples:"), "{text}");
     }
 }
@@ -110,11 +177,17 @@ fn bad_usage_exits_2() {
         &["convert", "--from", "docx", "--to", "markdown"],
         &["convert", "--from", "adf", "--to", "html"],
         &["convert", "--from", "adf", "--to", "markdown", "--pretty"],
-        &["convert", "--from", "adf", "--to", "adf", "a.json", "b.json"],
+        &[
+            "convert", "--from", "adf", "--to", "adf", "a.json", "b.json",
+        ],
         &["convert", "--from", "adf", "--to", "adf", "--frobnicate"],
     ] {
         let out = run(args, b"");
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
-        assert!(stderr(&out).starts_with("mcp-text: "), "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).starts_with("mcp-text: "),
+            "{args:?}: {}",
+            stderr(&out)
+        );
     }
 }

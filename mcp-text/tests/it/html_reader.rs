@@ -80,7 +80,9 @@ pub fn outline(node: &Node) -> String {
 }
 
 fn read(html: &str) -> Node {
-    mcp_text::read(html.as_bytes(), Format::Html).expect("HTML always reads").doc
+    mcp_text::read(html.as_bytes(), Format::Html)
+        .expect("HTML always reads")
+        .doc
 }
 
 #[test]
@@ -180,29 +182,56 @@ fn web_page_reads_the_article_with_its_structure() {
 fn page_chrome_scripts_and_hidden_content_are_dropped() {
     let outline = outline(&read(PAGE));
     for chrome in [
-        "Acme\"", "Docs", "Blog", "On this page", "Copyright", "tracking", "dataLayer", "color: red", "Hidden text",
-        "Invisible", "Search", "Enable JavaScript", "Template", "comment", "Release notes\"\n  paragraph\n    text \"Acme",
+        "Acme\"",
+        "Docs",
+        "Blog",
+        "On this page",
+        "Copyright",
+        "tracking",
+        "dataLayer",
+        "color: red",
+        "Hidden text",
+        "Invisible",
+        "Search",
+        "Enable JavaScript",
+        "Template",
+        "comment",
+        "Release notes\"\n  paragraph\n    text \"Acme",
     ] {
-        assert!(!outline.contains(chrome), "{chrome:?} leaked into\n{outline}");
+        assert!(
+            !outline.contains(chrome),
+            "{chrome:?} leaked into\n{outline}"
+        );
     }
 }
 
 #[test]
 fn without_main_or_article_the_whole_body_is_read_but_chrome_is_not() {
-    let doc = read("<header>Site</header><nav>Menu</nav><div><p>One</p>Two</div><footer>Foot</footer>");
-    assert_eq!(outline(&doc), "doc\n  paragraph\n    text \"One\"\n  paragraph\n    text \"Two\"\n");
+    let doc =
+        read("<header>Site</header><nav>Menu</nav><div><p>One</p>Two</div><footer>Foot</footer>");
+    assert_eq!(
+        outline(&doc),
+        "doc\n  paragraph\n    text \"One\"\n  paragraph\n    text \"Two\"\n"
+    );
 }
 
 #[test]
 fn every_outermost_article_is_read_in_order() {
     let doc = read("<p>Teaser</p><article><p>A</p><article><p>B</p></article></article><article><p>C</p></article>");
-    let texts: Vec<_> = outline(&doc).lines().filter(|l| l.contains("text")).map(str::trim).map(String::from).collect();
+    let texts: Vec<_> = outline(&doc)
+        .lines()
+        .filter(|l| l.contains("text"))
+        .map(str::trim)
+        .map(String::from)
+        .collect();
     assert_eq!(texts, ["text \"A\"", "text \"B\"", "text \"C\""]);
 }
 
 #[test]
 fn an_article_header_is_content_not_chrome() {
-    let doc = read("<article><header><h1>Title</h1></header><p>Body</p><footer>Tags: x</footer></article>");
+    let doc = read(
+        "<article><header><h1>Title</h1></header><p>Body</p><footer>Tags: x</footer></article>",
+    );
     assert_eq!(
         outline(&doc),
         "doc\n  heading {\"level\":1}\n    text \"Title\"\n  paragraph\n    text \"Body\"\n  paragraph\n    text \"Tags: x\"\n"
@@ -223,9 +252,18 @@ fn code_block_languages_from_the_usual_classes() {
     for (html, language) in [
         (r#"<pre><code class="language-rust">x</code></pre>"#, "rust"),
         (r#"<pre><code class="hljs lang-js">x</code></pre>"#, "js"),
-        (r#"<div class="highlight highlight-source-python"><pre>x</pre></div>"#, "python"),
-        (r#"<div class="language-ruby highlighter-rouge"><div class="highlight"><pre class="highlight"><code>x</code></pre></div></div>"#, "ruby"),
-        (r#"<pre class="sourceCode haskell"><code class="sourceCode haskell">x</code></pre>"#, "haskell"),
+        (
+            r#"<div class="highlight highlight-source-python"><pre>x</pre></div>"#,
+            "python",
+        ),
+        (
+            r#"<div class="language-ruby highlighter-rouge"><div class="highlight"><pre class="highlight"><code>x</code></pre></div></div>"#,
+            "ruby",
+        ),
+        (
+            r#"<pre class="sourceCode haskell"><code class="sourceCode haskell">x</code></pre>"#,
+            "haskell",
+        ),
         (r#"<pre lang="go"><code>x</code></pre>"#, "go"),
     ] {
         let doc = read(html);
@@ -237,9 +275,16 @@ fn code_block_languages_from_the_usual_classes() {
 
 #[test]
 fn implied_end_tags_as_html_allows_them() {
-    let doc = read("<p>one<p>two<ul><li>a<li>b</ul><table><tr><td>1<td>2<tr><td>3</table><dl><dt>T<dd>D</dl>");
+    let doc = read(
+        "<p>one<p>two<ul><li>a<li>b</ul><table><tr><td>1<td>2<tr><td>3</table><dl><dt>T<dd>D</dl>",
+    );
     let outline = outline(&doc);
-    assert!(outline.starts_with("doc\n  paragraph\n    text \"one\"\n  paragraph\n    text \"two\"\n  bulletList\n"), "{outline}");
+    assert!(
+        outline.starts_with(
+            "doc\n  paragraph\n    text \"one\"\n  paragraph\n    text \"two\"\n  bulletList\n"
+        ),
+        "{outline}"
+    );
     assert_eq!(outline.matches("listItem").count(), 2, "{outline}");
     assert_eq!(outline.matches("tableRow").count(), 2, "{outline}");
     assert_eq!(outline.matches("tableCell").count(), 3, "{outline}");
@@ -249,41 +294,65 @@ fn implied_end_tags_as_html_allows_them() {
 #[test]
 fn unknown_elements_keep_their_text() {
     let doc = read("<x-card><x-title>Hello</x-title> <blink>world</blink></x-card>");
-    assert_eq!(outline(&doc), "doc\n  paragraph\n    text \"Hello world\"\n");
+    assert_eq!(
+        outline(&doc),
+        "doc\n  paragraph\n    text \"Hello world\"\n"
+    );
 }
 
 #[test]
 fn nested_details_in_a_table_cell_is_a_nested_expand() {
     let doc = read("<table><tr><td><details><summary>S</summary>x</details></td></tr></table>");
-    assert!(outline(&doc).contains("nestedExpand {\"title\":\"S\"}"), "{}", outline(&doc));
+    assert!(
+        outline(&doc).contains("nestedExpand {\"title\":\"S\"}"),
+        "{}",
+        outline(&doc)
+    );
 }
 
 #[test]
 fn code_marks_keep_only_links_as_adf_requires() {
     let doc = read(r#"<p><a href="u"><b><code>x</code></b></a></p>"#);
-    assert_eq!(outline(&doc), "doc\n  paragraph\n    text \"x\" +link{\"href\":\"u\"} +code\n");
+    assert_eq!(
+        outline(&doc),
+        "doc\n  paragraph\n    text \"x\" +link{\"href\":\"u\"} +code\n"
+    );
 }
 
 #[test]
 fn two_line_breaks_are_a_paragraph_break() {
     let doc = read("<div>one<br><br>two<br></div>");
-    assert_eq!(outline(&doc), "doc\n  paragraph\n    text \"one\"\n  paragraph\n    text \"two\"\n");
+    assert_eq!(
+        outline(&doc),
+        "doc\n  paragraph\n    text \"one\"\n  paragraph\n    text \"two\"\n"
+    );
 }
 
 #[test]
 fn nesting_100000_deep_does_not_overflow() {
-    for (open, close) in [("<div>", "</div>"), ("<ul><li>", "</li></ul>"), ("<blockquote>", ""), ("<b><i>", ""), ("<table><tr><td>", "")] {
+    for (open, close) in [
+        ("<div>", "</div>"),
+        ("<ul><li>", "</li></ul>"),
+        ("<blockquote>", ""),
+        ("<b><i>", ""),
+        ("<table><tr><td>", ""),
+    ] {
         let html = format!("{}deep{}", open.repeat(100_000), close.repeat(100_000));
         let read = mcp_text::read(html.as_bytes(), Format::Html).unwrap();
         assert!(outline(&read.doc).contains("\"deep\""), "{open}");
         assert_eq!(read.warnings.len(), 1, "{open}: {:?}", read.warnings);
-        assert!(read.warnings[0].message.contains("512"), "{:?}", read.warnings);
+        assert!(
+            read.warnings[0].message.contains("512"),
+            "{:?}",
+            read.warnings
+        );
     }
 }
 
 #[test]
 fn a_20_mb_page_reads() {
-    let para = "<p>Some <b>bold</b> text with <a href=\"/x\">a link</a> and <code>code</code>.</p>\n";
+    let para =
+        "<p>Some <b>bold</b> text with <a href=\"/x\">a link</a> and <code>code</code>.</p>\n";
     let mut html = String::from("<html><body><nav>menu</nav><main>");
     while html.len() < 20 << 20 {
         html.push_str(para);
