@@ -1,7 +1,28 @@
-//! HTML to the model. PLACEHOLDER: the html helper replaces this file.
+//! HTML to the model, for web pages: what a reader of the page sees, as Markdown can say it.
+//!
+//! Read only, and lossy on purpose: scripts, styles, navigation, the page's banner and footer, asides,
+//! forms, `noscript`, `template`, `svg`, hidden elements and comments are dropped; when the page has a
+//! `main` (or else `article`s) only that is read. Everything else keeps its meaning: headings, paragraphs,
+//! lists (nested, with `start`), block quotes, rules, code blocks with their language, GFM tables (`th` and
+//! `thead` cells are headers), `details` as expands, links and images (URLs exactly as written), and
+//! strong, em, code, strike, underline, sub and sup marks. An element this reader does not know is read as
+//! its content, so no text is lost. Whitespace is collapsed as a browser would, except in `pre`.
+//!
+//! Parsing is html5ever's tokenizer with a tree construction of our own ([`tree`]), bounded at
+//! [`tree::MAX_DEPTH`] levels (deeper elements are flattened into the one at the cap, with a warning), so
+//! that time and memory are linear in the input whatever its nesting.
+
+mod convert;
+pub mod tree;
 
 use crate::Read;
 
-pub fn read(_input: &str) -> Read {
-    unimplemented!("html reader")
+/// Reads an HTML page or fragment.
+pub fn read(input: &str) -> Read {
+    let dom = tree::parse(input);
+    let doc = convert::document(&dom);
+    Read {
+        doc,
+        warnings: dom.warnings,
+    }
 }

@@ -1,0 +1,665 @@
+//! The light tree to the model: blocks, inlines with marks, whitespace collapsed as a browser would.
+//!
+//! The walk recurses once or twice per element, and the tree is at most [`MAX_DEPTH`](super::tree::MAX_DEPTH)
+//! deep, so the stack it uses is bounded. What it builds is valid ADF where the HTML allows: inline content
+//! sits in paragraphs, list items and table cells hold blocks (an empty one holds an empty paragraph), a
+//! code mark goes only with a link.
+
+use html5ever::{local_name, LocalName};
+use serde_json::Value;
+
+use super::tree::{is_heading, Data, Dom, Id};
+use crate::model::{Attrs, Mark, MarkType, Node, NodeType};
+
+/// The document `dom` holds: its `main` when it has one, else its `article`s, else all of it.
+pub fn document(dom: &Dom) -> Node {
+    let mut reader = Reader {
+        dom,
+        marks: Vec::new(),
+        effective: Vec::new(),
+        language: None,
+        nested: 0,
+    };
+    let mut out = Blocks::default();
+    for root in roots(dom) {
+        reader.content(root, &mut out);
+    }
+    Node::doc(out.finish())
+}
+
+/// The elements to read: nodes are stored in document order, so a scan finds the first `main` and every
+/// outermost `article` in order.
+fn roots(dom: &Dom) -> Vec<Id> {
+    let named = |name: LocalName| {
+        (1..dom.nodes.len() as Id)
+            .filter(move |&id| dom.node(id).name() == Some(&name))
+            .collect::<Vec<_>>()
+    };
+    if let Some(&main) = named(local_name!("main")).first() {
+        return vec![main];
+    }
+    let articles: Vec<Id> = named(local_name!("article"))
+        .into_iter()
+        .filter(|&id| {
+            let mut at = dom.node(id).parent;
+            while at != 0 {
+                if dom.node(at).name() == Some(&local_name!("article")) {
+                    return false;
+                }
+                at = dom.node(at).parent;
+            }
+            true
+        })
+        .collect();
+    if articles.is_empty() {
+        vec![0]
+    } else {
+        articles
+    }
+}
+
+struct Reader<'a> {
+    dom: &'a Dom,
+    /// The marks of the enclosing inline elements, outermost first.
+    marks: Vec<Mark>,
+    /// `marks` as text carries them: with a code mark, only the code and link marks (ADF allows no other).
+    effective: Vec<Mark>,
+    /// A code block language named by an enclosing element (`<div class="highlight-source-rust"><pre>`).
+    language: Option<String>,
+    /// Enclosing expands and table cells: a `details` there is a `nestedExpand`.
+    nested: usize,
+}
+
+/// Blocks being collected, with the paragraph being filled.
+#[derive(Default)]
+struct Blocks {
+    blocks: Vec<Node>,
+    para: Inlines,
+}
+
+/// Inline content being collected.
+#[derive(Default)]
+struct Inlines {
+    nodes: Vec<Node>,
+    /// Collapsed whitespace not yet written: it becomes one space if more content follows on the line.
+    space: bool,
+}
+
+impl Blocks {
+    /// Ends the current paragraph (if it has content).
+    fn flush(&mut self) {
+        let mut nodes = std::mem::take(&mut self.para.nodes);
+        self.para.space = false;
+        while nodes.last().is_some_and(|n| n.kind == NodeType::HardBreak) {
+            nodes.pop();
+        }
+        if !nodes.is_empty() {
+            self.blocks
+                .push(Node::with_content(NodeType::Paragraph, nodes));
+        }
+    }
+
+    fn push(&mut self, block: Node) {
+        self.flush();
+        self.blocks.push(block);
+    }
+
+    fn finish(mut self) -> Vec<Node> {
+        self.flush();
+        std::mem::take(&mut self.blocks)
+    }
+
+    /// The blocks, never empty: ADF's list items and cells hold at least a paragraph.
+    fn finish_nonempty(self) -> Vec<Node> {
+        let mut blocks = self.finish();
+        if blocks.is_empty() {
+            blocks.push(Node::with_content(NodeType::Paragraph, Vec::new()));
+        }
+        blocks
+    }
+}
+
+impl Inlines {
+    /// Appends text, collapsing runs of HTML whitespace to one space and dropping it at line starts.
+    fn text(&mut self, text: &str, marks: &[Mark]) {
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            if is_space(bytes[i]) {
+                while i < bytes.len() && is_space(bytes[i]) {
+                    i += 1;
+                }
+                self.space = !self.nodes.is_empty()
+                    && self
+                        .nodes
+                        .last()
+                        .is_some_and(|n| n.kind != NodeType::HardBreak);
+                continue;
+            }
+            let start = i;
+            while i < bytes.len() && !is_space(bytes[i]) {
+                i += 1;
+            }
+            self.word(&text[start..i], marks);
+        }
+    }
+
+    /// Appends non-space text; a pending space goes before it, carrying only the marks on both of its sides
+    /// (so that `a <b>b</b>` puts the space outside the bold, where Markdown wants it).
+    fn word(&mut self, word: &str, marks: &[Mark]) {
+        if std::mem::take(&mut self.space) {
+            let last_marks = self.nodes.last().map_or(&[][..], |n| n.mark_list());
+            let shared = last_marks
+                .iter()
+                .zip(marks)
+                .take_while(|(a, b)| a == b)
+                .count();
+            self.push_text(" ", &marks[..shared]);
+        }
+        self.push_text(word, marks);
+    }
+
+    fn push_text(&mut self, text: &str, marks: &[Mark]) {
+        if let Some(last) = self.nodes.last_mut() {
+            if last.kind == NodeType::Text && last.mark_list() == marks {
+                last.text.get_or_insert_with(String::new).push_str(text);
+                return;
+            }
+        }
+        let mut node = Node::text(text);
+        if !marks.is_empty() {
+            node.marks = Some(marks.to_vec());
+        }
+        self.nodes.push(node);
+    }
+}
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0C')
+}
+
+impl Reader<'_> {
+    /// Reads the children of `id` into `out`.
+    fn content(&mut self, id: Id, out: &mut Blocks) {
+        for child in self.dom.children(id) {
+            self.node(child, out);
+        }
+    }
+
+    fn node(&mut self, id: Id, out: &mut Blocks) {
+        use local_name as n;
+        let node = self.dom.node(id);
+        let name = match &node.data {
+            Data::Text(text) => return out.para.text(text, &self.effective),
+            Data::Document => return self.content(id, out),
+            Data::Element { name, .. } => name,
+        };
+        match *name {
+            n!("p") => {
+                out.flush();
+                self.content(id, out);
+                out.flush();
+            }
+            n!("br") => {
+                let para = &mut out.para;
+                para.space = false;
+                match para.nodes.last() {
+                    None => {}
+                    // Two breaks in a row are a blank line: a new paragraph.
+                    Some(last) if last.kind == NodeType::HardBreak => out.flush(),
+                    Some(_) => para.nodes.push(Node::new(NodeType::HardBreak)),
+                }
+            }
+            n!("hr") => out.push(Node::new(NodeType::Rule)),
+            n!("img") => self.image(id, out),
+            n!("input") => {
+                // A task list's checkbox (forms are dropped; only checkboxes reach here).
+                let mark = if node.attr(&n!("checked")).is_some() {
+                    "[x]"
+                } else {
+                    "[ ]"
+                };
+                out.para.word(mark, &self.effective);
+                out.para.space = true;
+            }
+            n!("h1") | n!("h2") | n!("h3") | n!("h4") | n!("h5") | n!("h6") => {
+                self.heading(id, name, out)
+            }
+            n!("ul") | n!("ol") | n!("menu") => self.list(id, name, out),
+            n!("pre") | n!("listing") | n!("xmp") | n!("plaintext") => self.code_block(id, out),
+            n!("blockquote") => {
+                let mut inner = Blocks::default();
+                self.content(id, &mut inner);
+                let blocks = inner.finish();
+                if !blocks.is_empty() {
+                    out.push(Node::with_content(NodeType::Blockquote, blocks));
+                }
+            }
+            n!("table") => self.table(id, out),
+            n!("details") => self.details(id, out),
+            n!("dt") => {
+                out.flush();
+                self.marked(id, Mark::new(MarkType::Strong), out);
+                out.flush();
+            }
+            n!("a") => match node.attr(&n!("href")) {
+                Some(href)
+                    if !href
+                        .trim_start()
+                        .to_ascii_lowercase()
+                        .starts_with("javascript:") =>
+                {
+                    let mut attrs = Attrs::new();
+                    attrs.insert("href".into(), Value::from(href));
+                    if let Some(title) = node.attr(&n!("title")) {
+                        attrs.insert("title".into(), Value::from(title));
+                    }
+                    let mut mark = Mark::new(MarkType::Link);
+                    mark.attrs = Some(attrs);
+                    self.marked(id, mark, out);
+                }
+                _ => self.content(id, out),
+            },
+            n!("strong") | n!("b") => self.marked(id, Mark::new(MarkType::Strong), out),
+            n!("em") | n!("i") | n!("cite") | n!("dfn") | n!("var") => {
+                self.marked(id, Mark::new(MarkType::Em), out)
+            }
+            n!("code") | n!("kbd") | n!("samp") | n!("tt") => {
+                self.marked(id, Mark::new(MarkType::Code), out)
+            }
+            n!("s") | n!("del") | n!("strike") => self.marked(id, Mark::new(MarkType::Strike), out),
+            n!("u") | n!("ins") => self.marked(id, Mark::new(MarkType::Underline), out),
+            n!("sub") | n!("sup") => {
+                let mut mark = Mark::new(MarkType::Subsup);
+                let kind = if *name == n!("sub") { "sub" } else { "sup" };
+                mark.attrs = Some(Attrs::from_iter([("type".to_string(), Value::from(kind))]));
+                self.marked(id, mark, out);
+            }
+            _ if is_block(name) => {
+                let hint = self.language_hint(id);
+                let outer = self.language.clone();
+                if hint.is_some() {
+                    self.language = hint;
+                }
+                out.flush();
+                self.content(id, out);
+                out.flush();
+                self.language = outer;
+            }
+            // Unknown and presentational inline elements: their content, as if they were not there.
+            _ => self.content(id, out),
+        }
+    }
+
+    /// Reads `id`'s content with `mark` added to the enclosing marks.
+    fn marked(&mut self, id: Id, mark: Mark, out: &mut Blocks) {
+        if self.marks.iter().any(|m| m.kind == mark.kind) {
+            return self.content(id, out);
+        }
+        self.marks.push(mark);
+        self.update_effective();
+        self.content(id, out);
+        self.marks.pop();
+        self.update_effective();
+    }
+
+    fn update_effective(&mut self) {
+        let code = self.marks.iter().any(|m| m.kind == MarkType::Code);
+        self.effective.clear();
+        self.effective.extend(
+            self.marks
+                .iter()
+                .filter(|m| !code || matches!(m.kind, MarkType::Code | MarkType::Link))
+                .cloned(),
+        );
+    }
+
+    /// `h1`..`h6`: the heading's paragraphs become its text; other blocks inside it (an image, most often)
+    /// stand beside it, in order.
+    fn heading(&mut self, id: Id, name: &LocalName, out: &mut Blocks) {
+        let level = name.as_bytes()[1] - b'0';
+        let mut inner = Blocks::default();
+        self.content(id, &mut inner);
+        out.flush();
+        let mut text: Vec<Node> = Vec::new();
+        let mut at = None;
+        for mut block in inner.finish() {
+            if block.kind == NodeType::Paragraph {
+                if !text.is_empty() {
+                    text.push(Node::text(" "));
+                }
+                text.extend(block.content.take().unwrap_or_default());
+                at.get_or_insert(out.blocks.len());
+            } else {
+                out.blocks.push(block);
+            }
+        }
+        if let Some(at) = at {
+            let mut heading = Node::with_content(NodeType::Heading, merge_text(text));
+            heading.set_attr("level", level);
+            out.blocks.insert(at, heading);
+        }
+    }
+
+    fn list(&mut self, id: Id, name: &LocalName, out: &mut Blocks) {
+        let mut items: Vec<Node> = Vec::new();
+        for child in self.dom.children(id) {
+            let node = self.dom.node(child);
+            if node.name() == Some(&local_name!("li")) {
+                let mut inner = Blocks::default();
+                self.content(child, &mut inner);
+                items.push(Node::with_content(
+                    NodeType::ListItem,
+                    inner.finish_nonempty(),
+                ));
+                continue;
+            }
+            if matches!(&node.data, Data::Text(t) if t.bytes().all(is_space)) {
+                continue;
+            }
+            // Content outside any `li` (often a nested list written as a sibling) joins the item before it.
+            let mut inner = Blocks::default();
+            self.node(child, &mut inner);
+            let blocks = inner.finish();
+            if blocks.is_empty() {
+                continue;
+            }
+            match items.last_mut() {
+                Some(item) => item.content.get_or_insert_with(Vec::new).extend(blocks),
+                None => items.push(Node::with_content(NodeType::ListItem, blocks)),
+            }
+        }
+        if items.is_empty() {
+            return;
+        }
+        let ordered = *name == local_name!("ol");
+        let mut list = Node::with_content(
+            if ordered {
+                NodeType::OrderedList
+            } else {
+                NodeType::BulletList
+            },
+            items,
+        );
+        if ordered {
+            if let Some(start) = self
+                .dom
+                .node(id)
+                .attr(&local_name!("start"))
+                .and_then(|s| s.trim().parse::<u32>().ok())
+            {
+                list.set_attr("order", start);
+            }
+        }
+        out.push(list);
+    }
+
+    fn code_block(&mut self, id: Id, out: &mut Blocks) {
+        let mut text = String::new();
+        let mut language = self.language_hint(id);
+        self.code_text(id, &mut text, &mut language);
+        if text.ends_with('\n') {
+            text.pop();
+        }
+        let mut block = Node::with_content(NodeType::CodeBlock, Vec::new());
+        if !text.is_empty() {
+            block.content = Some(vec![Node::text(text)]);
+        }
+        if let Some(language) = language.or_else(|| self.language.clone()) {
+            block.set_attr("language", language);
+        }
+        out.push(block);
+    }
+
+    /// The text under `id` as it stands (a `br` is a newline); the first language a `code` inside names.
+    fn code_text(&self, id: Id, text: &mut String, language: &mut Option<String>) {
+        for child in self.dom.children(id) {
+            let node = self.dom.node(child);
+            match &node.data {
+                Data::Text(t) => text.push_str(t),
+                Data::Element { name, .. } if *name == local_name!("br") => text.push('\n'),
+                Data::Element { .. } => {
+                    if language.is_none() {
+                        *language = self.language_hint(child);
+                    }
+                    self.code_text(child, text, language);
+                }
+                Data::Document => {}
+            }
+        }
+    }
+
+    /// The language a `class` (`language-rust`, `lang-rust`, `highlight-source-rust`, pandoc's
+    /// `sourceCode rust`) or a `lang`/`data-lang` attribute of a `pre` or `code` names.
+    fn language_hint(&self, id: Id) -> Option<String> {
+        let node = self.dom.node(id);
+        let name = node.name()?;
+        let code = matches!(*name, local_name!("pre") | local_name!("code"));
+        if let Some(class) = node.attr(&local_name!("class")) {
+            let mut words = class.split_ascii_whitespace();
+            let source_code = class.split_ascii_whitespace().any(|w| w == "sourceCode");
+            for word in words.by_ref() {
+                for prefix in ["language-", "lang-", "highlight-source-"] {
+                    if let Some(lang) = word.strip_prefix(prefix).filter(|l| !l.is_empty()) {
+                        return Some(lang.to_string());
+                    }
+                }
+            }
+            if source_code && code {
+                if let Some(lang) = class.split_ascii_whitespace().find(|w| *w != "sourceCode") {
+                    return Some(lang.to_string());
+                }
+            }
+        }
+        if code {
+            for attr in ["data-lang", "lang"] {
+                if let Some(lang) = node
+                    .attr(&LocalName::from(attr))
+                    .filter(|l| !l.trim().is_empty())
+                {
+                    return Some(lang.trim().to_string());
+                }
+            }
+        }
+        None
+    }
+
+    /// An image: `mediaSingle` holding an external `media` (a link around it is the media's link mark).
+    fn image(&mut self, id: Id, out: &mut Blocks) {
+        let node = self.dom.node(id);
+        let Some(src) = node
+            .attr(&local_name!("src"))
+            .or_else(|| node.attr(&LocalName::from("data-src")))
+        else {
+            return;
+        };
+        let mut media = Node::new(NodeType::Media);
+        media.set_attr("type", "external");
+        media.set_attr("url", src);
+        if let Some(alt) = node.attr(&local_name!("alt")).filter(|a| !a.is_empty()) {
+            media.set_attr("alt", alt);
+        }
+        if let Some(link) = self.marks.iter().find(|m| m.kind == MarkType::Link) {
+            media.marks = Some(vec![link.clone()]);
+        }
+        out.push(Node::with_content(NodeType::MediaSingle, vec![media]));
+    }
+
+    /// A table: rows from `thead`/`tbody`/`tfoot` or directly under it; `th` (and any cell of `thead`) is a
+    /// header. What stands outside the cells is read before the table, where a browser shows it.
+    fn table(&mut self, id: Id, out: &mut Blocks) {
+        let mut rows = Vec::new();
+        let mut before = Blocks::default();
+        self.rows(id, false, &mut rows, &mut before);
+        for block in before.finish() {
+            out.push(block);
+        }
+        if !rows.is_empty() {
+            out.push(Node::with_content(NodeType::Table, rows));
+        }
+    }
+
+    fn rows(&mut self, id: Id, head: bool, rows: &mut Vec<Node>, before: &mut Blocks) {
+        use local_name as n;
+        for child in self.dom.children(id) {
+            match self.dom.node(child).name().cloned() {
+                Some(n!("thead")) => self.rows(child, true, rows, before),
+                Some(n!("tbody")) | Some(n!("tfoot")) => self.rows(child, head, rows, before),
+                Some(n!("tr")) => {
+                    let row = self.row(child, head, before);
+                    if !row.is_empty() {
+                        rows.push(Node::with_content(NodeType::TableRow, row));
+                    }
+                }
+                Some(n!("td")) | Some(n!("th")) => {
+                    // Cells outside a row: a row of their own.
+                    let cell = self.cell(child, head);
+                    rows.push(Node::with_content(NodeType::TableRow, vec![cell]));
+                }
+                Some(n!("colgroup")) | Some(n!("col")) => {}
+                Some(n!("caption")) => {
+                    self.content(child, before);
+                    before.flush();
+                }
+                _ => self.node(child, before),
+            }
+        }
+    }
+
+    fn row(&mut self, id: Id, head: bool, before: &mut Blocks) -> Vec<Node> {
+        let mut cells = Vec::new();
+        for child in self.dom.children(id) {
+            match self.dom.node(child).name() {
+                Some(name) if matches!(*name, local_name!("td") | local_name!("th")) => {
+                    cells.push(self.cell(child, head))
+                }
+                _ => self.node(child, before),
+            }
+        }
+        cells
+    }
+
+    fn cell(&mut self, id: Id, head: bool) -> Node {
+        let node = self.dom.node(id);
+        let header = head || node.name() == Some(&local_name!("th"));
+        self.nested += 1;
+        let mut inner = Blocks::default();
+        self.content(id, &mut inner);
+        self.nested -= 1;
+        let mut cell = Node::with_content(
+            if header {
+                NodeType::TableHeader
+            } else {
+                NodeType::TableCell
+            },
+            inner.finish_nonempty(),
+        );
+        for span in ["colspan", "rowspan"] {
+            let value = node
+                .attr(&LocalName::from(span))
+                .and_then(|v| v.trim().parse::<u32>().ok());
+            if let Some(value) = value.filter(|&v| v > 1) {
+                cell.set_attr(span, value);
+            }
+        }
+        cell
+    }
+
+    /// `details`: an expand titled by its `summary`.
+    fn details(&mut self, id: Id, out: &mut Blocks) {
+        let nested = self.nested > 0;
+        let mut title = None;
+        let mut inner = Blocks::default();
+        self.nested += 1;
+        for child in self.dom.children(id) {
+            if title.is_none() && self.dom.node(child).name() == Some(&local_name!("summary")) {
+                let mut summary = Blocks::default();
+                self.content(child, &mut summary);
+                title = Some(plain_text(&summary.finish()));
+                continue;
+            }
+            self.node(child, &mut inner);
+        }
+        self.nested -= 1;
+        let kind = if nested {
+            NodeType::NestedExpand
+        } else {
+            NodeType::Expand
+        };
+        let mut expand = Node::with_content(kind, inner.finish_nonempty());
+        expand.set_attr("title", title.unwrap_or_default());
+        out.push(expand);
+    }
+}
+
+/// Joins adjacent text nodes with the same marks (a heading's paragraphs joined by spaces leave them apart).
+fn merge_text(nodes: Vec<Node>) -> Vec<Node> {
+    let mut out: Vec<Node> = Vec::with_capacity(nodes.len());
+    for mut node in nodes {
+        if let Some(last) = out.last_mut() {
+            if node.kind == NodeType::Text
+                && last.kind == NodeType::Text
+                && last.marks == node.marks
+            {
+                let text = node.text.take().unwrap_or_default();
+                last.text.get_or_insert_with(String::new).push_str(&text);
+                continue;
+            }
+        }
+        out.push(node);
+    }
+    out
+}
+
+/// The text of inline content, without its marks (a summary's title).
+fn plain_text(blocks: &[Node]) -> String {
+    let mut text = String::new();
+    for (i, block) in blocks.iter().enumerate() {
+        if i > 0 {
+            text.push(' ');
+        }
+        for inline in block.children() {
+            match inline.kind {
+                NodeType::Text => text.push_str(inline.text.as_deref().unwrap_or("")),
+                NodeType::HardBreak => text.push(' '),
+                _ => {}
+            }
+        }
+    }
+    text
+}
+
+/// Elements that start and end a block (their content is read in place, between two paragraphs).
+fn is_block(name: &LocalName) -> bool {
+    use local_name as n;
+    is_heading(name)
+        || matches!(
+            *name,
+            n!("address")
+                | n!("article")
+                | n!("main")
+                | n!("section")
+                | n!("div")
+                | n!("header")
+                | n!("footer")
+                | n!("figure")
+                | n!("figcaption")
+                | n!("center")
+                | n!("hgroup")
+                | n!("fieldset")
+                | n!("legend")
+                | n!("dl")
+                | n!("dd")
+                | n!("li")
+                | n!("summary")
+                | n!("caption")
+                | n!("tr")
+                | n!("td")
+                | n!("th")
+                | n!("thead")
+                | n!("tbody")
+                | n!("tfoot")
+                | n!("body")
+                | n!("html")
+        )
+}

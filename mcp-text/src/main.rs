@@ -1,0 +1,174 @@
+//! `mcp-text convert`: the library's conversions on the command line, stdin to stdout.
+//!
+//! Arguments are parsed by hand: the crate stays light for the tools that link it as a library.
+
+use std::io::{Read as _, Write as _};
+use std::process::ExitCode;
+
+use mcp_text::{Format, Options};
+
+const HELP: &str = "\
+mcp-text: rich text as a model reads it (ADF, Confluence storage format, HTML, Markdown)
+
+Usage:
+  mcp-text convert --from FORMAT --to FORMAT [--pretty] [FILE]
+  mcp-text --help
+
+Reads FILE (or stdin when there is none, or when FILE is -) and writes the converted text to stdout.
+
+Options:
+  --from adf|storage|html|markdown   the input's format
+  --to markdown|adf|storage          the output's format
+  --pretty                           indent ADF output
+  -h, --help                         this help
+
+Examples:
+  mcp-text convert --from adf --to markdown issue.json
+  mcp-text convert --from markdown --to adf --pretty < edited.md > issue.json
+  curl -s https://example.com/ | mcp-text convert --from html --to markdown
+  mcp-text convert --from storage --to markdown page.xml
+
+Exit status: 0 on success, 1 when the input cannot be read or converted, 2 on bad usage.
+Warnings (what was read leniently) go to stderr.
+";
+
+struct Args {
+    from: Format,
+    to: Format,
+    pretty: bool,
+    file: Option<String>,
+}
+
+enum Parsed {
+    Convert(Args),
+    Help,
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match parse(&args) {
+        Ok(Parsed::Help) => {
+            print!("{HELP}");
+            ExitCode::SUCCESS
+        }
+        Ok(Parsed::Convert(args)) => convert(&args),
+        Err(message) => {
+            eprintln!("mcp-text: {message}\nTry `mcp-text --help`.");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn parse(args: &[String]) -> Result<Parsed, String> {
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        return Ok(Parsed::Help);
+    }
+    let mut rest = args.iter();
+    match rest.next().map(String::as_str) {
+        Some("convert") => {}
+        Some(other) => return Err(format!("unknown command `{other}` (expected `convert`)")),
+        None => return Err("missing command (expected `convert`)".into()),
+    }
+    let (mut from, mut to, mut pretty, mut file) = (None, None, false, None);
+    while let Some(arg) = rest.next() {
+        // `--from adf` and `--from=adf` alike.
+        let (flag, inline) = match arg.split_once('=') {
+            Some((flag, value)) if flag.starts_with("--") => (flag, Some(value.to_string())),
+            _ => (arg.as_str(), None),
+        };
+        let mut value = |name: &str| match inline.clone().or_else(|| rest.next().cloned()) {
+            Some(v) => v.parse::<Format>().map_err(|e| format!("{name}: {e}")),
+            None => Err(format!("{name} needs a format")),
+        };
+        match flag {
+            "--from" => from = Some(value("--from")?),
+            "--to" => to = Some(value("--to")?),
+            "--pretty" => pretty = true,
+            "-" => file = set_file(file, arg)?,
+            _ if flag.starts_with('-') => return Err(format!("unknown option `{arg}`")),
+            _ => file = set_file(file, arg)?,
+        }
+    }
+    let from = from.ok_or("missing --from FORMAT")?;
+    let to = to.ok_or("missing --to FORMAT")?;
+    if to == Format::Html {
+        return Err(
+            "--to html: HTML is an input format only (write markdown, adf or storage)".into(),
+        );
+    }
+    if pretty && to != Format::Adf {
+        return Err("--pretty applies to --to adf only".into());
+    }
+    Ok(Parsed::Convert(Args {
+        from,
+        to,
+        pretty,
+        file: file.filter(|f| f != "-"),
+    }))
+}
+
+fn set_file(previous: Option<String>, arg: &str) -> Result<Option<String>, String> {
+    match previous {
+        Some(first) => Err(format!(
+            "one input file at most (got `{first}` and `{arg}`)"
+        )),
+        None => Ok(Some(arg.to_string())),
+    }
+}
+
+fn convert(args: &Args) -> ExitCode {
+    let name = args.file.as_deref().unwrap_or("<stdin>");
+    // One read into one buffer: the readers want the whole input, and line-by-line reading only costs.
+    let input = match &args.file {
+        Some(path) => std::fs::read(path),
+        None => {
+            let mut buf = Vec::new();
+            std::io::stdin().lock().read_to_end(&mut buf).map(|_| buf)
+        }
+    };
+    let input = match input {
+        Ok(input) => input,
+        Err(e) => {
+            eprintln!("mcp-text: {name}: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let read = match mcp_text::read(&input, args.from) {
+        Ok(read) => read,
+        Err(e) => {
+            eprintln!("mcp-text: {name}: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    for warning in &read.warnings {
+        eprintln!("mcp-text: {name}: warning: {warning}");
+    }
+    drop(input);
+    let text = if args.pretty {
+        mcp_text::adf::write_pretty(&read.doc)
+    } else {
+        match mcp_text::write(&read.doc, args.to, &Options::default()) {
+            Ok(text) => text,
+            Err(e) => {
+                eprintln!("mcp-text: {name}: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    };
+    let mut stdout = std::io::stdout().lock();
+    let written = stdout.write_all(text.as_bytes()).and_then(|()| {
+        if args.to == Format::Adf && !text.ends_with('\n') {
+            stdout.write_all(b"\n")?;
+        }
+        stdout.flush()
+    });
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        // A reader that stopped early (`| head`) is not a failure of ours.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("mcp-text: <stdout>: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
