@@ -19,6 +19,10 @@ pub(super) struct Ctx {
     pub in_cell: bool,
     /// Inside a heading: a closing `#` run at the end would be stripped.
     pub in_heading: bool,
+    /// The character written just before the text (`None`: a line's start).
+    pub prev: Option<char>,
+    /// The character written just after it (`None`: a line's end).
+    pub next: Option<char>,
 }
 
 pub(super) fn is_punct(c: char) -> bool {
@@ -39,10 +43,8 @@ pub(super) fn flanking(prev: Option<char>, next: Option<char>) -> (bool, bool) {
 pub(super) fn text(out: &mut String, s: &str, ctx: &Ctx) {
     let chars: Vec<char> = s.chars().collect();
     let n = chars.len();
-    // Neighbours outside the text are unknown unless a line edge: assume a letter, which makes a
-    // delimiter most able to act (so it is escaped when in doubt).
-    let outside_prev = if ctx.line_start { None } else { Some('a') };
-    let outside_next = if ctx.line_end { None } else { Some('a') };
+    let outside_prev = ctx.prev;
+    let outside_next = ctx.next;
     let at = |i: isize| -> Option<char> {
         if i < 0 {
             outside_prev
@@ -203,6 +205,7 @@ mod tests {
     fn esc(s: &str) -> String {
         let mut out = String::new();
         text(&mut out, s, &Ctx { line_start: true, line_end: true, ..Ctx::default() });
+        let _ = Ctx { prev: Some('a'), ..Ctx::default() };
         out
     }
 

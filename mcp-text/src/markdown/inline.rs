@@ -205,6 +205,16 @@ pub(super) fn write(out: &mut String, nodes: &[Node], place: Place, opts: &Write
         let prev = if t == 0 { None } else { Some(toks[t - 1]) };
         let next = toks.get(t + 1).copied();
         let after_break = |p: Option<Tok>| matches!(p, Some(Tok::Body(j)) if kinds[j] == Kind::Break && !place.single_line);
+        let prev_char = match prev {
+            None => None,
+            Some(Tok::Body(j)) => pieces[j].last,
+            Some(_) => Some('*'),
+        };
+        let next_char = match next {
+            None => None,
+            Some(Tok::Body(j)) => first_char(&nodes[j], kinds[j], place),
+            Some(_) => Some('*'),
+        };
         let ctx = Ctx {
             line_start: prev.is_none() || after_break(prev),
             line_end: next.is_none() || after_break(next),
@@ -213,6 +223,8 @@ pub(super) fn write(out: &mut String, nodes: &[Node], place: Place, opts: &Write
             in_link: link_depth_at[k] > 0,
             in_cell: place.in_cell,
             in_heading: place.in_heading,
+            prev: prev_char,
+            next: next_char,
         };
         let start = scratch.bodies.len();
         body(&mut scratch.bodies, &nodes[k], kinds[k], &ctx, place, opts);
@@ -312,6 +324,17 @@ pub(super) fn write(out: &mut String, nodes: &[Node], place: Place, opts: &Write
         }
     }
     let _ = pieces.iter().map(|p| p.kind).count();
+}
+
+/// The first character a piece will be written with (escaping aside: an escape is punctuation too).
+fn first_char(node: &Node, kind: Kind, place: Place) -> Option<char> {
+    match kind {
+        Kind::Break if place.single_line => Some('<'),
+        Kind::Break => Some('\\'),
+        Kind::Text if node.mark_list().iter().any(|m| m.kind == MarkType::Code) => Some('`'),
+        Kind::Text => node.text.as_deref().and_then(|t| t.chars().next()),
+        Kind::Other => Some('['),
+    }
 }
 
 fn open_tag(out: &mut String, seg: &Seg) {
@@ -562,7 +585,8 @@ fn push_type(out: &mut String, name: &str) {
 }
 
 fn link_text(out: &mut String, s: &str) {
-    escape::text(out, s, &Ctx { in_link: true, keep_lead: true, keep_trail: true, ..Ctx::default() });
+    let ctx = Ctx { in_link: true, keep_lead: true, keep_trail: true, prev: Some('['), next: Some(']'), ..Ctx::default() };
+    escape::text(out, s, &ctx);
 }
 
 /// An inline node with a link form. False when it has none (then it is written raw).

@@ -596,7 +596,7 @@ fn image(out: &mut String, m: &Node) {
     super::escape::text(
         out,
         alt.unwrap_or_default(),
-        &super::escape::Ctx { in_link: true, keep_lead: true, keep_trail: true, ..Default::default() },
+        &super::escape::Ctx { in_link: true, keep_lead: true, keep_trail: true, prev: Some('['), next: Some(']'), ..Default::default() },
     );
     out.push_str("](");
     inline::push_dest(out, &dest, false);

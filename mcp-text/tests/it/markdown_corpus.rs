@@ -1,0 +1,1 @@
+//! The CommonMark spec's and GFM's examples.

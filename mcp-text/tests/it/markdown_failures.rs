@@ -1,0 +1,1 @@
+//! One test per failure users of Atlassian MCP servers report.
