@@ -54,10 +54,25 @@ pub(super) fn text(out: &mut String, s: &str, ctx: &Ctx) {
             Some(chars[i as usize])
         }
     };
-    let lead_ws = chars.iter().take_while(|c| **c == ' ' || **c == '\t').count();
-    let trail_ws_start = n - chars.iter().rev().take_while(|c| **c == ' ' || **c == '\t').count();
-    let line_escape = if ctx.line_start { line_start_escape(&chars) } else { None };
-    let heading_hash = if ctx.in_heading && ctx.line_end { closing_hashes(&chars) } else { None };
+    let lead_ws = chars
+        .iter()
+        .take_while(|c| **c == ' ' || **c == '\t')
+        .count();
+    let trail_ws_start = n - chars
+        .iter()
+        .rev()
+        .take_while(|c| **c == ' ' || **c == '\t')
+        .count();
+    let line_escape = if ctx.line_start {
+        line_start_escape(&chars)
+    } else {
+        None
+    };
+    let heading_hash = if ctx.in_heading && ctx.line_end {
+        closing_hashes(&chars)
+    } else {
+        None
+    };
     let mut i = 0;
     while i < n {
         let c = chars[i];
@@ -81,7 +96,9 @@ pub(super) fn text(out: &mut String, s: &str, ctx: &Ctx) {
             '\r' => out.push_str("&#13;"),
             '\\' => {
                 let next = at(i as isize + 1);
-                if next.is_none_or(|c| c.is_ascii_punctuation()) || i + 1 == n {
+                // Before punctuation (or a character that may be written as an entity) it would escape.
+                if next.is_none_or(|c| c.is_ascii_punctuation() || c.is_whitespace()) || i + 1 == n
+                {
                     out.push('\\');
                 }
                 out.push('\\');
@@ -115,7 +132,9 @@ pub(super) fn text(out: &mut String, s: &str, ctx: &Ctx) {
             ']' if ctx.in_link => out.push_str("\\]"),
             '|' if ctx.in_cell => out.push_str("\\|"),
             '<' => {
-                if at(i as isize + 1).is_some_and(|d| d.is_ascii_alphabetic() || matches!(d, '/' | '!' | '?')) {
+                if at(i as isize + 1)
+                    .is_some_and(|d| d.is_ascii_alphabetic() || matches!(d, '/' | '!' | '?'))
+                {
                     out.push('\\');
                 }
                 out.push('<');
@@ -128,14 +147,18 @@ pub(super) fn text(out: &mut String, s: &str, ctx: &Ctx) {
             }
             // GFM's extended autolinks would turn `www.x` and `https://x` in plain text into links.
             '.' if i >= 3 && chars[i - 3..i] == ['w', 'w', 'w'] => out.push_str("\\."),
-            ':' if at(i as isize + 1) == Some('/') && at(i as isize + 2) == Some('/') && scheme_before(&chars[..i]) => {
+            ':' if at(i as isize + 1) == Some('/')
+                && at(i as isize + 2) == Some('/')
+                && scheme_before(&chars[..i]) =>
+            {
                 out.push_str("\\:")
             }
             '@' => {
                 // `a@b.com` is an email autolink in GFM.
                 let prev = at(i as isize - 1);
-                if prev.is_some_and(|p| p.is_ascii_alphanumeric() || matches!(p, '.' | '-' | '_' | '+'))
-                    && at(i as isize + 1).is_some_and(|d| d.is_ascii_alphanumeric())
+                if prev.is_some_and(|p| {
+                    p.is_ascii_alphanumeric() || matches!(p, '.' | '-' | '_' | '+')
+                }) && at(i as isize + 1).is_some_and(|d| d.is_ascii_alphanumeric())
                 {
                     out.push('\\');
                 }
@@ -148,7 +171,14 @@ pub(super) fn text(out: &mut String, s: &str, ctx: &Ctx) {
 }
 
 fn scheme_before(chars: &[char]) -> bool {
-    let s: String = chars.iter().rev().take(5).collect::<Vec<_>>().into_iter().rev().collect();
+    let s: String = chars
+        .iter()
+        .rev()
+        .take(5)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
     let s = s.to_ascii_lowercase();
     s.ends_with("http") || s.ends_with("https") || s.ends_with("ftp")
 }
@@ -164,7 +194,9 @@ fn line_start_escape(chars: &[char]) -> Option<usize> {
         }
         '>' => Some(0),
         '-' | '+' | '*' | '=' | '_' => {
-            let list = first != '=' && first != '_' && chars.get(1).is_none_or(|c| *c == ' ' || *c == '\t');
+            let list = first != '='
+                && first != '_'
+                && chars.get(1).is_none_or(|c| *c == ' ' || *c == '\t');
             let rule_or_setext = rest_is(&|c| c == first || c == ' ' || c == '\t');
             let delimiter_row = delimiter_row(chars);
             (list || rule_or_setext || delimiter_row).then_some(0)
@@ -175,8 +207,10 @@ fn line_start_escape(chars: &[char]) -> Option<usize> {
             let digits = chars.iter().take_while(|c| c.is_ascii_digit()).count();
             let after = chars.get(digits);
             let next = chars.get(digits + 1);
-            (digits <= 9 && matches!(after, Some('.') | Some(')')) && next.is_none_or(|c| *c == ' ' || *c == '\t'))
-                .then_some(digits)
+            (digits <= 9
+                && matches!(after, Some('.') | Some(')'))
+                && next.is_none_or(|c| *c == ' ' || *c == '\t'))
+            .then_some(digits)
         }
         _ => None,
     }
@@ -184,12 +218,20 @@ fn line_start_escape(chars: &[char]) -> Option<usize> {
 
 /// A line like `-|-` or `| --- |` would make the line above it a table header.
 fn delimiter_row(chars: &[char]) -> bool {
-    chars.contains(&'-') && chars.iter().all(|&c| matches!(c, '|' | '-' | ':' | ' ' | '\t'))
+    chars.contains(&'-')
+        && chars
+            .iter()
+            .all(|&c| matches!(c, '|' | '-' | ':' | ' ' | '\t'))
 }
 
 /// In a heading, a trailing ` ###` run (or the whole text being `#`s) would be read as a closing sequence.
 fn closing_hashes(chars: &[char]) -> Option<usize> {
-    let end = chars.len() - chars.iter().rev().take_while(|c| **c == ' ' || **c == '\t').count();
+    let end = chars.len()
+        - chars
+            .iter()
+            .rev()
+            .take_while(|c| **c == ' ' || **c == '\t')
+            .count();
     let hashes = chars[..end].iter().rev().take_while(|c| **c == '#').count();
     if hashes == 0 {
         return None;
@@ -204,8 +246,19 @@ mod tests {
 
     fn esc(s: &str) -> String {
         let mut out = String::new();
-        text(&mut out, s, &Ctx { line_start: true, line_end: true, ..Ctx::default() });
-        let _ = Ctx { prev: Some('a'), ..Ctx::default() };
+        text(
+            &mut out,
+            s,
+            &Ctx {
+                line_start: true,
+                line_end: true,
+                ..Ctx::default()
+            },
+        );
+        let _ = Ctx {
+            prev: Some('a'),
+            ..Ctx::default()
+        };
         out
     }
 

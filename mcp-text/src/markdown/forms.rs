@@ -38,7 +38,10 @@ pub(super) fn singleton(kind: &MarkType) -> bool {
 pub(super) const SCHEMES: [&str; 6] = ["mention:", "status:", "date:", "emoji:", "media:", "adf:"];
 
 pub(super) fn reserved(href: &str) -> bool {
-    SCHEMES.iter().any(|s| href.len() >= s.len() && href[..s.len()].eq_ignore_ascii_case(s))
+    SCHEMES.iter().any(|s| {
+        href.get(..s.len())
+            .is_some_and(|h| h.eq_ignore_ascii_case(s))
+    })
 }
 
 /// `YYYY-MM-DD` (UTC) of a millisecond timestamp.
@@ -89,12 +92,18 @@ fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
 
 /// A URL that `<…>` shows as an autolink, unchanged.
 pub(super) fn autolink_safe(url: &str) -> bool {
-    let Some(colon) = url.find(':') else { return false };
+    let Some(colon) = url.find(':') else {
+        return false;
+    };
     let scheme = &url[..colon];
     (2..=32).contains(&scheme.len())
         && scheme.as_bytes()[0].is_ascii_alphabetic()
-        && scheme.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-'))
-        && url.bytes().all(|b| b > b' ' && b != b'<' && b != b'>' && b != 0x7f)
+        && scheme
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-'))
+        && url
+            .bytes()
+            .all(|b| b > b' ' && b != b'<' && b != b'>' && b != 0x7f)
         && !reserved(url)
 }
 

@@ -4,8 +4,14 @@
 /// One piece of an HTML fragment.
 #[derive(Debug, PartialEq)]
 pub(super) enum Tok<'a> {
-    Open { name: String, attrs: Vec<(String, String)>, self_closing: bool },
-    Close { name: String },
+    Open {
+        name: String,
+        attrs: Vec<(String, String)>,
+        self_closing: bool,
+    },
+    Close {
+        name: String,
+    },
     Comment(&'a str),
     Text(&'a str),
 }
@@ -63,17 +69,35 @@ fn tag(s: &str, start: usize) -> Option<(Tok<'_>, usize)> {
         }
         match b.get(i)? {
             b'>' => {
-                let tok = if closing { Tok::Close { name } } else { Tok::Open { name, attrs, self_closing: false } };
+                let tok = if closing {
+                    Tok::Close { name }
+                } else {
+                    Tok::Open {
+                        name,
+                        attrs,
+                        self_closing: false,
+                    }
+                };
                 return Some((tok, i + 1));
             }
             b'/' if b.get(i + 1) == Some(&b'>') && !closing => {
-                return Some((Tok::Open { name, attrs, self_closing: true }, i + 2));
+                return Some((
+                    Tok::Open {
+                        name,
+                        attrs,
+                        self_closing: true,
+                    },
+                    i + 2,
+                ));
             }
             _ if closing => return None,
             _ => {}
         }
         let an_start = i;
-        while i < b.len() && !b[i].is_ascii_whitespace() && !matches!(b[i], b'=' | b'>' | b'/' | b'"' | b'\'') {
+        while i < b.len()
+            && !b[i].is_ascii_whitespace()
+            && !matches!(b[i], b'=' | b'>' | b'/' | b'"' | b'\'')
+        {
             i += 1;
         }
         if i == an_start {
@@ -132,7 +156,9 @@ pub(super) fn decode(s: &str) -> String {
             "apos" => Some('\''),
             "nbsp" => Some('\u{a0}'),
             _ if name.starts_with("#x") || name.starts_with("#X") => {
-                u32::from_str_radix(&name[2..], 16).ok().and_then(char::from_u32)
+                u32::from_str_radix(&name[2..], 16)
+                    .ok()
+                    .and_then(char::from_u32)
             }
             _ if name.starts_with('#') => name[1..].parse().ok().and_then(char::from_u32),
             _ => None,

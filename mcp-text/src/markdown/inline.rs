@@ -32,7 +32,6 @@ enum Kind {
 }
 
 struct Piece {
-    kind: Kind,
     body: (usize, usize),
     first: Option<char>,
     last: Option<char>,
@@ -68,7 +67,11 @@ pub(super) struct Scratch {
 /// Whether a text node can be written plainly (else it is written whole, as a marker).
 fn plain_text(node: &Node) -> bool {
     let Some(text) = &node.text else { return false };
-    if text.is_empty() || text.contains('\0') || node.attrs.is_some() || node.content.is_some() || node.extra.is_some()
+    if text.is_empty()
+        || text.contains('\0')
+        || node.attrs.is_some()
+        || node.content.is_some()
+        || node.extra.is_some()
     {
         return false;
     }
@@ -78,7 +81,10 @@ fn plain_text(node: &Node) -> bool {
         if i > 0 && rank(&marks[i - 1].kind) > rank(&m.kind) {
             return false;
         }
-        if marks[..i].iter().any(|p| p == m || (singleton(&m.kind) && p.kind == m.kind)) {
+        if marks[..i]
+            .iter()
+            .any(|p| p == m || (singleton(&m.kind) && p.kind == m.kind))
+        {
             return false;
         }
         match &m.kind {
@@ -95,7 +101,10 @@ fn plain_text(node: &Node) -> bool {
             _ => {}
         }
     }
-    !has_code || marks.iter().all(|m| matches!(m.kind, MarkType::Code | MarkType::Link))
+    !has_code
+        || marks
+            .iter()
+            .all(|m| matches!(m.kind, MarkType::Code | MarkType::Link))
 }
 
 fn span_marks(node: &Node) -> impl Iterator<Item = &Mark> {
@@ -108,7 +117,13 @@ fn has_mark(node: &Node, kinds: &[Kind], k: usize, mark: &Mark) -> bool {
 
 /// Writes `nodes` (inline content) to `out`. Lines are separated by `\n` (hard breaks); the caller adds
 /// the container's prefixes.
-pub(super) fn write(out: &mut String, nodes: &[Node], place: Place, opts: &WriteOptions, scratch: &mut Scratch) {
+pub(super) fn write(
+    out: &mut String,
+    nodes: &[Node],
+    place: Place,
+    opts: &WriteOptions,
+    scratch: &mut Scratch,
+) {
     let n = nodes.len();
     let kinds: Vec<Kind> = nodes
         .iter()
@@ -142,25 +157,30 @@ pub(super) fn write(out: &mut String, nodes: &[Node], place: Place, opts: &Write
         while stack.len() > keep {
             toks.push(Tok::Close(stack.pop().unwrap_or_default()));
         }
-        if k > 0
-            && kinds[k] == Kind::Text
-            && kinds[k - 1] == Kind::Text
-            && matches!(toks.last(), Some(Tok::Body(_)))
-            && node.mark_list().iter().any(|m| m.kind == MarkType::Code)
-                == nodes[k - 1].mark_list().iter().any(|m| m.kind == MarkType::Code)
-        {
-            // Two texts with the same marks would be read as one; adjacent code spans would merge.
-            toks.push(Tok::Sep);
-        }
         if kinds[k] == Kind::Text {
             let mut new: Vec<(&Mark, usize)> = span_marks(node)
                 .filter(|m| !stack.iter().any(|&s| segs[s].mark == *m))
                 .map(|m| {
-                    let len = (k..n).take_while(|&j| has_mark(&nodes[j], &kinds, j, m)).count();
+                    let len = (k..n)
+                        .take_while(|&j| has_mark(&nodes[j], &kinds, j, m))
+                        .count();
                     (m, len)
                 })
                 .collect();
             new.sort_by(|a, b| b.1.cmp(&a.1).then(rank(&a.0.kind).cmp(&rank(&b.0.kind))));
+            if new.is_empty()
+                && k > 0
+                && kinds[k - 1] == Kind::Text
+                && matches!(toks.last(), Some(Tok::Body(_)))
+                && node.mark_list().iter().any(|m| m.kind == MarkType::Code)
+                    == nodes[k - 1]
+                        .mark_list()
+                        .iter()
+                        .any(|m| m.kind == MarkType::Code)
+            {
+                // Two texts with the same marks would be read as one; adjacent code spans would merge.
+                toks.push(Tok::Sep);
+            }
             for (m, _) in new {
                 let form = match m.kind {
                     MarkType::Link => Form::Link,
@@ -233,7 +253,12 @@ pub(super) fn write(out: &mut String, nodes: &[Node], place: Place, opts: &Write
             Kind::Break if !place.single_line => (Some('\\'), None),
             _ => (s.chars().next(), s.chars().next_back()),
         };
-        pieces.push(Piece { kind: kinds[k], body: (start, scratch.bodies.len()), first, last });
+        pieces.push(Piece {
+            kind: kinds[k],
+            body: (start, scratch.bodies.len()),
+            first,
+            last,
+        });
     }
 
     // 3. Forms: a delimiter run that would not flank falls back to HTML tags, until none changes.
@@ -290,16 +315,26 @@ pub(super) fn write(out: &mut String, nodes: &[Node], place: Place, opts: &Write
             while e + 1 < toks.len() && delim(&toks[e + 1], &segs) == Some(c) {
                 e += 1;
             }
-            let prev = if t == 0 { None } else { render_last(&toks[t - 1], &segs) };
+            let prev = if t == 0 {
+                None
+            } else {
+                render_last(&toks[t - 1], &segs)
+            };
             let next = toks.get(e + 1).and_then(|x| render_first(x, &segs));
             let (left, right) = flanking(prev, next);
             let opens = toks[t..=e].iter().any(|x| matches!(x, Tok::Open(_)));
             let closes = toks[t..=e].iter().any(|x| matches!(x, Tok::Close(_)));
-            let ok = if opens && closes { false } else if opens { left } else { right };
+            let ok = if opens && closes {
+                false
+            } else if opens {
+                left
+            } else {
+                right
+            };
             if !ok {
-                for x in t..=e {
-                    if let Tok::Open(s) | Tok::Close(s) = toks[x] {
-                        if opens && closes && matches!(toks[x], Tok::Close(_)) {
+                for tok in &toks[t..=e] {
+                    if let Tok::Open(s) | Tok::Close(s) = *tok {
+                        if opens && closes && matches!(tok, Tok::Close(_)) {
                             continue;
                         }
                         segs[s].form = Form::Html;
@@ -323,7 +358,6 @@ pub(super) fn write(out: &mut String, nodes: &[Node], place: Place, opts: &Write
             Tok::Close(s) => close_tag(out, &segs[s], place),
         }
     }
-    let _ = pieces.iter().map(|p| p.kind).count();
 }
 
 /// The first character a piece will be written with (escaping aside: an escape is punctuation too).
@@ -368,7 +402,11 @@ fn open_tag(out: &mut String, seg: &Seg) {
             let mut probe = Node::new(NodeType::Text);
             probe.marks = Some(vec![m.clone()]);
             let v = crate::adf::to_value(&probe);
-            let json = v.get("marks").and_then(|m| m.get(0)).map(|m| m.to_string()).unwrap_or_default();
+            let json = v
+                .get("marks")
+                .and_then(|m| m.get(0))
+                .map(|m| m.to_string())
+                .unwrap_or_default();
             for c in json.chars() {
                 match c {
                     '\'' => out.push_str("&#39;"),
@@ -383,7 +421,10 @@ fn open_tag(out: &mut String, seg: &Seg) {
 }
 
 fn css_safe(color: &str) -> bool {
-    !color.is_empty() && color.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'#' | b'(' | b')' | b',' | b'.' | b'%'))
+    !color.is_empty()
+        && color.bytes().all(|b| {
+            b.is_ascii_alphanumeric() || matches!(b, b'#' | b'(' | b')' | b',' | b'.' | b'%')
+        })
 }
 
 fn close_tag(out: &mut String, seg: &Seg, place: Place) {
@@ -429,7 +470,10 @@ fn close_tag(out: &mut String, seg: &Seg, place: Place) {
                     MarkType::Underline => "</u>",
                     _ => "</span>",
                 }
-            } else if m.extra.is_none() && m.attrs.as_ref().is_some_and(|a| a.len() == 1) && m.kind == MarkType::Subsup {
+            } else if m.extra.is_none()
+                && m.attrs.as_ref().is_some_and(|a| a.len() == 1)
+                && m.kind == MarkType::Subsup
+            {
                 match m.attr_str("type") {
                     Some("sub") => "</sub>",
                     Some("sup") => "</sup>",
@@ -473,7 +517,9 @@ pub(super) fn push_dest(out: &mut String, dest: &str, in_cell: bool) {
     let bare = !dest.is_empty()
         && balanced
         && !dest.starts_with('<')
-        && dest.chars().all(|c| !c.is_ascii_control() && c != ' ' && c != '\\' && c != '&' && c != '|');
+        && dest
+            .chars()
+            .all(|c| !c.is_ascii_control() && c != ' ' && c != '\\' && c != '&' && c != '|');
     if bare {
         out.push_str(dest);
         return;
@@ -529,7 +575,15 @@ fn code_span(out: &mut String, text: &str, ctx: &Ctx, place: Place) {
     }
     if text.contains(['\n', '\r']) {
         out.push_str("<code>");
-        escape::text(out, text, &Ctx { keep_lead: true, keep_trail: true, ..*ctx });
+        escape::text(
+            out,
+            text,
+            &Ctx {
+                keep_lead: true,
+                keep_trail: true,
+                ..*ctx
+            },
+        );
         out.push_str("</code>");
         return;
     }
@@ -585,19 +639,29 @@ fn push_type(out: &mut String, name: &str) {
 }
 
 fn link_text(out: &mut String, s: &str) {
-    let ctx = Ctx { in_link: true, keep_lead: true, keep_trail: true, prev: Some('['), next: Some(']'), ..Ctx::default() };
+    let ctx = Ctx {
+        in_link: true,
+        keep_lead: true,
+        keep_trail: true,
+        prev: Some('['),
+        next: Some(']'),
+        ..Ctx::default()
+    };
     escape::text(out, s, &ctx);
 }
 
 /// An inline node with a link form. False when it has none (then it is written raw).
 fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> bool {
-    if node.marks.is_some() || node.text.is_some() || node.content.is_some() || node.extra.is_some() {
+    if node.marks.is_some() || node.text.is_some() || node.content.is_some() || node.extra.is_some()
+    {
         return false;
     }
     let bad = |s: &str| s.contains(['\n', '\r', '\0']);
     match node.kind {
         NodeType::Mention => {
-            let Some(id) = node.attr_str("id").filter(|s| !bad(s)) else { return false };
+            let Some(id) = node.attr_str("id").filter(|s| !bad(s)) else {
+                return false;
+            };
             let resolved;
             let name = match node.attr_str("text") {
                 Some(t) if !bad(t) => t,
@@ -614,7 +678,9 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
             true
         }
         NodeType::Status => {
-            let (Some(text), Some(color)) = (node.attr_str("text"), node.attr_str("color")) else { return false };
+            let (Some(text), Some(color)) = (node.attr_str("text"), node.attr_str("color")) else {
+                return false;
+            };
             if bad(text) || bad(color) {
                 return false;
             }
@@ -623,9 +689,13 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
             true
         }
         NodeType::Date => {
-            let Some(ts) = node.attr_str("timestamp").filter(|s| !bad(s)) else { return false };
+            let Some(ts) = node.attr_str("timestamp").filter(|s| !bad(s)) else {
+                return false;
+            };
             let shown = match ts.parse::<i64>() {
-                Ok(ms) if (-62_000_000_000_000..=253_000_000_000_000).contains(&ms) => format_date(ms),
+                Ok(ms) if (-62_000_000_000_000..=253_000_000_000_000).contains(&ms) => {
+                    format_date(ms)
+                }
                 _ => "date".to_string(),
             };
             let inf = [("timestamp", Inf::Str(ts))];
@@ -633,9 +703,17 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
             true
         }
         NodeType::Emoji => {
-            let Some(short) = node.attr_str("shortName").filter(|s| !bad(s) && !s.contains('#')) else { return false };
+            let Some(short) = node
+                .attr_str("shortName")
+                .filter(|s| !bad(s) && !s.contains('#'))
+            else {
+                return false;
+            };
             let id = node.attr_str("id").filter(|s| !bad(s));
-            let shown = node.attr_str("text").filter(|s| !bad(s) && !s.is_empty()).unwrap_or(short);
+            let shown = node
+                .attr_str("text")
+                .filter(|s| !bad(s) && !s.is_empty())
+                .unwrap_or(short);
             let dest = match id {
                 Some(id) => format!("{short}#{id}"),
                 None => short.to_string(),
@@ -651,12 +729,20 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
             true
         }
         NodeType::InlineCard => {
-            let Some(url) = node.attr_str("url").filter(|u| autolink_safe(u)) else { return false };
+            let Some(url) = node.attr_str("url").filter(|u| autolink_safe(u)) else {
+                return false;
+            };
             out.push('<');
             out.push_str(url);
             out.push('>');
             let inf = [("url", Inf::Str(url))];
-            if let Some(d) = marker::diff(node, Inferred { attrs: Some(&inf), content: false }) {
+            if let Some(d) = marker::diff(
+                node,
+                Inferred {
+                    attrs: Some(&inf),
+                    content: false,
+                },
+            ) {
                 out.push_str("<!--adf:inlineCard ");
                 let start = out.len();
                 marker::push_comment_json(out, &d);
@@ -670,21 +756,39 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
             true
         }
         NodeType::MediaInline => {
-            let Some(id) = node.attr_str("id").filter(|s| !bad(s)) else { return false };
+            let Some(id) = node.attr_str("id").filter(|s| !bad(s)) else {
+                return false;
+            };
             let alt = node.attr_str("alt").filter(|s| !bad(s) && !s.is_empty());
             let mut inf = vec![("id", Inf::Str(id))];
             if let Some(alt) = alt {
                 inf.push(("alt", Inf::Str(alt)));
             }
             out.push('!');
-            link_atom(out, alt.unwrap_or_default(), "media:", id, node, &inf, place);
+            link_atom(
+                out,
+                alt.unwrap_or_default(),
+                "media:",
+                id,
+                node,
+                &inf,
+                place,
+            );
             true
         }
         _ => false,
     }
 }
 
-fn link_atom(out: &mut String, shown: &str, scheme: &str, value: &str, node: &Node, inf: &[(&str, Inf)], place: Place) {
+fn link_atom(
+    out: &mut String,
+    shown: &str,
+    scheme: &str,
+    value: &str,
+    node: &Node,
+    inf: &[(&str, Inf)],
+    place: Place,
+) {
     out.push('[');
     let start = out.len();
     link_text(out, shown);
@@ -694,7 +798,13 @@ fn link_atom(out: &mut String, shown: &str, scheme: &str, value: &str, node: &No
     out.push_str("](");
     let dest = format!("{scheme}{value}");
     push_dest(out, &dest, place.in_cell);
-    if let Some(d) = marker::diff(node, Inferred { attrs: Some(inf), content: false }) {
+    if let Some(d) = marker::diff(
+        node,
+        Inferred {
+            attrs: Some(inf),
+            content: false,
+        },
+    ) {
         out.push(' ');
         push_title_diff(out, &d, place.in_cell);
     }

@@ -37,16 +37,27 @@ pub fn write(doc: &Node, options: &WriteOptions) -> String {
     probe.marks = doc.marks.clone();
     probe.content = doc.content.as_ref().map(|_| Vec::new());
     let inferred_extra = Node::doc(Vec::new()).extra.clone();
-    let mut d = marker::diff(&probe, marker::Inferred { attrs: None, content: true });
+    let mut d = marker::diff(
+        &probe,
+        marker::Inferred {
+            attrs: None,
+            content: true,
+        },
+    );
     if doc.extra != inferred_extra {
-        let extra = doc.extra.as_ref().map_or(serde_json::Value::Null, |e| serde_json::Value::Object((**e).clone()));
-        d.get_or_insert_with(Default::default).insert("extra".into(), extra);
+        let extra = doc.extra.as_ref().map_or(serde_json::Value::Null, |e| {
+            serde_json::Value::Object((**e).clone())
+        });
+        d.get_or_insert_with(Default::default)
+            .insert("extra".into(), extra);
     }
     if doc.kind != NodeType::Doc {
-        d.get_or_insert_with(Default::default).insert("type".into(), doc.kind.name().into());
+        d.get_or_insert_with(Default::default)
+            .insert("type".into(), doc.kind.name().into());
     }
     if doc.text.is_some() {
-        d.get_or_insert_with(Default::default).insert("text".into(), doc.text.clone().into());
+        d.get_or_insert_with(Default::default)
+            .insert("text".into(), doc.text.clone().into());
     }
     if let Some(d) = &d {
         w.marker("doc", Some(d), false);

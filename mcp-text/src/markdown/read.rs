@@ -19,16 +19,29 @@ use crate::Read;
 /// Block nesting (block quotes, lists, items) deeper than this is flattened.
 pub const MAX_NESTING: usize = 512;
 
+/// Each item's task marker and the diff its line carries.
+type Tasks = Vec<(Option<bool>, Option<Map<String, Value>>)>;
+
 const IMAGE: &str = "\u{0}md:image";
 
 #[derive(PartialEq)]
 enum Fk {
     Doc,
-    Quote { panel: Option<&'static str> },
-    List { start: Option<u64>, tasks: Vec<(Option<bool>, Option<Map<String, Value>>)> },
-    Item { task: Option<bool>, inline_d: Option<(NodeType, Map<String, Value>)> },
+    Quote {
+        panel: Option<&'static str>,
+    },
+    List {
+        start: Option<u64>,
+        tasks: Tasks,
+    },
+    Item {
+        task: Option<bool>,
+        inline_d: Option<(NodeType, Map<String, Value>)>,
+    },
     Table,
-    Row { d: Option<Map<String, Value>> },
+    Row {
+        d: Option<Map<String, Value>>,
+    },
 }
 
 struct Pending {
@@ -58,7 +71,14 @@ struct Frame {
 
 impl Frame {
     fn new(kind: Fk, line: usize) -> Self {
-        Frame { kind, children: Vec::new(), pending: None, opens: Vec::new(), self_d: None, line }
+        Frame {
+            kind,
+            children: Vec::new(),
+            pending: None,
+            opens: Vec::new(),
+            self_d: None,
+            line,
+        }
     }
 }
 
@@ -122,7 +142,12 @@ struct R<'s> {
 
 pub(super) fn read(src: &str) -> Read {
     let mut line_starts = vec![0];
-    line_starts.extend(src.bytes().enumerate().filter(|(_, b)| *b == b'\n').map(|(i, _)| i + 1));
+    line_starts.extend(
+        src.bytes()
+            .enumerate()
+            .filter(|(_, b)| *b == b'\n')
+            .map(|(i, _)| i + 1),
+    );
     let mut r = R {
         src,
         line_starts,
@@ -143,7 +168,9 @@ pub(super) fn read(src: &str) -> Read {
     while r.frames.len() > 1 {
         let f = r.frames.pop().unwrap_or_else(|| Frame::new(Fk::Doc, 0));
         let children = r.finish_children(f);
-        r.frames.last_mut().map(|p| p.children.extend(children));
+        if let Some(p) = r.frames.last_mut() {
+            p.children.extend(children);
+        }
     }
     let f = r.frames.pop().unwrap_or_else(|| Frame::new(Fk::Doc, 0));
     let self_d = f.self_d.take_it();
@@ -156,7 +183,10 @@ pub(super) fn read(src: &str) -> Read {
         }
         r.apply(&mut doc, &d, line);
     }
-    Read { doc, warnings: r.warnings }
+    Read {
+        doc,
+        warnings: r.warnings,
+    }
 }
 
 trait TakeIt<T> {
@@ -167,22 +197,6 @@ impl TakeIt<Map<String, Value>> for Option<Map<String, Value>> {
     fn take_it(&self) -> Option<Map<String, Value>> {
         self.clone()
     }
-}
-
-fn inline_type(kind: &NodeType) -> bool {
-    matches!(
-        kind,
-        NodeType::Text
-            | NodeType::Mention
-            | NodeType::Emoji
-            | NodeType::Date
-            | NodeType::Status
-            | NodeType::InlineCard
-            | NodeType::MediaInline
-            | NodeType::HardBreak
-            | NodeType::InlineExtension
-            | NodeType::Placeholder
-    )
 }
 
 impl<'s> R<'s> {
@@ -237,7 +251,8 @@ impl<'s> R<'s> {
                     self.text(&t, offset, line);
                 } else {
                     let inl = self.inl_mut(line);
-                    inl.active.push((Mark::new(MarkType::Code), Closer::Html("code")));
+                    inl.active
+                        .push((Mark::new(MarkType::Code), Closer::Html("code")));
                     inl.marks = None;
                     inl.split = true;
                     self.push_text(&t);
@@ -270,8 +285,14 @@ impl<'s> R<'s> {
                 self.push_block(Node::new(NodeType::Rule), line);
             }
             Event::TaskListMarker(done) => {
-                if let Some(Frame { kind: Fk::Item { task, .. }, .. }) =
-                    self.frames.iter_mut().rev().find(|f| matches!(f.kind, Fk::Item { .. }))
+                if let Some(Frame {
+                    kind: Fk::Item { task, .. },
+                    ..
+                }) = self
+                    .frames
+                    .iter_mut()
+                    .rev()
+                    .find(|f| matches!(f.kind, Fk::Item { .. }))
                 {
                     *task = Some(done);
                 }
@@ -307,8 +328,16 @@ impl<'s> R<'s> {
                 let f = self.frames.last_mut();
                 if let Some(f) = f {
                     if let Fk::Quote { panel } = &mut f.kind {
-                        if panel.is_none() && f.children.is_empty() && f.pending.is_none() && f.opens.is_empty() {
-                            let first = self.src[offset..].lines().next().unwrap_or_default().trim_end();
+                        if panel.is_none()
+                            && f.children.is_empty()
+                            && f.pending.is_none()
+                            && f.opens.is_empty()
+                        {
+                            let first = self.src[offset..]
+                                .lines()
+                                .next()
+                                .unwrap_or_default()
+                                .trim_end();
                             if let Some(t) = panel_type(first) {
                                 *panel = Some(t);
                                 inl.skip_line = true;
@@ -325,13 +354,16 @@ impl<'s> R<'s> {
             Tag::BlockQuote(_) => {
                 self.close_implicit();
                 if self.cap(line) {
-                    self.frames.push(Frame::new(Fk::Quote { panel: None }, line));
+                    self.frames
+                        .push(Frame::new(Fk::Quote { panel: None }, line));
                 }
             }
             Tag::CodeBlock(kind) => {
                 self.close_implicit();
                 let lang = match kind {
-                    CodeBlockKind::Fenced(info) if !info.trim().is_empty() => Some(info.trim().to_string()),
+                    CodeBlockKind::Fenced(info) if !info.trim().is_empty() => {
+                        Some(info.trim().to_string())
+                    }
                     _ => None,
                 };
                 self.code = Some((lang, String::new(), line));
@@ -343,25 +375,44 @@ impl<'s> R<'s> {
             Tag::List(start) => {
                 self.close_implicit();
                 if self.cap(line) {
-                    self.frames.push(Frame::new(Fk::List { start, tasks: Vec::new() }, line));
+                    self.frames.push(Frame::new(
+                        Fk::List {
+                            start,
+                            tasks: Vec::new(),
+                        },
+                        line,
+                    ));
                 }
             }
             Tag::Item => {
                 self.close_implicit();
                 if self.cap(line) {
-                    self.frames.push(Frame::new(Fk::Item { task: None, inline_d: None }, line));
+                    self.frames.push(Frame::new(
+                        Fk::Item {
+                            task: None,
+                            inline_d: None,
+                        },
+                        line,
+                    ));
                 }
             }
             Tag::Table(_) => {
                 self.close_implicit();
                 self.frames.push(Frame::new(Fk::Table, line));
             }
-            Tag::TableHead | Tag::TableRow => self.frames.push(Frame::new(Fk::Row { d: None }, line)),
+            Tag::TableHead | Tag::TableRow => {
+                self.frames.push(Frame::new(Fk::Row { d: None }, line))
+            }
             Tag::TableCell => self.inl = Some(new_inl(Ik::Cell, line)),
             Tag::Emphasis => self.push_mark(Mark::new(MarkType::Em), Closer::Em, line),
             Tag::Strong => self.push_mark(Mark::new(MarkType::Strong), Closer::Strong, line),
             Tag::Strikethrough => self.push_mark(Mark::new(MarkType::Strike), Closer::Strike, line),
-            Tag::Link { link_type, dest_url, title, .. } => {
+            Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                ..
+            } => {
                 let inl = self.inl_mut(line);
                 if let Some(c) = &mut inl.capture {
                     c.depth += 1;
@@ -369,9 +420,23 @@ impl<'s> R<'s> {
                 }
                 let dest = dest_url.to_string();
                 if link_type == LinkType::Autolink && !reserved(&dest) {
-                    inl.capture = Some(Capture { kind: CapKind::Autolink, dest, title: String::new(), text: String::new(), depth: 0, line });
+                    inl.capture = Some(Capture {
+                        kind: CapKind::Autolink,
+                        dest,
+                        title: String::new(),
+                        text: String::new(),
+                        depth: 0,
+                        line,
+                    });
                 } else if reserved(&dest) {
-                    inl.capture = Some(Capture { kind: CapKind::Atom, dest, title: title.to_string(), text: String::new(), depth: 0, line });
+                    inl.capture = Some(Capture {
+                        kind: CapKind::Atom,
+                        dest,
+                        title: title.to_string(),
+                        text: String::new(),
+                        depth: 0,
+                        line,
+                    });
                 } else {
                     let href = if link_type == LinkType::Email && !dest.starts_with("mailto:") {
                         format!("mailto:{dest}")
@@ -397,7 +462,9 @@ impl<'s> R<'s> {
                     self.push_mark(mark, Closer::Link, line);
                 }
             }
-            Tag::Image { dest_url, title, .. } => {
+            Tag::Image {
+                dest_url, title, ..
+            } => {
                 let inl = self.inl_mut(line);
                 if let Some(c) = &mut inl.capture {
                     c.depth += 1;
@@ -544,7 +611,11 @@ impl<'s> R<'s> {
     /// An inline node from a link or image form.
     fn atom(&mut self, c: Capture) -> Node {
         let line = c.line;
-        let d = if c.title.is_empty() { None } else { marker::title_diff(&c.title) };
+        let d = if c.title.is_empty() {
+            None
+        } else {
+            marker::title_diff(&c.title)
+        };
         if !c.title.is_empty() && d.is_none() && matches!(c.kind, CapKind::Atom) {
             self.warn(line, "an inline node's marker (its link title) is not JSON; the node keeps what its Markdown says");
         }
@@ -582,7 +653,9 @@ impl<'s> R<'s> {
                     "date" => {
                         let mut n = Node::new(NodeType::Date);
                         let mut ts = value.to_string();
-                        if let (Some(shown), Ok(ms)) = (parse_date(c.text.trim()), value.parse::<i64>()) {
+                        if let (Some(shown), Ok(ms)) =
+                            (parse_date(c.text.trim()), value.parse::<i64>())
+                        {
                             // The model edited the date it read: its text wins.
                             if format_date(ms) != c.text.trim() {
                                 ts = shown.to_string();
@@ -633,7 +706,9 @@ impl<'s> R<'s> {
         let in_link = inl.active.iter().any(|(_, c)| *c == Closer::Link);
         // Extended autolinks only where the source shows the text as it is (an escape turns them off).
         let verbatim = offset != usize::MAX && self.src.get(offset..offset + t.len()) == Some(t);
-        if in_link || !verbatim || !(t.contains('.') && (t.contains("www") || t.contains("://") || t.contains('@')))
+        if in_link
+            || !verbatim
+            || !(t.contains('.') && (t.contains("www") || t.contains("://") || t.contains('@')))
         {
             self.push_text(t);
             return;
@@ -645,7 +720,11 @@ impl<'s> R<'s> {
                 self.push_text(&t[at..s]);
             }
             let mut mark = Mark::new(MarkType::Link);
-            mark.attrs = Some([("href".to_string(), Value::from(href))].into_iter().collect());
+            mark.attrs = Some(
+                [("href".to_string(), Value::from(href))]
+                    .into_iter()
+                    .collect(),
+            );
             self.push_mark(mark, Closer::Link, line);
             self.push_text(&t[s..e]);
             self.pop_mark(Closer::Link, line);
@@ -676,7 +755,11 @@ impl<'s> R<'s> {
             }
         }
         if let Some(last) = inl.nodes.last_mut() {
-            if inl.split && last.kind == NodeType::Text && last.mark_list() == marks.as_slice() && !inl.active.is_empty() {
+            if inl.split
+                && last.kind == NodeType::Text
+                && last.mark_list() == marks.as_slice()
+                && !inl.active.is_empty()
+            {
                 // Same marks across a mark boundary that changed nothing (e.g. `**a****b**`): one text.
             }
         }
@@ -695,7 +778,10 @@ impl<'s> R<'s> {
             return;
         }
         let h_trim = h.trim();
-        if let Some(inner) = h_trim.strip_prefix("<!--").and_then(|s| s.strip_suffix("-->")) {
+        if let Some(inner) = h_trim
+            .strip_prefix("<!--")
+            .and_then(|s| s.strip_suffix("-->"))
+        {
             match marker::parse_comment(inner) {
                 Ok(Some(Marker::Empty)) => {
                     self.inl_mut(line).split = true;
@@ -738,7 +824,11 @@ impl<'s> R<'s> {
         match kind {
             NodeType::TableCell | NodeType::TableHeader | NodeType::TableRow => {
                 if kind == NodeType::TableRow {
-                    if let Some(Frame { kind: Fk::Row { d }, .. }) = self.frames.last_mut() {
+                    if let Some(Frame {
+                        kind: Fk::Row { d },
+                        ..
+                    }) = self.frames.last_mut()
+                    {
                         *d = Some(diff);
                         return;
                     }
@@ -750,8 +840,14 @@ impl<'s> R<'s> {
                 }
             }
             NodeType::TaskItem | NodeType::DecisionItem => {
-                if let Some(Frame { kind: Fk::Item { inline_d, .. }, .. }) =
-                    self.frames.iter_mut().rev().find(|f| matches!(f.kind, Fk::Item { .. }))
+                if let Some(Frame {
+                    kind: Fk::Item { inline_d, .. },
+                    ..
+                }) = self
+                    .frames
+                    .iter_mut()
+                    .rev()
+                    .find(|f| matches!(f.kind, Fk::Item { .. }))
                 {
                     *inline_d = Some((kind, diff));
                     return;
@@ -775,12 +871,19 @@ impl<'s> R<'s> {
             _ => {}
         }
         let name = kind.name().to_string();
-        self.warn(line, format!("a `{name}` marker where no such node is; ignored"));
+        self.warn(
+            line,
+            format!("a `{name}` marker where no such node is; ignored"),
+        );
     }
 
     fn inline_tag(&mut self, tok: &Tok, line: usize) -> bool {
         match tok {
-            Tok::Open { name, attrs, self_closing } => {
+            Tok::Open {
+                name,
+                attrs,
+                self_closing,
+            } => {
                 let mark = match name.as_str() {
                     "br" => {
                         let inl = self.inl_mut(line);
@@ -796,25 +899,37 @@ impl<'s> R<'s> {
                     "code" => (Mark::new(MarkType::Code), "code"),
                     "sub" | "sup" => {
                         let mut m = Mark::new(MarkType::Subsup);
-                        m.attrs = Some([("type".to_string(), Value::from(name.as_str()))].into_iter().collect());
+                        m.attrs = Some(
+                            [("type".to_string(), Value::from(name.as_str()))]
+                                .into_iter()
+                                .collect(),
+                        );
                         (m, if name == "sub" { "sub" } else { "sup" })
                     }
                     "span" => {
-                        let get = |k: &str| attrs.iter().find(|(a, _)| a == k).map(|(_, v)| v.as_str());
+                        let get =
+                            |k: &str| attrs.iter().find(|(a, _)| a == k).map(|(_, v)| v.as_str());
                         if let Some(json) = get("data-mark") {
                             let probe = serde_json::json!({"type": "text", "text": "x", "marks": [serde_json::from_str::<Value>(json).unwrap_or(Value::Null)]});
                             match crate::adf::from_value(probe) {
-                                Ok(n) if n.mark_list().len() == 1 => (n.mark_list()[0].clone(), "span"),
+                                Ok(n) if n.mark_list().len() == 1 => {
+                                    (n.mark_list()[0].clone(), "span")
+                                }
                                 _ => {
                                     self.warn(line, "a `<span data-mark>` whose JSON is not a mark; its text is kept without it");
                                     (Mark::new(MarkType::Other("\u{0}none".into())), "span")
                                 }
                             }
-                        } else if let Some(color) =
-                            get("style").and_then(|s| s.trim().strip_prefix("color:")).map(|c| c.trim().trim_end_matches(';'))
+                        } else if let Some(color) = get("style")
+                            .and_then(|s| s.trim().strip_prefix("color:"))
+                            .map(|c| c.trim().trim_end_matches(';'))
                         {
                             let mut m = Mark::new(MarkType::TextColor);
-                            m.attrs = Some([("color".to_string(), Value::from(color))].into_iter().collect());
+                            m.attrs = Some(
+                                [("color".to_string(), Value::from(color))]
+                                    .into_iter()
+                                    .collect(),
+                            );
                             (m, "span")
                         } else {
                             (Mark::new(MarkType::Other("\u{0}none".into())), "span")
@@ -846,13 +961,26 @@ impl<'s> R<'s> {
     fn end_cell(&mut self, inl: Inl) {
         let cell_d = inl.cell_d.clone();
         let line = inl.line;
-        let header = matches!(self.frames.last(), Some(Frame { kind: Fk::Row { .. }, .. }))
-            && self.frames.len() >= 2
+        let header = matches!(
+            self.frames.last(),
+            Some(Frame {
+                kind: Fk::Row { .. },
+                ..
+            })
+        ) && self.frames.len() >= 2
             && self.frames[self.frames.len() - 2].children.is_empty()
             && self.frames.last().is_some_and(|_| self.in_head());
-        let para = self.finish_paragraph(inl).unwrap_or_else(|| Node::new(NodeType::Paragraph));
-        let mut cell =
-            Node::with_content(if header { NodeType::TableHeader } else { NodeType::TableCell }, vec![para]);
+        let para = self
+            .finish_paragraph(inl)
+            .unwrap_or_else(|| Node::new(NodeType::Paragraph));
+        let mut cell = Node::with_content(
+            if header {
+                NodeType::TableHeader
+            } else {
+                NodeType::TableCell
+            },
+            vec![para],
+        );
         if let Some((kind, d)) = cell_d {
             cell.kind = kind;
             self.apply(&mut cell, &d, line);
@@ -871,7 +999,11 @@ impl<'s> R<'s> {
             let node = self.atom(c);
             inl.nodes.push(node);
         }
-        let pending = self.frames.last().and_then(|f| f.pending.as_ref()).map(|p| p.kind.clone());
+        let pending = self
+            .frames
+            .last()
+            .and_then(|f| f.pending.as_ref())
+            .map(|p| p.kind.clone());
         let mut nodes = std::mem::take(&mut inl.nodes);
         let line = inl.line;
         if let Ik::Heading(level) = inl.kind {
@@ -892,10 +1024,18 @@ impl<'s> R<'s> {
         let images = nodes.iter().any(is_image);
         if images && inl.kind != Ik::Cell {
             if pending == Some(NodeType::MediaGroup)
-                && nodes.iter().all(|n| is_image(n) || n.kind == NodeType::Text && n.marks.is_none() && n.text.as_deref().is_some_and(|t| t.trim().is_empty()))
+                && nodes.iter().all(|n| {
+                    is_image(n)
+                        || n.kind == NodeType::Text
+                            && n.marks.is_none()
+                            && n.text.as_deref().is_some_and(|t| t.trim().is_empty())
+                })
             {
-                let media: Vec<Node> =
-                    nodes.iter().filter(|n| is_image(n)).map(|n| self.media(n, false)).collect();
+                let media: Vec<Node> = nodes
+                    .iter()
+                    .filter(|n| is_image(n))
+                    .map(|n| self.media(n, false))
+                    .collect();
                 return Some(Node::with_content(NodeType::MediaGroup, media));
             }
             if pending != Some(NodeType::Paragraph) && nodes.len() == 1 {
@@ -908,9 +1048,14 @@ impl<'s> R<'s> {
         if images {
             self.finish_images(&mut nodes, line);
         }
-        if matches!(pending, Some(NodeType::BlockCard) | Some(NodeType::EmbedCard)) {
+        if matches!(
+            pending,
+            Some(NodeType::BlockCard) | Some(NodeType::EmbedCard)
+        ) {
             if let [card] = nodes.as_slice() {
-                if card.kind == NodeType::InlineCard && card.attrs.as_ref().is_some_and(|a| a.len() == 1) {
+                if card.kind == NodeType::InlineCard
+                    && card.attrs.as_ref().is_some_and(|a| a.len() == 1)
+                {
                     let mut n = Node::new(pending.clone().unwrap_or(NodeType::BlockCard));
                     n.attrs = card.attrs.clone();
                     return Some(n);
@@ -924,11 +1069,10 @@ impl<'s> R<'s> {
         Some(p)
     }
 
-    fn finish_images(&mut self, nodes: &mut Vec<Node>, _line: usize) {
-        for i in 0..nodes.len() {
-            if is_image(&nodes[i]) {
-                let n = self.media(&nodes[i], true);
-                nodes[i] = n;
+    fn finish_images(&mut self, nodes: &mut [Node], _line: usize) {
+        for n in nodes.iter_mut() {
+            if is_image(n) {
+                *n = self.media(n, true);
             }
         }
     }
@@ -939,7 +1083,10 @@ impl<'s> R<'s> {
         let dest = img.attr_str("dest").unwrap_or_default().to_string();
         let alt = img.attr_str("alt").unwrap_or_default().to_string();
         let d = img.extra.as_deref().cloned();
-        let id = if dest.len() >= 6 && dest[..6].eq_ignore_ascii_case("media:") { Some(dest[6..].to_string()) } else { None };
+        let id = match dest.get(..6) {
+            Some(s) if s.eq_ignore_ascii_case("media:") => Some(dest[6..].to_string()),
+            _ => None,
+        };
         let mut n = match (&id, inline) {
             (Some(id), true) => {
                 let mut n = Node::new(NodeType::MediaInline);
@@ -960,9 +1107,17 @@ impl<'s> R<'s> {
                 n
             }
             (None, true) => {
-                let mut t = Node::text(if alt.is_empty() { dest.clone() } else { alt.clone() });
+                let mut t = Node::text(if alt.is_empty() {
+                    dest.clone()
+                } else {
+                    alt.clone()
+                });
                 let mut m = Mark::new(MarkType::Link);
-                m.attrs = Some([("href".to_string(), Value::from(dest))].into_iter().collect());
+                m.attrs = Some(
+                    [("href".to_string(), Value::from(dest))]
+                        .into_iter()
+                        .collect(),
+                );
                 t.marks = Some(vec![m]);
                 if t.text.as_deref() == Some("") {
                     t.text = Some("image".into());
@@ -980,7 +1135,9 @@ impl<'s> R<'s> {
     }
 
     fn end_code(&mut self) {
-        let Some((lang, mut text, line)) = self.code.take() else { return };
+        let Some((lang, mut text, line)) = self.code.take() else {
+            return;
+        };
         if text.ends_with('\n') {
             text.pop();
         }
@@ -995,7 +1152,9 @@ impl<'s> R<'s> {
     }
 
     fn end_html(&mut self) {
-        let Some((text, line)) = self.html.take() else { return };
+        let Some((text, line)) = self.html.take() else {
+            return;
+        };
         let trimmed = text.trim_end_matches('\n');
         if let Some(toks) = html::tokens(trimmed) {
             if toks.iter().all(known_block_tok) {
@@ -1007,8 +1166,14 @@ impl<'s> R<'s> {
                                 let title = html::decode(s);
                                 summary = None;
                                 if let Some(open) = self.frame().opens.last_mut() {
-                                    if matches!(open.kind, NodeType::Expand | NodeType::NestedExpand) && open.html {
-                                        open.attrs.get_or_insert_with(Attrs::new).insert("title".into(), Value::from(title));
+                                    if matches!(
+                                        open.kind,
+                                        NodeType::Expand | NodeType::NestedExpand
+                                    ) && open.html
+                                    {
+                                        open.attrs
+                                            .get_or_insert_with(Attrs::new)
+                                            .insert("title".into(), Value::from(title));
                                     }
                                 }
                             }
@@ -1027,12 +1192,29 @@ impl<'s> R<'s> {
                             "summary" => summary = Some(String::new()),
                             "details" => {
                                 let nested = self.frame().opens.last().is_some_and(|o| {
-                                    matches!(o.kind, NodeType::TableCell | NodeType::TableHeader | NodeType::Expand | NodeType::NestedExpand)
+                                    matches!(
+                                        o.kind,
+                                        NodeType::TableCell
+                                            | NodeType::TableHeader
+                                            | NodeType::Expand
+                                            | NodeType::NestedExpand
+                                    )
                                 });
-                                let kind = if nested { NodeType::NestedExpand } else { NodeType::Expand };
-                                self.html_open(kind, None, line, &[NodeType::Expand, NodeType::NestedExpand]);
+                                let kind = if nested {
+                                    NodeType::NestedExpand
+                                } else {
+                                    NodeType::Expand
+                                };
+                                self.html_open(
+                                    kind,
+                                    None,
+                                    line,
+                                    &[NodeType::Expand, NodeType::NestedExpand],
+                                );
                             }
-                            "table" => self.html_open(NodeType::Table, None, line, &[NodeType::Table]),
+                            "table" => {
+                                self.html_open(NodeType::Table, None, line, &[NodeType::Table])
+                            }
                             "tr" => self.html_open(NodeType::TableRow, None, line, &[]),
                             "th" | "td" => {
                                 let mut a = Attrs::new();
@@ -1043,7 +1225,11 @@ impl<'s> R<'s> {
                                         }
                                     }
                                 }
-                                let kind = if name == "th" { NodeType::TableHeader } else { NodeType::TableCell };
+                                let kind = if name == "th" {
+                                    NodeType::TableHeader
+                                } else {
+                                    NodeType::TableCell
+                                };
                                 self.html_open(kind, (!a.is_empty()).then_some(a), line, &[]);
                             }
                             _ => {}
@@ -1083,7 +1269,13 @@ impl<'s> R<'s> {
         }
     }
 
-    fn html_open(&mut self, kind: NodeType, attrs: Option<Attrs>, line: usize, takes_pending: &[NodeType]) {
+    fn html_open(
+        &mut self,
+        kind: NodeType,
+        attrs: Option<Attrs>,
+        line: usize,
+        takes_pending: &[NodeType],
+    ) {
         let f = self.frame();
         let mut diff = None;
         let mut kind = kind;
@@ -1093,11 +1285,25 @@ impl<'s> R<'s> {
                 diff = Some(p.diff);
             } else {
                 let start = f.children.len();
-                f.opens.push(Open { kind: p.kind, attrs: None, diff: Some(p.diff), start, line: p.line, html: false });
+                f.opens.push(Open {
+                    kind: p.kind,
+                    attrs: None,
+                    diff: Some(p.diff),
+                    start,
+                    line: p.line,
+                    html: false,
+                });
             }
         }
         let start = f.children.len();
-        f.opens.push(Open { kind, attrs, diff, start, line, html: true });
+        f.opens.push(Open {
+            kind,
+            attrs,
+            diff,
+            start,
+            line,
+            html: true,
+        });
     }
 
     fn html_close(&mut self, kind: Option<NodeType>, line: usize) {
@@ -1122,15 +1328,26 @@ impl<'s> R<'s> {
         let f = self.frame();
         let dropped: Vec<Open> = f.opens.drain(i + 1..).collect();
         let Some(open) = f.opens.pop() else { return };
-        let content: Vec<Node> = f.children.drain(open.start.min(f.children.len())..).collect();
+        let content: Vec<Node> = f
+            .children
+            .drain(open.start.min(f.children.len())..)
+            .collect();
         for o in dropped {
             let name = o.kind.name().to_string();
-            self.warn(o.line, format!("`{name}` is never closed; its content is kept, its wrapper lost"));
+            self.warn(
+                o.line,
+                format!("`{name}` is never closed; its content is kept, its wrapper lost"),
+            );
         }
         let mut node = Node::new(open.kind.clone());
         node.attrs = open.attrs;
-        let empty_default = matches!(open.kind, NodeType::TableCell | NodeType::TableHeader) && content.is_empty();
-        node.content = Some(if empty_default { vec![Node::new(NodeType::Paragraph)] } else { content });
+        let empty_default =
+            matches!(open.kind, NodeType::TableCell | NodeType::TableHeader) && content.is_empty();
+        node.content = Some(if empty_default {
+            vec![Node::new(NodeType::Paragraph)]
+        } else {
+            content
+        });
         if let Some(d) = open.diff {
             self.apply(&mut node, &d, open.line);
         }
@@ -1143,7 +1360,14 @@ impl<'s> R<'s> {
         let f = self.frame();
         if let Some(p) = f.pending.take() {
             let start = f.children.len();
-            f.opens.push(Open { kind: p.kind, attrs: None, diff: Some(p.diff), start, line: p.line, html: false });
+            f.opens.push(Open {
+                kind: p.kind,
+                attrs: None,
+                diff: Some(p.diff),
+                start,
+                line: p.line,
+                html: false,
+            });
         }
     }
 
@@ -1163,7 +1387,10 @@ impl<'s> R<'s> {
                     Some(i) => self.close_open(i, line),
                     None => {
                         let name = kind.name().to_string();
-                        self.warn(line, format!("`<!--/adf:{name}-->` closes nothing; ignored"));
+                        self.warn(
+                            line,
+                            format!("`<!--/adf:{name}-->` closes nothing; ignored"),
+                        );
                     }
                 }
             }
@@ -1184,7 +1411,10 @@ impl<'s> R<'s> {
                         && o.kind == kind
                         && o.diff.is_none()
                         && f.children.len() == o.start
-                        && matches!(kind, NodeType::TableCell | NodeType::TableHeader | NodeType::TableRow)
+                        && matches!(
+                            kind,
+                            NodeType::TableCell | NodeType::TableHeader | NodeType::TableRow
+                        )
                     {
                         o.diff = Some(diff);
                         return;
@@ -1214,7 +1444,14 @@ impl<'s> R<'s> {
                 return;
             }
             let start = f.children.len();
-            f.opens.push(Open { kind: p.kind, attrs: None, diff: Some(p.diff), start, line: p.line, html: false });
+            f.opens.push(Open {
+                kind: p.kind,
+                attrs: None,
+                diff: Some(p.diff),
+                start,
+                line: p.line,
+                html: false,
+            });
         }
         let _ = line;
         if node.kind == NodeType::BulletList {
@@ -1256,7 +1493,14 @@ impl<'s> R<'s> {
         match f.kind {
             Fk::Quote { panel } => {
                 let children = self.finish_children(Frame { kind: Fk::Doc, ..f });
-                let mut node = Node::with_content(if panel.is_some() { NodeType::Panel } else { NodeType::Blockquote }, children);
+                let mut node = Node::with_content(
+                    if panel.is_some() {
+                        NodeType::Panel
+                    } else {
+                        NodeType::Blockquote
+                    },
+                    children,
+                );
                 if let Some(t) = panel {
                     node.set_attr("panelType", t);
                 }
@@ -1264,7 +1508,11 @@ impl<'s> R<'s> {
             }
             Fk::Item { task, inline_d } => {
                 let self_d = f.self_d.clone();
-                let mut children = self.finish_children(Frame { kind: Fk::Doc, self_d: None, ..f });
+                let mut children = self.finish_children(Frame {
+                    kind: Fk::Doc,
+                    self_d: None,
+                    ..f
+                });
                 if children.is_empty() {
                     children.push(Node::new(NodeType::Paragraph));
                 }
@@ -1283,7 +1531,12 @@ impl<'s> R<'s> {
                     Some((_, d)) => Some(d),
                     None => None,
                 };
-                if let Some(Frame { kind: Fk::List { tasks, .. }, children, .. }) = self.frames.last_mut() {
+                if let Some(Frame {
+                    kind: Fk::List { tasks, .. },
+                    children,
+                    ..
+                }) = self.frames.last_mut()
+                {
                     tasks.push((task, inline_diff));
                     children.push(item);
                 } else {
@@ -1293,7 +1546,9 @@ impl<'s> R<'s> {
             }
             Fk::List { start, tasks } => {
                 let children = self.finish_children(Frame { kind: Fk::Doc, ..f });
-                let all_tasks = !tasks.is_empty() && tasks.iter().all(|(t, _)| t.is_some()) && tasks.len() == children.len();
+                let all_tasks = !tasks.is_empty()
+                    && tasks.iter().all(|(t, _)| t.is_some())
+                    && tasks.len() == children.len();
                 let node = if all_tasks {
                     self.task_list(children, tasks)
                 } else {
@@ -1320,7 +1575,7 @@ impl<'s> R<'s> {
         }
     }
 
-    fn task_list(&mut self, items: Vec<Node>, tasks: Vec<(Option<bool>, Option<Map<String, Value>>)>) -> Node {
+    fn task_list(&mut self, items: Vec<Node>, tasks: Tasks) -> Node {
         let mut out = Vec::new();
         for (mut item, (task, d)) in items.into_iter().zip(tasks) {
             let mut t = Node::new(NodeType::TaskItem);
@@ -1360,11 +1615,17 @@ impl<'s> R<'s> {
     fn finish_children(&mut self, mut f: Frame) -> Vec<Node> {
         if let Some(p) = f.pending.take() {
             let name = p.kind.name().to_string();
-            self.warn(p.line, format!("the `{name}` marker has no node after it; ignored"));
+            self.warn(
+                p.line,
+                format!("the `{name}` marker has no node after it; ignored"),
+            );
         }
         for o in f.opens.drain(..) {
             let name = o.kind.name().to_string();
-            self.warn(o.line, format!("`{name}` is never closed; its content is kept, its wrapper lost"));
+            self.warn(
+                o.line,
+                format!("`{name}` is never closed; its content is kept, its wrapper lost"),
+            );
         }
         std::mem::take(&mut f.children)
     }
@@ -1393,7 +1654,10 @@ fn known_block_tok(t: &Tok) -> bool {
     match t {
         Tok::Comment(inner) => !matches!(marker::parse_comment(inner), Ok(None)),
         Tok::Open { name, .. } | Tok::Close { name } => {
-            matches!(name.as_str(), "details" | "summary" | "table" | "tr" | "th" | "td" | "thead" | "tbody")
+            matches!(
+                name.as_str(),
+                "details" | "summary" | "table" | "tr" | "th" | "td" | "thead" | "tbody"
+            )
         }
         Tok::Text(_) => true,
     }
@@ -1440,7 +1704,12 @@ fn heading_to_paragraph(mut h: Node) -> Node {
     let mut p = Node::new(NodeType::Paragraph);
     let mut content = h.content.take().unwrap_or_default();
     for n in &mut content {
-        if n.kind == NodeType::Text && !n.mark_list().iter().any(|m| matches!(m.kind, MarkType::Code | MarkType::Strong)) {
+        if n.kind == NodeType::Text
+            && !n
+                .mark_list()
+                .iter()
+                .any(|m| matches!(m.kind, MarkType::Code | MarkType::Strong))
+        {
             let marks = n.marks.get_or_insert_with(Vec::new);
             marks.push(Mark::new(MarkType::Strong));
             marks.sort_by_key(|m| rank(&m.kind));
@@ -1464,7 +1733,11 @@ fn first_inline(item: &mut Node) -> Option<Vec<Node>> {
 fn strip_stash(list: &mut Node) {
     if let Some(items) = list.content.as_mut() {
         for item in items {
-            if item.extra.as_ref().is_some_and(|e| e.contains_key("\u{0}d")) {
+            if item
+                .extra
+                .as_ref()
+                .is_some_and(|e| e.contains_key("\u{0}d"))
+            {
                 item.extra = None;
             }
         }
@@ -1472,7 +1745,9 @@ fn strip_stash(list: &mut Node) {
 }
 
 fn prefix_text(item: &mut Node, prefix: &str) {
-    let Some(first) = item.content.as_mut().and_then(|c| c.first_mut()) else { return };
+    let Some(first) = item.content.as_mut().and_then(|c| c.first_mut()) else {
+        return;
+    };
     if first.kind != NodeType::Paragraph {
         return;
     }

@@ -17,7 +17,9 @@ pub(super) fn ok(table: &Node) -> bool {
                 && r.text.is_none()
                 && !r.children().is_empty()
                 && r.children().iter().all(|c| {
-                    matches!(c.kind, NodeType::TableCell | NodeType::TableHeader) && c.text.is_none() && c.content.is_some()
+                    matches!(c.kind, NodeType::TableCell | NodeType::TableHeader)
+                        && c.text.is_none()
+                        && c.content.is_some()
                 })
         })
 }
@@ -48,14 +50,20 @@ fn pipe_ok(table: &Node) -> bool {
     let cols = rows[0].children().len();
     rows.iter().enumerate().all(|(i, r)| {
         r.children().len() == cols
-            && r.children().iter().all(|c| {
-                (c.kind == NodeType::TableHeader) == (i == 0) && pipe_cell(c)
-            })
+            && r.children()
+                .iter()
+                .all(|c| (c.kind == NodeType::TableHeader) == (i == 0) && pipe_cell(c))
     })
 }
 
 pub(super) fn write(w: &mut W, table: &Node) {
-    let d = marker::diff(table, Inferred { attrs: None, content: true });
+    let d = marker::diff(
+        table,
+        Inferred {
+            attrs: None,
+            content: true,
+        },
+    );
     if let Some(d) = &d {
         w.marker("table", Some(d), false);
     }
@@ -67,19 +75,35 @@ pub(super) fn write(w: &mut W, table: &Node) {
 }
 
 fn pipe(w: &mut W, table: &Node) {
-    let place = Place { single_line: true, in_cell: true, ..Place::default() };
+    let place = Place {
+        single_line: true,
+        in_cell: true,
+        ..Place::default()
+    };
     for (i, row) in table.children().iter().enumerate() {
         let mut line = String::from("|");
         for (j, cell) in row.children().iter().enumerate() {
             line.push(' ');
             if j == 0 {
-                if let Some(d) = marker::diff(row, Inferred { attrs: None, content: true }) {
+                if let Some(d) = marker::diff(
+                    row,
+                    Inferred {
+                        attrs: None,
+                        content: true,
+                    },
+                ) {
                     line.push_str("<!--adf:tableRow ");
                     marker::push_comment_json(&mut line, &d);
                     line.push_str("-->");
                 }
             }
-            if let Some(d) = marker::diff(cell, Inferred { attrs: None, content: true }) {
+            if let Some(d) = marker::diff(
+                cell,
+                Inferred {
+                    attrs: None,
+                    content: true,
+                },
+            ) {
                 line.push_str("<!--adf:");
                 line.push_str(cell.kind.name());
                 line.push(' ');
@@ -109,14 +133,30 @@ fn html(w: &mut W, table: &Node) {
     w.line("<table>");
     for row in table.children() {
         w.line("<tr>");
-        if let Some(d) = marker::diff(row, Inferred { attrs: None, content: true }) {
+        if let Some(d) = marker::diff(
+            row,
+            Inferred {
+                attrs: None,
+                content: true,
+            },
+        ) {
             w.marker("tableRow", Some(&d), false);
         }
         for cell in row.children() {
-            let tag = if cell.kind == NodeType::TableHeader { "th" } else { "td" };
+            let tag = if cell.kind == NodeType::TableHeader {
+                "th"
+            } else {
+                "td"
+            };
             let mut open = format!("<{tag}");
-            let colspan = cell.attr("colspan").and_then(Value::as_u64).filter(|_| cell.attr("colspan").is_some_and(Value::is_u64));
-            let rowspan = cell.attr("rowspan").and_then(Value::as_u64).filter(|_| cell.attr("rowspan").is_some_and(Value::is_u64));
+            let colspan = cell
+                .attr("colspan")
+                .and_then(Value::as_u64)
+                .filter(|_| cell.attr("colspan").is_some_and(Value::is_u64));
+            let rowspan = cell
+                .attr("rowspan")
+                .and_then(Value::as_u64)
+                .filter(|_| cell.attr("rowspan").is_some_and(Value::is_u64));
             if let Some(n) = colspan {
                 open.push_str(&format!(" colspan=\"{n}\""));
             }
@@ -133,11 +173,15 @@ fn html(w: &mut W, table: &Node) {
             if let Some(n) = rowspan {
                 inf.push(("rowspan", Inf::Int(n)));
             }
-            let inf = Inferred { attrs: (!inf.is_empty()).then_some(&inf[..]), content: true };
+            let inf = Inferred {
+                attrs: (!inf.is_empty()).then_some(&inf[..]),
+                content: true,
+            };
             let mut d = marker::diff(cell, inf);
             if cell.children().is_empty() {
                 // The reader gives an empty cell an empty paragraph; this one has none.
-                d.get_or_insert_with(Default::default).insert("content".into(), Value::Array(vec![]));
+                d.get_or_insert_with(Default::default)
+                    .insert("content".into(), Value::Array(vec![]));
             }
             if let Some(d) = &d {
                 w.marker(cell.kind.name(), Some(d), false);

@@ -111,7 +111,10 @@ impl<'a> W<'a> {
         if first.is_some() {
             self.pending += 1;
         }
-        self.segs.push(Prefix { at: self.pre.len(), first });
+        self.segs.push(Prefix {
+            at: self.pre.len(),
+            first,
+        });
         self.pre.push_str(cont);
     }
 
@@ -202,8 +205,16 @@ impl<'a> W<'a> {
             NodeType::CodeBlock if plain_code(node) => self.code_block(node),
             NodeType::Blockquote => self.quote(node),
             NodeType::Rule if node.content.is_none() && node.text.is_none() => {
-                self.modifier(node, Inferred { attrs: None, content: false }, false);
-                self.line("---");
+                self.modifier(
+                    node,
+                    Inferred {
+                        attrs: None,
+                        content: false,
+                    },
+                    false,
+                );
+                // On a list item's first line, `- ---` would be one thematic break: `___` is not.
+                self.line(if self.pending > 0 { "___" } else { "---" });
             }
             NodeType::BulletList | NodeType::OrderedList if node.children().iter().all(is_item) => {
                 used = self.list(node, bullet, ordered);
@@ -229,7 +240,13 @@ impl<'a> W<'a> {
             | NodeType::SyncBlock
                 if node.content.is_some() && node.text.is_none() =>
             {
-                let d = marker::diff(node, Inferred { attrs: None, content: true });
+                let d = marker::diff(
+                    node,
+                    Inferred {
+                        attrs: None,
+                        content: true,
+                    },
+                );
                 self.marker(node.kind.name(), d.as_ref(), false);
                 self.blank();
                 if !node.children().is_empty() {
@@ -256,21 +273,39 @@ impl<'a> W<'a> {
 
     fn paragraph(&mut self, node: &Node, parent: Parent) {
         let lone_media = matches!(node.children(), [only] if only.kind == NodeType::MediaInline);
-        let inf = Inferred { attrs: None, content: !node.children().is_empty() };
+        let inf = Inferred {
+            attrs: None,
+            content: !node.children().is_empty(),
+        };
         self.modifier(node, inf, lone_media);
         let _ = parent;
         self.inline_line(node.children(), Place::default());
     }
 
     fn heading(&mut self, node: &Node, parent: Parent) {
-        let level = node.attr("level").and_then(Value::as_u64).filter(|l| (1..=6).contains(l)).unwrap_or(1);
+        let level = node
+            .attr("level")
+            .and_then(Value::as_u64)
+            .filter(|l| (1..=6).contains(l))
+            .unwrap_or(1);
         let inf = [("level", Inf::Int(level))];
         let force = matches!(parent, Parent::Item | Parent::Quote);
-        self.modifier(node, Inferred { attrs: Some(&inf), content: !node.children().is_empty() }, force);
+        self.modifier(
+            node,
+            Inferred {
+                attrs: Some(&inf),
+                content: !node.children().is_empty(),
+            },
+            force,
+        );
         let mut s = "#".repeat(level as usize);
         if !node.children().is_empty() {
             s.push(' ');
-            let place = Place { single_line: true, in_heading: true, ..Place::default() };
+            let place = Place {
+                single_line: true,
+                in_heading: true,
+                ..Place::default()
+            };
             inline::write(&mut s, node.children(), place, self.opts, &mut self.scratch);
         }
         self.line(&s);
@@ -279,8 +314,15 @@ impl<'a> W<'a> {
     fn code_block(&mut self, node: &Node) {
         let lang = node.attr_str("language").filter(|l| info_ok(l));
         let inf_pairs = [("language", Inf::Str(lang.unwrap_or_default()))];
-        let text = node.children().first().and_then(|t| t.text.as_deref()).unwrap_or_default();
-        let inf = Inferred { attrs: lang.map(|_| &inf_pairs[..]), content: !text.is_empty() };
+        let text = node
+            .children()
+            .first()
+            .and_then(|t| t.text.as_deref())
+            .unwrap_or_default();
+        let inf = Inferred {
+            attrs: lang.map(|_| &inf_pairs[..]),
+            content: !text.is_empty(),
+        };
         self.modifier(node, inf, false);
         let mut longest = 0;
         let mut run = 0;
@@ -305,7 +347,14 @@ impl<'a> W<'a> {
     }
 
     fn quote(&mut self, node: &Node) {
-        self.modifier(node, Inferred { attrs: None, content: true }, false);
+        self.modifier(
+            node,
+            Inferred {
+                attrs: None,
+                content: true,
+            },
+            false,
+        );
         self.push_prefix("> ", None);
         if node.children().is_empty() {
             self.line("");
@@ -322,14 +371,26 @@ impl<'a> W<'a> {
             _ => "info",
         };
         let inf = [("panelType", Inf::Str(word))];
-        self.modifier(node, Inferred { attrs: Some(&inf), content: true }, false);
+        self.modifier(
+            node,
+            Inferred {
+                attrs: Some(&inf),
+                content: true,
+            },
+            false,
+        );
         self.push_prefix("> ", None);
         self.line(&format!("[!{}]", word.to_ascii_uppercase()));
         match node.children().first() {
             None => {}
-            Some(first) if first.kind == NodeType::Paragraph && plain_inline_container(first) && first.attrs.is_none()
-                && first.marks.is_none() && first.extra.is_none() && !first.children().is_empty()
-                && !matches!(first.children(), [only] if only.kind == NodeType::MediaInline) =>
+            Some(first)
+                if first.kind == NodeType::Paragraph
+                    && plain_inline_container(first)
+                    && first.attrs.is_none()
+                    && first.marks.is_none()
+                    && first.extra.is_none()
+                    && !first.children().is_empty()
+                    && !matches!(first.children(), [only] if only.kind == NodeType::MediaInline) =>
             {
                 // The first paragraph follows the `[!TYPE]` line directly, as GitHub writes alerts.
                 self.inline_line(first.children(), Place::default());
@@ -354,7 +415,10 @@ impl<'a> W<'a> {
         } else {
             NodeType::Expand
         };
-        let inf = Inferred { attrs: title.map(|_| &inf_pairs[..]), content: true };
+        let inf = Inferred {
+            attrs: title.map(|_| &inf_pairs[..]),
+            content: true,
+        };
         self.modifier(node, inf, node.kind != inferred_kind);
         self.line("<details>");
         if let Some(title) = title {
@@ -374,12 +438,18 @@ impl<'a> W<'a> {
     fn list(&mut self, node: &Node, bullet: char, ordered: char) -> (Option<char>, Option<char>) {
         let is_ordered = node.kind == NodeType::OrderedList;
         let start = if is_ordered {
-            node.attr("order").and_then(Value::as_u64).filter(|n| *n <= 999_999_999).unwrap_or(1)
+            node.attr("order")
+                .and_then(Value::as_u64)
+                .filter(|n| *n <= 999_999_999)
+                .unwrap_or(1)
         } else {
             0
         };
         let inf_pairs = [("order", Inf::Int(start))];
-        let inf = Inferred { attrs: is_ordered.then_some(&inf_pairs[..]), content: true };
+        let inf = Inferred {
+            attrs: is_ordered.then_some(&inf_pairs[..]),
+            content: true,
+        };
         self.modifier(node, inf, false);
         if node.children().is_empty() {
             // A list with no items has no Markdown: the modifier cannot stand alone.
@@ -387,7 +457,11 @@ impl<'a> W<'a> {
             return (None, None);
         }
         for (i, item) in node.children().iter().enumerate() {
-            let marker = if is_ordered { format!("{}{} ", start + i as u64, ordered) } else { format!("{bullet} ") };
+            let marker = if is_ordered {
+                format!("{}{} ", start + i as u64, ordered)
+            } else {
+                format!("{bullet} ")
+            };
             let cont = " ".repeat(marker.len());
             self.push_prefix(&cont, Some(marker));
             self.list_item(item);
@@ -402,10 +476,17 @@ impl<'a> W<'a> {
 
     fn list_item(&mut self, item: &Node) {
         let empty_para = matches!(item.children(), [p] if is_empty_paragraph(p));
-        let mut d = marker::diff(item, Inferred { attrs: None, content: true });
+        let mut d = marker::diff(
+            item,
+            Inferred {
+                attrs: None,
+                content: true,
+            },
+        );
         if item.content.as_ref().is_some_and(Vec::is_empty) {
             // The reader gives an empty item an empty paragraph; this one has none.
-            d.get_or_insert_with(Default::default).insert("content".into(), Value::Array(vec![]));
+            d.get_or_insert_with(Default::default)
+                .insert("content".into(), Value::Array(vec![]));
         }
         if let Some(d) = &d {
             self.marker("listItem", Some(d), false);
@@ -424,7 +505,14 @@ impl<'a> W<'a> {
 
     fn task_list(&mut self, node: &Node, bullet: char) {
         let inf = [("localId", Inf::Str(""))];
-        self.modifier(node, Inferred { attrs: Some(&inf), content: true }, false);
+        self.modifier(
+            node,
+            Inferred {
+                attrs: Some(&inf),
+                content: true,
+            },
+            false,
+        );
         let mut i = 0;
         let items = node.children();
         while i < items.len() {
@@ -447,7 +535,14 @@ impl<'a> W<'a> {
 
     fn decision_list(&mut self, node: &Node, bullet: char) {
         let inf = [("localId", Inf::Str(""))];
-        self.modifier(node, Inferred { attrs: Some(&inf), content: true }, true);
+        self.modifier(
+            node,
+            Inferred {
+                attrs: Some(&inf),
+                content: true,
+            },
+            true,
+        );
         for item in node.children() {
             self.push_prefix("  ", Some(format!("{bullet} ")));
             let inf = [("localId", Inf::Str("")), ("state", Inf::Str("DECIDED"))];
@@ -459,7 +554,13 @@ impl<'a> W<'a> {
     /// A task or decision item: its inline content on the marker line, its diff at the line's end.
     fn inline_item(&mut self, item: &Node, inf: &[(&str, Inf)]) {
         let mut s = self.inline_string(item.children(), Place::default());
-        if let Some(d) = marker::diff(item, Inferred { attrs: Some(inf), content: !item.children().is_empty() }) {
+        if let Some(d) = marker::diff(
+            item,
+            Inferred {
+                attrs: Some(inf),
+                content: !item.children().is_empty(),
+            },
+        ) {
             s.push_str("<!--adf:");
             s.push_str(item.kind.name());
             s.push(' ');
@@ -471,14 +572,28 @@ impl<'a> W<'a> {
 
     fn media_single(&mut self, node: &Node) {
         let inf = [("layout", Inf::Str("center"))];
-        self.modifier(node, Inferred { attrs: Some(&inf), content: true }, false);
+        self.modifier(
+            node,
+            Inferred {
+                attrs: Some(&inf),
+                content: true,
+            },
+            false,
+        );
         let mut s = String::new();
         image(&mut s, &node.children()[0]);
         self.line(&s);
     }
 
     fn media_group(&mut self, node: &Node) {
-        self.modifier(node, Inferred { attrs: None, content: true }, true);
+        self.modifier(
+            node,
+            Inferred {
+                attrs: None,
+                content: true,
+            },
+            true,
+        );
         let mut s = String::new();
         for (i, m) in node.children().iter().enumerate() {
             if i > 0 {
@@ -492,7 +607,14 @@ impl<'a> W<'a> {
     fn card(&mut self, node: &Node) {
         let url = node.attr_str("url").unwrap_or_default();
         let inf = [("url", Inf::Str(url))];
-        self.modifier(node, Inferred { attrs: Some(&inf), content: false }, true);
+        self.modifier(
+            node,
+            Inferred {
+                attrs: Some(&inf),
+                content: false,
+            },
+            true,
+        );
         self.line(&format!("<{url}>"));
     }
 }
@@ -527,7 +649,9 @@ fn plain_code(node: &Node) -> bool {
                 && t.marks.is_none()
                 && t.extra.is_none()
                 && t.content.is_none()
-                && t.text.as_deref().is_some_and(|s| !s.is_empty() && !s.contains(['\r', '\0']))
+                && t.text
+                    .as_deref()
+                    .is_some_and(|s| !s.is_empty() && !s.contains(['\r', '\0']))
         }
         _ => false,
     }
@@ -554,7 +678,10 @@ fn task_list_ok(node: &Node) -> bool {
 fn decision_list_ok(node: &Node) -> bool {
     !node.children().is_empty()
         && node.text.is_none()
-        && node.children().iter().all(|i| i.kind == NodeType::DecisionItem && inline_item_ok(i))
+        && node
+            .children()
+            .iter()
+            .all(|i| i.kind == NodeType::DecisionItem && inline_item_ok(i))
 }
 
 fn inline_item_ok(item: &Node) -> bool {
@@ -564,28 +691,43 @@ fn inline_item_ok(item: &Node) -> bool {
 
 /// `![alt](url 'diff')` for a media node, or false when it has no image form.
 fn media_ok(m: &Node) -> bool {
-    if m.kind != NodeType::Media || m.marks.is_some() || m.content.is_some() || m.text.is_some() || m.extra.is_some()
+    if m.kind != NodeType::Media
+        || m.marks.is_some()
+        || m.content.is_some()
+        || m.text.is_some()
+        || m.extra.is_some()
     {
         return false;
     }
     let bad = |s: &str| s.contains(['\n', '\r', '\0']);
     match m.attr_str("type") {
-        Some("external") => m.attr_str("url").is_some_and(|u| !bad(u) && !u.is_empty() && !reserved(u)),
+        Some("external") => m
+            .attr_str("url")
+            .is_some_and(|u| !bad(u) && !u.is_empty() && !reserved(u)),
         Some("file") => m.attr_str("id").is_some_and(|u| !bad(u)),
         _ => false,
     }
 }
 
 fn image(out: &mut String, m: &Node) {
-    let alt = m.attr_str("alt").filter(|a| !a.is_empty() && !a.contains(['\n', '\r', '\0']));
+    let alt = m
+        .attr_str("alt")
+        .filter(|a| !a.is_empty() && !a.contains(['\n', '\r', '\0']));
     let (dest, inf): (String, Vec<(&str, Inf)>) = if m.attr_str("type") == Some("external") {
         let url = m.attr_str("url").unwrap_or_default();
-        (url.to_string(), vec![("type", Inf::Str("external")), ("url", Inf::Str(url))])
+        (
+            url.to_string(),
+            vec![("type", Inf::Str("external")), ("url", Inf::Str(url))],
+        )
     } else {
         let id = m.attr_str("id").unwrap_or_default();
         (
             format!("media:{id}"),
-            vec![("type", Inf::Str("file")), ("id", Inf::Str(id)), ("collection", Inf::Str(""))],
+            vec![
+                ("type", Inf::Str("file")),
+                ("id", Inf::Str(id)),
+                ("collection", Inf::Str("")),
+            ],
         )
     };
     let mut inf = inf;
@@ -596,11 +738,24 @@ fn image(out: &mut String, m: &Node) {
     super::escape::text(
         out,
         alt.unwrap_or_default(),
-        &super::escape::Ctx { in_link: true, keep_lead: true, keep_trail: true, prev: Some('['), next: Some(']'), ..Default::default() },
+        &super::escape::Ctx {
+            in_link: true,
+            keep_lead: true,
+            keep_trail: true,
+            prev: Some('['),
+            next: Some(']'),
+            ..Default::default()
+        },
     );
     out.push_str("](");
     inline::push_dest(out, &dest, false);
-    if let Some(d) = marker::diff(m, Inferred { attrs: Some(&inf), content: false }) {
+    if let Some(d) = marker::diff(
+        m,
+        Inferred {
+            attrs: Some(&inf),
+            content: false,
+        },
+    ) {
         out.push(' ');
         marker::push_title_json(out, &d);
     }
