@@ -254,7 +254,6 @@ pub(super) fn write(
             _ => (s.chars().next(), s.chars().next_back()),
         };
         pieces.push(Piece {
-            kind: kinds[k],
             body: (start, scratch.bodies.len()),
             first,
             last,
