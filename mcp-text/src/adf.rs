@@ -16,10 +16,8 @@ use crate::model::{Attrs, Mark, MarkType, Node, NodeType};
 
 /// Reads an ADF document (or any single ADF node) from JSON.
 pub fn read(input: &[u8]) -> Result<Node, Error> {
-    let input_str = std::str::from_utf8(input)
-        .map_err(|e| Error::at(input, e.valid_up_to(), "invalid UTF-8"))?;
-    serde_json::from_str::<Node>(input_str)
-        .map_err(|e| Error::new(e.line(), e.column(), json_message(&e)))
+    let input_str = std::str::from_utf8(input).map_err(|e| Error::at(input, e.valid_up_to(), "invalid UTF-8"))?;
+    serde_json::from_str::<Node>(input_str).map_err(|e| Error::new(e.line(), e.column(), json_message(&e)))
 }
 
 /// Reads an ADF node from an already parsed JSON value.
@@ -142,15 +140,13 @@ struct TypeName<T>(T);
 
 impl<'de> Deserialize<'de> for TypeName<NodeType> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_str(NameVisitor(NodeType::from_name))
-            .map(TypeName)
+        d.deserialize_str(NameVisitor(NodeType::from_name)).map(TypeName)
     }
 }
 
 impl<'de> Deserialize<'de> for TypeName<MarkType> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_str(NameVisitor(MarkType::from_name))
-            .map(TypeName)
+        d.deserialize_str(NameVisitor(MarkType::from_name)).map(TypeName)
     }
 }
 
@@ -191,9 +187,7 @@ impl<'de> Visitor<'de> for NodeVisitor {
                 Key::Text => node.text = Some(map.next_value::<String>()?),
                 Key::Other(name) => {
                     let value = map.next_value::<Value>()?;
-                    node.extra
-                        .get_or_insert_with(Default::default)
-                        .insert(name, value);
+                    node.extra.get_or_insert_with(Default::default).insert(name, value);
                 }
             }
         }
@@ -248,21 +242,16 @@ impl<'de> Deserialize<'de> for Mark {
                         Key::Text => extra(&mut mark, "text", map.next_value()?),
                         Key::Other(name) => {
                             let value = map.next_value::<Value>()?;
-                            mark.extra
-                                .get_or_insert_with(Default::default)
-                                .insert(name, value);
+                            mark.extra.get_or_insert_with(Default::default).insert(name, value);
                         }
                     }
                 }
-                mark.kind =
-                    kind.ok_or_else(|| de::Error::custom("an ADF mark without \"type\""))?;
+                mark.kind = kind.ok_or_else(|| de::Error::custom("an ADF mark without \"type\""))?;
                 Ok(mark)
             }
         }
         fn extra(mark: &mut Mark, name: &str, value: Value) {
-            mark.extra
-                .get_or_insert_with(Default::default)
-                .insert(name.into(), value);
+            mark.extra.get_or_insert_with(Default::default).insert(name.into(), value);
         }
         d.deserialize_map(MarkVisitor)
     }
@@ -278,10 +267,7 @@ mod tests {
             {"type":"text","text":"Hello ","marks":[]},{"type":"text","text":"world","marks":[{"type":"strong"}]},
             {"type":"futureNode","attrs":{"x":1},"whatever":[1,2]}]}]}"#;
         let doc = read(input.as_bytes()).unwrap();
-        assert_eq!(
-            doc.children()[0].children()[2].kind,
-            NodeType::Other("futureNode".into())
-        );
+        assert_eq!(doc.children()[0].children()[2].kind, NodeType::Other("futureNode".into()));
         let back: Value = serde_json::from_str(&write(&doc)).unwrap();
         let orig: Value = serde_json::from_str(input).unwrap();
         assert_eq!(back, orig);
@@ -316,9 +302,6 @@ mod tests {
     #[test]
     fn invalid_utf8_names_the_place() {
         let err = read(b"{\"type\":\"text\",\n\"text\":\"a\xff\"}").unwrap_err();
-        assert_eq!(
-            (err.line, err.column, err.message.as_str()),
-            (2, 10, "invalid UTF-8")
-        );
+        assert_eq!((err.line, err.column, err.message.as_str()), (2, 10, "invalid UTF-8"));
     }
 }

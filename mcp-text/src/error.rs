@@ -12,11 +12,7 @@ pub struct Error {
 
 impl Error {
     pub fn new(line: usize, column: usize, message: impl Into<String>) -> Self {
-        Error {
-            line,
-            column,
-            message: message.into(),
-        }
+        Error { line, column, message: message.into() }
     }
 
     /// The 1-based line and column of byte `offset` in `input`.
@@ -31,11 +27,7 @@ impl fmt::Display for Error {
         if self.line == 0 {
             f.write_str(&self.message)
         } else {
-            write!(
-                f,
-                "line {}, column {}: {}",
-                self.line, self.column, self.message
-            )
+            write!(f, "line {}, column {}: {}", self.line, self.column, self.message)
         }
     }
 }
@@ -53,10 +45,7 @@ pub struct Warning {
 
 impl Warning {
     pub fn new(line: usize, message: impl Into<String>) -> Self {
-        Warning {
-            line,
-            message: message.into(),
-        }
+        Warning { line, message: message.into() }
     }
 }
 
@@ -75,10 +64,7 @@ pub fn line_column(input: &[u8], offset: usize) -> (usize, usize) {
     let offset = offset.min(input.len());
     let before = &input[..offset];
     let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-    let start = before
-        .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |i| i + 1);
+    let start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
     let column = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
     (line, column)
 }

@@ -55,9 +55,7 @@ impl FromStr for Format {
             "storage" => Ok(Format::Storage),
             "html" => Ok(Format::Html),
             "markdown" | "md" => Ok(Format::Markdown),
-            other => Err(format!(
-                "unknown format `{other}` (expected adf, storage, html or markdown)"
-            )),
+            other => Err(format!("unknown format `{other}` (expected adf, storage, html or markdown)")),
         }
     }
 }
@@ -86,10 +84,7 @@ pub struct Read {
 /// Reads `input` in format `from`.
 pub fn read(input: &[u8], from: Format) -> Result<Read, Error> {
     match from {
-        Format::Adf => Ok(Read {
-            doc: adf::read(input)?,
-            warnings: Vec::new(),
-        }),
+        Format::Adf => Ok(Read { doc: adf::read(input)?, warnings: Vec::new() }),
         Format::Storage => storage::read(utf8(input)?),
         Format::Html => Ok(html::read(utf8(input)?)),
         Format::Markdown => Ok(markdown::read(utf8(input)?)),
@@ -101,33 +96,17 @@ pub fn write(doc: &Node, to: Format, options: &Options) -> Result<String, Error>
     match to {
         Format::Adf => Ok(adf::write(doc)),
         Format::Storage => Ok(storage::write(doc)),
-        Format::Markdown => Ok(markdown::write(
-            doc,
-            &markdown::WriteOptions {
-                mentions: options.mentions,
-                ..Default::default()
-            },
-        )),
-        Format::Html => Err(Error::new(
-            0,
-            0,
-            "HTML is an input format only: convert to markdown, adf or storage",
-        )),
+        Format::Markdown => {
+            Ok(markdown::write(doc, &markdown::WriteOptions { mentions: options.mentions, ..Default::default() }))
+        }
+        Format::Html => Err(Error::new(0, 0, "HTML is an input format only: convert to markdown, adf or storage")),
     }
 }
 
 /// Converts `input` from one format to another.
-pub fn convert(
-    input: &[u8],
-    from: Format,
-    to: Format,
-    options: &Options,
-) -> Result<Converted, Error> {
+pub fn convert(input: &[u8], from: Format, to: Format, options: &Options) -> Result<Converted, Error> {
     let Read { doc, warnings } = read(input, from)?;
-    Ok(Converted {
-        text: write(&doc, to, options)?,
-        warnings,
-    })
+    Ok(Converted { text: write(&doc, to, options)?, warnings })
 }
 
 fn utf8(input: &[u8]) -> Result<&str, Error> {

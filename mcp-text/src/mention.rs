@@ -31,22 +31,13 @@ impl<R: MentionResolver> CachedResolver<R> {
     }
 
     pub fn with_capacity(inner: R, capacity: usize) -> Self {
-        CachedResolver {
-            inner,
-            capacity: capacity.max(1),
-            cache: Mutex::new(HashMap::new()),
-        }
+        CachedResolver { inner, capacity: capacity.max(1), cache: Mutex::new(HashMap::new()) }
     }
 }
 
 impl<R: MentionResolver> MentionResolver for CachedResolver<R> {
     fn display_name(&self, account_id: &str) -> Option<String> {
-        if let Some(hit) = self
-            .cache
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(account_id)
-        {
+        if let Some(hit) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(account_id) {
             return hit.clone();
         }
         let name = self.inner.display_name(account_id);
@@ -72,10 +63,7 @@ mod tests {
             (id == "557058:1").then(|| "Ada Lovelace".to_string())
         });
         for _ in 0..3 {
-            assert_eq!(
-                resolver.display_name("557058:1").as_deref(),
-                Some("Ada Lovelace")
-            );
+            assert_eq!(resolver.display_name("557058:1").as_deref(), Some("Ada Lovelace"));
             assert_eq!(resolver.display_name("unknown"), None);
         }
         assert_eq!(calls.load(Ordering::Relaxed), 2);

@@ -139,14 +139,7 @@ names! {
 impl Node {
     /// A node of `kind` with nothing else set.
     pub fn new(kind: NodeType) -> Self {
-        Node {
-            kind,
-            attrs: None,
-            content: None,
-            marks: None,
-            text: None,
-            extra: None,
-        }
+        Node { kind, attrs: None, content: None, marks: None, text: None, extra: None }
     }
 
     /// A node of `kind` holding `content`.
@@ -194,20 +187,14 @@ impl Node {
 
     /// Sets attribute `name`.
     pub fn set_attr(&mut self, name: &str, value: impl Into<Value>) {
-        self.attrs
-            .get_or_insert_with(Attrs::new)
-            .insert(name.into(), value.into());
+        self.attrs.get_or_insert_with(Attrs::new).insert(name.into(), value.into());
     }
 }
 
 impl Mark {
     /// A mark of `kind` with no attributes.
     pub fn new(kind: MarkType) -> Self {
-        Mark {
-            kind,
-            attrs: None,
-            extra: None,
-        }
+        Mark { kind, attrs: None, extra: None }
     }
 
     /// Attribute `name`, if present.
@@ -225,13 +212,8 @@ impl Mark {
 /// overflows the stack when it goes away.
 impl Drop for Node {
     fn drop(&mut self) {
-        let Some(content) = self.content.take() else {
-            return;
-        };
-        if content
-            .iter()
-            .all(|child| child.content.as_ref().is_none_or(|c| c.is_empty()))
-        {
+        let Some(content) = self.content.take() else { return };
+        if content.iter().all(|child| child.content.as_ref().is_none_or(|c| c.is_empty())) {
             return;
         }
         let mut stack = content;
