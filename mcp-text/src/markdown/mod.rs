@@ -1,19 +1,74 @@
-//! Markdown: the writer (model → CommonMark + GFM + markers) and the reader (back to the model).
-//! PLACEHOLDER: the markdown helper replaces this file.
+//! Markdown: the writer (model → CommonMark + GFM, with markers for what Markdown cannot hold) and the
+//! reader (CommonMark + GFM → model, markers applied back).
+//!
+//! `read(&write(doc)).doc == *doc` for every document: plain Markdown for what Markdown says, and a
+//! compact marker (`<!--adf:TYPE {...}-->` before a block, a JSON link title on an inline node) for
+//! only the difference between a node and what the reader would infer from its Markdown. A model reads
+//! `@Name` for mentions, `> [!NOTE]` for panels, `<details>` for expands, GFM tables and nested lists.
+//! `docs/text-markdown.md` maps every node.
+
+mod autolink;
+mod escape;
+mod forms;
+mod html;
+mod inline;
+mod marker;
+mod read;
+mod table;
+mod write;
 
 use crate::mention::MentionResolver;
-use crate::model::Node;
+use crate::model::{Node, NodeType};
 use crate::Read;
 
+/// What the writer may be told.
 #[derive(Default)]
 pub struct WriteOptions<'a> {
+    /// Names for mentions that carry only an account id.
     pub mentions: Option<&'a dyn MentionResolver>,
 }
 
-pub fn write(_doc: &Node, _options: &WriteOptions) -> String {
-    unimplemented!("markdown writer")
+/// Writes a document as Markdown.
+pub fn write(doc: &Node, options: &WriteOptions) -> String {
+    let mut w = write::W::new(options, 64);
+    // The root's own members: a doc is inferred with `version: 1` and content.
+    let mut probe = Node::new(doc.kind.clone());
+    probe.attrs = doc.attrs.clone();
+    probe.marks = doc.marks.clone();
+    probe.content = doc.content.as_ref().map(|_| Vec::new());
+    let inferred_extra = Node::doc(Vec::new()).extra.clone();
+    let mut d = marker::diff(
+        &probe,
+        marker::Inferred {
+            attrs: None,
+            content: true,
+        },
+    );
+    if doc.extra != inferred_extra {
+        let extra = doc.extra.as_ref().map_or(serde_json::Value::Null, |e| {
+            serde_json::Value::Object((**e).clone())
+        });
+        d.get_or_insert_with(Default::default)
+            .insert("extra".into(), extra);
+    }
+    if doc.kind != NodeType::Doc {
+        d.get_or_insert_with(Default::default)
+            .insert("type".into(), doc.kind.name().into());
+    }
+    if doc.text.is_some() {
+        d.get_or_insert_with(Default::default)
+            .insert("text".into(), doc.text.clone().into());
+    }
+    if let Some(d) = &d {
+        w.marker("doc", Some(d), false);
+        w.blank();
+    }
+    w.blocks(doc.children(), write::Parent::Doc);
+    w.out
 }
 
-pub fn read(_input: &str) -> Read {
-    unimplemented!("markdown reader")
+/// Reads Markdown into a document. Never fails: what cannot be used is kept as text or dropped with a
+/// warning naming the line.
+pub fn read(input: &str) -> Read {
+    read::read(input)
 }

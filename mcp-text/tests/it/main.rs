@@ -4,12 +4,14 @@ mod adf_properties;
 mod commonmark_adf;
 mod gen;
 mod html_cli;
+mod html_markdown;
 mod html_reader;
+mod markdown_corpus;
+mod markdown_failures;
+mod markdown_roundtrip;
 mod md_to_adf_fixtures;
 mod schema;
 mod storage_bad_input;
+mod storage_markdown;
 mod storage_props;
 mod storage_read;
-// Enabled once the Markdown writer and reader are merged (they panic as placeholders here).
-// mod html_markdown;
-// mod storage_markdown;

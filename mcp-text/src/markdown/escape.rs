@@ -1,0 +1,278 @@
+//! Escaping text for Markdown exactly where a character would change meaning, and nowhere else: a model
+//! reads `2 * 3 * 4` and `snake_case_name` as they are, while `*.py` and `_init_` at a word's start
+//! are escaped because there they could open emphasis.
+
+/// Where a piece of text sits.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Ctx {
+    /// The text starts a line (block constructs such as `# `, `- `, `1. ` could begin here).
+    pub line_start: bool,
+    /// A line ends right after the text (trailing spaces would be stripped).
+    pub line_end: bool,
+    /// Leading whitespace must survive (an emphasis delimiter is right before it).
+    pub keep_lead: bool,
+    /// Trailing whitespace must survive (an emphasis delimiter is right after it).
+    pub keep_trail: bool,
+    /// Inside a link's text: `]` would end it.
+    pub in_link: bool,
+    /// Inside a GFM table cell: `|` would end it.
+    pub in_cell: bool,
+    /// Inside a heading: a closing `#` run at the end would be stripped.
+    pub in_heading: bool,
+    /// The character written just before the text (`None`: a line's start).
+    pub prev: Option<char>,
+    /// The character written just after it (`None`: a line's end).
+    pub next: Option<char>,
+}
+
+pub(super) fn is_punct(c: char) -> bool {
+    c.is_ascii_punctuation() || (!c.is_ascii() && !c.is_alphanumeric() && !c.is_whitespace())
+}
+
+/// How a delimiter run of `*`, `_` or `~` between `prev` and `next` flanks (CommonMark 6.2).
+/// `None` is the start or end of a line (whitespace for these rules).
+pub(super) fn flanking(prev: Option<char>, next: Option<char>) -> (bool, bool) {
+    let ws = |c: Option<char>| c.is_none_or(char::is_whitespace);
+    let punct = |c: Option<char>| c.is_some_and(is_punct);
+    let left = !ws(next) && (!punct(next) || ws(prev) || punct(prev));
+    let right = !ws(prev) && (!punct(prev) || ws(next) || punct(next));
+    (left, right)
+}
+
+/// Appends `s` to `out`, escaped for `ctx`.
+pub(super) fn text(out: &mut String, s: &str, ctx: &Ctx) {
+    let chars: Vec<char> = s.chars().collect();
+    let n = chars.len();
+    let outside_prev = ctx.prev;
+    let outside_next = ctx.next;
+    let at = |i: isize| -> Option<char> {
+        if i < 0 {
+            outside_prev
+        } else if i as usize >= n {
+            outside_next
+        } else {
+            Some(chars[i as usize])
+        }
+    };
+    let lead_ws = chars
+        .iter()
+        .take_while(|c| **c == ' ' || **c == '\t')
+        .count();
+    let trail_ws_start = n - chars
+        .iter()
+        .rev()
+        .take_while(|c| **c == ' ' || **c == '\t')
+        .count();
+    let line_escape = if ctx.line_start {
+        line_start_escape(&chars)
+    } else {
+        None
+    };
+    let heading_hash = if ctx.in_heading && ctx.line_end {
+        closing_hashes(&chars)
+    } else {
+        None
+    };
+    let mut i = 0;
+    while i < n {
+        let c = chars[i];
+        // Whitespace at a line's edges is stripped by Markdown: the edge character becomes an entity.
+        if (c == ' ' || c == '\t')
+            && ((i == 0 && (ctx.line_start || ctx.keep_lead) && lead_ws > 0)
+                || (i + 1 == n && (ctx.line_end || ctx.keep_trail) && i >= trail_ws_start))
+        {
+            out.push_str(if c == ' ' { "&#32;" } else { "&#9;" });
+            i += 1;
+            continue;
+        }
+        if Some(i) == line_escape || Some(i) == heading_hash {
+            out.push('\\');
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        match c {
+            '\n' => out.push_str("&#10;"),
+            '\r' => out.push_str("&#13;"),
+            '\\' => {
+                let next = at(i as isize + 1);
+                // Before punctuation (or a character that may be written as an entity) it would escape.
+                if next.is_none_or(|c| c.is_ascii_punctuation() || c.is_whitespace()) || i + 1 == n
+                {
+                    out.push('\\');
+                }
+                out.push('\\');
+            }
+            '*' | '_' | '~' => {
+                let mut j = i;
+                while j < n && chars[j] == c {
+                    j += 1;
+                }
+                let (left, right) = flanking(at(i as isize - 1), at(j as isize));
+                let active = if c == '_' {
+                    let prev_p = at(i as isize - 1).is_some_and(is_punct);
+                    let next_p = at(j as isize).is_some_and(is_punct);
+                    (left && (!right || prev_p)) || (right && (!left || next_p))
+                } else {
+                    left || right
+                };
+                for _ in i..j {
+                    if active {
+                        out.push('\\');
+                    }
+                    out.push(c);
+                }
+                i = j;
+                continue;
+            }
+            '`' | '[' => {
+                out.push('\\');
+                out.push(c);
+            }
+            ']' if ctx.in_link => out.push_str("\\]"),
+            '|' if ctx.in_cell => out.push_str("\\|"),
+            '<' => {
+                if at(i as isize + 1)
+                    .is_some_and(|d| d.is_ascii_alphabetic() || matches!(d, '/' | '!' | '?'))
+                {
+                    out.push('\\');
+                }
+                out.push('<');
+            }
+            '&' => {
+                if at(i as isize + 1).is_some_and(|d| d.is_ascii_alphanumeric() || d == '#') {
+                    out.push('\\');
+                }
+                out.push('&');
+            }
+            // GFM's extended autolinks would turn `www.x` and `https://x` in plain text into links.
+            '.' if i >= 3 && chars[i - 3..i] == ['w', 'w', 'w'] => out.push_str("\\."),
+            ':' if at(i as isize + 1) == Some('/')
+                && at(i as isize + 2) == Some('/')
+                && scheme_before(&chars[..i]) =>
+            {
+                out.push_str("\\:")
+            }
+            '@' => {
+                // `a@b.com` is an email autolink in GFM.
+                let prev = at(i as isize - 1);
+                if prev.is_some_and(|p| {
+                    p.is_ascii_alphanumeric() || matches!(p, '.' | '-' | '_' | '+')
+                }) && at(i as isize + 1).is_some_and(|d| d.is_ascii_alphanumeric())
+                {
+                    out.push('\\');
+                }
+                out.push('@');
+            }
+            _ => out.push(c),
+        }
+        i += 1;
+    }
+}
+
+fn scheme_before(chars: &[char]) -> bool {
+    let s: String = chars
+        .iter()
+        .rev()
+        .take(5)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    let s = s.to_ascii_lowercase();
+    s.ends_with("http") || s.ends_with("https") || s.ends_with("ftp")
+}
+
+/// The index of the character to escape so that a line starting with `chars` stays a paragraph line.
+fn line_start_escape(chars: &[char]) -> Option<usize> {
+    let first = *chars.first()?;
+    let rest_is = |pred: &dyn Fn(char) -> bool| chars.iter().all(|&c| pred(c));
+    match first {
+        '#' => {
+            let hashes = chars.iter().take_while(|&&c| c == '#').count();
+            (hashes <= 6 && chars.get(hashes).is_none_or(|c| *c == ' ' || *c == '\t')).then_some(0)
+        }
+        '>' => Some(0),
+        '-' | '+' | '*' | '=' | '_' => {
+            let list = first != '='
+                && first != '_'
+                && chars.get(1).is_none_or(|c| *c == ' ' || *c == '\t');
+            let rule_or_setext = rest_is(&|c| c == first || c == ' ' || c == '\t');
+            let delimiter_row = delimiter_row(chars);
+            (list || rule_or_setext || delimiter_row).then_some(0)
+        }
+        '|' | ':' if delimiter_row(chars) => Some(0),
+        '~' if chars.len() >= 3 && chars[..3] == ['~', '~', '~'] => Some(0),
+        '0'..='9' => {
+            let digits = chars.iter().take_while(|c| c.is_ascii_digit()).count();
+            let after = chars.get(digits);
+            let next = chars.get(digits + 1);
+            (digits <= 9
+                && matches!(after, Some('.') | Some(')'))
+                && next.is_none_or(|c| *c == ' ' || *c == '\t'))
+            .then_some(digits)
+        }
+        _ => None,
+    }
+}
+
+/// A line like `-|-` or `| --- |` would make the line above it a table header.
+fn delimiter_row(chars: &[char]) -> bool {
+    chars.contains(&'-')
+        && chars
+            .iter()
+            .all(|&c| matches!(c, '|' | '-' | ':' | ' ' | '\t'))
+}
+
+/// In a heading, a trailing ` ###` run (or the whole text being `#`s) would be read as a closing sequence.
+fn closing_hashes(chars: &[char]) -> Option<usize> {
+    let end = chars.len()
+        - chars
+            .iter()
+            .rev()
+            .take_while(|c| **c == ' ' || **c == '\t')
+            .count();
+    let hashes = chars[..end].iter().rev().take_while(|c| **c == '#').count();
+    if hashes == 0 {
+        return None;
+    }
+    let start = end - hashes;
+    (start == 0 || chars[start - 1] == ' ' || chars[start - 1] == '\t').then_some(start)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn esc(s: &str) -> String {
+        let mut out = String::new();
+        text(
+            &mut out,
+            s,
+            &Ctx {
+                line_start: true,
+                line_end: true,
+                ..Ctx::default()
+            },
+        );
+        let _ = Ctx {
+            prev: Some('a'),
+            ..Ctx::default()
+        };
+        out
+    }
+
+    #[test]
+    fn escapes_only_where_needed() {
+        assert_eq!(esc("2 * 3 * 4"), "2 * 3 * 4");
+        assert_eq!(esc("a_b_c"), "a_b_c");
+        assert_eq!(esc("snake_case_name"), "snake_case_name");
+        assert_eq!(esc("*.py"), "\\*.py");
+        assert_eq!(esc("_init_ x"), "\\_init\\_ x");
+        assert_eq!(esc("# not a heading"), "\\# not a heading");
+        assert_eq!(esc("1. x"), "1\\. x");
+        assert_eq!(esc("[x](y)"), "\\[x](y)");
+        assert_eq!(esc("<div>"), "\\<div>");
+        assert_eq!(esc("a < b"), "a < b");
+    }
+}

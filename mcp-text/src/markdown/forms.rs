@@ -1,0 +1,120 @@
+//! What the writer and the reader agree on: the order of marks, the link schemes of inline nodes, and
+//! dates as a model reads them.
+
+use crate::model::MarkType;
+
+/// The order marks take in a text node's `marks` (the schema's order, as the Atlassian editor writes
+/// them). The reader sorts by it, and the writer writes a text's marks plainly only when already sorted.
+pub(super) fn rank(kind: &MarkType) -> u8 {
+    match kind {
+        MarkType::Link => 0,
+        MarkType::Em => 1,
+        MarkType::Strong => 2,
+        MarkType::TextColor => 3,
+        MarkType::BackgroundColor => 4,
+        MarkType::Strike => 5,
+        MarkType::Subsup => 6,
+        MarkType::Underline => 7,
+        MarkType::Code => 8,
+        MarkType::Annotation => 9,
+        MarkType::Border => 10,
+        MarkType::FontSize => 11,
+        MarkType::Fragment => 12,
+        MarkType::DataConsumer => 13,
+        MarkType::Alignment => 14,
+        MarkType::Indentation => 15,
+        MarkType::Breakout => 16,
+        MarkType::Other(_) => 17,
+    }
+}
+
+/// Marks a text holds at most once (the reader ignores a second one; others, such as annotations,
+/// may repeat with different attrs).
+pub(super) fn singleton(kind: &MarkType) -> bool {
+    !matches!(kind, MarkType::Annotation | MarkType::Other(_))
+}
+
+/// Link destinations that are inline nodes, not links.
+pub(super) const SCHEMES: [&str; 6] = ["mention:", "status:", "date:", "emoji:", "media:", "adf:"];
+
+pub(super) fn reserved(href: &str) -> bool {
+    SCHEMES.iter().any(|s| {
+        href.get(..s.len())
+            .is_some_and(|h| h.eq_ignore_ascii_case(s))
+    })
+}
+
+/// `YYYY-MM-DD` (UTC) of a millisecond timestamp.
+pub(super) fn format_date(ms: i64) -> String {
+    let days = ms.div_euclid(86_400_000);
+    let (y, m, d) = civil_from_days(days);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// The millisecond timestamp (UTC midnight) of `YYYY-MM-DD`.
+pub(super) fn parse_date(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let y: i64 = s[..4].parse().ok()?;
+    let m: u32 = s[5..7].parse().ok()?;
+    let d: u32 = s[8..].parse().ok()?;
+    if !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
+    Some(days_from_civil(y, m, d) * 86_400_000)
+}
+
+// Howard Hinnant's civil calendar algorithms.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let m = m as i64;
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + d as i64 - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// A URL that `<…>` shows as an autolink, unchanged.
+pub(super) fn autolink_safe(url: &str) -> bool {
+    let Some(colon) = url.find(':') else {
+        return false;
+    };
+    let scheme = &url[..colon];
+    (2..=32).contains(&scheme.len())
+        && scheme.as_bytes()[0].is_ascii_alphabetic()
+        && scheme
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'.' | b'-'))
+        && url
+            .bytes()
+            .all(|b| b > b' ' && b != b'<' && b != b'>' && b != 0x7f)
+        && !reserved(url)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_round_trip() {
+        assert_eq!(format_date(1_705_276_800_000), "2024-01-15");
+        assert_eq!(parse_date("2024-01-15"), Some(1_705_276_800_000));
+        assert_eq!(format_date(0), "1970-01-01");
+    }
+}

@@ -1,0 +1,811 @@
+//! The inline writer: text with marks, and inline nodes, as one paragraph's (or heading's, or cell's)
+//! Markdown.
+//!
+//! Marks become spans that open and close around runs of text. `**`, `*` and `~~` are used when the
+//! delimiter runs they make flank the text as CommonMark requires; otherwise the same span is written as
+//! `<strong>`, `<em>` or `<del>`, which the reader reads back the same (so `**Note: **` with its trailing
+//! space is never broken). The decision is made after the pieces are rendered, on the actual characters
+//! on either side of each delimiter run.
+
+use serde_json::Map;
+
+use super::escape::{self, flanking, Ctx};
+use super::forms::{autolink_safe, format_date, rank, reserved, singleton};
+use super::marker::{self, Inf, Inferred};
+use super::WriteOptions;
+use crate::model::{Mark, MarkType, Node, NodeType};
+
+/// Where inline content goes.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Place {
+    /// One line only (heading, table cell): a hard break is `<br>`.
+    pub single_line: bool,
+    pub in_cell: bool,
+    pub in_heading: bool,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    Text,
+    Break,
+    Other,
+}
+
+struct Piece {
+    body: (usize, usize),
+    first: Option<char>,
+    last: Option<char>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Tok {
+    Open(usize),
+    Close(usize),
+    Body(usize),
+    Sep,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Form {
+    /// A Markdown delimiter (`**`, `*`, `~~`) that may still fall back to HTML.
+    Md(&'static str, &'static str, &'static str),
+    Html,
+    Link,
+}
+
+struct Seg<'d> {
+    mark: &'d Mark,
+    form: Form,
+}
+
+/// Reused buffers, so that a document's paragraphs do not each allocate.
+#[derive(Default)]
+pub(super) struct Scratch {
+    bodies: String,
+}
+
+/// Whether a text node can be written plainly (else it is written whole, as a marker).
+fn plain_text(node: &Node) -> bool {
+    let Some(text) = &node.text else { return false };
+    if text.is_empty()
+        || text.contains('\0')
+        || node.attrs.is_some()
+        || node.content.is_some()
+        || node.extra.is_some()
+    {
+        return false;
+    }
+    let marks = node.mark_list();
+    let mut has_code = false;
+    for (i, m) in marks.iter().enumerate() {
+        if i > 0 && rank(&marks[i - 1].kind) > rank(&m.kind) {
+            return false;
+        }
+        if marks[..i]
+            .iter()
+            .any(|p| p == m || (singleton(&m.kind) && p.kind == m.kind))
+        {
+            return false;
+        }
+        match &m.kind {
+            MarkType::Link => match m.attr_str("href") {
+                Some(href) if !reserved(href) && !href.contains(['\n', '\r', '\0']) => {}
+                _ => return false,
+            },
+            MarkType::Code => {
+                if m.attrs.is_some() || m.extra.is_some() {
+                    return false;
+                }
+                has_code = true;
+            }
+            _ => {}
+        }
+    }
+    !has_code
+        || marks
+            .iter()
+            .all(|m| matches!(m.kind, MarkType::Code | MarkType::Link))
+}
+
+fn span_marks(node: &Node) -> impl Iterator<Item = &Mark> {
+    node.mark_list().iter().filter(|m| m.kind != MarkType::Code)
+}
+
+fn has_mark(node: &Node, kinds: &[Kind], k: usize, mark: &Mark) -> bool {
+    kinds[k] == Kind::Text && span_marks(node).any(|m| m == mark)
+}
+
+/// Writes `nodes` (inline content) to `out`. Lines are separated by `\n` (hard breaks); the caller adds
+/// the container's prefixes.
+pub(super) fn write(
+    out: &mut String,
+    nodes: &[Node],
+    place: Place,
+    opts: &WriteOptions,
+    scratch: &mut Scratch,
+) {
+    let n = nodes.len();
+    let kinds: Vec<Kind> = nodes
+        .iter()
+        .enumerate()
+        .map(|(i, node)| match node.kind {
+            NodeType::Text if plain_text(node) => Kind::Text,
+            NodeType::HardBreak
+                if node.attrs.is_none()
+                    && node.content.is_none()
+                    && node.marks.is_none()
+                    && node.text.is_none()
+                    && node.extra.is_none()
+                    && (place.single_line || i + 1 < n) =>
+            {
+                Kind::Break
+            }
+            _ => Kind::Other,
+        })
+        .collect();
+
+    // 1. Spans: a stack simulation gives the order of opens, closes and bodies.
+    let mut segs: Vec<Seg> = Vec::new();
+    let mut toks: Vec<Tok> = Vec::with_capacity(n * 2);
+    let mut stack: Vec<usize> = Vec::new();
+    for k in 0..n {
+        let node = &nodes[k];
+        let keep = stack
+            .iter()
+            .position(|&s| kinds[k] != Kind::Text || !span_marks(node).any(|m| m == segs[s].mark))
+            .unwrap_or(stack.len());
+        while stack.len() > keep {
+            toks.push(Tok::Close(stack.pop().unwrap_or_default()));
+        }
+        if kinds[k] == Kind::Text {
+            let mut new: Vec<(&Mark, usize)> = span_marks(node)
+                .filter(|m| !stack.iter().any(|&s| segs[s].mark == *m))
+                .map(|m| {
+                    let len = (k..n)
+                        .take_while(|&j| has_mark(&nodes[j], &kinds, j, m))
+                        .count();
+                    (m, len)
+                })
+                .collect();
+            new.sort_by(|a, b| b.1.cmp(&a.1).then(rank(&a.0.kind).cmp(&rank(&b.0.kind))));
+            if new.is_empty()
+                && k > 0
+                && kinds[k - 1] == Kind::Text
+                && matches!(toks.last(), Some(Tok::Body(_)))
+                && node.mark_list().iter().any(|m| m.kind == MarkType::Code)
+                    == nodes[k - 1]
+                        .mark_list()
+                        .iter()
+                        .any(|m| m.kind == MarkType::Code)
+            {
+                // Two texts with the same marks would be read as one; adjacent code spans would merge.
+                toks.push(Tok::Sep);
+            }
+            for (m, _) in new {
+                let form = match m.kind {
+                    MarkType::Link => Form::Link,
+                    _ if m.attrs.is_some() || m.extra.is_some() => Form::Html,
+                    MarkType::Strong => Form::Md("**", "<strong>", "</strong>"),
+                    MarkType::Em => Form::Md("*", "<em>", "</em>"),
+                    MarkType::Strike => Form::Md("~~", "<del>", "</del>"),
+                    _ => Form::Html,
+                };
+                segs.push(Seg { mark: m, form });
+                stack.push(segs.len() - 1);
+                toks.push(Tok::Open(segs.len() - 1));
+            }
+        }
+        toks.push(Tok::Body(k));
+    }
+    while let Some(s) = stack.pop() {
+        toks.push(Tok::Close(s));
+    }
+
+    // 2. Bodies, each escaped for where it sits.
+    scratch.bodies.clear();
+    let mut pieces: Vec<Piece> = Vec::with_capacity(n);
+    let mut body_tok = vec![0usize; n];
+    for (t, tok) in toks.iter().enumerate() {
+        if let Tok::Body(k) = tok {
+            body_tok[*k] = t;
+        }
+    }
+    let mut in_link = 0usize;
+    let mut link_depth_at = vec![0usize; n];
+    for tok in &toks {
+        match tok {
+            Tok::Open(s) if segs[*s].form == Form::Link => in_link += 1,
+            Tok::Close(s) if segs[*s].form == Form::Link => in_link -= 1,
+            Tok::Body(k) => link_depth_at[*k] = in_link,
+            _ => {}
+        }
+    }
+    for k in 0..n {
+        let t = body_tok[k];
+        let prev = if t == 0 { None } else { Some(toks[t - 1]) };
+        let next = toks.get(t + 1).copied();
+        let after_break = |p: Option<Tok>| matches!(p, Some(Tok::Body(j)) if kinds[j] == Kind::Break && !place.single_line);
+        let prev_char = match prev {
+            None => None,
+            Some(Tok::Body(j)) => pieces[j].last,
+            Some(_) => Some('*'),
+        };
+        let next_char = match next {
+            None => None,
+            Some(Tok::Body(j)) => first_char(&nodes[j], kinds[j], place),
+            Some(_) => Some('*'),
+        };
+        let ctx = Ctx {
+            line_start: prev.is_none() || after_break(prev),
+            line_end: next.is_none() || after_break(next),
+            keep_lead: matches!(prev, Some(Tok::Open(_))),
+            keep_trail: matches!(next, Some(Tok::Close(_))),
+            in_link: link_depth_at[k] > 0,
+            in_cell: place.in_cell,
+            in_heading: place.in_heading,
+            prev: prev_char,
+            next: next_char,
+        };
+        let start = scratch.bodies.len();
+        body(&mut scratch.bodies, &nodes[k], kinds[k], &ctx, place, opts);
+        let s = &scratch.bodies[start..];
+        let (first, last) = match kinds[k] {
+            Kind::Break if !place.single_line => (Some('\\'), None),
+            _ => (s.chars().next(), s.chars().next_back()),
+        };
+        pieces.push(Piece {
+            body: (start, scratch.bodies.len()),
+            first,
+            last,
+        });
+    }
+
+    // 3. Forms: a delimiter run that would not flank falls back to HTML tags, until none changes.
+    let render_first = |tok: &Tok, segs: &[Seg]| -> Option<char> {
+        match tok {
+            Tok::Body(k) => pieces[*k].first,
+            Tok::Sep => Some('<'),
+            Tok::Open(s) => match segs[*s].form {
+                Form::Md(d, _, _) => d.chars().next(),
+                Form::Html => Some('<'),
+                Form::Link => Some('['),
+            },
+            Tok::Close(s) => match segs[*s].form {
+                Form::Md(d, _, _) => d.chars().next(),
+                Form::Html => Some('<'),
+                Form::Link => Some(']'),
+            },
+        }
+    };
+    let render_last = |tok: &Tok, segs: &[Seg]| -> Option<char> {
+        match tok {
+            Tok::Body(k) => pieces[*k].last,
+            Tok::Sep => Some('>'),
+            Tok::Open(s) => match segs[*s].form {
+                Form::Md(d, _, _) => d.chars().next(),
+                Form::Html => Some('>'),
+                Form::Link => Some('['),
+            },
+            Tok::Close(s) => match segs[*s].form {
+                Form::Md(d, _, _) => d.chars().next(),
+                Form::Html => Some('>'),
+                Form::Link => Some(')'),
+            },
+        }
+    };
+    let delim = |tok: &Tok, segs: &[Seg]| -> Option<char> {
+        match tok {
+            Tok::Open(s) | Tok::Close(s) => match segs[*s].form {
+                Form::Md(d, _, _) => d.chars().next(),
+                _ => None,
+            },
+            _ => None,
+        }
+    };
+    loop {
+        let mut changed = false;
+        let mut t = 0;
+        while t < toks.len() {
+            let Some(c) = delim(&toks[t], &segs) else {
+                t += 1;
+                continue;
+            };
+            let mut e = t;
+            while e + 1 < toks.len() && delim(&toks[e + 1], &segs) == Some(c) {
+                e += 1;
+            }
+            let prev = if t == 0 {
+                None
+            } else {
+                render_last(&toks[t - 1], &segs)
+            };
+            let next = toks.get(e + 1).and_then(|x| render_first(x, &segs));
+            let (left, right) = flanking(prev, next);
+            let opens = toks[t..=e].iter().any(|x| matches!(x, Tok::Open(_)));
+            let closes = toks[t..=e].iter().any(|x| matches!(x, Tok::Close(_)));
+            let ok = if opens && closes {
+                false
+            } else if opens {
+                left
+            } else {
+                right
+            };
+            if !ok {
+                for tok in &toks[t..=e] {
+                    if let Tok::Open(s) | Tok::Close(s) = *tok {
+                        if opens && closes && matches!(tok, Tok::Close(_)) {
+                            continue;
+                        }
+                        segs[s].form = Form::Html;
+                        changed = true;
+                    }
+                }
+            }
+            t = e + 1;
+        }
+        if !changed {
+            break;
+        }
+    }
+
+    // 4. Out.
+    for tok in &toks {
+        match *tok {
+            Tok::Body(k) => out.push_str(&scratch.bodies[pieces[k].body.0..pieces[k].body.1]),
+            Tok::Sep => out.push_str("<!---->"),
+            Tok::Open(s) => open_tag(out, &segs[s]),
+            Tok::Close(s) => close_tag(out, &segs[s], place),
+        }
+    }
+}
+
+/// The first character a piece will be written with (escaping aside: an escape is punctuation too).
+fn first_char(node: &Node, kind: Kind, place: Place) -> Option<char> {
+    match kind {
+        Kind::Break if place.single_line => Some('<'),
+        Kind::Break => Some('\\'),
+        Kind::Text if node.mark_list().iter().any(|m| m.kind == MarkType::Code) => Some('`'),
+        Kind::Text => node.text.as_deref().and_then(|t| t.chars().next()),
+        Kind::Other => Some('['),
+    }
+}
+
+fn open_tag(out: &mut String, seg: &Seg) {
+    match seg.form {
+        Form::Md(d, _, _) => out.push_str(d),
+        Form::Link => out.push('['),
+        Form::Html => {
+            let m = seg.mark;
+            if m.attrs.is_none() && m.extra.is_none() {
+                match m.kind {
+                    MarkType::Strong => return out.push_str("<strong>"),
+                    MarkType::Em => return out.push_str("<em>"),
+                    MarkType::Strike => return out.push_str("<del>"),
+                    MarkType::Underline => return out.push_str("<u>"),
+                    _ => {}
+                }
+            }
+            if m.extra.is_none() && m.attrs.as_ref().is_some_and(|a| a.len() == 1) {
+                match (&m.kind, m.attr_str("type"), m.attr_str("color")) {
+                    (MarkType::Subsup, Some("sub"), _) => return out.push_str("<sub>"),
+                    (MarkType::Subsup, Some("sup"), _) => return out.push_str("<sup>"),
+                    (MarkType::TextColor, _, Some(color)) if css_safe(color) => {
+                        out.push_str("<span style=\"color:");
+                        out.push_str(color);
+                        return out.push_str("\">");
+                    }
+                    _ => {}
+                }
+            }
+            out.push_str("<span data-mark='");
+            let mut probe = Node::new(NodeType::Text);
+            probe.marks = Some(vec![m.clone()]);
+            let v = crate::adf::to_value(&probe);
+            let json = v
+                .get("marks")
+                .and_then(|m| m.get(0))
+                .map(|m| m.to_string())
+                .unwrap_or_default();
+            for c in json.chars() {
+                match c {
+                    '\'' => out.push_str("&#39;"),
+                    '&' => out.push_str("&amp;"),
+                    '|' => out.push_str("&#124;"),
+                    _ => out.push(c),
+                }
+            }
+            out.push_str("'>");
+        }
+    }
+}
+
+fn css_safe(color: &str) -> bool {
+    !color.is_empty()
+        && color.bytes().all(|b| {
+            b.is_ascii_alphanumeric() || matches!(b, b'#' | b'(' | b')' | b',' | b'.' | b'%')
+        })
+}
+
+fn close_tag(out: &mut String, seg: &Seg, place: Place) {
+    match seg.form {
+        Form::Md(d, _, _) => out.push_str(d),
+        Form::Link => {
+            let m = seg.mark;
+            out.push_str("](");
+            let href = m.attr_str("href").unwrap_or_default();
+            push_dest(out, href, place.in_cell);
+            let title = m.attr_str("title").filter(|t| !t.starts_with('{'));
+            let inf_pairs;
+            let inf: &[(&str, Inf)] = match title {
+                Some(t) => {
+                    inf_pairs = [("href", Inf::Str(href)), ("title", Inf::Str(t))];
+                    &inf_pairs
+                }
+                None => {
+                    inf_pairs = [("href", Inf::Str(href)), ("title", Inf::Str(""))];
+                    &inf_pairs[..1]
+                }
+            };
+            if let Some(d) = marker::mark_diff(m, Some(inf)) {
+                out.push(' ');
+                push_title_diff(out, &d, place.in_cell);
+            } else if let Some(t) = title {
+                out.push(' ');
+                let start = out.len();
+                marker::push_title(out, t);
+                if place.in_cell {
+                    escape_pipes_from(out, start);
+                }
+            }
+            out.push(')');
+        }
+        Form::Html => {
+            let m = seg.mark;
+            let tag = if m.attrs.is_none() && m.extra.is_none() {
+                match m.kind {
+                    MarkType::Strong => "</strong>",
+                    MarkType::Em => "</em>",
+                    MarkType::Strike => "</del>",
+                    MarkType::Underline => "</u>",
+                    _ => "</span>",
+                }
+            } else if m.extra.is_none()
+                && m.attrs.as_ref().is_some_and(|a| a.len() == 1)
+                && m.kind == MarkType::Subsup
+            {
+                match m.attr_str("type") {
+                    Some("sub") => "</sub>",
+                    Some("sup") => "</sup>",
+                    _ => "</span>",
+                }
+            } else {
+                "</span>"
+            };
+            out.push_str(tag);
+        }
+    }
+}
+
+fn push_title_diff(out: &mut String, d: &Map<String, serde_json::Value>, in_cell: bool) {
+    let start = out.len();
+    marker::push_title_json(out, d);
+    if in_cell {
+        escape_pipes_from(out, start);
+    }
+}
+
+fn escape_pipes_from(out: &mut String, start: usize) {
+    if out[start..].contains('|') {
+        let tail = out[start..].replace('|', "\\|");
+        out.truncate(start);
+        out.push_str(&tail);
+    }
+}
+
+/// A link destination: bare when it reads back unchanged, else in `<…>` with escapes.
+pub(super) fn push_dest(out: &mut String, dest: &str, in_cell: bool) {
+    let mut depth = 0i32;
+    let balanced = dest.chars().all(|c| {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        depth >= 0
+    }) && depth == 0;
+    let bare = !dest.is_empty()
+        && balanced
+        && !dest.starts_with('<')
+        && dest
+            .chars()
+            .all(|c| !c.is_ascii_control() && c != ' ' && c != '\\' && c != '&' && c != '|');
+    if bare {
+        out.push_str(dest);
+        return;
+    }
+    out.push('<');
+    for c in dest.chars() {
+        match c {
+            '<' | '>' | '\\' | '&' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '|' if in_cell => out.push_str("\\|"),
+            _ => out.push(c),
+        }
+    }
+    out.push('>');
+}
+
+fn body(out: &mut String, node: &Node, kind: Kind, ctx: &Ctx, place: Place, opts: &WriteOptions) {
+    match kind {
+        Kind::Break => out.push_str(if place.single_line { "<br>" } else { "\\\n" }),
+        Kind::Text => {
+            let text = node.text.as_deref().unwrap_or_default();
+            if node.mark_list().iter().any(|m| m.kind == MarkType::Code) {
+                code_span(out, text, ctx, place);
+            } else {
+                escape::text(out, text, ctx);
+                if !ctx.line_end && text.ends_with('!') {
+                    // `!` right before a link's `[` would make it an image.
+                    out.pop();
+                    out.push_str("\\!");
+                }
+            }
+        }
+        Kind::Other => {
+            if !atom(out, node, place, opts) {
+                raw(out, node, place);
+            }
+        }
+    }
+}
+
+fn code_span(out: &mut String, text: &str, ctx: &Ctx, place: Place) {
+    let mut longest = 0;
+    let mut run = 0;
+    for c in text.chars() {
+        if c == '`' {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    if text.contains(['\n', '\r']) {
+        out.push_str("<code>");
+        escape::text(
+            out,
+            text,
+            &Ctx {
+                keep_lead: true,
+                keep_trail: true,
+                ..*ctx
+            },
+        );
+        out.push_str("</code>");
+        return;
+    }
+    let fence = longest + 1;
+    let pad = text.starts_with('`')
+        || text.ends_with('`')
+        || (text.starts_with(' ') && text.ends_with(' ') && !text.bytes().all(|b| b == b' '));
+    for _ in 0..fence {
+        out.push('`');
+    }
+    if pad {
+        out.push(' ');
+    }
+    if place.in_cell {
+        for c in text.chars() {
+            if c == '|' {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+    } else {
+        out.push_str(text);
+    }
+    if pad {
+        out.push(' ');
+    }
+    for _ in 0..fence {
+        out.push('`');
+    }
+}
+
+/// The whole node as `[](adf:TYPE '{…}')`.
+pub(super) fn raw(out: &mut String, node: &Node, place: Place) {
+    out.push_str("[](adf:");
+    push_type(out, node.kind.name());
+    let d = marker::whole(node);
+    if !d.is_empty() {
+        out.push(' ');
+        push_title_diff(out, &d, place.in_cell);
+    }
+    out.push(')');
+}
+
+fn push_type(out: &mut String, name: &str) {
+    // A type name is a destination: anything odd in it is percent-free but must not break the link.
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+            out.push(c);
+        } else {
+            out.push_str(&format!("%{:02X}", c as u32));
+        }
+    }
+}
+
+fn link_text(out: &mut String, s: &str) {
+    let ctx = Ctx {
+        in_link: true,
+        keep_lead: true,
+        keep_trail: true,
+        prev: Some('['),
+        next: Some(']'),
+        ..Ctx::default()
+    };
+    escape::text(out, s, &ctx);
+}
+
+/// An inline node with a link form. False when it has none (then it is written raw).
+fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> bool {
+    if node.marks.is_some() || node.text.is_some() || node.content.is_some() || node.extra.is_some()
+    {
+        return false;
+    }
+    let bad = |s: &str| s.contains(['\n', '\r', '\0']);
+    match node.kind {
+        NodeType::Mention => {
+            let Some(id) = node.attr_str("id").filter(|s| !bad(s)) else {
+                return false;
+            };
+            let resolved;
+            let name = match node.attr_str("text") {
+                Some(t) if !bad(t) => t,
+                _ => {
+                    resolved = match opts.mentions.and_then(|r| r.display_name(id)) {
+                        Some(n) => format!("@{n}"),
+                        None => format!("@{id}"),
+                    };
+                    &resolved
+                }
+            };
+            let inf = [("id", Inf::Str(id)), ("text", Inf::Str(name))];
+            link_atom(out, name, "mention:", id, node, &inf, place);
+            true
+        }
+        NodeType::Status => {
+            let (Some(text), Some(color)) = (node.attr_str("text"), node.attr_str("color")) else {
+                return false;
+            };
+            if bad(text) || bad(color) {
+                return false;
+            }
+            let inf = [("text", Inf::Str(text)), ("color", Inf::Str(color))];
+            link_atom(out, text, "status:", color, node, &inf, place);
+            true
+        }
+        NodeType::Date => {
+            let Some(ts) = node.attr_str("timestamp").filter(|s| !bad(s)) else {
+                return false;
+            };
+            let shown = match ts.parse::<i64>() {
+                Ok(ms) if (-62_000_000_000_000..=253_000_000_000_000).contains(&ms) => {
+                    format_date(ms)
+                }
+                _ => "date".to_string(),
+            };
+            let inf = [("timestamp", Inf::Str(ts))];
+            link_atom(out, &shown, "date:", ts, node, &inf, place);
+            true
+        }
+        NodeType::Emoji => {
+            let Some(short) = node
+                .attr_str("shortName")
+                .filter(|s| !bad(s) && !s.contains('#'))
+            else {
+                return false;
+            };
+            let id = node.attr_str("id").filter(|s| !bad(s));
+            let shown = node
+                .attr_str("text")
+                .filter(|s| !bad(s) && !s.is_empty())
+                .unwrap_or(short);
+            let dest = match id {
+                Some(id) => format!("{short}#{id}"),
+                None => short.to_string(),
+            };
+            let mut inf = vec![("shortName", Inf::Str(short))];
+            if let Some(id) = id {
+                inf.push(("id", Inf::Str(id)));
+            }
+            if shown != short {
+                inf.push(("text", Inf::Str(shown)));
+            }
+            link_atom(out, shown, "emoji:", &dest, node, &inf, place);
+            true
+        }
+        NodeType::InlineCard => {
+            let Some(url) = node.attr_str("url").filter(|u| autolink_safe(u)) else {
+                return false;
+            };
+            out.push('<');
+            out.push_str(url);
+            out.push('>');
+            let inf = [("url", Inf::Str(url))];
+            if let Some(d) = marker::diff(
+                node,
+                Inferred {
+                    attrs: Some(&inf),
+                    content: false,
+                },
+            ) {
+                out.push_str("<!--adf:inlineCard ");
+                let start = out.len();
+                marker::push_comment_json(out, &d);
+                if place.in_cell {
+                    let tail = out[start..].replace('|', "\\u007c");
+                    out.truncate(start);
+                    out.push_str(&tail);
+                }
+                out.push_str("-->");
+            }
+            true
+        }
+        NodeType::MediaInline => {
+            let Some(id) = node.attr_str("id").filter(|s| !bad(s)) else {
+                return false;
+            };
+            let alt = node.attr_str("alt").filter(|s| !bad(s) && !s.is_empty());
+            let mut inf = vec![("id", Inf::Str(id))];
+            if let Some(alt) = alt {
+                inf.push(("alt", Inf::Str(alt)));
+            }
+            out.push('!');
+            link_atom(
+                out,
+                alt.unwrap_or_default(),
+                "media:",
+                id,
+                node,
+                &inf,
+                place,
+            );
+            true
+        }
+        _ => false,
+    }
+}
+
+fn link_atom(
+    out: &mut String,
+    shown: &str,
+    scheme: &str,
+    value: &str,
+    node: &Node,
+    inf: &[(&str, Inf)],
+    place: Place,
+) {
+    out.push('[');
+    let start = out.len();
+    link_text(out, shown);
+    if place.in_cell {
+        escape_pipes_from(out, start);
+    }
+    out.push_str("](");
+    let dest = format!("{scheme}{value}");
+    push_dest(out, &dest, place.in_cell);
+    if let Some(d) = marker::diff(
+        node,
+        Inferred {
+            attrs: Some(inf),
+            content: false,
+        },
+    ) {
+        out.push(' ');
+        push_title_diff(out, &d, place.in_cell);
+    }
+    out.push(')');
+}

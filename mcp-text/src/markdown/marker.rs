@@ -1,0 +1,387 @@
+//! Markers: what a node holds beyond what its plain Markdown says, as a small JSON object (a "diff").
+//!
+//! A diff is relative to the node the reader infers from the plain Markdown, and carries only members
+//! that differ: `attrs` (merged into the inferred attrs; `null` means no attrs at all), `-attrs` (names
+//! the inferred attrs the node does not have), `marks`, `content`, `text`, `extra` (replaced; `null`
+//! means absent). A node with no plain form at all is written as a diff against an empty node of its
+//! type, which is then the whole node. Diffs travel in HTML comments (`<!--adf:TYPE {...}-->`) and link
+//! titles (`[@Ada](mention:ID '{...}')`); the encoders here keep them from ending either early.
+
+use serde_json::{Map, Value};
+
+use crate::adf;
+use crate::model::{Attrs, Mark, Node, NodeType};
+
+/// One attribute value the plain Markdown conveys, borrowed so that checking a node costs nothing.
+#[derive(Clone, Copy)]
+pub(super) enum Inf<'a> {
+    Str(&'a str),
+    Int(u64),
+}
+
+impl Inf<'_> {
+    fn matches(&self, v: &Value) -> bool {
+        match self {
+            Inf::Str(s) => v.as_str() == Some(*s),
+            Inf::Int(n) => v.as_u64() == Some(*n) && v.is_u64(),
+        }
+    }
+}
+
+/// The attrs a reader infers: `None` for no attrs, else the listed members.
+pub(super) type InfAttrs<'a, 'b> = Option<&'b [(&'a str, Inf<'a>)]>;
+
+/// What the reader infers about a node besides its attrs.
+#[derive(Clone, Copy)]
+pub(super) struct Inferred<'a, 'b> {
+    pub attrs: InfAttrs<'a, 'b>,
+    /// Whether the reader gives the node a `content` array (holding what the Markdown shows).
+    pub content: bool,
+}
+
+/// The diff of `node` against what the reader infers, as JSON text, or `None` when there is none.
+/// Marks, text and extra members are never inferred (the writer shows text and text marks itself).
+pub(super) fn diff(node: &Node, inf: Inferred) -> Option<Map<String, Value>> {
+    let attrs_same = match (&node.attrs, inf.attrs) {
+        (None, None) => true,
+        (Some(a), Some(i)) => {
+            a.len() == i.len()
+                && i.iter()
+                    .all(|(k, v)| a.get(*k).is_some_and(|x| v.matches(x)))
+        }
+        _ => false,
+    };
+    let content_same = node.content.is_some() == inf.content;
+    if attrs_same && content_same && node.marks.is_none() && node.extra.is_none() {
+        return None;
+    }
+    let mut d = Map::new();
+    if !attrs_same {
+        match (&node.attrs, inf.attrs) {
+            (None, _) => {
+                d.insert("attrs".into(), Value::Null);
+            }
+            (Some(a), None) => {
+                d.insert("attrs".into(), Value::Object(a.clone()));
+            }
+            (Some(a), Some(i)) => {
+                let patch: Map<String, Value> = a
+                    .iter()
+                    .filter(|(k, v)| !i.iter().any(|(ik, iv)| ik == k && iv.matches(v)))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                let removed: Vec<Value> = i
+                    .iter()
+                    .filter(|(k, _)| !a.contains_key(*k))
+                    .map(|(k, _)| Value::from(*k))
+                    .collect();
+                if !patch.is_empty() {
+                    d.insert("attrs".into(), Value::Object(patch));
+                }
+                if !removed.is_empty() {
+                    d.insert("-attrs".into(), Value::Array(removed));
+                }
+            }
+        }
+    }
+    if !content_same {
+        let v = match &node.content {
+            None => Value::Null,
+            Some(c) => Value::Array(c.iter().map(adf::to_value).collect()),
+        };
+        d.insert("content".into(), v);
+    }
+    if let Some(marks) = &node.marks {
+        d.insert("marks".into(), marks_value(marks));
+    }
+    if let Some(extra) = &node.extra {
+        d.insert("extra".into(), Value::Object((**extra).clone()));
+    }
+    Some(d)
+}
+
+/// The whole node (but its type) as a diff against an empty node of its type.
+pub(super) fn whole(node: &Node) -> Map<String, Value> {
+    let mut d = diff(
+        node,
+        Inferred {
+            attrs: None,
+            content: false,
+        },
+    )
+    .unwrap_or_default();
+    if let Some(text) = &node.text {
+        d.insert("text".into(), Value::from(text.as_str()));
+    }
+    d
+}
+
+/// The diff of a mark (a link's) against inferred attrs.
+pub(super) fn mark_diff(mark: &Mark, inf: InfAttrs) -> Option<Map<String, Value>> {
+    let mut probe = Node::new(NodeType::Text);
+    probe.attrs = mark.attrs.clone();
+    probe.extra = mark.extra.clone();
+    diff(
+        &probe,
+        Inferred {
+            attrs: inf,
+            content: false,
+        },
+    )
+}
+
+fn marks_value(marks: &[Mark]) -> Value {
+    let mut probe = Node::new(NodeType::Text);
+    probe.marks = Some(marks.to_vec());
+    adf::to_value(&probe)
+        .get("marks")
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
+/// Applies a diff to a node the reader built. Errors name the member that could not be used (the
+/// node is then left as the plain Markdown made it).
+pub(super) fn apply(node: &mut Node, d: &Map<String, Value>) -> Result<(), String> {
+    for key in d.keys() {
+        if !matches!(
+            key.as_str(),
+            "attrs" | "-attrs" | "marks" | "content" | "text" | "extra"
+        ) {
+            return Err(format!("unknown member `{key}`"));
+        }
+    }
+    let mut out = Node::new(node.kind.clone());
+    out.attrs = node.attrs.take();
+    match d.get("attrs") {
+        None => {}
+        Some(Value::Null) => out.attrs = None,
+        Some(Value::Object(patch)) => {
+            let attrs = out.attrs.get_or_insert_with(Attrs::new);
+            for (k, v) in patch {
+                attrs.insert(k.clone(), v.clone());
+            }
+        }
+        Some(_) => return Err("`attrs` is not an object".into()),
+    }
+    if let Some(removed) = d.get("-attrs") {
+        let Value::Array(names) = removed else {
+            return Err("`-attrs` is not an array".into());
+        };
+        if let Some(attrs) = out.attrs.as_mut() {
+            for name in names {
+                if let Some(name) = name.as_str() {
+                    attrs.remove(name);
+                }
+            }
+        }
+    }
+    // Parse members through the ADF reader so that marks and nodes are exactly what ADF would give.
+    let mut probe = Map::new();
+    probe.insert("type".into(), Value::from(node.kind.name()));
+    for key in ["marks", "content", "text"] {
+        if let Some(v) = d.get(key) {
+            if !v.is_null() {
+                probe.insert(key.into(), v.clone());
+            }
+        }
+    }
+    let parsed = adf::from_value(Value::Object(probe)).map_err(|e| e.message)?;
+    out.content = if d.contains_key("content") {
+        parsed.content.clone()
+    } else {
+        node.content.take()
+    };
+    out.text = if d.contains_key("text") {
+        parsed.text.clone()
+    } else {
+        node.text.take()
+    };
+    out.marks = if d.contains_key("marks") {
+        parsed.marks.clone()
+    } else {
+        node.marks.take()
+    };
+    out.extra = match d.get("extra") {
+        None => node.extra.take(),
+        Some(Value::Null) => None,
+        Some(Value::Object(extra)) => Some(Box::new(extra.clone())),
+        Some(_) => return Err("`extra` is not an object".into()),
+    };
+    *node = out;
+    Ok(())
+}
+
+/// Applies a diff to a mark.
+pub(super) fn apply_mark(mark: &mut Mark, d: &Map<String, Value>) -> Result<(), String> {
+    let mut probe = Node::new(NodeType::Text);
+    probe.attrs = mark.attrs.take();
+    probe.extra = mark.extra.take();
+    let result = apply(&mut probe, d);
+    mark.attrs = probe.attrs.take();
+    mark.extra = probe.extra.take();
+    result
+}
+
+/// JSON text of a diff for an HTML comment: `>` never appears (so `-->` cannot end the comment early).
+pub(super) fn push_comment_json(out: &mut String, d: &Map<String, Value>) {
+    let json = serde_json::to_string(d).unwrap_or_default();
+    // `>` occurs only inside JSON strings, where `\u003e` means the same.
+    for c in json.chars() {
+        if c == '>' {
+            out.push_str("\\u003e");
+        } else if c == '|' {
+            // A table cell would end at `|`.
+            out.push_str("\\u007c");
+        } else {
+            out.push(c);
+        }
+    }
+}
+
+/// A diff as a link title in single quotes: backslashes, quotes and ampersands escaped for Markdown.
+pub(super) fn push_title_json(out: &mut String, d: &Map<String, Value>) {
+    let json = serde_json::to_string(d).unwrap_or_default();
+    push_title(out, &json);
+}
+
+/// Any text as a single-quoted link title.
+pub(super) fn push_title(out: &mut String, text: &str) {
+    out.push('\'');
+    for c in text.chars() {
+        match c {
+            '\\' | '\'' | '&' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' => out.push_str("&#10;"),
+            '\r' => out.push_str("&#13;"),
+            _ => out.push(c),
+        }
+    }
+    out.push('\'');
+}
+
+/// A parsed comment marker.
+#[derive(Debug)]
+pub(super) enum Marker {
+    /// `<!--adf:TYPE {diff}-->`: a diff for the next block (or the container it opens).
+    Open {
+        kind: NodeType,
+        diff: Map<String, Value>,
+    },
+    /// `<!--adf:TYPE {diff} /-->`: a whole node.
+    Leaf {
+        kind: NodeType,
+        diff: Map<String, Value>,
+    },
+    /// `<!--/adf:TYPE-->`.
+    Close { kind: NodeType },
+    /// `<!---->`: splits text.
+    Empty,
+}
+
+/// Parses one comment's inside (between `<!--` and `-->`). `Err` says why a marker is unusable,
+/// `Ok(None)` means the comment is not ours.
+pub(super) fn parse_comment(inner: &str) -> Result<Option<Marker>, String> {
+    if inner.is_empty() {
+        return Ok(Some(Marker::Empty));
+    }
+    if let Some(rest) = inner.strip_prefix("/adf:") {
+        let name = rest.trim();
+        if name.is_empty() || name.contains(char::is_whitespace) {
+            return Err("a closing marker without a type".into());
+        }
+        return Ok(Some(Marker::Close {
+            kind: NodeType::from_name(name),
+        }));
+    }
+    let Some(rest) = inner.strip_prefix("adf:") else {
+        return Ok(None);
+    };
+    let (name, rest) = match rest.find(|c: char| c.is_whitespace() || c == '/') {
+        Some(i) => (&rest[..i], rest[i..].trim()),
+        None => (rest, ""),
+    };
+    if name.is_empty() {
+        return Err("a marker without a type".into());
+    }
+    let kind = NodeType::from_name(name);
+    let (json, leaf) = match rest.strip_suffix('/') {
+        Some(json) => (json.trim(), true),
+        None => (rest, false),
+    };
+    let diff = if json.is_empty() {
+        Map::new()
+    } else {
+        match serde_json::from_str::<Value>(json) {
+            Ok(Value::Object(d)) => d,
+            Ok(_) => return Err(format!("the `{name}` marker's JSON is not an object")),
+            Err(e) => return Err(format!("the `{name}` marker's JSON does not parse: {e}")),
+        }
+    };
+    Ok(Some(if leaf {
+        Marker::Leaf { kind, diff }
+    } else {
+        Marker::Open { kind, diff }
+    }))
+}
+
+/// A link title that is a diff (a JSON object of diff members), if it is one.
+pub(super) fn title_diff(title: &str) -> Option<Map<String, Value>> {
+    if !title.starts_with('{') {
+        return None;
+    }
+    match serde_json::from_str::<Value>(title) {
+        Ok(Value::Object(d))
+            if d.keys().all(|k| {
+                matches!(
+                    k.as_str(),
+                    "attrs" | "-attrs" | "marks" | "content" | "text" | "extra"
+                )
+            }) =>
+        {
+            Some(d)
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn diff_then_apply_restores_attrs() {
+        let mut node = Node::new(NodeType::Heading);
+        node.set_attr("level", 2);
+        node.set_attr("localId", "x");
+        node.content = Some(vec![]);
+        let inf = [("level", Inf::Int(2))];
+        let d = diff(
+            &node,
+            Inferred {
+                attrs: Some(&inf),
+                content: true,
+            },
+        )
+        .unwrap();
+        let mut back = Node::new(NodeType::Heading);
+        back.set_attr("level", 2);
+        back.content = Some(vec![]);
+        apply(&mut back, &d).unwrap();
+        assert_eq!(back, node);
+    }
+
+    #[test]
+    fn comments_never_close_early() {
+        let mut d = Map::new();
+        d.insert("attrs".into(), serde_json::json!({"x": "-->"}));
+        let mut s = String::new();
+        push_comment_json(&mut s, &d);
+        assert!(!s.contains("-->"));
+        let Some(Marker::Open { diff, .. }) = parse_comment(&format!("adf:x {s}")).unwrap() else {
+            panic!()
+        };
+        assert_eq!(diff, d);
+    }
+}

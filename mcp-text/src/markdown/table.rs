@@ -1,0 +1,202 @@
+//! Tables: a GFM pipe table when every cell is one line of inline content under a header row, else an
+//! HTML `<table>` whose cells hold Markdown (blank lines around it, so that it is read as Markdown).
+
+use serde_json::Value;
+
+use super::inline::Place;
+use super::marker::{self, Inf, Inferred};
+use super::write::{is_empty_paragraph, plain_inline_container, Parent, W};
+use crate::model::{Node, NodeType};
+
+/// Whether the table has rows of cells (else it is written whole).
+pub(super) fn ok(table: &Node) -> bool {
+    table.text.is_none()
+        && !table.children().is_empty()
+        && table.children().iter().all(|r| {
+            r.kind == NodeType::TableRow
+                && r.text.is_none()
+                && !r.children().is_empty()
+                && r.children().iter().all(|c| {
+                    matches!(c.kind, NodeType::TableCell | NodeType::TableHeader)
+                        && c.text.is_none()
+                        && c.content.is_some()
+                })
+        })
+}
+
+fn span_one(cell: &Node, name: &str) -> bool {
+    cell.attr(name).is_none_or(|v| v.as_u64() == Some(1))
+}
+
+fn pipe_cell(cell: &Node) -> bool {
+    span_one(cell, "colspan")
+        && span_one(cell, "rowspan")
+        && match cell.children() {
+            [p] if is_empty_paragraph(p) => true,
+            [p] => {
+                p.kind == NodeType::Paragraph
+                    && p.attrs.is_none()
+                    && p.marks.is_none()
+                    && p.extra.is_none()
+                    && plain_inline_container(p)
+                    && !matches!(p.children(), [only] if only.kind == NodeType::MediaInline)
+            }
+            _ => false,
+        }
+}
+
+fn pipe_ok(table: &Node) -> bool {
+    let rows = table.children();
+    let cols = rows[0].children().len();
+    rows.iter().enumerate().all(|(i, r)| {
+        r.children().len() == cols
+            && r.children()
+                .iter()
+                .all(|c| (c.kind == NodeType::TableHeader) == (i == 0) && pipe_cell(c))
+    })
+}
+
+pub(super) fn write(w: &mut W, table: &Node) {
+    let d = marker::diff(
+        table,
+        Inferred {
+            attrs: None,
+            content: true,
+        },
+    );
+    if let Some(d) = &d {
+        w.marker("table", Some(d), false);
+    }
+    if pipe_ok(table) {
+        pipe(w, table);
+    } else {
+        html(w, table);
+    }
+}
+
+fn pipe(w: &mut W, table: &Node) {
+    let place = Place {
+        single_line: true,
+        in_cell: true,
+        ..Place::default()
+    };
+    for (i, row) in table.children().iter().enumerate() {
+        let mut line = String::from("|");
+        for (j, cell) in row.children().iter().enumerate() {
+            line.push(' ');
+            if j == 0 {
+                if let Some(d) = marker::diff(
+                    row,
+                    Inferred {
+                        attrs: None,
+                        content: true,
+                    },
+                ) {
+                    line.push_str("<!--adf:tableRow ");
+                    marker::push_comment_json(&mut line, &d);
+                    line.push_str("-->");
+                }
+            }
+            if let Some(d) = marker::diff(
+                cell,
+                Inferred {
+                    attrs: None,
+                    content: true,
+                },
+            ) {
+                line.push_str("<!--adf:");
+                line.push_str(cell.kind.name());
+                line.push(' ');
+                marker::push_comment_json(&mut line, &d);
+                line.push_str("-->");
+            }
+            if let [p] = cell.children() {
+                if !is_empty_paragraph(p) {
+                    let s = w.inline_string(p.children(), place);
+                    line.push_str(&s);
+                }
+            }
+            line.push_str(" |");
+        }
+        w.line(&line);
+        if i == 0 {
+            let mut delim = String::from("|");
+            for _ in row.children() {
+                delim.push_str(" --- |");
+            }
+            w.line(&delim);
+        }
+    }
+}
+
+fn html(w: &mut W, table: &Node) {
+    w.line("<table>");
+    for row in table.children() {
+        w.line("<tr>");
+        if let Some(d) = marker::diff(
+            row,
+            Inferred {
+                attrs: None,
+                content: true,
+            },
+        ) {
+            w.marker("tableRow", Some(&d), false);
+        }
+        for cell in row.children() {
+            let tag = if cell.kind == NodeType::TableHeader {
+                "th"
+            } else {
+                "td"
+            };
+            let mut open = format!("<{tag}");
+            let colspan = cell
+                .attr("colspan")
+                .and_then(Value::as_u64)
+                .filter(|_| cell.attr("colspan").is_some_and(Value::is_u64));
+            let rowspan = cell
+                .attr("rowspan")
+                .and_then(Value::as_u64)
+                .filter(|_| cell.attr("rowspan").is_some_and(Value::is_u64));
+            if let Some(n) = colspan {
+                open.push_str(&format!(" colspan=\"{n}\""));
+            }
+            if let Some(n) = rowspan {
+                open.push_str(&format!(" rowspan=\"{n}\""));
+            }
+            open.push('>');
+            w.line(&open);
+            w.blank();
+            let mut inf: Vec<(&str, Inf)> = Vec::new();
+            if let Some(n) = colspan {
+                inf.push(("colspan", Inf::Int(n)));
+            }
+            if let Some(n) = rowspan {
+                inf.push(("rowspan", Inf::Int(n)));
+            }
+            let inf = Inferred {
+                attrs: (!inf.is_empty()).then_some(&inf[..]),
+                content: true,
+            };
+            let mut d = marker::diff(cell, inf);
+            if cell.children().is_empty() {
+                // The reader gives an empty cell an empty paragraph; this one has none.
+                d.get_or_insert_with(Default::default)
+                    .insert("content".into(), Value::Array(vec![]));
+            }
+            if let Some(d) = &d {
+                w.marker(cell.kind.name(), Some(d), false);
+            }
+            match cell.children() {
+                [] => {}
+                [p] if is_empty_paragraph(p) => {}
+                children => {
+                    w.blocks(children, Parent::Cell);
+                    w.blank();
+                }
+            }
+            w.line(&format!("</{tag}>"));
+        }
+        w.line("</tr>");
+    }
+    w.line("</table>");
+}

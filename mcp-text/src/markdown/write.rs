@@ -1,0 +1,790 @@
+//! The block writer: the model as CommonMark + GFM, with a marker only where a node holds more than its
+//! Markdown shows.
+//!
+//! Everything goes to one `String`. Containers (block quotes, list items, panels) are prefixes that each
+//! line gets (`> `, two spaces), with a list item's marker on its first line, so nothing is indented by
+//! copying. A node the Markdown cannot show at all is one marker holding its JSON.
+
+use serde_json::{Map, Value};
+
+use super::forms::{autolink_safe, reserved};
+use super::inline::{self, Place, Scratch};
+use super::marker::{self, Inf, Inferred};
+use super::WriteOptions;
+use crate::model::{Node, NodeType};
+
+/// Deeper than this (no reader produces such trees: they cap nesting at 512) the writer stops
+/// descending, so that no tree overflows the stack.
+const MAX_DEPTH: usize = 1200;
+
+/// What holds a block: decides what the reader would infer (and so which markers are needed).
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum Parent {
+    Doc,
+    Item,
+    Quote,
+    Cell,
+    Expand,
+    Other,
+}
+
+struct Prefix {
+    /// Where this segment's continuation text starts in `W::pre`.
+    at: usize,
+    first: Option<String>,
+}
+
+pub(super) struct W<'a> {
+    pub out: String,
+    pre: String,
+    segs: Vec<Prefix>,
+    pending: usize,
+    opts: &'a WriteOptions<'a>,
+    scratch: Scratch,
+    line: String,
+    depth: usize,
+}
+
+impl<'a> W<'a> {
+    pub fn new(opts: &'a WriteOptions<'a>, capacity: usize) -> Self {
+        W {
+            out: String::with_capacity(capacity),
+            pre: String::new(),
+            segs: Vec::new(),
+            pending: 0,
+            opts,
+            scratch: Scratch::default(),
+            line: String::new(),
+            depth: 0,
+        }
+    }
+
+    fn start_line(&mut self) {
+        if self.pending == 0 {
+            self.out.push_str(&self.pre);
+            return;
+        }
+        for i in 0..self.segs.len() {
+            let end = self.segs.get(i + 1).map_or(self.pre.len(), |s| s.at);
+            match self.segs[i].first.take() {
+                Some(m) => self.out.push_str(&m),
+                None => self.out.push_str(&self.pre[self.segs[i].at..end]),
+            }
+        }
+        self.pending = 0;
+    }
+
+    /// One line of text (no newline inside) under the current prefixes.
+    pub fn line(&mut self, s: &str) {
+        self.start_line();
+        self.out.push_str(s);
+        self.trim_line_end_if(s.is_empty());
+        self.out.push('\n');
+    }
+
+    /// Several lines (separated by `\n`).
+    pub fn lines(&mut self, s: &str) {
+        for l in s.split('\n') {
+            self.line(l);
+        }
+    }
+
+    fn trim_line_end_if(&mut self, empty: bool) {
+        if empty {
+            let keep = self.out.trim_end_matches(' ').len();
+            self.out.truncate(keep);
+        }
+    }
+
+    pub fn blank(&mut self) {
+        if self.pending > 0 {
+            // An item whose first line has not been written yet: the marker line itself.
+            self.line("");
+            return;
+        }
+        let t = self.pre.trim_end();
+        self.out.push_str(t);
+        self.out.push('\n');
+    }
+
+    fn push_prefix(&mut self, cont: &str, first: Option<String>) {
+        if first.is_some() {
+            self.pending += 1;
+        }
+        self.segs.push(Prefix {
+            at: self.pre.len(),
+            first,
+        });
+        self.pre.push_str(cont);
+    }
+
+    fn pop_prefix(&mut self) {
+        if let Some(seg) = self.segs.pop() {
+            if seg.first.is_some() {
+                self.pending -= 1;
+            }
+            self.pre.truncate(seg.at);
+        }
+    }
+
+    /// A marker line: `<!--adf:TYPE {diff}-->` (or `… /-->` for a whole node).
+    pub fn marker(&mut self, kind: &str, d: Option<&Map<String, Value>>, leaf: bool) {
+        let mut s = String::with_capacity(32);
+        s.push_str("<!--adf:");
+        s.push_str(kind);
+        if let Some(d) = d.filter(|d| !d.is_empty()) {
+            s.push(' ');
+            marker::push_comment_json(&mut s, d);
+        }
+        if leaf {
+            s.push_str(" /");
+        }
+        s.push_str("-->");
+        self.line(&s);
+    }
+
+    pub fn leaf(&mut self, node: &Node) {
+        let d = marker::whole(node);
+        self.marker(node.kind.name(), Some(&d), true);
+    }
+
+    pub fn inline_line(&mut self, nodes: &[Node], place: Place) {
+        let mut line = std::mem::take(&mut self.line);
+        line.clear();
+        inline::write(&mut line, nodes, place, self.opts, &mut self.scratch);
+        self.lines(&line);
+        self.line = line;
+    }
+
+    pub fn inline_string(&mut self, nodes: &[Node], place: Place) -> String {
+        let mut s = String::new();
+        inline::write(&mut s, nodes, place, self.opts, &mut self.scratch);
+        s
+    }
+
+    /// Blocks, separated by blank lines (a list right after a paragraph in a list item stays tight).
+    pub fn blocks(&mut self, nodes: &[Node], parent: Parent) {
+        let mut prev_bullet: Option<char> = None;
+        let mut prev_ordered: Option<char> = None;
+        for (i, node) in nodes.iter().enumerate() {
+            if i > 0 {
+                let tight = parent == Parent::Item
+                    && nodes[i - 1].kind == NodeType::Paragraph
+                    && matches!(node.kind, NodeType::BulletList | NodeType::TaskList)
+                    && self.pending == 0;
+                if !tight {
+                    self.blank();
+                }
+            }
+            let (b, o) = self.block(node, parent, prev_bullet, prev_ordered);
+            prev_bullet = b;
+            prev_ordered = o;
+        }
+    }
+
+    /// One block. Returns the bullet or ordered delimiter it used, if it was a list (so that the next
+    /// list at this level uses the other one and stays a list of its own).
+    fn block(
+        &mut self,
+        node: &Node,
+        parent: Parent,
+        prev_bullet: Option<char>,
+        prev_ordered: Option<char>,
+    ) -> (Option<char>, Option<char>) {
+        if self.depth >= MAX_DEPTH {
+            self.line("<!--adf:truncated /-->");
+            return (None, None);
+        }
+        self.depth += 1;
+        let bullet = if prev_bullet == Some('-') { '*' } else { '-' };
+        let ordered = if prev_ordered == Some('.') { ')' } else { '.' };
+        let mut used = (None, None);
+        match node.kind {
+            NodeType::Paragraph if plain_inline_container(node) => self.paragraph(node, parent),
+            NodeType::Heading if plain_inline_container(node) => self.heading(node, parent),
+            NodeType::CodeBlock if plain_code(node) => self.code_block(node),
+            NodeType::Blockquote => self.quote(node),
+            NodeType::Rule if node.content.is_none() && node.text.is_none() => {
+                self.modifier(
+                    node,
+                    Inferred {
+                        attrs: None,
+                        content: false,
+                    },
+                    false,
+                );
+                // On a list item's first line, `- ---` would be one thematic break: `___` is not.
+                self.line(if self.pending > 0 { "___" } else { "---" });
+            }
+            NodeType::BulletList | NodeType::OrderedList if node.children().iter().all(is_item) => {
+                used = self.list(node, bullet, ordered);
+            }
+            NodeType::TaskList if task_list_ok(node) => {
+                self.task_list(node, bullet);
+                used = (Some(bullet), None);
+            }
+            NodeType::DecisionList if decision_list_ok(node) => {
+                self.decision_list(node, bullet);
+                used = (Some(bullet), None);
+            }
+            NodeType::Table if super::table::ok(node) => super::table::write(self, node),
+            NodeType::Panel => self.panel(node),
+            NodeType::Expand | NodeType::NestedExpand => self.expand(node, parent),
+            NodeType::MediaSingle if media_single_ok(node) => self.media_single(node),
+            NodeType::MediaGroup if media_group_ok(node) => self.media_group(node),
+            NodeType::BlockCard | NodeType::EmbedCard if card_ok(node) => self.card(node),
+            NodeType::LayoutSection
+            | NodeType::LayoutColumn
+            | NodeType::BodiedExtension
+            | NodeType::BodiedSyncBlock
+            | NodeType::SyncBlock
+                if node.content.is_some() && node.text.is_none() =>
+            {
+                let d = marker::diff(
+                    node,
+                    Inferred {
+                        attrs: None,
+                        content: true,
+                    },
+                );
+                self.marker(node.kind.name(), d.as_ref(), false);
+                self.blank();
+                if !node.children().is_empty() {
+                    self.blocks(node.children(), Parent::Other);
+                    self.blank();
+                }
+                let close = format!("<!--/adf:{}-->", node.kind.name());
+                self.line(&close);
+            }
+            _ => self.leaf(node),
+        }
+        self.depth -= 1;
+        used
+    }
+
+    /// A modifier marker before a block, when the block holds more than its Markdown shows (`force`:
+    /// even when it does not, because the reader would otherwise read the Markdown differently).
+    fn modifier(&mut self, node: &Node, inf: Inferred, force: bool) {
+        let d = marker::diff(node, inf);
+        if d.is_some() || force {
+            self.marker(node.kind.name(), d.as_ref(), false);
+        }
+    }
+
+    fn paragraph(&mut self, node: &Node, parent: Parent) {
+        let lone_media = matches!(node.children(), [only] if only.kind == NodeType::MediaInline);
+        let inf = Inferred {
+            attrs: None,
+            content: !node.children().is_empty(),
+        };
+        self.modifier(node, inf, lone_media);
+        let _ = parent;
+        self.inline_line(node.children(), Place::default());
+    }
+
+    fn heading(&mut self, node: &Node, parent: Parent) {
+        let level = node
+            .attr("level")
+            .and_then(Value::as_u64)
+            .filter(|l| (1..=6).contains(l))
+            .unwrap_or(1);
+        let inf = [("level", Inf::Int(level))];
+        let force = matches!(parent, Parent::Item | Parent::Quote);
+        self.modifier(
+            node,
+            Inferred {
+                attrs: Some(&inf),
+                content: !node.children().is_empty(),
+            },
+            force,
+        );
+        let mut s = "#".repeat(level as usize);
+        if !node.children().is_empty() {
+            s.push(' ');
+            let place = Place {
+                single_line: true,
+                in_heading: true,
+                ..Place::default()
+            };
+            inline::write(&mut s, node.children(), place, self.opts, &mut self.scratch);
+        }
+        self.line(&s);
+    }
+
+    fn code_block(&mut self, node: &Node) {
+        let lang = node.attr_str("language").filter(|l| info_ok(l));
+        let inf_pairs = [("language", Inf::Str(lang.unwrap_or_default()))];
+        let text = node
+            .children()
+            .first()
+            .and_then(|t| t.text.as_deref())
+            .unwrap_or_default();
+        let inf = Inferred {
+            attrs: lang.map(|_| &inf_pairs[..]),
+            content: !text.is_empty(),
+        };
+        self.modifier(node, inf, false);
+        let mut longest = 0;
+        let mut run = 0;
+        for c in text.chars() {
+            if c == '`' {
+                run += 1;
+                longest = longest.max(run);
+            } else {
+                run = 0;
+            }
+        }
+        let fence = "`".repeat(longest.max(2) + 1);
+        let mut open = fence.clone();
+        open.push_str(lang.unwrap_or_default());
+        self.line(&open);
+        if !text.is_empty() {
+            for l in text.split('\n') {
+                self.line(l);
+            }
+        }
+        self.line(&fence);
+    }
+
+    fn quote(&mut self, node: &Node) {
+        self.modifier(
+            node,
+            Inferred {
+                attrs: None,
+                content: true,
+            },
+            false,
+        );
+        self.push_prefix("> ", None);
+        if node.children().is_empty() {
+            self.line("");
+        } else {
+            self.blocks(node.children(), Parent::Quote);
+        }
+        self.pop_prefix();
+    }
+
+    fn panel(&mut self, node: &Node) {
+        let t = node.attr_str("panelType").unwrap_or_default();
+        let word = match t {
+            "info" | "note" | "tip" | "warning" | "error" | "success" | "custom" => t,
+            _ => "info",
+        };
+        let inf = [("panelType", Inf::Str(word))];
+        self.modifier(
+            node,
+            Inferred {
+                attrs: Some(&inf),
+                content: true,
+            },
+            false,
+        );
+        self.push_prefix("> ", None);
+        self.line(&format!("[!{}]", word.to_ascii_uppercase()));
+        match node.children().first() {
+            None => {}
+            Some(first)
+                if first.kind == NodeType::Paragraph
+                    && plain_inline_container(first)
+                    && first.attrs.is_none()
+                    && first.marks.is_none()
+                    && first.extra.is_none()
+                    && !first.children().is_empty()
+                    && !matches!(first.children(), [only] if only.kind == NodeType::MediaInline) =>
+            {
+                // The first paragraph follows the `[!TYPE]` line directly, as GitHub writes alerts.
+                self.inline_line(first.children(), Place::default());
+                if node.children().len() > 1 {
+                    self.blank();
+                    self.blocks(&node.children()[1..], Parent::Other);
+                }
+            }
+            Some(_) => {
+                self.blank();
+                self.blocks(node.children(), Parent::Other);
+            }
+        }
+        self.pop_prefix();
+    }
+
+    fn expand(&mut self, node: &Node, parent: Parent) {
+        let title = node.attr_str("title");
+        let inf_pairs = [("title", Inf::Str(title.unwrap_or_default()))];
+        let inferred_kind = if matches!(parent, Parent::Cell | Parent::Expand) {
+            NodeType::NestedExpand
+        } else {
+            NodeType::Expand
+        };
+        let inf = Inferred {
+            attrs: title.map(|_| &inf_pairs[..]),
+            content: true,
+        };
+        self.modifier(node, inf, node.kind != inferred_kind);
+        self.line("<details>");
+        if let Some(title) = title {
+            let mut s = String::from("<summary>");
+            html_text(&mut s, title);
+            s.push_str("</summary>");
+            self.line(&s);
+        }
+        self.blank();
+        if !node.children().is_empty() {
+            self.blocks(node.children(), Parent::Expand);
+            self.blank();
+        }
+        self.line("</details>");
+    }
+
+    fn list(&mut self, node: &Node, bullet: char, ordered: char) -> (Option<char>, Option<char>) {
+        let is_ordered = node.kind == NodeType::OrderedList;
+        let start = if is_ordered {
+            node.attr("order")
+                .and_then(Value::as_u64)
+                .filter(|n| *n <= 999_999_999)
+                .unwrap_or(1)
+        } else {
+            0
+        };
+        let inf_pairs = [("order", Inf::Int(start))];
+        let inf = Inferred {
+            attrs: is_ordered.then_some(&inf_pairs[..]),
+            content: true,
+        };
+        self.modifier(node, inf, false);
+        if node.children().is_empty() {
+            // A list with no items has no Markdown: the modifier cannot stand alone.
+            self.leaf(node);
+            return (None, None);
+        }
+        for (i, item) in node.children().iter().enumerate() {
+            let marker = if is_ordered {
+                format!("{}{} ", start + i as u64, ordered)
+            } else {
+                format!("{bullet} ")
+            };
+            let cont = " ".repeat(marker.len());
+            self.push_prefix(&cont, Some(marker));
+            self.list_item(item);
+            self.pop_prefix();
+        }
+        if is_ordered {
+            (None, Some(ordered))
+        } else {
+            (Some(bullet), None)
+        }
+    }
+
+    fn list_item(&mut self, item: &Node) {
+        let empty_para = matches!(item.children(), [p] if is_empty_paragraph(p));
+        let mut d = marker::diff(
+            item,
+            Inferred {
+                attrs: None,
+                content: true,
+            },
+        );
+        if item.content.as_ref().is_some_and(Vec::is_empty) {
+            // The reader gives an empty item an empty paragraph; this one has none.
+            d.get_or_insert_with(Default::default)
+                .insert("content".into(), Value::Array(vec![]));
+        }
+        if let Some(d) = &d {
+            self.marker("listItem", Some(d), false);
+        }
+        if empty_para || item.children().is_empty() {
+            if self.pending > 0 {
+                self.line("");
+            }
+            return;
+        }
+        self.blocks(item.children(), Parent::Item);
+        if self.pending > 0 {
+            self.line("");
+        }
+    }
+
+    fn task_list(&mut self, node: &Node, bullet: char) {
+        let inf = [("localId", Inf::Str(""))];
+        self.modifier(
+            node,
+            Inferred {
+                attrs: Some(&inf),
+                content: true,
+            },
+            false,
+        );
+        let mut i = 0;
+        let items = node.children();
+        while i < items.len() {
+            let item = &items[i];
+            let done = item.attr_str("state") == Some("DONE");
+            let marker = format!("{bullet} [{}] ", if done { 'x' } else { ' ' });
+            self.push_prefix("  ", Some(marker));
+            let state = if done { "DONE" } else { "TODO" };
+            let inf = [("localId", Inf::Str("")), ("state", Inf::Str(state))];
+            self.inline_item(item, &inf);
+            // Nested task lists follow their item in ADF; in Markdown they nest under it.
+            while i + 1 < items.len() && items[i + 1].kind == NodeType::TaskList {
+                i += 1;
+                self.task_list(&items[i], '-');
+            }
+            self.pop_prefix();
+            i += 1;
+        }
+    }
+
+    fn decision_list(&mut self, node: &Node, bullet: char) {
+        let inf = [("localId", Inf::Str(""))];
+        self.modifier(
+            node,
+            Inferred {
+                attrs: Some(&inf),
+                content: true,
+            },
+            true,
+        );
+        for item in node.children() {
+            self.push_prefix("  ", Some(format!("{bullet} ")));
+            let inf = [("localId", Inf::Str("")), ("state", Inf::Str("DECIDED"))];
+            self.inline_item(item, &inf);
+            self.pop_prefix();
+        }
+    }
+
+    /// A task or decision item: its inline content on the marker line, its diff at the line's end.
+    fn inline_item(&mut self, item: &Node, inf: &[(&str, Inf)]) {
+        let mut s = self.inline_string(item.children(), Place::default());
+        if let Some(d) = marker::diff(
+            item,
+            Inferred {
+                attrs: Some(inf),
+                content: !item.children().is_empty(),
+            },
+        ) {
+            s.push_str("<!--adf:");
+            s.push_str(item.kind.name());
+            s.push(' ');
+            marker::push_comment_json(&mut s, &d);
+            s.push_str("-->");
+        }
+        self.lines(&s);
+    }
+
+    fn media_single(&mut self, node: &Node) {
+        let inf = [("layout", Inf::Str("center"))];
+        self.modifier(
+            node,
+            Inferred {
+                attrs: Some(&inf),
+                content: true,
+            },
+            false,
+        );
+        let mut s = String::new();
+        image(&mut s, &node.children()[0]);
+        self.line(&s);
+    }
+
+    fn media_group(&mut self, node: &Node) {
+        self.modifier(
+            node,
+            Inferred {
+                attrs: None,
+                content: true,
+            },
+            true,
+        );
+        let mut s = String::new();
+        for (i, m) in node.children().iter().enumerate() {
+            if i > 0 {
+                s.push(' ');
+            }
+            image(&mut s, m);
+        }
+        self.line(&s);
+    }
+
+    fn card(&mut self, node: &Node) {
+        let url = node.attr_str("url").unwrap_or_default();
+        let inf = [("url", Inf::Str(url))];
+        self.modifier(
+            node,
+            Inferred {
+                attrs: Some(&inf),
+                content: false,
+            },
+            true,
+        );
+        self.line(&format!("<{url}>"));
+    }
+}
+
+fn is_item(n: &Node) -> bool {
+    n.kind == NodeType::ListItem && n.text.is_none()
+}
+
+pub(super) fn is_empty_paragraph(p: &Node) -> bool {
+    p.kind == NodeType::Paragraph
+        && p.attrs.is_none()
+        && p.content.is_none()
+        && p.marks.is_none()
+        && p.text.is_none()
+        && p.extra.is_none()
+}
+
+/// A paragraph or heading whose content the inline writer can show (else the node is written whole).
+pub(super) fn plain_inline_container(node: &Node) -> bool {
+    node.text.is_none() && !node.children().is_empty()
+}
+
+fn plain_code(node: &Node) -> bool {
+    if node.text.is_some() {
+        return false;
+    }
+    match node.children() {
+        [] => true,
+        [t] => {
+            t.kind == NodeType::Text
+                && t.attrs.is_none()
+                && t.marks.is_none()
+                && t.extra.is_none()
+                && t.content.is_none()
+                && t.text
+                    .as_deref()
+                    .is_some_and(|s| !s.is_empty() && !s.contains(['\r', '\0']))
+        }
+        _ => false,
+    }
+}
+
+fn info_ok(lang: &str) -> bool {
+    !lang.is_empty()
+        && lang.trim() == lang
+        && !lang.contains(['`', '\n', '\r', '\\', '&', '\0', '~'])
+}
+
+fn task_list_ok(node: &Node) -> bool {
+    let items = node.children();
+    !items.is_empty()
+        && node.text.is_none()
+        && items[0].kind == NodeType::TaskItem
+        && items.iter().all(|i| match i.kind {
+            NodeType::TaskItem => inline_item_ok(i),
+            NodeType::TaskList => task_list_ok(i),
+            _ => false,
+        })
+}
+
+fn decision_list_ok(node: &Node) -> bool {
+    !node.children().is_empty()
+        && node.text.is_none()
+        && node
+            .children()
+            .iter()
+            .all(|i| i.kind == NodeType::DecisionItem && inline_item_ok(i))
+}
+
+fn inline_item_ok(item: &Node) -> bool {
+    // The item's content must read back as inline content of its own (not as a media paragraph).
+    item.text.is_none() && !matches!(item.children(), [only] if only.kind == NodeType::MediaInline)
+}
+
+/// `![alt](url 'diff')` for a media node, or false when it has no image form.
+fn media_ok(m: &Node) -> bool {
+    if m.kind != NodeType::Media
+        || m.marks.is_some()
+        || m.content.is_some()
+        || m.text.is_some()
+        || m.extra.is_some()
+    {
+        return false;
+    }
+    let bad = |s: &str| s.contains(['\n', '\r', '\0']);
+    match m.attr_str("type") {
+        Some("external") => m
+            .attr_str("url")
+            .is_some_and(|u| !bad(u) && !u.is_empty() && !reserved(u)),
+        Some("file") => m.attr_str("id").is_some_and(|u| !bad(u)),
+        _ => false,
+    }
+}
+
+fn image(out: &mut String, m: &Node) {
+    let alt = m
+        .attr_str("alt")
+        .filter(|a| !a.is_empty() && !a.contains(['\n', '\r', '\0']));
+    let (dest, inf): (String, Vec<(&str, Inf)>) = if m.attr_str("type") == Some("external") {
+        let url = m.attr_str("url").unwrap_or_default();
+        (
+            url.to_string(),
+            vec![("type", Inf::Str("external")), ("url", Inf::Str(url))],
+        )
+    } else {
+        let id = m.attr_str("id").unwrap_or_default();
+        (
+            format!("media:{id}"),
+            vec![
+                ("type", Inf::Str("file")),
+                ("id", Inf::Str(id)),
+                ("collection", Inf::Str("")),
+            ],
+        )
+    };
+    let mut inf = inf;
+    if let Some(a) = alt {
+        inf.push(("alt", Inf::Str(a)));
+    }
+    out.push_str("![");
+    super::escape::text(
+        out,
+        alt.unwrap_or_default(),
+        &super::escape::Ctx {
+            in_link: true,
+            keep_lead: true,
+            keep_trail: true,
+            prev: Some('['),
+            next: Some(']'),
+            ..Default::default()
+        },
+    );
+    out.push_str("](");
+    inline::push_dest(out, &dest, false);
+    if let Some(d) = marker::diff(
+        m,
+        Inferred {
+            attrs: Some(&inf),
+            content: false,
+        },
+    ) {
+        out.push(' ');
+        marker::push_title_json(out, &d);
+    }
+    out.push(')');
+}
+
+fn media_single_ok(node: &Node) -> bool {
+    node.text.is_none() && matches!(node.children(), [m] if media_ok(m))
+}
+
+fn media_group_ok(node: &Node) -> bool {
+    node.text.is_none() && !node.children().is_empty() && node.children().iter().all(media_ok)
+}
+
+fn card_ok(node: &Node) -> bool {
+    node.content.is_none() && node.text.is_none() && node.attr_str("url").is_some_and(autolink_safe)
+}
+
+/// Text inside an HTML element (a summary).
+pub(super) fn html_text(out: &mut String, s: &str) {
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '\n' => out.push_str("&#10;"),
+            '\r' => out.push_str("&#13;"),
+            '|' => out.push_str("&#124;"),
+            _ => out.push(c),
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! One test per failure users of Atlassian MCP servers report, named after it.
+
+use mcp_text::markdown::{read, write, WriteOptions};
+use mcp_text::{adf, Node, NodeType};
+use serde_json::{json, Value};
+
+use super::markdown_roundtrip::{every_node_page, node, round_trip};
+
+fn para(text: &str) -> Value {
+    json!({"type":"doc","version":1,"content":[{"type":"paragraph","content":[{"type":"text","text":text}]}]})
+}
+
+fn md_of(v: Value) -> String {
+    round_trip(&node(v))
+}
+
+fn read_json(md: &str) -> Value {
+    adf::to_value(&read(md).doc)
+}
+
+#[test]
+fn literal_star_py_is_not_italic() {
+    assert_eq!(md_of(para("delete *.py files")), "delete \\*.py files\n");
+    assert_eq!(
+        read_json("*.py")["content"][0]["content"][0],
+        json!({"type":"text","text":"*.py"})
+    );
+}
+
+#[test]
+fn multiplication_2_times_3_times_4_is_not_italic() {
+    assert_eq!(md_of(para("2 * 3 * 4 = 24")), "2 * 3 * 4 = 24\n");
+    assert_eq!(
+        md_of(para("snake_case_name and a_b_c")),
+        "snake_case_name and a_b_c\n"
+    );
+    assert_eq!(
+        read_json("2 * 3 * 4")["content"][0]["content"][0]["marks"],
+        Value::Null
+    );
+}
+
+#[test]
+fn pipes_inside_table_cells_keep_the_table() {
+    let doc = json!({"type":"doc","version":1,"content":[{"type":"table","content":[
+        {"type":"tableRow","content":[
+            {"type":"tableHeader","content":[{"type":"paragraph","content":[{"type":"text","text":"cmd"}]}]},
+            {"type":"tableHeader","content":[{"type":"paragraph","content":[{"type":"text","text":"meaning"}]}]}]},
+        {"type":"tableRow","content":[
+            {"type":"tableCell","content":[{"type":"paragraph","content":[{"type":"text","text":"a | b","marks":[{"type":"code"}]}]}]},
+            {"type":"tableCell","content":[{"type":"paragraph","content":[{"type":"text","text":"pipe | into"}]}]}]}]}]});
+    let md = md_of(doc);
+    assert!(md.contains("| `a \\| b` | pipe \\| into |"), "{md}");
+    let back = read(&md).doc;
+    assert_eq!(back.children()[0].children()[1].children().len(), 2);
+}
+
+#[test]
+fn nested_lists_stay_nested() {
+    let md = "- a\n  - b\n    - c\n- d\n";
+    let doc = read(md).doc;
+    let list = &doc.children()[0];
+    assert_eq!(list.children().len(), 2);
+    let inner = &list.children()[0].children()[1];
+    assert_eq!(inner.kind, NodeType::BulletList);
+    assert_eq!(inner.children()[0].children()[1].kind, NodeType::BulletList);
+    assert_eq!(write(&doc, &WriteOptions::default()), md);
+}
+
+#[test]
+fn details_is_not_escaped() {
+    let md = "<details>\n<summary>More</summary>\n\nHidden **text**.\n\n</details>\n";
+    let doc = read(md).doc;
+    assert_eq!(doc.children()[0].kind, NodeType::Expand);
+    assert_eq!(doc.children()[0].attr_str("title"), Some("More"));
+    assert_eq!(write(&doc, &WriteOptions::default()), md);
+}
+
+#[test]
+fn panels_survive_read_edit_write() {
+    let doc = json!({"type":"doc","version":1,"content":[
+        {"type":"panel","attrs":{"panelType":"warning"},"content":[{"type":"paragraph","content":[{"type":"text","text":"Careful."}]}]},
+        {"type":"paragraph","content":[{"type":"text","text":"Edit me."}]}]});
+    let md = md_of(doc.clone());
+    assert!(md.starts_with("> [!WARNING]\n> Careful.\n"), "{md}");
+    let edited = md.replace("Edit me.", "Edited.");
+    let back = adf::to_value(&read(&edited).doc);
+    assert_eq!(back["content"][0], doc["content"][0]);
+    assert_eq!(back["content"][1]["content"][0]["text"], "Edited.");
+    // A model's own alert is a panel too.
+    assert_eq!(
+        read_json("> [!TIP]\n> Use it.")["content"][0]["attrs"]["panelType"],
+        "tip"
+    );
+}
+
+#[test]
+fn smart_links_survive() {
+    let doc = json!({"type":"doc","version":1,"content":[
+        {"type":"paragraph","content":[{"type":"inlineCard","attrs":{"url":"https://jira.example.com/browse/X-1"}}]},
+        {"type":"blockCard","attrs":{"url":"https://x.atlassian.net/wiki/pages/2"}},
+        {"type":"embedCard","attrs":{"url":"https://youtube.com/watch?v=1","layout":"wide","width":80}}]});
+    let md = md_of(doc);
+    assert!(md.contains("<https://jira.example.com/browse/X-1>"), "{md}");
+}
+
+#[test]
+fn mentions_read_as_names_and_survive() {
+    let doc = json!({"type":"doc","version":1,"content":[{"type":"paragraph","content":[
+        {"type":"text","text":"ping "},
+        {"type":"mention","attrs":{"id":"557058:1","text":"@Ada Lovelace"}},
+        {"type":"text","text":" and "},
+        {"type":"mention","attrs":{"id":"557058:2"}}]}]});
+    let d = node(doc);
+    let resolver = |id: &str| (id == "557058:2").then(|| "Grace Hopper".to_string());
+    let md = write(
+        &d,
+        &WriteOptions {
+            mentions: Some(&resolver),
+        },
+    );
+    assert!(md.contains("[@Ada Lovelace](mention:557058:1)"), "{md}");
+    assert!(md.contains("[@Grace Hopper](mention:557058:2"), "{md}");
+    assert_eq!(read(&md).doc, d);
+}
+
+#[test]
+fn macros_survive() {
+    let doc = json!({"type":"doc","version":1,"content":[
+        {"type":"extension","attrs":{"extensionType":"com.atlassian.confluence.macro.core","extensionKey":"jira","parameters":{"macroParams":{"key":{"value":"X-1"}}}}},
+        {"type":"bodiedExtension","attrs":{"extensionType":"com.atlassian.confluence.macro.core","extensionKey":"expand","parameters":{}},
+         "content":[{"type":"paragraph","content":[{"type":"text","text":"body"}]}]},
+        {"type":"paragraph","content":[{"type":"inlineExtension","attrs":{"extensionType":"x","extensionKey":"status"}}]}]});
+    let md = md_of(doc);
+    assert!(md.contains("body"), "{md}");
+}
+
+#[test]
+fn images_survive() {
+    let doc = json!({"type":"doc","version":1,"content":[
+        {"type":"mediaSingle","attrs":{"layout":"wide","width":66.5},"content":[{"type":"media","attrs":{"id":"f-1","type":"file","collection":"contentId-9","width":640,"height":480,"alt":"diagram"}}]},
+        {"type":"mediaSingle","attrs":{"layout":"center"},"content":[{"type":"media","attrs":{"type":"external","url":"https://x.org/a.png"}}]}]});
+    let md = md_of(doc);
+    assert!(md.contains("![diagram](media:f-1"), "{md}");
+    assert!(md.contains("![](https://x.org/a.png)"), "{md}");
+    // A model's image is external media.
+    let v = read_json("![cat](https://x.org/cat.png)");
+    assert_eq!(v["content"][0]["type"], "mediaSingle");
+    assert_eq!(v["content"][0]["content"][0]["attrs"]["type"], "external");
+}
+
+#[test]
+fn table_of_contents_survives() {
+    let doc = json!({"type":"doc","version":1,"content":[
+        {"type":"extension","attrs":{"extensionType":"com.atlassian.confluence.macro.core","extensionKey":"toc","parameters":{"macroParams":{"maxLevel":{"value":"3"}}},"localId":"toc-1"}},
+        {"type":"heading","attrs":{"level":1},"content":[{"type":"text","text":"Intro"}]}]});
+    let md = md_of(doc);
+    assert!(md.contains("\"extensionKey\":\"toc\""), "{md}");
+}
+
+#[test]
+fn links_to_other_pages_are_not_empty() {
+    let doc = json!({"type":"doc","version":1,"content":[{"type":"paragraph","content":[
+        {"type":"text","text":"Other page","marks":[{"type":"link","attrs":{"href":"https://x.atlassian.net/wiki/spaces/S/pages/42"}}]},
+        {"type":"text","text":" "},
+        {"type":"inlineCard","attrs":{"url":"https://x.atlassian.net/wiki/spaces/S/pages/43"}}]}]});
+    let md = md_of(doc);
+    assert!(
+        md.contains("[Other page](https://x.atlassian.net/wiki/spaces/S/pages/42)"),
+        "{md}"
+    );
+    assert!(
+        md.contains("<https://x.atlassian.net/wiki/spaces/S/pages/43>"),
+        "{md}"
+    );
+    // A link the model wrote with no text keeps its address as text.
+    assert_eq!(
+        read_json("[](https://x.org/p)")["content"][0]["content"][0]["text"],
+        "https://x.org/p"
+    );
+}
+
+#[test]
+fn read_edit_write_keeps_every_untouched_node() {
+    let original = node(every_node_page());
+    let md = write(&original, &WriteOptions::default());
+    let edited = md.replace("Hidden.", "Hidden, and edited.");
+    assert_ne!(edited, md);
+    let back = read(&edited).doc;
+    assert!(read(&edited).warnings.is_empty());
+    let (a, b) = (original.children(), back.children());
+    assert_eq!(a.len(), b.len());
+    let mut changed = 0;
+    for (x, y) in a.iter().zip(b) {
+        if x != y {
+            changed += 1;
+            assert_eq!(x.kind, NodeType::Expand);
+        }
+    }
+    assert_eq!(changed, 1);
+}
+
+#[test]
+fn a_mangled_marker_costs_only_its_node() {
+    let original = node(every_node_page());
+    let md = write(&original, &WriteOptions::default());
+    let mangled = md.replace(
+        "<!--adf:panel {\"attrs\":{\"panelColor\"",
+        "<!--adf:panel {\"attrs\":{panelColor\"",
+    );
+    let r = read(&mangled);
+    assert!(!r.warnings.is_empty());
+    assert!(r.warnings[0].line > 0);
+    assert_eq!(r.doc.children().len(), original.children().len());
+    let closing_deleted = md.replacen("<!--/adf:layoutColumn-->", "", 1);
+    let r = read(&closing_deleted);
+    assert!(!r.warnings.is_empty());
+    let _ = Node::doc(vec![]);
+}
+
+#[test]
+fn deep_nesting_never_overflows() {
+    for unit in [">", "- ", "1. "] {
+        let md = format!("{}x\n", unit.repeat(100_000));
+        let r = read(&md);
+        assert!(!r.warnings.is_empty());
+        let out = write(&r.doc, &WriteOptions::default());
+        assert!(out.contains('x'));
+    }
+}
+
+#[test]
+fn twenty_megabytes_of_markdown() {
+    let block = "## Heading *em* and **strong**\n\nSome text with `code`, [a link](https://x.org) and 2 * 3.\n\n- item one\n- item two\n  - nested\n\n| a | b |\n| --- | --- |\n| 1 | 2 |\n\n> [!NOTE]\n> A panel.\n\n";
+    let md = block.repeat(20_000_000 / block.len());
+    let r = read(&md);
+    assert!(r.warnings.is_empty());
+    let out = write(&r.doc, &WriteOptions::default());
+    assert!(
+        out.trim_end() == md.trim_end(),
+        "the 20 MB document did not come back as it was"
+    );
+}
