@@ -105,7 +105,6 @@ pub fn write(doc: &Node, to: Format, options: &Options) -> Result<String, Error>
             doc,
             &markdown::WriteOptions {
                 mentions: options.mentions,
-                ..Default::default()
             },
         )),
         Format::Html => Err(Error::new(

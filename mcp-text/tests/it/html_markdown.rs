@@ -5,7 +5,14 @@ use mcp_text::{convert, Format, Options};
 use super::html_reader::PAGE;
 
 fn markdown(html: &str) -> String {
-    convert(html.as_bytes(), Format::Html, Format::Markdown, &Options::default()).unwrap().text
+    convert(
+        html.as_bytes(),
+        Format::Html,
+        Format::Markdown,
+        &Options::default(),
+    )
+    .unwrap()
+    .text
 }
 
 #[test]
@@ -39,7 +46,17 @@ fn web_page_to_markdown_keeps_the_article() {
 #[test]
 fn web_page_to_markdown_drops_the_chrome() {
     let md = markdown(PAGE);
-    for chrome in ["Docs", "Blog", "On this page", "Copyright", "tracking", "dataLayer", "Hidden text", "Search", "<!--"] {
+    for chrome in [
+        "Docs",
+        "Blog",
+        "On this page",
+        "Copyright",
+        "tracking",
+        "dataLayer",
+        "Hidden text",
+        "Search",
+        "<!--",
+    ] {
         assert!(!md.contains(chrome), "{chrome:?} leaked into\n{md}");
     }
 }
@@ -47,7 +64,10 @@ fn web_page_to_markdown_drops_the_chrome() {
 #[test]
 fn markdown_specials_in_page_text_stay_text() {
     let md = markdown("<p>Match *.py files, 2 * 3 * 4, a_b_c and a | b</p><table><tr><th>x</th></tr><tr><td>a | b</td></tr></table>");
-    assert!(md.contains("Match \\*.py files, 2 * 3 * 4, a_b_c and a | b"), "{md}");
+    assert!(
+        md.contains("Match \\*.py files, 2 * 3 * 4, a_b_c and a | b"),
+        "{md}"
+    );
     assert!(md.contains("a \\| b"), "{md}");
 }
 

@@ -23,10 +23,19 @@ fn confluence_page_through_markdown_comes_back() {
     let (got, want) = (normalise(&from_markdown(&md)), normalise(PAGE));
     assert!(got == want, "{}\nmarkdown:\n{md}", diff(&got, &want));
     // The model reads the page, not its XML.
-    for seen in ["# Release 4.2 & rollout", "ON TRACK", "the checklist", "ENG-1234", "Owner \\| team"] {
+    for seen in [
+        "# Release 4.2 & rollout",
+        "ON TRACK",
+        "the checklist",
+        "ENG-1234",
+        "Owner \\| team",
+    ] {
         assert!(md.contains(seen), "{seen:?} not in\n{md}");
     }
-    assert!(!md.contains("ac:structured-macro"), "no storage XML in the Markdown:\n{md}");
+    assert!(
+        !md.contains("ac:structured-macro"),
+        "no storage XML in the Markdown:\n{md}"
+    );
 }
 
 #[test]
@@ -34,7 +43,11 @@ fn read_edit_write_changes_only_the_edited_paragraph() {
     let md = to_markdown(PAGE);
     assert!(md.contains("ask before editing."), "{md}");
     let edited = md.replacen("ask before editing.", "ask *the owner* before editing.", 1);
-    let want = PAGE.replacen("ask before editing.", "ask <em>the owner</em> before editing.", 1);
+    let want = PAGE.replacen(
+        "ask before editing.",
+        "ask <em>the owner</em> before editing.",
+        1,
+    );
     let (got, want) = (normalise(&from_markdown(&edited)), normalise(&want));
     assert!(got == want, "{}", diff(&got, &want));
 }
@@ -48,8 +61,14 @@ fn user_profile_macro_is_not_falsefalsefullName() {
         "</ac:structured-macro></p>"
     );
     let md = to_markdown(xml);
-    assert!(!md.contains("falsefalse") && !md.contains("fullName"), "{md}");
-    assert!(md.contains("557058:f0c3e9a2-1234"), "the macro names its user:\n{md}");
+    assert!(
+        !md.contains("falsefalse") && !md.contains("fullName"),
+        "{md}"
+    );
+    assert!(
+        md.contains("557058:f0c3e9a2-1234"),
+        "the macro names its user:\n{md}"
+    );
     assert_eq!(normalise(&from_markdown(&md)), normalise(xml), "{md}");
 }
 
@@ -59,6 +78,10 @@ fn random_storage_documents_survive_markdown() {
         let xml = document(seed, false);
         let md = to_markdown(&xml);
         let back = from_markdown(&md);
-        assert!(back == xml, "seed {seed}: {}\nmarkdown:\n{md}", diff(&back, &xml));
+        assert!(
+            back == xml,
+            "seed {seed}: {}\nmarkdown:\n{md}",
+            diff(&back, &xml)
+        );
     }
 }
