@@ -22,15 +22,18 @@
 
 pub mod adf;
 pub mod error;
+pub mod fields;
 pub mod html;
 pub mod markdown;
 pub mod mention;
 pub mod model;
+mod result;
 pub mod storage;
 
 pub use error::{Error, Warning};
 pub use mention::{CachedResolver, MentionResolver};
 pub use model::{Mark, MarkType, Node, NodeType};
+pub use result::Markdown;
 
 use std::str::FromStr;
 
