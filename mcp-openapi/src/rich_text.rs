@@ -5,10 +5,10 @@
 //! for its API's answers, and the gateway for the tools of every other kind of upstream.
 
 use mcp_runtime::protocol::{CallToolResult, ContentBlock};
-use mcp_text::fields::{self, FieldIssue, Report, Rules};
+use mcp_text::fields::{self, FieldIssue, Report};
 use serde_json::{Map, Value};
 
-pub use mcp_text::fields::RichText;
+pub use mcp_text::fields::{FieldFormat, RichText, Rules};
 
 /// Converts the fields `rules` name in a result's `structuredContent` and in each text block that holds
 /// a JSON object or array (a structured result's text copy among them) to Markdown. Fields that cannot be
@@ -33,8 +33,11 @@ pub fn result_to_markdown(result: &mut CallToolResult, rules: &Rules) -> Report 
             continue;
         };
         let r = fields::to_markdown(&mut v, rules, &options);
-        if !r.converted.is_empty() {
-            *text = v.to_string();
+        match v {
+            // The whole text was a document (`**` reached the root): the text is its Markdown.
+            Value::String(markdown) => *text = markdown,
+            v if !r.converted.is_empty() => *text = v.to_string(),
+            _ => {}
         }
         // The text copy of `structuredContent` reports the same fields again: count them once.
         if result.structured_content.is_none() {
@@ -96,7 +99,6 @@ fn merge(into: &mut Report, r: Report) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mcp_text::fields::FieldFormat;
     use serde_json::json;
 
     #[test]
