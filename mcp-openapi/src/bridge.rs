@@ -161,6 +161,12 @@ impl Bridge {
         let operations = conversion
             .operations
             .into_iter()
+            .map(|mut op| {
+                if !config.rich_text.is_empty() {
+                    rich_text::describe(&mut op.tool, &config.rich_text);
+                }
+                op
+            })
             .map(|op| Bridged {
                 tool: op.tool,
                 input: op.input,

@@ -4,7 +4,7 @@
 //! result's `structuredContent` and the JSON in its text blocks, a call's arguments). The bridge uses it
 //! for its API's answers, and the gateway for the tools of every other kind of upstream.
 
-use mcp_runtime::protocol::{CallToolResult, ContentBlock};
+use mcp_runtime::protocol::{CallToolResult, ContentBlock, Tool};
 use mcp_text::fields::{self, FieldIssue, Report};
 use serde_json::{Map, Value};
 
@@ -90,6 +90,102 @@ pub fn note_warnings(result: &mut CallToolResult, arguments: &Report) {
     )));
 }
 
+/// A tool as the model sees it under `rt`: its description says which arguments take Markdown (those
+/// whose first name is one of its arguments, or a wildcard), and its output schema is dropped unless
+/// every result rule is a plain path through parts of the schema that admit a string (an open object,
+/// `additionalProperties: {}`). A client that checks `structuredContent` against the schema would
+/// otherwise refuse Markdown where the schema says ADF; no schema is a valid answer for any result.
+pub fn describe(tool: &mut Tool, rt: &RichText) {
+    let arguments: Vec<String> = rt
+        .arguments
+        .iter()
+        .filter(|(path, _)| {
+            let (first, rest) = path.split_once('.').unwrap_or((path, ""));
+            let argument = tool
+                .input_schema
+                .get("properties")
+                .and_then(|p| p.get(first));
+            // `fields.description` is not about a `fields` argument that is a list of names.
+            let holds_members = |s: &Value| match s.get("type") {
+                Some(Value::String(t)) => t == "object",
+                Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
+                _ => true,
+            };
+            matches!(first, "*" | "**")
+                || argument.is_some_and(|a| rest.is_empty() || holds_members(a))
+        })
+        .map(|(path, format)| format!("`{path}` ({format})"))
+        .collect();
+    if !arguments.is_empty() {
+        let note = format!(
+            "Rich text: send {} as Markdown; it is converted for the API.",
+            arguments.join(", ")
+        );
+        tool.description = Some(match tool.description.take() {
+            Some(d) if !d.is_empty() => format!("{d}\n\n{note}"),
+            _ => note,
+        });
+    }
+    if let Some(schema) = &tool.output_schema {
+        let root = Value::Object(schema.clone());
+        let fits = rt.results.iter().all(|(path, format)| {
+            format != FieldFormat::Auto && admits_a_string(&root, &root, &mut path.split('.'))
+        });
+        if !fits {
+            tool.output_schema = None;
+        }
+    }
+}
+
+/// Whether whatever stands at `path` under `schema` may be a string (read only; `$ref`s into the root's
+/// `$defs` followed). `false` where it cannot tell (a wildcard, a union, a ref elsewhere).
+fn admits_a_string<'a>(
+    root: &Value,
+    schema: &Value,
+    path: &mut impl Iterator<Item = &'a str>,
+) -> bool {
+    let schema = match schema.get("$ref").and_then(Value::as_str) {
+        Some(r) => match r
+            .strip_prefix("#/$defs/")
+            .and_then(|name| root.get("$defs")?.get(name))
+        {
+            Some(target) => target,
+            None => return false,
+        },
+        None => schema,
+    };
+    let open = |s: &Value| {
+        s.as_bool() == Some(true)
+            || s.as_object().is_some_and(|o| {
+                o.keys()
+                    .all(|k| matches!(k.as_str(), "description" | "title" | "readOnly" | "default"))
+            })
+    };
+    if open(schema) {
+        return true;
+    }
+    let Some(name) = path.next() else {
+        // The field itself: it must already admit a string.
+        return match schema.get("type") {
+            Some(Value::String(t)) => t == "string",
+            Some(Value::Array(ts)) => ts.iter().any(|t| t == "string"),
+            _ => false,
+        };
+    };
+    if matches!(name, "*" | "**") {
+        return false;
+    }
+    match schema.get("properties").and_then(|p| p.get(name)) {
+        Some(child) => admits_a_string(root, child, path),
+        None => match schema.get("additionalProperties") {
+            // Not a member this schema knows, and no others allowed: the rule never matches here.
+            Some(Value::Bool(false)) => true,
+            Some(child) => admits_a_string(root, child, path),
+            None => true,
+        },
+    }
+}
+
 fn merge(into: &mut Report, r: Report) {
     into.converted.extend(r.converted);
     into.warnings.extend(r.warnings);
@@ -111,6 +207,65 @@ mod tests {
         let mut r = CallToolResult::text("no JSON here");
         result_to_markdown(&mut r, &rules);
         assert_eq!(r.text_content(), "no JSON here");
+    }
+
+    #[test]
+    fn tools_say_which_arguments_take_markdown_and_keep_output_schemas_that_admit_it() {
+        let tool = |output: Value| {
+            let mut t = Tool::new(
+                "editIssue",
+                "Edits an issue.",
+                json!({"type": "object", "properties": {"fields": {"type": "object"}, "key": {"type": "string"}}})
+                    .as_object()
+                    .cloned()
+                    .unwrap(),
+            );
+            t.output_schema = output.as_object().cloned();
+            t
+        };
+        let rt = |results: &[(&str, FieldFormat)]| RichText {
+            results: results
+                .iter()
+                .fold(Rules::new(), |r, (p, f)| r.with(p, *f).unwrap()),
+            arguments: Rules::new()
+                .with("fields.description", FieldFormat::Adf)
+                .unwrap()
+                .with("body", FieldFormat::Storage)
+                .unwrap(),
+        };
+        let issue = json!({"type": "object", "additionalProperties": false, "properties": {
+            "fields": {"$ref": "#/$defs/Fields"}, "id": {"type": "string"}},
+            "$defs": {"Fields": {"type": "object", "additionalProperties": {}}}});
+        let mut t = tool(issue.clone());
+        describe(&mut t, &rt(&[("fields.description", FieldFormat::Adf)]));
+        assert_eq!(
+            t.description.as_deref(),
+            Some("Edits an issue.\n\nRich text: send `fields.description` (adf) as Markdown; it is converted for the API.")
+        );
+        assert!(
+            t.output_schema.is_some(),
+            "an open object admits the Markdown"
+        );
+        // `auto`, a wildcard, or a field the schema types as an object: the schema would refuse Markdown.
+        for results in [
+            vec![("**", FieldFormat::Auto)],
+            vec![("fields.*", FieldFormat::Adf)],
+        ] {
+            let mut t = tool(issue.clone());
+            describe(&mut t, &rt(&results));
+            assert!(t.output_schema.is_none(), "{results:?}");
+        }
+        // A `fields` argument that is a list of names takes no `fields.description`.
+        let mut t = tool(json!({}));
+        t.input_schema = json!({"type": "object", "properties": {"fields": {"type": "array"}}})
+            .as_object()
+            .cloned()
+            .unwrap();
+        describe(&mut t, &rt(&[]));
+        assert_eq!(t.description.as_deref(), Some("Edits an issue."));
+        let mut t = tool(json!({"type": "object", "properties": {"doc": {"type": "object"}}}));
+        describe(&mut t, &rt(&[("doc", FieldFormat::Adf)]));
+        assert!(t.output_schema.is_none());
     }
 
     #[test]

@@ -102,15 +102,25 @@ async fn markdown_that_is_not_text_is_refused_before_the_api_sees_it() {
     let Some((jira, _gw, client)) = jira_through_the_gateway().await else {
         return;
     };
-    let mut names: Vec<String> = client
-        .list_all_tools()
-        .await
-        .unwrap()
-        .into_iter()
-        .map(|t| t.name)
-        .collect();
+    let tools = client.list_all_tools().await.unwrap();
+    let mut names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
     names.sort();
     assert_eq!(names, ["editIssue", "getIssue"]);
+    // The model is told where to send Markdown; `**: auto` could put Markdown anywhere in a result,
+    // so no output schema is kept that would say otherwise.
+    let tool = |name: &str| tools.iter().find(|t| t.name == name).unwrap();
+    let note = "Rich text: send `fields.description` (adf) as Markdown";
+    assert!(tool("editIssue")
+        .description
+        .as_deref()
+        .unwrap_or_default()
+        .contains(note));
+    assert!(!tool("getIssue")
+        .description
+        .as_deref()
+        .unwrap_or_default()
+        .contains(note));
+    assert!(tool("getIssue").output_schema.is_none());
     let r = client
         .call_tool(
             "editIssue",
@@ -203,6 +213,10 @@ async fn an_mcp_upstream_gets_its_arguments_converted_in_the_hop() {
     }}})))
     .await;
     let client = connect(&gw, Client::builder()).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let echo = tools[0].description.as_deref().unwrap_or_default();
+    assert!(echo.starts_with("Return the text unchanged."), "{echo}");
+    assert!(echo.contains("send `text` (storage) as Markdown"), "{echo}");
     // Not text where Markdown was expected: refused in the hop, naming the argument.
     let r = client.call_tool("echo", json!({"text": 5})).await.unwrap();
     assert!(r.is_error(), "{r:?}");
