@@ -8,7 +8,7 @@
 //! The format `auto` converts every ADF document (`{"type": "doc", "version": 1, ...}`) at or anywhere
 //! beneath its path, so `{"**": "auto"}` finds them wherever they are.
 //!
-//! ```no_run
+//! ```
 //! use mcp_text::fields::{self, FieldFormat, Rules};
 //! let rules = Rules::new()
 //!     .with("fields.description", FieldFormat::Adf).unwrap()
