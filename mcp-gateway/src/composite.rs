@@ -103,17 +103,40 @@ async fn run(
         step_progress
             .announce(&ctx, format!("{} of {}", i + 1, c.steps.len()))
             .await;
+        // The step's upstream's `richText`, as for a call of its tool (see `crate::rich_text`).
+        let rich_text = crate::rich_text::rules(up);
+        let mut arguments = Arguments::from_value(arguments);
+        let mut sent = mcp_text::fields::Report::default();
+        if let Some(rt) = rich_text {
+            match crate::rich_text::arguments(rt, arguments) {
+                Ok(converted) => (arguments, sent) = converted,
+                Err(refused) => {
+                    return Ok(CallToolResult::error(format!(
+                        "composite `{}`: step `{}` (`{}` on `{}`): {}",
+                        c.name,
+                        step.id,
+                        step.tool,
+                        up.config.name,
+                        refused.text_content()
+                    )))
+                }
+            }
+        }
         // A tool the upstream runs only as a task (or, for a 2026 upstream, may) is called as one and
         // followed to its result (see `relay::upstream_call`).
         let r = relay::call_tool_as(
             up,
             &step.tool,
             up.task_support(&step.tool),
-            Arguments::from_value(arguments),
+            arguments,
             ctx.clone(),
             step_progress,
         )
         .await
+        .map(|r| match rich_text {
+            Some(rt) => crate::rich_text::result(rt, r, &sent),
+            None => r,
+        })
         // The step's upstream's secrets never reach the caller, nor a later step's arguments.
         .map(|r| up.secrets.redact_result(r))
         .map_err(|e| {

@@ -1,11 +1,12 @@
 //! The gateway's configuration: the `mcpServers` JSON that Claude Desktop, Cursor and VS Code users already
 //! have, with a few keys of our own per upstream (`prefix`, `allow`, `deny`, `timeoutMs`,
-//! `initTimeoutMs`, `restart`, `sessions`, `maxSessions`) and a `gateway` section.
+//! `initTimeoutMs`, `restart`, `sessions`, `maxSessions`, `richText`) and a `gateway` section.
 //!
 //! Reading is two stages: serde reads the file into the raw shape (an error names the JSON path, line and
 //! column), then `Config::parse` turns it into the typed model (an error names the path and the
 //! problem). Nothing in a config file panics.
 
+use mcp_openapi::rich_text::{RichText, Rules};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -84,6 +85,9 @@ pub struct UpstreamConfig {
     /// Whether downstream sessions share one connection to it or get one each (`sessions`,
     /// `maxSessions`; see [`crate::sessions`]).
     pub sessions: Sessions,
+    /// Rich-text fields converted on the way (`richText`: `results` to Markdown, `arguments` from
+    /// Markdown; see [`crate::rich_text`]).
+    pub rich_text: RichText,
 }
 
 /// How downstream sessions reach an upstream.
@@ -261,6 +265,18 @@ struct RawServer {
     sessions: Option<String>,
     /// With `"per-session"`: how many sessions may have their own connection at once.
     max_sessions: Option<u32>,
+    /// Rich-text fields: `{"results": {"<path>": "<format>"}, "arguments": {...}}`.
+    rich_text: Option<RawRichText>,
+}
+
+/// `richText` of an upstream: field paths to formats, for results and for arguments.
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawRichText {
+    #[serde(default)]
+    results: BTreeMap<String, String>,
+    #[serde(default)]
+    arguments: BTreeMap<String, String>,
 }
 
 /// `restart` of an upstream: its restart budget and circuit breaker.
@@ -549,6 +565,7 @@ fn upstream(name: &str, place: &str, s: RawServer) -> Result<UpstreamConfig, Pro
             s.init_timeout_ms,
             s.restart,
             (s.sessions, s.max_sessions),
+            s.rich_text,
         );
     }
     if s.base_url.is_some() {
@@ -639,6 +656,7 @@ fn upstream(name: &str, place: &str, s: RawServer) -> Result<UpstreamConfig, Pro
         s.init_timeout_ms,
         s.restart,
         (s.sessions, s.max_sessions),
+        s.rich_text,
     )
 }
 
@@ -655,7 +673,9 @@ fn finish(
     init_timeout_ms: Option<u64>,
     restart: Option<RawRestart>,
     (sessions, max_sessions): (Option<String>, Option<u32>),
+    rich_text: Option<RawRichText>,
 ) -> Result<UpstreamConfig, Problem> {
+    let rich_text = rich_text_rules(place, rich_text.unwrap_or_default())?;
     let prefix = prefix.unwrap_or_else(|| sanitize(name));
     if prefix.is_empty()
         || prefix.len() > 32
@@ -699,6 +719,7 @@ fn finish(
     Ok(UpstreamConfig {
         name: name.to_string(),
         sessions,
+        rich_text,
         transport,
         prefix,
         allow,
@@ -720,6 +741,33 @@ fn finish(
                 },
             }
         },
+    })
+}
+
+/// `richText`'s rules, checked: each path and format, and only formats Markdown can be written back into
+/// for `arguments`. A problem names the rule (`mcpServers.jira.richText.arguments["fields.description"]`).
+fn rich_text_rules(place: &str, raw: RawRichText) -> Result<RichText, Problem> {
+    let rules = |key: &str, map: &BTreeMap<String, String>, writable: bool| {
+        let mut rules = Rules::new();
+        for (path, format) in map {
+            let at = || format!("{place}.richText.{key}[{path:?}]");
+            let format = format
+                .parse()
+                .map_err(|why: String| Problem::at(at(), why))?;
+            rules
+                .add(path, format)
+                .map_err(|e| Problem::at(at(), e.message))?;
+            if writable {
+                rules
+                    .check_writable()
+                    .map_err(|e| Problem::at(at(), e.message))?;
+            }
+        }
+        Ok(rules)
+    };
+    Ok(RichText {
+        results: rules("results", &raw.results, false)?,
+        arguments: rules("arguments", &raw.arguments, true)?,
     })
 }
 
@@ -932,6 +980,81 @@ mod tests {
         assert!(e.place.starts_with("mcpServers.a.sessions"), "{e}");
         let e = err(r#"{"mcpServers": {"a": {"openapi": "s.yaml", "sessions": "per-session"}}}"#);
         assert_eq!(e.place, "mcpServers.a.sessions");
+    }
+
+    #[test]
+    fn rich_text_rules_are_read_for_every_kind_of_upstream() {
+        use mcp_openapi::rich_text::FieldFormat;
+        let c = text_config(
+            r#"{"mcpServers": {
+                "jira": {"openapi": "jira.json", "richText": {
+                    "results": {"fields.description": "adf", "renderedFields.*": "html", "**": "auto"},
+                    "arguments": {"fields.description": "adf"}}},
+                "wiki": {"command": "confluence-server", "richText": {"results": {"body.storage.value": "storage"}}},
+                "web": {"url": "http://127.0.0.1:1/mcp"}
+            }}"#,
+        )
+        .unwrap();
+        let jira = &c.upstreams[0].rich_text;
+        let results: Vec<(&str, FieldFormat)> = jira.results.iter().collect();
+        assert_eq!(
+            results,
+            [
+                ("**", FieldFormat::Auto),
+                ("fields.description", FieldFormat::Adf),
+                ("renderedFields.*", FieldFormat::Html)
+            ]
+        );
+        assert_eq!(
+            jira.arguments.iter().collect::<Vec<_>>(),
+            [("fields.description", FieldFormat::Adf)]
+        );
+        // Upstreams are in the order of their names: jira, web, wiki.
+        assert!(c.upstreams[1].rich_text.is_empty());
+        assert!(c.upstreams[2].rich_text.arguments.is_empty());
+        assert!(!c.upstreams[2].rich_text.results.is_empty());
+    }
+
+    #[test]
+    fn bad_rich_text_rules_name_the_rule() {
+        let bad = |rich: &str| {
+            err(&format!(
+                r#"{{"mcpServers": {{"j": {{"command": "x", "richText": {rich}}}}}}}"#
+            ))
+        };
+        let e = bad(r#"{"results": {"fields.description": "markdown"}}"#);
+        assert_eq!(
+            e.place,
+            r#"mcpServers.j.richText.results["fields.description"]"#
+        );
+        assert!(
+            e.problem.contains("`markdown` is not a rich-text format"),
+            "{e}"
+        );
+        // Markdown cannot be written back into HTML, nor into whatever `auto` found.
+        let e = bad(r#"{"arguments": {"body": "html"}}"#);
+        assert_eq!(e.place, r#"mcpServers.j.richText.arguments["body"]"#);
+        assert!(e.problem.contains("read only"), "{e}");
+        let e = bad(r#"{"arguments": {"**": "auto"}}"#);
+        assert_eq!(e.place, r#"mcpServers.j.richText.arguments["**"]"#);
+        let e = bad(r#"{"results": {"a..b": "adf"}}"#);
+        assert_eq!(e.place, r#"mcpServers.j.richText.results["a..b"]"#);
+        assert!(e.problem.contains("empty name"), "{e}");
+        let e = bad(r#"{"results": {"fields.desc*": "adf"}}"#);
+        assert!(e.problem.contains("stand alone"), "{e}");
+        let e = bad(r#"{"results": {"": "adf"}}"#);
+        assert!(e.problem.contains("is empty"), "{e}");
+        // The shape is serde's: a typo or a wrong type names the path and the line.
+        let e = bad(r#"{"result": {"a": "adf"}}"#);
+        assert!(e.place.starts_with("mcpServers.j.richText.result"), "{e}");
+        assert!(e.problem.contains("unknown field `result`"), "{e}");
+        let e = bad(r#"{"results": {"a": 1}}"#);
+        assert!(
+            e.place.starts_with("mcpServers.j.richText.results.a"),
+            "{e}"
+        );
+        let e = bad(r#"["adf"]"#);
+        assert!(e.place.starts_with("mcpServers.j.richText"), "{e}");
     }
 
     #[test]

@@ -562,6 +562,10 @@ impl Inner {
 /// the upstream makes it one.
 fn route(mut hop: Hop, exposed: String, mut tool: Tool) -> ToolRoute {
     tool.name = exposed;
+    if let Some(rt) = crate::rich_text::rules(&hop.upstream) {
+        // The tool says which arguments take Markdown, and keeps no output schema Markdown would break.
+        mcp_openapi::rich_text::describe(&mut tool, rt);
+    }
     hop.support = tool.task_support();
     let window = hop.upstream.config.timeout;
     let hop = Arc::new(hop);

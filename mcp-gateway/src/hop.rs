@@ -38,6 +38,18 @@ impl Hop {
         ctx: Context,
     ) -> Result<RawCallToolResult, ErrorObject> {
         let t0 = Instant::now();
+        // `richText`: the model's Markdown becomes what the upstream wants before the call goes out.
+        let rich_text = crate::rich_text::rules(&self.upstream);
+        let (args, sent) = match rich_text {
+            None => (args, Default::default()),
+            Some(rt) => match crate::rich_text::arguments(rt, args) {
+                Ok(converted) => converted,
+                Err(refused) => {
+                    return RawCallToolResult::from_result(&refused)
+                        .map_err(|e| ErrorObject::internal(e.to_string()))
+                }
+            },
+        };
         let span = tracing::debug_span!(
             "hop",
             upstream = %self.upstream.config.name,
@@ -75,6 +87,10 @@ impl Hop {
                 Ok(_) => tracing::debug!("call done"),
             }
         }
+        let r = match (r, rich_text) {
+            (Ok(r), Some(rt)) => Ok(crate::rich_text::raw_result(rt, r, &sent)),
+            (r, _) => r,
+        };
         match r {
             Ok(r) => Ok(self.secrets.redact_raw_result(r)),
             Err(e) => Err(self.secrets.redact_error(e)),

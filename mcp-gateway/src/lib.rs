@@ -28,6 +28,7 @@ pub mod names;
 pub mod ndjson;
 pub mod ops;
 pub mod relay;
+pub mod rich_text;
 pub mod secrets;
 pub mod sessions;
 pub mod template;

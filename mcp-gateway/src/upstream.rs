@@ -444,9 +444,14 @@ impl Upstream {
                 base_url,
                 headers,
             } => {
-                let server =
-                    openapi_server(spec.clone(), base_url.clone(), headers, self.config.timeout)
-                        .await?;
+                let server = openapi_server(
+                    spec.clone(),
+                    base_url.clone(),
+                    headers,
+                    self.config.timeout,
+                    self.config.rich_text.clone(),
+                )
+                .await?;
                 // The bridge is a runtime server in this process: the client reaches it over a pipe, so
                 // every call takes the same path (relay, progress, cancel) as any other upstream's.
                 let (client_end, server_end) = tokio::io::duplex(PIPE_BYTES);
@@ -471,8 +476,11 @@ async fn openapi_server(
     base_url: Option<String>,
     headers: &std::collections::BTreeMap<String, String>,
     timeout: std::time::Duration,
+    rich_text: mcp_openapi::rich_text::RichText,
 ) -> Result<mcp_runtime::Server, Error> {
+    // `richText` of an OpenAPI upstream is the bridge's: it converts before validating arguments.
     let config = BridgeConfig {
+        rich_text,
         headers: headers
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))

@@ -23,7 +23,9 @@
 //! # let _ = result; Ok(()) }
 //! ```
 
-use crate::{convert, Body, BodyShape, Conversion, ConvertOptions, Definitions, Document};
+use crate::{
+    convert, rich_text, Body, BodyShape, Conversion, ConvertOptions, Definitions, Document,
+};
 use crate::{Encoding, Field, Location, Parameter, Request};
 use base64::Engine as _;
 use mcp_runtime::protocol::{CallToolResult, Tool};
@@ -66,6 +68,11 @@ pub struct BridgeConfig {
     pub connect_timeout: Duration,
     /// Response bodies are cut at this size.
     pub max_response_bytes: usize,
+    /// Rich-text fields converted on the way: `results` (ADF, storage, HTML) to Markdown for the model,
+    /// `arguments` from the model's Markdown to what the API wants (see [`crate::rich_text`]). Paths of
+    /// `arguments` are over the tool's arguments (a JSON body's properties are arguments of their own
+    /// names: `fields.description` for Jira's `PUT /rest/api/3/issue/{issueIdOrKey}`).
+    pub rich_text: crate::rich_text::RichText,
 }
 
 impl BridgeConfig {
@@ -78,6 +85,7 @@ impl BridgeConfig {
             timeout: Duration::from_secs(30),
             connect_timeout: Duration::from_secs(10),
             max_response_bytes: 4 * 1024 * 1024,
+            rich_text: Default::default(),
         }
     }
 }
@@ -97,6 +105,9 @@ pub enum BridgeError {
     /// A configured header's name or value is not valid in HTTP.
     #[error("the header {0:?} is not a valid HTTP header")]
     Header(String),
+    /// A rich-text rule for arguments names a format Markdown cannot be written back into.
+    #[error("rich text for arguments: {0}")]
+    RichText(mcp_text::fields::RuleError),
     /// The HTTP client could not be built (TLS setup); the reason.
     #[error("could not build the HTTP client: {0}")]
     Client(String),
@@ -114,6 +125,7 @@ struct Shared {
     timeout: Duration,
     max_response_bytes: usize,
     secrets: Vec<String>,
+    rich_text: crate::rich_text::RichText,
 }
 
 /// One operation as the bridge runs it.
@@ -149,6 +161,12 @@ impl Bridge {
         let operations = conversion
             .operations
             .into_iter()
+            .map(|mut op| {
+                if !config.rich_text.is_empty() {
+                    rich_text::describe(&mut op.tool, &config.rich_text);
+                }
+                op
+            })
             .map(|op| Bridged {
                 tool: op.tool,
                 input: op.input,
@@ -207,12 +225,20 @@ impl Bridge {
         Ok(self.call_operation(i, arguments).await)
     }
 
-    async fn call_operation(&self, i: usize, arguments: Map<String, Value>) -> CallToolResult {
+    async fn call_operation(&self, i: usize, mut arguments: Map<String, Value>) -> CallToolResult {
         let op = &self.operations[i];
+        let rich_text = &self.shared.rich_text;
+        // The model's Markdown becomes the API's format first: the full schema describes that.
+        let sent = match rich_text::arguments_from_markdown(&mut arguments, &rich_text.arguments) {
+            Ok(report) => report,
+            Err(e) => return rich_text::argument_error(&e),
+        };
         if let Err(why) = self.validate(op, &arguments) {
             return CallToolResult::error(why);
         }
-        let result = self.shared.call(&op.request, &arguments).await;
+        let mut result = self.shared.call(&op.request, &arguments).await;
+        rich_text::result_to_markdown(&mut result, &rich_text.results);
+        rich_text::note_warnings(&mut result, &sent);
         self.shared.redact_result(result)
     }
 
@@ -345,6 +371,11 @@ fn drop_patterns(v: &mut Value) {
 impl Shared {
     fn new(config: &BridgeConfig) -> Result<Shared, BridgeError> {
         let base = config.base_url.trim_end_matches('/').to_string();
+        config
+            .rich_text
+            .arguments
+            .check_writable()
+            .map_err(BridgeError::RichText)?;
         if !(base.starts_with("http://") || base.starts_with("https://")) {
             return Err(BridgeError::BaseUrl(config.base_url.clone()));
         }
@@ -385,6 +416,7 @@ impl Shared {
             timeout: config.timeout,
             max_response_bytes: config.max_response_bytes,
             secrets,
+            rich_text: config.rich_text.clone(),
         })
     }
 

@@ -34,6 +34,7 @@ pub mod filter;
 pub mod names;
 pub mod operation;
 pub mod prompt;
+pub mod rich_text;
 pub mod schema;
 
 pub use bridge::{Bridge, BridgeConfig, BridgeError};

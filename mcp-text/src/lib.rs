@@ -6,6 +6,10 @@
 //! compact markers, so that ADF → Markdown → ADF gives the same document through the text alone, and a
 //! model's edit of one paragraph leaves every other node as it was. `docs/text.md` maps every node.
 //!
+//! [`fields`] converts the rich-text fields of a JSON value by path rules (the OpenAPI bridge's and the
+//! gateway's `richText`), and [`Markdown`] is converted text as a value, a tool's result with the `mcp`
+//! feature (`docs/text-mcp.md`).
+//!
 //! ```
 //! use mcp_text::{convert, Format, Options};
 //!
@@ -22,15 +26,18 @@
 
 pub mod adf;
 pub mod error;
+pub mod fields;
 pub mod html;
 pub mod markdown;
 pub mod mention;
 pub mod model;
+mod result;
 pub mod storage;
 
 pub use error::{Error, Warning};
 pub use mention::{CachedResolver, MentionResolver};
 pub use model::{Mark, MarkType, Node, NodeType};
+pub use result::Markdown;
 
 use std::str::FromStr;
 

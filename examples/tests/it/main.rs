@@ -21,6 +21,7 @@ mod modern_client_peers;
 mod modern_peers;
 mod own_server_both_eras;
 mod peers;
+mod rich_text;
 mod rmcp_comparison;
 mod scale_cluster;
 mod scale_memory;

@@ -13,6 +13,7 @@ mod gateway_peers;
 mod gateway_pipeline;
 mod gateway_scale;
 mod gateway_sessions;
+mod rich_text;
 /// The examples' nginx and Redis cluster harness, shared.
 #[path = "../../../examples/tests/it/scale_support/mod.rs"]
 mod scale_support;
