@@ -15,6 +15,7 @@ mod inline;
 mod marker;
 mod read;
 mod table;
+mod valid;
 mod write;
 
 use crate::mention::MentionResolver;
@@ -70,5 +71,5 @@ pub fn write(doc: &Node, options: &WriteOptions) -> String {
 /// Reads Markdown into a document. Never fails: what cannot be used is kept as text or dropped with a
 /// warning naming the line.
 pub fn read(input: &str) -> Read {
-    read::read(input)
+    valid::repair(read::read(input))
 }

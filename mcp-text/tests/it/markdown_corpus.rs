@@ -40,12 +40,19 @@ fn normalize(html: &str) -> String {
 }
 
 /// Why an example's meaning cannot survive ADF, judged from its Markdown.
-fn inexpressible(md: &str) -> Option<&'static str> {
+pub fn inexpressible(md: &str) -> Option<&'static str> {
     let opts = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
     let mut containers: Vec<&'static str> = Vec::new();
     let mut marks = 0;
     let mut link_text = Vec::new();
+    let mut quote_empty: Vec<bool> = Vec::new();
+    let mut open_marks: Vec<&'static str> = Vec::new();
     for e in Parser::new_ext(md, opts) {
+        if !matches!(e, Event::End(TagEnd::BlockQuote(_))) {
+            for q in quote_empty.iter_mut() {
+                *q = false;
+            }
+        }
         match e {
             Event::Html(_) | Event::InlineHtml(_) => return Some("raw HTML (kept as text)"),
             Event::Start(Tag::Image { title, .. }) => {
@@ -68,13 +75,59 @@ fn inexpressible(md: &str) -> Option<&'static str> {
             {
                 return Some("headings in list items or quotes (ADF allows none: bold paragraph)")
             }
+            Event::Start(Tag::BlockQuote(_))
+                if containers.iter().any(|c| *c == "item" || *c == "quote") =>
+            {
+                return Some(
+                    "block quotes in quotes or list items (ADF allows none: the content stays, the quote level goes)",
+                )
+            }
+            Event::Rule | Event::Start(Tag::Table(_))
+                if containers.iter().any(|c| *c == "item" || *c == "quote") =>
+            {
+                return Some(
+                    "rules and tables in list items or quotes (ADF allows none: moved out, the container split around them)",
+                )
+            }
             Event::Start(Tag::Item) => containers.push("item"),
-            Event::Start(Tag::BlockQuote(_)) => containers.push("quote"),
-            Event::End(TagEnd::Item) | Event::End(TagEnd::BlockQuote(_)) => {
+            Event::Start(Tag::BlockQuote(_)) => {
+                containers.push("quote");
+                quote_empty.push(true);
+            }
+            Event::End(TagEnd::BlockQuote(_)) => {
+                containers.pop();
+                if quote_empty.pop() == Some(true) {
+                    return Some(
+                        "empty block quotes (ADF: a quote holds a block; an empty paragraph)",
+                    );
+                }
+            }
+            Event::End(TagEnd::Item) => {
                 containers.pop();
             }
-            Event::Start(Tag::Emphasis | Tag::Strong | Tag::Strikethrough) => marks += 1,
-            Event::End(TagEnd::Emphasis | TagEnd::Strong | TagEnd::Strikethrough) => marks -= 1,
+            Event::Start(t @ (Tag::Emphasis | Tag::Strong | Tag::Strikethrough)) => {
+                let name = match t {
+                    Tag::Emphasis => "em",
+                    Tag::Strong => "strong",
+                    _ => "strike",
+                };
+                if open_marks.contains(&name) {
+                    return Some(
+                        "emphasis inside the same emphasis (ADF marks are a set: <em><em> is one em)",
+                    );
+                }
+                open_marks.push(name);
+                marks += 1
+            }
+            Event::End(TagEnd::Emphasis | TagEnd::Strong | TagEnd::Strikethrough) => {
+                open_marks.pop();
+                marks -= 1
+            }
+            Event::HardBreak if marks > 0 => {
+                return Some(
+                    "hard breaks inside emphasis (an ADF hardBreak carries no marks: they close around it)",
+                )
+            }
             Event::Code(_) if marks > 0 => {
                 return Some("code with other marks (ADF: code combines only with links)")
             }
@@ -84,10 +137,9 @@ fn inexpressible(md: &str) -> Option<&'static str> {
                     *l = true;
                 }
             }
-            Event::End(TagEnd::Link) => {
-                if link_text.pop() == Some(false) {
-                    return Some("links with no text (the address becomes the text)");
-                }
+            // The guard pops the link's entry whatever it finds.
+            Event::End(TagEnd::Link) if link_text.pop() == Some(false) => {
+                return Some("links with no text (the address becomes the text)");
             }
             Event::TaskListMarker(_) => {
                 return Some("task lists (mixed or nested: ADF task items hold inline content)")
@@ -184,13 +236,19 @@ fn report(what: &str, t: &Tally, total: usize) {
         eprintln!("  {n:4}  {r}");
     }
     eprintln!("  not read back the same: {:?}", t.unstable);
+    let names: Vec<&str> = t
+        .failed
+        .iter()
+        .map(|f| f.lines().next().unwrap_or(""))
+        .collect();
+    eprintln!("  failed: {names:?}");
     for f in t.failed.iter().take(5) {
         eprintln!("FAILED {f}");
     }
 }
 
 /// Failures outside the documented reasons (docs/text.md lists them); the count may only fall.
-const SPEC_FAILED_MAX: usize = 23;
+const SPEC_FAILED_MAX: usize = 2;
 const GFM_FAILED_MAX: usize = 0;
 
 #[test]
@@ -272,7 +330,7 @@ fn gfm_extension_examples_keep_their_meaning() {
     let t = run(&examples);
     report("GFM extensions", &t, examples.len());
     assert!(
-        t.failed.len() <= GFM_FAILED_MAX,
+        t.failed.len() < GFM_FAILED_MAX + 1,
         "{} failed (max {GFM_FAILED_MAX})",
         t.failed.len()
     );

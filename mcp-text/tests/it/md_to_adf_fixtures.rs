@@ -22,7 +22,103 @@ use crate::schema::{schema, short};
 pub const FIXTURES: &str = ".peers/text/node_modules/md-to-adf/test";
 
 /// (scenario, the step's text or a part of it, why ours is right).
-const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[];
+const KNOWN_DIFFERENCES: &[(&str, &str, &str)] = &[
+    (
+        "Complex blockquote - blockquote with list inside (UNSUPPORTED BY JIRA FOR NOW -- non breaking test)",
+        "content path [ 0, 0 ]",
+        "CommonMark: `> * item` is a bullet list inside the block quote (spec 5.1); md-to-adf's parser reads it as a paragraph. A bullet list is a valid blockquote child in the schema",
+    ),
+    (
+        "Base formatting - Code block inside an unordered list starting with a header",
+        "content path [ 1, 0,",
+        "CommonMark: `* ```Javascript` opens a fenced code block as the item's first block; the schema allows a codeBlock as a listItem's first child, so no filler paragraph with a lone space is added (md-to-adf adds one)",
+    ),
+    (
+        "Formatting - Simple ordered list",
+        "simple-ordered-list",
+        "ours writes `attrs: {order: 1}` on each orderedList, as the Atlassian editor does; md-to-adf omits it (both valid: `order` is optional and defaults to 1)",
+    ),
+    (
+        "Formatting - Complex ordered list",
+        "complex-ordered-list",
+        "ours writes `attrs: {order: 1}` on each orderedList, as the Atlassian editor does; md-to-adf omits it (both valid: `order` is optional and defaults to 1)",
+    ),
+    (
+        "Formatting - Mix unordered/ordered list multilevel",
+        "mix-lists",
+        "CommonMark: an ordered list may interrupt a paragraph only when it starts at 1 (spec 5.3), so `1234. This…` under a list item's paragraph is a lazy continuation line of that paragraph, not a nested list; md-to-adf nests it",
+    ),
+    (
+        "Base formatting - Emoji in a paragraph",
+        "",
+        "`:smile:` is text in CommonMark and the GFM spec (shortcodes are a renderer feature of github.com, in no spec); reading every `:word:` as an emoji would change prose like `a:b:c`. Our emoji form is `[😄](emoji::smile:#1f604)`",
+    ),
+    (
+        "Header 1 followed by paragraph with divider",
+        "content path [ 0 ]",
+        "CommonMark: in `**bold *header* **tag` the last `**` follows a space, so it is not right-flanking and closes nothing: `**bold ` and ` **tag` stay literal text (pulldown-cmark and the spec's reference renderer agree); md-to-adf's own parser closes it",
+    ),
+    (
+        "Header 1 followed by paragraph with divider",
+        "content path [ 2 ]",
+        "CommonMark: `And a paragraph` followed by a line of `-` is a setext heading of level 2 (spec 4.3), not a paragraph and a rule",
+    ),
+    (
+        "Header 1 followed by paragraph with divider",
+        "content path [ 3 ]",
+        "CommonMark: the `---` line is the setext underline of the heading before it (spec 4.3), so no rule follows",
+    ),
+    (
+        "Header 1 followed by paragraph with divider and spacing",
+        "content path [ 0 ]",
+        "CommonMark: in `**bold *header* **tag` the last `**` follows a space, so it is not right-flanking and closes nothing: `**bold ` and ` **tag` stay literal text (pulldown-cmark and the spec's reference renderer agree); md-to-adf's own parser closes it",
+    ),
+    (
+        "Header 1 followed by paragraph with divider and breaking lines",
+        "content path [ 0 ]",
+        "CommonMark: in `**bold *header* **tag` the last `**` follows a space, so it is not right-flanking and closes nothing: `**bold ` and ` **tag` stay literal text (pulldown-cmark and the spec's reference renderer agree); md-to-adf's own parser closes it",
+    ),
+    (
+        "Header 1 followed by paragraph with divider and breaking lines",
+        "content path [ ",
+        "md-to-adf turns each extra blank line into a paragraph holding a lone space, so its later nodes sit at other paths; CommonMark: blank lines separate blocks and make no node (and a text node must not be empty in ADF). Ours: heading, rule, paragraph, rule, as the Markdown says",
+    ),
+    (
+        "Base formatting - multiple interwoven bold and italic work with star even when non-terminated correctly",
+        "content path [ 0 ]",
+        "CommonMark's delimiter rules (spec 6.2, rules 1-17): in `**bold and also *italic with** *Markdown.` the `**` after `with` closes the `**` before `bold`, and the lone `*` before `italic` and the `*` before `Markdown` (left-flanking only) stay literal; md-to-adf pairs them differently",
+    ),
+    (
+        "Base formatting - multimix of emphasis",
+        "content path [ 0 ]",
+        "CommonMark: in `**bold *header* **tag` the last `**` follows a space, so it is not right-flanking and closes nothing: `**bold ` and ` **tag` stay literal text (pulldown-cmark and the spec's reference renderer agree); md-to-adf's own parser closes it",
+    ),
+    (
+        "Base formatting - multimix of emphasis with strikethrough (GH extension)",
+        "content path [ 0 ]",
+        "CommonMark: in `**bold *header* **tag` the last `**` follows a space, so it is not right-flanking and closes nothing: `**bold ` and ` **tag` stay literal text (pulldown-cmark and the spec's reference renderer agree); md-to-adf's own parser closes it",
+    ),
+    (
+        "Base formatting - Header 1 with multimix emphasis",
+        "content path [ 0 ]",
+        "CommonMark: in `**bold *header* **tag` the last `**` follows a space, so it is not right-flanking and closes nothing: `**bold ` and ` **tag` stay literal text (pulldown-cmark and the spec's reference renderer agree); md-to-adf's own parser closes it",
+    ),
+    (
+        "Base formatting - Header 1 followed by paragraph",
+        "content path [ 0 ]",
+        "CommonMark: in `**bold *header* **tag` the last `**` follows a space, so it is not right-flanking and closes nothing: `**bold ` and ` **tag` stay literal text (pulldown-cmark and the spec's reference renderer agree); md-to-adf's own parser closes it",
+    ),
+    (
+        "Headers, List, emphasis, smiley, inline code, empty lines and code block",
+        "",
+        "the scenario chains three CommonMark disagreements: the heading's emphasis (the last `**` follows a space and closes nothing), `:+1:` (text in CommonMark/GFM, see the emoji scenarios), and the lazy continuation lines of the second list item (`:+1:` and the indented lines after it belong to that item's paragraph per spec 5.2/4.8, so the later nodes sit at other paths)",
+    ),
+    (
+        "Multiple block with empty lines and code block with weird indent",
+        "",
+        "md-to-adf turns blank lines into paragraphs holding a lone space and reads the two-space-indented ``` fence as text; CommonMark: blank lines separate blocks and make no node (an empty text node is invalid in ADF anyway), and a fence may be indented up to 3 spaces (spec 4.5), so ours has the code blocks and no filler paragraphs: every later node sits at another path",
+    ),
+];
 
 struct Scenario {
     feature: String,
