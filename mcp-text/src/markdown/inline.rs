@@ -435,20 +435,18 @@ fn close_tag(out: &mut String, seg: &Seg, place: Place) {
             let href = m.attr_str("href").unwrap_or_default();
             push_dest(out, href, place.in_cell);
             let title = m.attr_str("title").filter(|t| !t.starts_with('{'));
-            let inf_pairs;
-            let inf: &[(&str, Inf)] = match title {
-                Some(t) => {
-                    inf_pairs = [("href", Inf::Str(href)), ("title", Inf::Str(t))];
-                    &inf_pairs
-                }
-                None => {
-                    inf_pairs = [("href", Inf::Str(href)), ("title", Inf::Str(""))];
-                    &inf_pairs[..1]
-                }
+            let with_title = title.map(|t| [("href", Inf::Str(href)), ("title", Inf::Str(t))]);
+            let only_href = [("href", Inf::Str(href))];
+            // The title slot holds either the plain title or a diff; a diff then carries the title too.
+            let plain = match &with_title {
+                Some(inf) => marker::mark_diff(m, Some(inf)).is_none(),
+                None => marker::mark_diff(m, Some(&only_href)).is_none(),
             };
-            if let Some(d) = marker::mark_diff(m, Some(inf)) {
-                out.push(' ');
-                push_title_diff(out, &d, place.in_cell);
+            if !plain {
+                if let Some(d) = marker::mark_diff(m, Some(&only_href)) {
+                    out.push(' ');
+                    push_title_diff(out, &d, place.in_cell);
+                }
             } else if let Some(t) = title {
                 out.push(' ');
                 let start = out.len();
@@ -551,6 +549,10 @@ fn body(out: &mut String, node: &Node, kind: Kind, ctx: &Ctx, place: Place, opts
                     out.pop();
                     out.push_str("\\!");
                 }
+            }
+            if node.marks.as_ref().is_some_and(Vec::is_empty) {
+                // `marks: []` differs from no marks only in the JSON: a modifier of the text before it.
+                out.push_str("<!--adf:text {\"marks\":[]}-->");
             }
         }
         Kind::Other => {

@@ -150,8 +150,9 @@ pub(super) fn apply(node: &mut Node, d: &Map<String, Value>) -> Result<(), Strin
             return Err(format!("unknown member `{key}`"));
         }
     }
+    // Nothing of `node` changes until every member has been checked: a bad member costs only the diff.
     let mut out = Node::new(node.kind.clone());
-    out.attrs = node.attrs.take();
+    out.attrs = node.attrs.clone();
     match d.get("attrs") {
         None => {}
         Some(Value::Null) => out.attrs = None,
@@ -185,16 +186,23 @@ pub(super) fn apply(node: &mut Node, d: &Map<String, Value>) -> Result<(), Strin
             }
         }
     }
+    if node.kind == NodeType::Text && !probe.contains_key("text") {
+        // ADF requires a text node's `text`; the probe only parses the members the diff has.
+        probe.insert("text".into(), Value::from(""));
+    }
     let parsed = adf::from_value(Value::Object(probe)).map_err(|e| e.message)?;
+    if !matches!(d.get("extra"), None | Some(Value::Null) | Some(Value::Object(_))) {
+        return Err("`extra` is not an object".into());
+    }
     out.content = if d.contains_key("content") {
         parsed.content.clone()
     } else {
         node.content.take()
     };
-    out.text = if d.contains_key("text") {
-        parsed.text.clone()
-    } else {
-        node.text.take()
+    out.text = match d.get("text") {
+        None => node.text.take(),
+        Some(Value::Null) => None,
+        Some(_) => parsed.text.clone(),
     };
     out.marks = if d.contains_key("marks") {
         parsed.marks.clone()
@@ -205,7 +213,8 @@ pub(super) fn apply(node: &mut Node, d: &Map<String, Value>) -> Result<(), Strin
         None => node.extra.take(),
         Some(Value::Null) => None,
         Some(Value::Object(extra)) => Some(Box::new(extra.clone())),
-        Some(_) => return Err("`extra` is not an object".into()),
+        // Any other value was refused above.
+        Some(_) => None,
     };
     *node = out;
     Ok(())

@@ -853,6 +853,22 @@ impl<'s> R<'s> {
                     return;
                 }
             }
+            NodeType::Text => {
+                // A modifier of the text right before it (`marks: []`); what follows is a new text.
+                let inl = self.inl_mut(line);
+                if let Some(last) = inl.nodes.last_mut().filter(|n| n.kind == NodeType::Text) {
+                    let mut node = std::mem::replace(last, Node::new(NodeType::Text));
+                    self.apply(&mut node, &diff, line);
+                    if let Some(inl) = self.inl.as_mut() {
+                        if let Some(last) = inl.nodes.last_mut() {
+                            *last = node;
+                        }
+                        inl.split = true;
+                        inl.marks = None;
+                    }
+                    return;
+                }
+            }
             NodeType::InlineCard => {
                 let inl = self.inl_mut(line);
                 if let Some(last) = inl.nodes.last_mut() {
@@ -1405,6 +1421,19 @@ impl<'s> R<'s> {
                 if own && f.children.is_empty() && f.self_d.is_none() && f.pending.is_none() {
                     f.self_d = Some(diff);
                     return;
+                }
+                // An item with no inline content: its line is only the diff, which Markdown reads as
+                // an HTML block (`- <!--adf:decisionItem {...}-->`).
+                if let Fk::Item { inline_d, .. } = &mut f.kind {
+                    if matches!(kind, NodeType::TaskItem | NodeType::DecisionItem)
+                        && inline_d.is_none()
+                        && f.children.is_empty()
+                        && f.pending.is_none()
+                        && f.opens.is_empty()
+                    {
+                        *inline_d = Some((kind, diff));
+                        return;
+                    }
                 }
                 if let Some(o) = f.opens.last_mut() {
                     if o.html
