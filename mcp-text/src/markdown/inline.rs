@@ -629,12 +629,12 @@ pub(super) fn raw(out: &mut String, node: &Node, place: Place) {
 }
 
 fn push_type(out: &mut String, name: &str) {
-    // A type name is a destination: anything odd in it is percent-free but must not break the link.
-    for c in name.chars() {
-        if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
-            out.push(c);
+    // A type name is a destination: any other byte is percent-encoded (the reader decodes it).
+    for b in name.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':') {
+            out.push(b as char);
         } else {
-            out.push_str(&format!("%{:02X}", c as u32));
+            out.push_str(&format!("%{b:02X}"));
         }
     }
 }
@@ -674,8 +674,11 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
                     &resolved
                 }
             };
+            // `[@ID](mention:ID)` reads as a mention without `text` (nobody knew a name).
+            let bare = name.strip_prefix('@') == Some(id);
             let inf = [("id", Inf::Str(id)), ("text", Inf::Str(name))];
-            link_atom(out, name, "mention:", id, node, &inf, place);
+            let inf = if bare { &inf[..1] } else { &inf[..] };
+            link_atom(out, name, "mention:", id, node, inf, place);
             true
         }
         NodeType::Status => {

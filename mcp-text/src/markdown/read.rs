@@ -641,7 +641,9 @@ impl<'s> R<'s> {
                     "mention" => {
                         let mut n = Node::new(NodeType::Mention);
                         n.set_attr("id", value);
-                        n.set_attr("text", c.text.clone());
+                        if c.text.strip_prefix('@') != Some(value) {
+                            n.set_attr("text", c.text.clone());
+                        }
                         n
                     }
                     "status" => {
@@ -684,7 +686,7 @@ impl<'s> R<'s> {
                         n.set_attr("id", value);
                         n
                     }
-                    _ => Node::new(NodeType::from_name(value)),
+                    _ => Node::new(NodeType::from_name(&percent_decode(value))),
                 }
             }
         };
@@ -1457,8 +1459,10 @@ impl<'s> R<'s> {
 
     /// Adds a finished block to the current frame, applying a modifier that precedes it.
     fn push_block(&mut self, mut node: Node, line: usize) {
-        let parent_quote = matches!(self.frame().kind, Fk::Quote { panel: None });
-        let parent_item = matches!(self.frame().kind, Fk::Item { .. });
+        // The frame is the parent only when no container (an HTML table cell, a marker pair) is open in it.
+        let direct = self.frame().opens.is_empty();
+        let parent_quote = direct && matches!(self.frame().kind, Fk::Quote { panel: None });
+        let parent_item = direct && matches!(self.frame().kind, Fk::Item { .. });
         let f = self.frame();
         if let Some(p) = f.pending.take() {
             let same = p.kind == node.kind
@@ -1789,4 +1793,27 @@ fn prefix_text(item: &mut Node, prefix: &str) {
         }
         _ => content.insert(0, Node::text(prefix.trim_end().to_string() + " ")),
     }
+}
+
+/// `%XX` escapes in a raw node's type name (the writer escapes what a link destination cannot hold).
+fn percent_decode(s: &str) -> String {
+    if !s.contains('%') {
+        return s.to_string();
+    }
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
