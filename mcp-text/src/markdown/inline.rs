@@ -88,10 +88,7 @@ fn plain_text(node: &Node) -> bool {
             return false;
         }
         match &m.kind {
-            MarkType::Link => match m.attr_str("href") {
-                Some(href) if !reserved(href) && !href.contains(['\n', '\r', '\0']) => {}
-                _ => return false,
-            },
+            MarkType::Link if !link_form_ok(m) => return false,
             MarkType::Code => {
                 if m.attrs.is_some() || m.extra.is_some() {
                     return false;
@@ -105,6 +102,29 @@ fn plain_text(node: &Node) -> bool {
         || marks
             .iter()
             .all(|m| matches!(m.kind, MarkType::Code | MarkType::Link))
+}
+
+/// Whether a link mark can be written `[…](href)` (its href reads back as a link, not an inline node).
+pub(super) fn link_form_ok(m: &Mark) -> bool {
+    m.attr_str("href")
+        .is_some_and(|href| !reserved(href) && !href.contains(['\n', '\r', '\0']))
+}
+
+/// Inline node types (content of a paragraph), as opposed to blocks.
+pub(super) fn is_inline(kind: &NodeType) -> bool {
+    matches!(
+        kind,
+        NodeType::Text
+            | NodeType::HardBreak
+            | NodeType::Mention
+            | NodeType::Emoji
+            | NodeType::Date
+            | NodeType::Status
+            | NodeType::InlineCard
+            | NodeType::MediaInline
+            | NodeType::Placeholder
+            | NodeType::InlineExtension
+    )
 }
 
 fn span_marks(node: &Node) -> impl Iterator<Item = &Mark> {
@@ -352,9 +372,10 @@ pub(super) fn write(
     for tok in &toks {
         match *tok {
             Tok::Body(k) => out.push_str(&scratch.bodies[pieces[k].body.0..pieces[k].body.1]),
+            Tok::Sep if opts.plain => {}
             Tok::Sep => out.push_str("<!---->"),
             Tok::Open(s) => open_tag(out, &segs[s]),
-            Tok::Close(s) => close_tag(out, &segs[s], place),
+            Tok::Close(s) => close_tag(out, &segs[s], place, opts.plain),
         }
     }
 }
@@ -426,37 +447,10 @@ fn css_safe(color: &str) -> bool {
         })
 }
 
-fn close_tag(out: &mut String, seg: &Seg, place: Place) {
+fn close_tag(out: &mut String, seg: &Seg, place: Place, plain: bool) {
     match seg.form {
         Form::Md(d, _, _) => out.push_str(d),
-        Form::Link => {
-            let m = seg.mark;
-            out.push_str("](");
-            let href = m.attr_str("href").unwrap_or_default();
-            push_dest(out, href, place.in_cell);
-            let title = m.attr_str("title").filter(|t| !t.starts_with('{'));
-            let with_title = title.map(|t| [("href", Inf::Str(href)), ("title", Inf::Str(t))]);
-            let only_href = [("href", Inf::Str(href))];
-            // The title slot holds either the plain title or a diff; a diff then carries the title too.
-            let plain = match &with_title {
-                Some(inf) => marker::mark_diff(m, Some(inf)).is_none(),
-                None => marker::mark_diff(m, Some(&only_href)).is_none(),
-            };
-            if !plain {
-                if let Some(d) = marker::mark_diff(m, Some(&only_href)) {
-                    out.push(' ');
-                    push_title_diff(out, &d, place.in_cell);
-                }
-            } else if let Some(t) = title {
-                out.push(' ');
-                let start = out.len();
-                marker::push_title(out, t);
-                if place.in_cell {
-                    escape_pipes_from(out, start);
-                }
-            }
-            out.push(')');
-        }
+        Form::Link => link_close(out, seg.mark, place.in_cell, plain),
         Form::Html => {
             let m = seg.mark;
             let tag = if m.attrs.is_none() && m.extra.is_none() {
@@ -482,6 +476,35 @@ fn close_tag(out: &mut String, seg: &Seg, place: Place) {
             out.push_str(tag);
         }
     }
+}
+
+/// The end of a link, `](href "title")`: the title slot holds the plain title, or a diff of the mark
+/// (which then carries the title too). `plain`: no diff, only the title.
+pub(super) fn link_close(out: &mut String, m: &Mark, in_cell: bool, plain: bool) {
+    out.push_str("](");
+    let href = m.attr_str("href").unwrap_or_default();
+    push_dest(out, href, in_cell);
+    let title = m.attr_str("title").filter(|t| !t.starts_with('{'));
+    let with_title = title.map(|t| [("href", Inf::Str(href)), ("title", Inf::Str(t))]);
+    let only_href = [("href", Inf::Str(href))];
+    let diff = match &with_title {
+        Some(inf) => marker::mark_diff(m, Some(inf)),
+        None => marker::mark_diff(m, Some(&only_href)),
+    };
+    if diff.is_some() && !plain {
+        if let Some(d) = marker::mark_diff(m, Some(&only_href)) {
+            out.push(' ');
+            push_title_diff(out, &d, in_cell);
+        }
+    } else if let Some(t) = title {
+        out.push(' ');
+        let start = out.len();
+        marker::push_plain_title(out, t);
+        if in_cell {
+            escape_pipes_from(out, start);
+        }
+    }
+    out.push(')');
 }
 
 fn push_title_diff(out: &mut String, d: &Map<String, serde_json::Value>, in_cell: bool) {
@@ -550,14 +573,21 @@ fn body(out: &mut String, node: &Node, kind: Kind, ctx: &Ctx, place: Place, opts
                     out.push_str("\\!");
                 }
             }
-            if node.marks.as_ref().is_some_and(Vec::is_empty) {
+            if node.marks.as_ref().is_some_and(Vec::is_empty) && !opts.plain {
                 // `marks: []` differs from no marks only in the JSON: a modifier of the text before it.
                 out.push_str("<!--adf:text {\"marks\":[]}-->");
             }
         }
         Kind::Other => {
             if !atom(out, node, place, opts) {
-                raw(out, node, place);
+                if opts.plain {
+                    // No markers: an inline node without a form shows its content, if any.
+                    if !node.children().is_empty() {
+                        write(out, node.children(), place, opts, &mut Scratch::default());
+                    }
+                } else {
+                    raw(out, node, place);
+                }
             }
         }
     }
@@ -678,7 +708,7 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
             let bare = name.strip_prefix('@') == Some(id);
             let inf = [("id", Inf::Str(id)), ("text", Inf::Str(name))];
             let inf = if bare { &inf[..1] } else { &inf[..] };
-            link_atom(out, name, "mention:", id, node, inf, place);
+            link_atom(out, name, "mention:", id, node, inf, place, opts.plain);
             true
         }
         NodeType::Status => {
@@ -689,7 +719,7 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
                 return false;
             }
             let inf = [("text", Inf::Str(text)), ("color", Inf::Str(color))];
-            link_atom(out, text, "status:", color, node, &inf, place);
+            link_atom(out, text, "status:", color, node, &inf, place, opts.plain);
             true
         }
         NodeType::Date => {
@@ -703,7 +733,7 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
                 _ => "date".to_string(),
             };
             let inf = [("timestamp", Inf::Str(ts))];
-            link_atom(out, &shown, "date:", ts, node, &inf, place);
+            link_atom(out, &shown, "date:", ts, node, &inf, place, opts.plain);
             true
         }
         NodeType::Emoji => {
@@ -729,7 +759,7 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
             if shown != short {
                 inf.push(("text", Inf::Str(shown)));
             }
-            link_atom(out, shown, "emoji:", &dest, node, &inf, place);
+            link_atom(out, shown, "emoji:", &dest, node, &inf, place, opts.plain);
             true
         }
         NodeType::InlineCard => {
@@ -746,7 +776,9 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
                     attrs: Some(&inf),
                     content: false,
                 },
-            ) {
+            )
+            .filter(|_| !opts.plain)
+            {
                 out.push_str("<!--adf:inlineCard ");
                 let start = out.len();
                 marker::push_comment_json(out, &d);
@@ -777,6 +809,7 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
                 node,
                 &inf,
                 place,
+                opts.plain,
             );
             true
         }
@@ -792,6 +825,7 @@ fn link_atom(
     node: &Node,
     inf: &[(&str, Inf)],
     place: Place,
+    plain: bool,
 ) {
     out.push('[');
     let start = out.len();
@@ -808,7 +842,9 @@ fn link_atom(
             attrs: Some(inf),
             content: false,
         },
-    ) {
+    )
+    .filter(|_| !plain)
+    {
         out.push(' ');
         push_title_diff(out, &d, place.in_cell);
     }

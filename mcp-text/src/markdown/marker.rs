@@ -253,12 +253,25 @@ pub(super) fn push_title_json(out: &mut String, d: &Map<String, Value>) {
     push_title(out, &json);
 }
 
-/// Any text as a single-quoted link title.
-pub(super) fn push_title(out: &mut String, text: &str) {
-    out.push('\'');
+/// A diff's JSON as a single-quoted link title (JSON is full of `"`).
+fn push_title(out: &mut String, text: &str) {
+    push_quoted(out, text, '\'');
+}
+
+/// A plain link title in double quotes, as people write them.
+pub(super) fn push_plain_title(out: &mut String, text: &str) {
+    push_quoted(out, text, '"');
+}
+
+fn push_quoted(out: &mut String, text: &str, quote: char) {
+    out.push(quote);
     for c in text.chars() {
         match c {
-            '\\' | '\'' | '&' => {
+            '\\' | '&' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c == quote => {
                 out.push('\\');
                 out.push(c);
             }
@@ -267,7 +280,7 @@ pub(super) fn push_title(out: &mut String, text: &str) {
             _ => out.push(c),
         }
     }
-    out.push('\'');
+    out.push(quote);
 }
 
 /// A parsed comment marker.

@@ -583,14 +583,28 @@ impl<'s> R<'s> {
                 return;
             }
             let c = inl.capture.take().unwrap_or_else(|| unreachable!());
-            let node = self.atom(c);
+            let mut node = self.atom(c);
             let inl = self.inl_mut(line);
+            if is_image(&node) {
+                // `[![alt](src)](href)`: the image is linked (a block image keeps the link).
+                let links: Vec<Mark> = inl
+                    .active
+                    .iter()
+                    .filter(|(_, c)| *c == Closer::Link)
+                    .map(|(m, _)| m.clone())
+                    .collect();
+                if !links.is_empty() {
+                    node.marks = Some(links);
+                }
+            }
             inl.nodes.push(node);
             inl.split = true;
             return;
         }
         let start = inl.link_starts.pop().unwrap_or(inl.nodes.len());
-        let has_text = inl.nodes[start..].iter().any(|n| n.kind == NodeType::Text);
+        let has_text = inl.nodes[start..]
+            .iter()
+            .any(|n| n.kind == NodeType::Text || is_image(n));
         if !has_text {
             // A link with no text would vanish: its destination becomes its text.
             let href = inl
@@ -1145,6 +1159,9 @@ impl<'s> R<'s> {
         };
         if !alt.is_empty() {
             n.set_attr("alt", alt);
+        }
+        if !inline {
+            n.marks = img.marks.clone();
         }
         if let Some(d) = d {
             self.apply(&mut n, &d, 0);

@@ -11,7 +11,7 @@ use super::forms::{autolink_safe, reserved};
 use super::inline::{self, Place, Scratch};
 use super::marker::{self, Inf, Inferred};
 use super::WriteOptions;
-use crate::model::{Node, NodeType};
+use crate::model::{MarkType, Node, NodeType};
 
 /// Deeper than this (no reader produces such trees: they cap nesting at 512) the writer stops
 /// descending, so that no tree overflows the stack.
@@ -129,6 +129,9 @@ impl<'a> W<'a> {
 
     /// A marker line: `<!--adf:TYPE {diff}-->` (or `… /-->` for a whole node).
     pub fn marker(&mut self, kind: &str, d: Option<&Map<String, Value>>, leaf: bool) {
+        if self.opts.plain {
+            return;
+        }
         let mut s = String::with_capacity(32);
         s.push_str("<!--adf:");
         s.push_str(kind);
@@ -143,7 +146,22 @@ impl<'a> W<'a> {
         self.line(&s);
     }
 
+    pub fn plain(&self) -> bool {
+        self.opts.plain
+    }
+
     pub fn leaf(&mut self, node: &Node) {
+        if self.opts.plain {
+            // No markers: the node's content is what a reader can use of it.
+            let children = node.children();
+            if children.is_empty() {
+            } else if children.iter().all(|c| inline::is_inline(&c.kind)) {
+                self.inline_line(children, Place::default());
+            } else {
+                self.blocks(children, Parent::Other);
+            }
+            return;
+        }
         let d = marker::whole(node);
         self.marker(node.kind.name(), Some(&d), true);
     }
@@ -253,8 +271,10 @@ impl<'a> W<'a> {
                     self.blocks(node.children(), Parent::Other);
                     self.blank();
                 }
-                let close = format!("<!--/adf:{}-->", node.kind.name());
-                self.line(&close);
+                if !self.opts.plain {
+                    let close = format!("<!--/adf:{}-->", node.kind.name());
+                    self.line(&close);
+                }
             }
             _ => self.leaf(node),
         }
@@ -420,13 +440,14 @@ impl<'a> W<'a> {
             content: true,
         };
         self.modifier(node, inf, node.kind != inferred_kind);
-        self.line("<details>");
+        // `<details><summary>Title</summary>` on one line, as the design and GitHub write it.
+        let mut s = String::from("<details>");
         if let Some(title) = title {
-            let mut s = String::from("<summary>");
+            s.push_str("<summary>");
             html_text(&mut s, title);
             s.push_str("</summary>");
-            self.line(&s);
         }
+        self.line(&s);
         self.blank();
         if !node.children().is_empty() {
             self.blocks(node.children(), Parent::Expand);
@@ -560,7 +581,9 @@ impl<'a> W<'a> {
                 attrs: Some(inf),
                 content: !item.children().is_empty(),
             },
-        ) {
+        )
+        .filter(|_| !self.opts.plain)
+        {
             s.push_str("<!--adf:");
             s.push_str(item.kind.name());
             s.push(' ');
@@ -581,7 +604,19 @@ impl<'a> W<'a> {
             false,
         );
         let mut s = String::new();
-        image(&mut s, &node.children()[0]);
+        let media = &node.children()[0];
+        match media.mark_list() {
+            [] => image(&mut s, media, self.opts.plain),
+            [link] => {
+                // A linked image: `[![alt](src)](href)`, the link's own diff in its title.
+                let mut bare = media.clone();
+                bare.marks = None;
+                s.push('[');
+                image(&mut s, &bare, self.opts.plain);
+                inline::link_close(&mut s, link, false, self.opts.plain);
+            }
+            _ => image(&mut s, media, self.opts.plain),
+        }
         self.line(&s);
     }
 
@@ -599,7 +634,7 @@ impl<'a> W<'a> {
             if i > 0 {
                 s.push(' ');
             }
-            image(&mut s, m);
+            image(&mut s, m, self.opts.plain);
         }
         self.line(&s);
     }
@@ -709,7 +744,7 @@ fn media_ok(m: &Node) -> bool {
     }
 }
 
-fn image(out: &mut String, m: &Node) {
+fn image(out: &mut String, m: &Node, plain: bool) {
     let alt = m
         .attr_str("alt")
         .filter(|a| !a.is_empty() && !a.contains(['\n', '\r', '\0']));
@@ -755,7 +790,9 @@ fn image(out: &mut String, m: &Node) {
             attrs: Some(&inf),
             content: false,
         },
-    ) {
+    )
+    .filter(|_| !plain)
+    {
         out.push(' ');
         marker::push_title_json(out, &d);
     }
@@ -763,7 +800,18 @@ fn image(out: &mut String, m: &Node) {
 }
 
 fn media_single_ok(node: &Node) -> bool {
-    node.text.is_none() && matches!(node.children(), [m] if media_ok(m))
+    node.text.is_none() && matches!(node.children(), [m] if media_ok(m) || linked_media_ok(m))
+}
+
+/// Media under one link mark (an image in a link), written `[![alt](src)](href)`.
+fn linked_media_ok(m: &Node) -> bool {
+    let [link] = m.mark_list() else { return false };
+    if link.kind != MarkType::Link || !inline::link_form_ok(link) {
+        return false;
+    }
+    let mut bare = m.clone();
+    bare.marks = None;
+    media_ok(&bare)
 }
 
 fn media_group_ok(node: &Node) -> bool {

@@ -69,11 +69,14 @@ fn nested_lists_stay_nested() {
 
 #[test]
 fn details_is_not_escaped() {
-    let md = "<details>\n<summary>More</summary>\n\nHidden **text**.\n\n</details>\n";
+    // The design's form: `<details><summary>Title</summary>` on one line (the two-line form reads the same).
+    let md = "<details><summary>More</summary>\n\nHidden **text**.\n\n</details>\n";
     let doc = read(md).doc;
     assert_eq!(doc.children()[0].kind, NodeType::Expand);
     assert_eq!(doc.children()[0].attr_str("title"), Some("More"));
     assert_eq!(write(&doc, &WriteOptions::default()), md);
+    let two_lines = "<details>\n<summary>More</summary>\n\nHidden **text**.\n\n</details>\n";
+    assert_eq!(read(two_lines).doc, doc);
 }
 
 #[test]
@@ -117,6 +120,7 @@ fn mentions_read_as_names_and_survive() {
         &d,
         &WriteOptions {
             mentions: Some(&resolver),
+            ..WriteOptions::default()
         },
     );
     assert!(md.contains("[@Ada Lovelace](mention:557058:1)"), "{md}");
