@@ -1360,24 +1360,42 @@ impl<'s> R<'s> {
 
     /// Closes `opens[i]` of the current frame: its children become its content.
     fn close_open(&mut self, i: usize, line: usize) {
+        // Containers opened inside and never closed end here too (as HTML closes implied end tags):
+        // each keeps its wrapper and attrs, so a lost close marker costs only where its content ends.
+        while self.frame().opens.len() > i + 1 {
+            let inner = self.frame().opens.len() - 1;
+            let (name, opened) = {
+                let o = &self.frame().opens[inner];
+                (o.kind.name().to_string(), o.line)
+            };
+            self.warn(
+                opened,
+                format!("`{name}` is never closed; it ends where its container ends (line {line})"),
+            );
+            self.close_open(inner, line);
+        }
         let f = self.frame();
-        let dropped: Vec<Open> = f.opens.drain(i + 1..).collect();
         let Some(open) = f.opens.pop() else { return };
         let content: Vec<Node> = f
             .children
             .drain(open.start.min(f.children.len())..)
             .collect();
-        for o in dropped {
-            let name = o.kind.name().to_string();
-            self.warn(
-                o.line,
-                format!("`{name}` is never closed; its content is kept, its wrapper lost"),
-            );
-        }
         let mut node = Node::new(open.kind.clone());
         node.attrs = open.attrs;
-        let empty_default =
-            matches!(open.kind, NodeType::TableCell | NodeType::TableHeader) && content.is_empty();
+        if node.kind == NodeType::NestedExpand && node.attrs.is_none() {
+            // ADF requires a nested expand's attrs (an expand's are optional).
+            node.attrs = Some(Attrs::new());
+        }
+        // Containers ADF requires to hold a block: empty, they hold an empty paragraph (the writer
+        // says `content: []` for one that really is empty).
+        let empty_default = matches!(
+            open.kind,
+            NodeType::TableCell
+                | NodeType::TableHeader
+                | NodeType::LayoutColumn
+                | NodeType::BodiedExtension
+                | NodeType::BodiedSyncBlock
+        ) && content.is_empty();
         node.content = Some(if empty_default {
             vec![Node::new(NodeType::Paragraph)]
         } else {
@@ -1469,6 +1487,19 @@ impl<'s> R<'s> {
                     }
                 }
                 self.settle_pending();
+                if kind == NodeType::LayoutColumn {
+                    // A column never holds a column: the one still open lost its close marker.
+                    let f = self.frame();
+                    if f
+                        .opens
+                        .last()
+                        .is_some_and(|o| !o.html && o.kind == NodeType::LayoutColumn)
+                    {
+                        let i = f.opens.len() - 1;
+                        self.warn(line, "a `layoutColumn` opens inside a `layoutColumn`: the first one is closed here (its `<!--/adf:layoutColumn-->` is missing)");
+                        self.close_open(i, line);
+                    }
+                }
                 self.frame().pending = Some(Pending { kind, diff, line });
             }
         }

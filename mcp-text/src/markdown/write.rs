@@ -258,13 +258,18 @@ impl<'a> W<'a> {
             | NodeType::SyncBlock
                 if node.content.is_some() && node.text.is_none() =>
             {
-                let d = marker::diff(
+                let mut d = marker::diff(
                     node,
                     Inferred {
                         attrs: None,
                         content: true,
                     },
                 );
+                if node.children().is_empty() && node.kind != NodeType::LayoutSection {
+                    // The reader gives an empty one an empty paragraph (ADF requires a block).
+                    d.get_or_insert_with(Default::default)
+                        .insert("content".into(), Value::Array(vec![]));
+                }
                 self.marker(node.kind.name(), d.as_ref(), false);
                 self.blank();
                 if !node.children().is_empty() {
@@ -435,8 +440,14 @@ impl<'a> W<'a> {
         } else {
             NodeType::Expand
         };
+        // The reader gives a nested expand attrs always (ADF requires them), an expand only a title.
+        let attrs = match (title, node.kind == NodeType::NestedExpand) {
+            (Some(_), _) => Some(&inf_pairs[..]),
+            (None, true) => Some(&inf_pairs[..0]),
+            (None, false) => None,
+        };
         let inf = Inferred {
-            attrs: title.map(|_| &inf_pairs[..]),
+            attrs,
             content: true,
         };
         self.modifier(node, inf, node.kind != inferred_kind);
