@@ -427,8 +427,10 @@ fn open_tag(out: &mut String, seg: &Seg) {
                 .and_then(|m| m.get(0))
                 .map(|m| m.to_string())
                 .unwrap_or_default();
-            for c in json.chars() {
+            for (i, c) in json.char_indices() {
                 match c {
+                    // No marker syntax inside a marker.
+                    '<' if json[i + 1..].starts_with("!--") => out.push_str("&lt;"),
                     '\'' => out.push_str("&#39;"),
                     '&' => out.push_str("&amp;"),
                     '|' => out.push_str("&#124;"),

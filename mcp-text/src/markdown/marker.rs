@@ -234,10 +234,11 @@ pub(super) fn apply_mark(mark: &mut Mark, d: &Map<String, Value>) -> Result<(), 
 /// JSON text of a diff for an HTML comment: `>` never appears (so `-->` cannot end the comment early).
 pub(super) fn push_comment_json(out: &mut String, d: &Map<String, Value>) {
     let json = serde_json::to_string(d).unwrap_or_default();
-    // `>` occurs only inside JSON strings, where `\u003e` means the same.
-    for c in json.chars() {
-        if c == '>' {
-            out.push_str("\\u003e");
+    // `>` occurs only inside JSON strings, where `\u003e` means the same. `<` before `!--` too: no
+    // marker syntax inside a marker (HTML forbids `<!--` in a comment; editors would see one there).
+    for (i, c) in json.char_indices() {
+        if c == '>' || (c == '<' && json[i + 1..].starts_with("!--")) {
+            out.push_str(if c == '>' { "\\u003e" } else { "\\u003c" });
         } else if c == '|' {
             // A table cell would end at `|`.
             out.push_str("\\u007c");
@@ -250,6 +251,12 @@ pub(super) fn push_comment_json(out: &mut String, d: &Map<String, Value>) {
 /// A diff as a link title in single quotes: backslashes, quotes and ampersands escaped for Markdown.
 pub(super) fn push_title_json(out: &mut String, d: &Map<String, Value>) {
     let json = serde_json::to_string(d).unwrap_or_default();
+    // No marker syntax inside a marker: `<!--` in a JSON string is written `\u003c!--`.
+    let json = if json.contains("<!--") {
+        json.replace("<!--", "\\u003c!--")
+    } else {
+        json
+    };
     push_title(out, &json);
 }
 

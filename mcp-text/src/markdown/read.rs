@@ -172,6 +172,22 @@ pub(super) fn read(src: &str) -> Read {
             p.children.extend(children);
         }
     }
+    // A layoutSection whose close marker was lost ends with the document (its columns would be
+    // stray blocks without it); other unclosed containers lose only their wrappers.
+    let last_line = r.line_starts.len();
+    while let Some(i) = r
+        .frame()
+        .opens
+        .iter()
+        .rposition(|o| !o.html && o.kind == NodeType::LayoutSection)
+    {
+        let opened = r.frame().opens[i].line;
+        r.warn(
+            opened,
+            "`layoutSection` is never closed; it ends with the document",
+        );
+        r.close_open(i, last_line);
+    }
     let f = r.frames.pop().unwrap_or_else(|| Frame::new(Fk::Doc, 0));
     let self_d = f.self_d.take_it();
     let line = f.line;
@@ -448,6 +464,10 @@ impl<'s> R<'s> {
                     attrs.insert("href".into(), Value::from(href));
                     let title = title.to_string();
                     let d = marker::title_diff(&title);
+                    if d.is_none() && title.starts_with('{') {
+                        // The writer never writes a plain title like this: a diff that was broken.
+                        self.warn(line, "a link's title looks like a marker but is not one (bad JSON?); kept as the title");
+                    }
                     if d.is_none() && !title.is_empty() {
                         attrs.insert("title".into(), Value::from(title));
                     }
@@ -1311,6 +1331,7 @@ impl<'s> R<'s> {
         line: usize,
         takes_pending: &[NodeType],
     ) {
+        self.end_section_before(&kind, line);
         let f = self.frame();
         let mut diff = None;
         let mut kind = kind;
@@ -1408,6 +1429,29 @@ impl<'s> R<'s> {
         self.frame().children.push(node);
     }
 
+    /// A layoutSection holds only columns: a block of another kind arriving directly in one means its
+    /// close marker was lost, so the section ends before the block (it would swallow the rest).
+    fn end_section_before(&mut self, kind: &NodeType, line: usize) {
+        if *kind == NodeType::LayoutColumn {
+            return;
+        }
+        let f = self.frame();
+        let pending_column = f
+            .pending
+            .as_ref()
+            .is_some_and(|p| p.kind == NodeType::LayoutColumn);
+        if !pending_column
+            && f
+                .opens
+                .last()
+                .is_some_and(|o| !o.html && o.kind == NodeType::LayoutSection)
+        {
+            let i = f.opens.len() - 1;
+            self.warn(line, "a block stands in a `layoutSection` outside any column: the section ends before it (its `<!--/adf:layoutSection-->` is missing)");
+            self.close_open(i, line);
+        }
+    }
+
     /// A pending modifier with no block after it yet becomes an open container (its close may follow).
     fn settle_pending(&mut self) {
         let f = self.frame();
@@ -1429,6 +1473,7 @@ impl<'s> R<'s> {
             Marker::Empty => {}
             Marker::Leaf { kind, diff } => {
                 self.settle_pending();
+                self.end_section_before(&kind, line);
                 let mut node = Node::new(kind);
                 self.apply(&mut node, &diff, line);
                 self.frame().children.push(node);
@@ -1487,6 +1532,7 @@ impl<'s> R<'s> {
                     }
                 }
                 self.settle_pending();
+                self.end_section_before(&kind, line);
                 if kind == NodeType::LayoutColumn {
                     // A column never holds a column: the one still open lost its close marker.
                     let f = self.frame();
@@ -1507,6 +1553,11 @@ impl<'s> R<'s> {
 
     /// Adds a finished block to the current frame, applying a modifier that precedes it.
     fn push_block(&mut self, mut node: Node, line: usize) {
+        let kind = match &self.frame().pending {
+            Some(p) => p.kind.clone(),
+            None => node.kind.clone(),
+        };
+        self.end_section_before(&kind, line);
         // The frame is the parent only when no container (an HTML table cell, a marker pair) is open in it.
         let direct = self.frame().opens.is_empty();
         let parent_quote = direct && matches!(self.frame().kind, Fk::Quote { panel: None });
