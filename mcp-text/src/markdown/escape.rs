@@ -142,6 +142,9 @@ pub(super) fn text(out: &mut String, s: &str, ctx: &Ctx) {
             }
             ']' if ctx.in_link => out.push_str("\\]"),
             '|' if ctx.in_cell => out.push_str("\\|"),
+            // `<!--` in text is written `&lt;!--`: every `<!--` in the Markdown is then a real comment
+            // (a marker), for the reader and for anyone editing markers.
+            '<' if chars[i + 1..].starts_with(&['!', '-', '-']) => out.push_str("&lt;"),
             '<' => {
                 if at(i as isize + 1)
                     .is_some_and(|d| d.is_ascii_alphabetic() || matches!(d, '/' | '!' | '?'))

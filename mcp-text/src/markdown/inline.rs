@@ -710,7 +710,7 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
             let bare = name.strip_prefix('@') == Some(id);
             let inf = [("id", Inf::Str(id)), ("text", Inf::Str(name))];
             let inf = if bare { &inf[..1] } else { &inf[..] };
-            link_atom(out, name, "mention:", id, node, inf, place, opts.plain);
+            link_atom(out, name, ("mention:", id), node, inf, place, opts.plain);
             true
         }
         NodeType::Status => {
@@ -721,7 +721,7 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
                 return false;
             }
             let inf = [("text", Inf::Str(text)), ("color", Inf::Str(color))];
-            link_atom(out, text, "status:", color, node, &inf, place, opts.plain);
+            link_atom(out, text, ("status:", color), node, &inf, place, opts.plain);
             true
         }
         NodeType::Date => {
@@ -735,7 +735,7 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
                 _ => "date".to_string(),
             };
             let inf = [("timestamp", Inf::Str(ts))];
-            link_atom(out, &shown, "date:", ts, node, &inf, place, opts.plain);
+            link_atom(out, &shown, ("date:", ts), node, &inf, place, opts.plain);
             true
         }
         NodeType::Emoji => {
@@ -761,7 +761,7 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
             if shown != short {
                 inf.push(("text", Inf::Str(shown)));
             }
-            link_atom(out, shown, "emoji:", &dest, node, &inf, place, opts.plain);
+            link_atom(out, shown, ("emoji:", &dest), node, &inf, place, opts.plain);
             true
         }
         NodeType::InlineCard => {
@@ -806,8 +806,7 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
             link_atom(
                 out,
                 alt.unwrap_or_default(),
-                "media:",
-                id,
+                ("media:", id),
                 node,
                 &inf,
                 place,
@@ -819,11 +818,11 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
     }
 }
 
+/// `[shown](scheme:value 'diff')`: `dest` is `(scheme, value)`.
 fn link_atom(
     out: &mut String,
     shown: &str,
-    scheme: &str,
-    value: &str,
+    dest: (&str, &str),
     node: &Node,
     inf: &[(&str, Inf)],
     place: Place,
@@ -836,7 +835,7 @@ fn link_atom(
         escape_pipes_from(out, start);
     }
     out.push_str("](");
-    let dest = format!("{scheme}{value}");
+    let dest = format!("{}{}", dest.0, dest.1);
     push_dest(out, &dest, place.in_cell);
     if let Some(d) = marker::diff(
         node,

@@ -191,7 +191,10 @@ pub(super) fn apply(node: &mut Node, d: &Map<String, Value>) -> Result<(), Strin
         probe.insert("text".into(), Value::from(""));
     }
     let parsed = adf::from_value(Value::Object(probe)).map_err(|e| e.message)?;
-    if !matches!(d.get("extra"), None | Some(Value::Null) | Some(Value::Object(_))) {
+    if !matches!(
+        d.get("extra"),
+        None | Some(Value::Null) | Some(Value::Object(_))
+    ) {
         return Err("`extra` is not an object".into());
     }
     out.content = if d.contains_key("content") {

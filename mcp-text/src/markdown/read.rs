@@ -1413,6 +1413,8 @@ impl<'s> R<'s> {
             open.kind,
             NodeType::TableCell
                 | NodeType::TableHeader
+                | NodeType::Expand
+                | NodeType::NestedExpand
                 | NodeType::LayoutColumn
                 | NodeType::BodiedExtension
                 | NodeType::BodiedSyncBlock
@@ -1440,11 +1442,15 @@ impl<'s> R<'s> {
             .pending
             .as_ref()
             .is_some_and(|p| p.kind == NodeType::LayoutColumn);
+        // Only after a column: blocks before the first one are that column's (its open marker was
+        // lost instead), and stay in the section.
         if !pending_column
-            && f
-                .opens
-                .last()
-                .is_some_and(|o| !o.html && o.kind == NodeType::LayoutSection)
+            && f.opens.last().is_some_and(|o| {
+                !o.html
+                    && o.kind == NodeType::LayoutSection
+                    && f.children.len() > o.start
+                    && f.children.last().map(|c| &c.kind) == Some(&NodeType::LayoutColumn)
+            })
         {
             let i = f.opens.len() - 1;
             self.warn(line, "a block stands in a `layoutSection` outside any column: the section ends before it (its `<!--/adf:layoutSection-->` is missing)");
@@ -1536,8 +1542,7 @@ impl<'s> R<'s> {
                 if kind == NodeType::LayoutColumn {
                     // A column never holds a column: the one still open lost its close marker.
                     let f = self.frame();
-                    if f
-                        .opens
+                    if f.opens
                         .last()
                         .is_some_and(|o| !o.html && o.kind == NodeType::LayoutColumn)
                     {
@@ -1624,7 +1629,11 @@ impl<'s> R<'s> {
         let fline = f.line;
         match f.kind {
             Fk::Quote { panel } => {
-                let children = self.finish_children(Frame { kind: Fk::Doc, ..f });
+                let mut children = self.finish_children(Frame { kind: Fk::Doc, ..f });
+                if children.is_empty() {
+                    // ADF requires a block in a quote or panel (the writer marks a really empty one).
+                    children.push(Node::new(NodeType::Paragraph));
+                }
                 let mut node = Node::with_content(
                     if panel.is_some() {
                         NodeType::Panel

@@ -272,7 +272,8 @@ impl<'a> W<'a> {
                 }
                 self.marker(node.kind.name(), d.as_ref(), false);
                 self.blank();
-                if !node.children().is_empty() {
+                let inferred = node.kind != NodeType::LayoutSection && only_empty_paragraph(node);
+                if !node.children().is_empty() && !inferred {
                     self.blocks(node.children(), Parent::Other);
                     self.blank();
                 }
@@ -290,7 +291,18 @@ impl<'a> W<'a> {
     /// A modifier marker before a block, when the block holds more than its Markdown shows (`force`:
     /// even when it does not, because the reader would otherwise read the Markdown differently).
     fn modifier(&mut self, node: &Node, inf: Inferred, force: bool) {
-        let d = marker::diff(node, inf);
+        let mut d = marker::diff(node, inf);
+        if inf.content
+            && node.content.as_ref().is_some_and(Vec::is_empty)
+            && matches!(
+                node.kind,
+                NodeType::Blockquote | NodeType::Panel | NodeType::Expand | NodeType::NestedExpand
+            )
+        {
+            // The reader gives an empty one an empty paragraph (ADF requires a block); this one has none.
+            d.get_or_insert_with(Default::default)
+                .insert("content".into(), Value::Array(vec![]));
+        }
         if d.is_some() || force {
             self.marker(node.kind.name(), d.as_ref(), false);
         }
@@ -381,7 +393,7 @@ impl<'a> W<'a> {
             false,
         );
         self.push_prefix("> ", None);
-        if node.children().is_empty() {
+        if only_empty_paragraph(node) {
             self.line("");
         } else {
             self.blocks(node.children(), Parent::Quote);
@@ -408,6 +420,7 @@ impl<'a> W<'a> {
         self.line(&format!("[!{}]", word.to_ascii_uppercase()));
         match node.children().first() {
             None => {}
+            Some(_) if only_empty_paragraph(node) => {}
             Some(first)
                 if first.kind == NodeType::Paragraph
                     && plain_inline_container(first)
@@ -460,7 +473,7 @@ impl<'a> W<'a> {
         }
         self.line(&s);
         self.blank();
-        if !node.children().is_empty() {
+        if !node.children().is_empty() && !only_empty_paragraph(node) {
             self.blocks(node.children(), Parent::Expand);
             self.blank();
         }
@@ -663,6 +676,11 @@ impl<'a> W<'a> {
         );
         self.line(&format!("<{url}>"));
     }
+}
+
+/// A container holding one empty paragraph: what the reader gives an empty one, so nothing is written.
+fn only_empty_paragraph(node: &Node) -> bool {
+    matches!(node.children(), [p] if is_empty_paragraph(p))
 }
 
 fn is_item(n: &Node) -> bool {
