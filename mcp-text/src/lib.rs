@@ -74,6 +74,9 @@ impl FromStr for Format {
 pub struct Options<'a> {
     /// Names for mentions that carry only an account id.
     pub mentions: Option<&'a dyn MentionResolver>,
+    /// Markdown without markers, to read only (not lossless; [`markdown::WriteOptions::plain`]).
+    /// [`convert`] sets it for HTML input.
+    pub plain: bool,
 }
 
 /// A conversion's result: the text, and what the reader read leniently.
@@ -112,6 +115,7 @@ pub fn write(doc: &Node, to: Format, options: &Options) -> Result<String, Error>
             doc,
             &markdown::WriteOptions {
                 mentions: options.mentions,
+                plain: options.plain,
             },
         )),
         Format::Html => Err(Error::new(
@@ -130,8 +134,13 @@ pub fn convert(
     options: &Options,
 ) -> Result<Converted, Error> {
     let Read { doc, warnings } = read(input, from)?;
+    // HTML is read-only (lossy on purpose): its Markdown is for reading, so it carries no markers.
+    let options = Options {
+        mentions: options.mentions,
+        plain: options.plain || from == Format::Html,
+    };
     Ok(Converted {
-        text: write(&doc, to, options)?,
+        text: write(&doc, to, &options)?,
         warnings,
     })
 }

@@ -15,6 +15,8 @@ Usage:
   mcp-text --help
 
 Reads FILE (or stdin when there is none, or when FILE is -) and writes the converted text to stdout.
+Markdown from adf or storage converts back losslessly (markers keep what Markdown cannot say);
+Markdown from html is for reading only and has no markers.
 
 Options:
   --from adf|storage|html|markdown   the input's format
@@ -147,7 +149,12 @@ fn convert(args: &Args) -> ExitCode {
     let text = if args.pretty {
         mcp_text::adf::write_pretty(&read.doc)
     } else {
-        match mcp_text::write(&read.doc, args.to, &Options::default()) {
+        // HTML is read-only: its Markdown is for reading, without markers (as `convert` writes it).
+        let options = Options {
+            plain: args.from == Format::Html,
+            ..Options::default()
+        };
+        match mcp_text::write(&read.doc, args.to, &options) {
             Ok(text) => text,
             Err(e) => {
                 eprintln!("mcp-text: {name}: {e}");

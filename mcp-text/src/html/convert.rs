@@ -482,7 +482,10 @@ impl Reader<'_> {
         if let Some(link) = self.marks.iter().find(|m| m.kind == MarkType::Link) {
             media.marks = Some(vec![link.clone()]);
         }
-        out.push(Node::with_content(NodeType::MediaSingle, vec![media]));
+        let mut single = Node::with_content(NodeType::MediaSingle, vec![media]);
+        // The layout the editor gives an image of its own (and the Markdown reader infers).
+        single.set_attr("layout", "center");
+        out.push(single);
     }
 
     /// A table: rows from `thead`/`tbody`/`tfoot` or directly under it; `th` (and any cell of `thead`) is a

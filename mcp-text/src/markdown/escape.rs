@@ -73,14 +73,25 @@ pub(super) fn text(out: &mut String, s: &str, ctx: &Ctx) {
     } else {
         None
     };
+    // Whitespace at a line's edges is stripped by Markdown: the edge character becomes an entity.
+    let edge_ws = |i: usize| {
+        (chars[i] == ' ' || chars[i] == '\t')
+            && ((i == 0 && (ctx.line_start || ctx.keep_lead) && lead_ws > 0)
+                || (i + 1 == n && (ctx.line_end || ctx.keep_trail) && i >= trail_ws_start))
+    };
+    // Flanking is decided on the characters as written: an entity (`&#10;`) is punctuation, not the
+    // whitespace it stands for, so `__&#10;__` is strong emphasis.
+    let entity = |i: isize| -> bool {
+        i >= 0
+            && (i as usize) < n
+            && (matches!(chars[i as usize], '\n' | '\r') || edge_ws(i as usize))
+    };
+    let before = |i: isize| if entity(i) { Some(';') } else { at(i) };
+    let after = |i: isize| if entity(i) { Some('&') } else { at(i) };
     let mut i = 0;
     while i < n {
         let c = chars[i];
-        // Whitespace at a line's edges is stripped by Markdown: the edge character becomes an entity.
-        if (c == ' ' || c == '\t')
-            && ((i == 0 && (ctx.line_start || ctx.keep_lead) && lead_ws > 0)
-                || (i + 1 == n && (ctx.line_end || ctx.keep_trail) && i >= trail_ws_start))
-        {
+        if edge_ws(i) {
             out.push_str(if c == ' ' { "&#32;" } else { "&#9;" });
             i += 1;
             continue;
@@ -108,10 +119,10 @@ pub(super) fn text(out: &mut String, s: &str, ctx: &Ctx) {
                 while j < n && chars[j] == c {
                     j += 1;
                 }
-                let (left, right) = flanking(at(i as isize - 1), at(j as isize));
+                let (left, right) = flanking(before(i as isize - 1), after(j as isize));
                 let active = if c == '_' {
-                    let prev_p = at(i as isize - 1).is_some_and(is_punct);
-                    let next_p = at(j as isize).is_some_and(is_punct);
+                    let prev_p = before(i as isize - 1).is_some_and(is_punct);
+                    let next_p = after(j as isize).is_some_and(is_punct);
                     (left && (!right || prev_p)) || (right && (!left || next_p))
                 } else {
                     left || right
@@ -131,6 +142,9 @@ pub(super) fn text(out: &mut String, s: &str, ctx: &Ctx) {
             }
             ']' if ctx.in_link => out.push_str("\\]"),
             '|' if ctx.in_cell => out.push_str("\\|"),
+            // `<!--` in text is written `&lt;!--`: every `<!--` in the Markdown is then a real comment
+            // (a marker), for the reader and for anyone editing markers.
+            '<' if chars[i + 1..].starts_with(&['!', '-', '-']) => out.push_str("&lt;"),
             '<' => {
                 if at(i as isize + 1)
                     .is_some_and(|d| d.is_ascii_alphabetic() || matches!(d, '/' | '!' | '?'))

@@ -142,7 +142,12 @@ pub(super) fn decode(s: &str) -> String {
     while let Some(i) = rest.find('&') {
         out.push_str(&rest[..i]);
         rest = &rest[i..];
-        let Some(semi) = rest[..rest.len().min(12)].find(';') else {
+        // An entity is at most 12 bytes long; look no further (on a character boundary).
+        let mut end = rest.len().min(12);
+        while !rest.is_char_boundary(end) {
+            end -= 1;
+        }
+        let Some(semi) = rest[..end].find(';') else {
             out.push('&');
             rest = &rest[1..];
             continue;

@@ -88,10 +88,7 @@ fn plain_text(node: &Node) -> bool {
             return false;
         }
         match &m.kind {
-            MarkType::Link => match m.attr_str("href") {
-                Some(href) if !reserved(href) && !href.contains(['\n', '\r', '\0']) => {}
-                _ => return false,
-            },
+            MarkType::Link if !link_form_ok(m) => return false,
             MarkType::Code => {
                 if m.attrs.is_some() || m.extra.is_some() {
                     return false;
@@ -105,6 +102,29 @@ fn plain_text(node: &Node) -> bool {
         || marks
             .iter()
             .all(|m| matches!(m.kind, MarkType::Code | MarkType::Link))
+}
+
+/// Whether a link mark can be written `[…](href)` (its href reads back as a link, not an inline node).
+pub(super) fn link_form_ok(m: &Mark) -> bool {
+    m.attr_str("href")
+        .is_some_and(|href| !reserved(href) && !href.contains(['\n', '\r', '\0']))
+}
+
+/// Inline node types (content of a paragraph), as opposed to blocks.
+pub(super) fn is_inline(kind: &NodeType) -> bool {
+    matches!(
+        kind,
+        NodeType::Text
+            | NodeType::HardBreak
+            | NodeType::Mention
+            | NodeType::Emoji
+            | NodeType::Date
+            | NodeType::Status
+            | NodeType::InlineCard
+            | NodeType::MediaInline
+            | NodeType::Placeholder
+            | NodeType::InlineExtension
+    )
 }
 
 fn span_marks(node: &Node) -> impl Iterator<Item = &Mark> {
@@ -352,9 +372,10 @@ pub(super) fn write(
     for tok in &toks {
         match *tok {
             Tok::Body(k) => out.push_str(&scratch.bodies[pieces[k].body.0..pieces[k].body.1]),
+            Tok::Sep if opts.plain => {}
             Tok::Sep => out.push_str("<!---->"),
             Tok::Open(s) => open_tag(out, &segs[s]),
-            Tok::Close(s) => close_tag(out, &segs[s], place),
+            Tok::Close(s) => close_tag(out, &segs[s], place, opts.plain),
         }
     }
 }
@@ -406,8 +427,10 @@ fn open_tag(out: &mut String, seg: &Seg) {
                 .and_then(|m| m.get(0))
                 .map(|m| m.to_string())
                 .unwrap_or_default();
-            for c in json.chars() {
+            for (i, c) in json.char_indices() {
                 match c {
+                    // No marker syntax inside a marker.
+                    '<' if json[i + 1..].starts_with("!--") => out.push_str("&lt;"),
                     '\'' => out.push_str("&#39;"),
                     '&' => out.push_str("&amp;"),
                     '|' => out.push_str("&#124;"),
@@ -426,39 +449,10 @@ fn css_safe(color: &str) -> bool {
         })
 }
 
-fn close_tag(out: &mut String, seg: &Seg, place: Place) {
+fn close_tag(out: &mut String, seg: &Seg, place: Place, plain: bool) {
     match seg.form {
         Form::Md(d, _, _) => out.push_str(d),
-        Form::Link => {
-            let m = seg.mark;
-            out.push_str("](");
-            let href = m.attr_str("href").unwrap_or_default();
-            push_dest(out, href, place.in_cell);
-            let title = m.attr_str("title").filter(|t| !t.starts_with('{'));
-            let inf_pairs;
-            let inf: &[(&str, Inf)] = match title {
-                Some(t) => {
-                    inf_pairs = [("href", Inf::Str(href)), ("title", Inf::Str(t))];
-                    &inf_pairs
-                }
-                None => {
-                    inf_pairs = [("href", Inf::Str(href)), ("title", Inf::Str(""))];
-                    &inf_pairs[..1]
-                }
-            };
-            if let Some(d) = marker::mark_diff(m, Some(inf)) {
-                out.push(' ');
-                push_title_diff(out, &d, place.in_cell);
-            } else if let Some(t) = title {
-                out.push(' ');
-                let start = out.len();
-                marker::push_title(out, t);
-                if place.in_cell {
-                    escape_pipes_from(out, start);
-                }
-            }
-            out.push(')');
-        }
+        Form::Link => link_close(out, seg.mark, place.in_cell, plain),
         Form::Html => {
             let m = seg.mark;
             let tag = if m.attrs.is_none() && m.extra.is_none() {
@@ -484,6 +478,35 @@ fn close_tag(out: &mut String, seg: &Seg, place: Place) {
             out.push_str(tag);
         }
     }
+}
+
+/// The end of a link, `](href "title")`: the title slot holds the plain title, or a diff of the mark
+/// (which then carries the title too). `plain`: no diff, only the title.
+pub(super) fn link_close(out: &mut String, m: &Mark, in_cell: bool, plain: bool) {
+    out.push_str("](");
+    let href = m.attr_str("href").unwrap_or_default();
+    push_dest(out, href, in_cell);
+    let title = m.attr_str("title").filter(|t| !t.starts_with('{'));
+    let with_title = title.map(|t| [("href", Inf::Str(href)), ("title", Inf::Str(t))]);
+    let only_href = [("href", Inf::Str(href))];
+    let diff = match &with_title {
+        Some(inf) => marker::mark_diff(m, Some(inf)),
+        None => marker::mark_diff(m, Some(&only_href)),
+    };
+    if diff.is_some() && !plain {
+        if let Some(d) = marker::mark_diff(m, Some(&only_href)) {
+            out.push(' ');
+            push_title_diff(out, &d, in_cell);
+        }
+    } else if let Some(t) = title {
+        out.push(' ');
+        let start = out.len();
+        marker::push_plain_title(out, t);
+        if in_cell {
+            escape_pipes_from(out, start);
+        }
+    }
+    out.push(')');
 }
 
 fn push_title_diff(out: &mut String, d: &Map<String, serde_json::Value>, in_cell: bool) {
@@ -552,10 +575,21 @@ fn body(out: &mut String, node: &Node, kind: Kind, ctx: &Ctx, place: Place, opts
                     out.push_str("\\!");
                 }
             }
+            if node.marks.as_ref().is_some_and(Vec::is_empty) && !opts.plain {
+                // `marks: []` differs from no marks only in the JSON: a modifier of the text before it.
+                out.push_str("<!--adf:text {\"marks\":[]}-->");
+            }
         }
         Kind::Other => {
             if !atom(out, node, place, opts) {
-                raw(out, node, place);
+                if opts.plain {
+                    // No markers: an inline node without a form shows its content, if any.
+                    if !node.children().is_empty() {
+                        write(out, node.children(), place, opts, &mut Scratch::default());
+                    }
+                } else {
+                    raw(out, node, place);
+                }
             }
         }
     }
@@ -627,12 +661,12 @@ pub(super) fn raw(out: &mut String, node: &Node, place: Place) {
 }
 
 fn push_type(out: &mut String, name: &str) {
-    // A type name is a destination: anything odd in it is percent-free but must not break the link.
-    for c in name.chars() {
-        if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
-            out.push(c);
+    // A type name is a destination: any other byte is percent-encoded (the reader decodes it).
+    for b in name.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':') {
+            out.push(b as char);
         } else {
-            out.push_str(&format!("%{:02X}", c as u32));
+            out.push_str(&format!("%{b:02X}"));
         }
     }
 }
@@ -672,8 +706,11 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
                     &resolved
                 }
             };
+            // `[@ID](mention:ID)` reads as a mention without `text` (nobody knew a name).
+            let bare = name.strip_prefix('@') == Some(id);
             let inf = [("id", Inf::Str(id)), ("text", Inf::Str(name))];
-            link_atom(out, name, "mention:", id, node, &inf, place);
+            let inf = if bare { &inf[..1] } else { &inf[..] };
+            link_atom(out, name, ("mention:", id), node, inf, place, opts.plain);
             true
         }
         NodeType::Status => {
@@ -684,7 +721,7 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
                 return false;
             }
             let inf = [("text", Inf::Str(text)), ("color", Inf::Str(color))];
-            link_atom(out, text, "status:", color, node, &inf, place);
+            link_atom(out, text, ("status:", color), node, &inf, place, opts.plain);
             true
         }
         NodeType::Date => {
@@ -698,7 +735,7 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
                 _ => "date".to_string(),
             };
             let inf = [("timestamp", Inf::Str(ts))];
-            link_atom(out, &shown, "date:", ts, node, &inf, place);
+            link_atom(out, &shown, ("date:", ts), node, &inf, place, opts.plain);
             true
         }
         NodeType::Emoji => {
@@ -724,7 +761,7 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
             if shown != short {
                 inf.push(("text", Inf::Str(shown)));
             }
-            link_atom(out, shown, "emoji:", &dest, node, &inf, place);
+            link_atom(out, shown, ("emoji:", &dest), node, &inf, place, opts.plain);
             true
         }
         NodeType::InlineCard => {
@@ -741,7 +778,9 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
                     attrs: Some(&inf),
                     content: false,
                 },
-            ) {
+            )
+            .filter(|_| !opts.plain)
+            {
                 out.push_str("<!--adf:inlineCard ");
                 let start = out.len();
                 marker::push_comment_json(out, &d);
@@ -767,11 +806,11 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
             link_atom(
                 out,
                 alt.unwrap_or_default(),
-                "media:",
-                id,
+                ("media:", id),
                 node,
                 &inf,
                 place,
+                opts.plain,
             );
             true
         }
@@ -779,14 +818,15 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
     }
 }
 
+/// `[shown](scheme:value 'diff')`: `dest` is `(scheme, value)`.
 fn link_atom(
     out: &mut String,
     shown: &str,
-    scheme: &str,
-    value: &str,
+    dest: (&str, &str),
     node: &Node,
     inf: &[(&str, Inf)],
     place: Place,
+    plain: bool,
 ) {
     out.push('[');
     let start = out.len();
@@ -795,7 +835,7 @@ fn link_atom(
         escape_pipes_from(out, start);
     }
     out.push_str("](");
-    let dest = format!("{scheme}{value}");
+    let dest = format!("{}{}", dest.0, dest.1);
     push_dest(out, &dest, place.in_cell);
     if let Some(d) = marker::diff(
         node,
@@ -803,7 +843,9 @@ fn link_atom(
             attrs: Some(inf),
             content: false,
         },
-    ) {
+    )
+    .filter(|_| !plain)
+    {
         out.push(' ');
         push_title_diff(out, &d, place.in_cell);
     }

@@ -150,8 +150,9 @@ pub(super) fn apply(node: &mut Node, d: &Map<String, Value>) -> Result<(), Strin
             return Err(format!("unknown member `{key}`"));
         }
     }
+    // Nothing of `node` changes until every member has been checked: a bad member costs only the diff.
     let mut out = Node::new(node.kind.clone());
-    out.attrs = node.attrs.take();
+    out.attrs = node.attrs.clone();
     match d.get("attrs") {
         None => {}
         Some(Value::Null) => out.attrs = None,
@@ -185,16 +186,26 @@ pub(super) fn apply(node: &mut Node, d: &Map<String, Value>) -> Result<(), Strin
             }
         }
     }
+    if node.kind == NodeType::Text && !probe.contains_key("text") {
+        // ADF requires a text node's `text`; the probe only parses the members the diff has.
+        probe.insert("text".into(), Value::from(""));
+    }
     let parsed = adf::from_value(Value::Object(probe)).map_err(|e| e.message)?;
+    if !matches!(
+        d.get("extra"),
+        None | Some(Value::Null) | Some(Value::Object(_))
+    ) {
+        return Err("`extra` is not an object".into());
+    }
     out.content = if d.contains_key("content") {
         parsed.content.clone()
     } else {
         node.content.take()
     };
-    out.text = if d.contains_key("text") {
-        parsed.text.clone()
-    } else {
-        node.text.take()
+    out.text = match d.get("text") {
+        None => node.text.take(),
+        Some(Value::Null) => None,
+        Some(_) => parsed.text.clone(),
     };
     out.marks = if d.contains_key("marks") {
         parsed.marks.clone()
@@ -205,7 +216,8 @@ pub(super) fn apply(node: &mut Node, d: &Map<String, Value>) -> Result<(), Strin
         None => node.extra.take(),
         Some(Value::Null) => None,
         Some(Value::Object(extra)) => Some(Box::new(extra.clone())),
-        Some(_) => return Err("`extra` is not an object".into()),
+        // Any other value was refused above.
+        Some(_) => None,
     };
     *node = out;
     Ok(())
@@ -225,10 +237,11 @@ pub(super) fn apply_mark(mark: &mut Mark, d: &Map<String, Value>) -> Result<(), 
 /// JSON text of a diff for an HTML comment: `>` never appears (so `-->` cannot end the comment early).
 pub(super) fn push_comment_json(out: &mut String, d: &Map<String, Value>) {
     let json = serde_json::to_string(d).unwrap_or_default();
-    // `>` occurs only inside JSON strings, where `\u003e` means the same.
-    for c in json.chars() {
-        if c == '>' {
-            out.push_str("\\u003e");
+    // `>` occurs only inside JSON strings, where `\u003e` means the same. `<` before `!--` too: no
+    // marker syntax inside a marker (HTML forbids `<!--` in a comment; editors would see one there).
+    for (i, c) in json.char_indices() {
+        if c == '>' || (c == '<' && json[i + 1..].starts_with("!--")) {
+            out.push_str(if c == '>' { "\\u003e" } else { "\\u003c" });
         } else if c == '|' {
             // A table cell would end at `|`.
             out.push_str("\\u007c");
@@ -241,15 +254,34 @@ pub(super) fn push_comment_json(out: &mut String, d: &Map<String, Value>) {
 /// A diff as a link title in single quotes: backslashes, quotes and ampersands escaped for Markdown.
 pub(super) fn push_title_json(out: &mut String, d: &Map<String, Value>) {
     let json = serde_json::to_string(d).unwrap_or_default();
+    // No marker syntax inside a marker: `<!--` in a JSON string is written `\u003c!--`.
+    let json = if json.contains("<!--") {
+        json.replace("<!--", "\\u003c!--")
+    } else {
+        json
+    };
     push_title(out, &json);
 }
 
-/// Any text as a single-quoted link title.
-pub(super) fn push_title(out: &mut String, text: &str) {
-    out.push('\'');
+/// A diff's JSON as a single-quoted link title (JSON is full of `"`).
+fn push_title(out: &mut String, text: &str) {
+    push_quoted(out, text, '\'');
+}
+
+/// A plain link title in double quotes, as people write them.
+pub(super) fn push_plain_title(out: &mut String, text: &str) {
+    push_quoted(out, text, '"');
+}
+
+fn push_quoted(out: &mut String, text: &str, quote: char) {
+    out.push(quote);
     for c in text.chars() {
         match c {
-            '\\' | '\'' | '&' => {
+            '\\' | '&' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c == quote => {
                 out.push('\\');
                 out.push(c);
             }
@@ -258,7 +290,7 @@ pub(super) fn push_title(out: &mut String, text: &str) {
             _ => out.push(c),
         }
     }
-    out.push('\'');
+    out.push(quote);
 }
 
 /// A parsed comment marker.

@@ -27,6 +27,10 @@ use crate::Read;
 pub struct WriteOptions<'a> {
     /// Names for mentions that carry only an account id.
     pub mentions: Option<&'a dyn MentionResolver>,
+    /// Markdown to read only, with no markers: what Markdown cannot say is left out (a node without a
+    /// plain form shows its content, or nothing). Not read back losslessly; for HTML pages (`convert`
+    /// from HTML sets it), where the Markdown is for a model to read.
+    pub plain: bool,
 }
 
 /// Writes a document as Markdown.
@@ -60,7 +64,7 @@ pub fn write(doc: &Node, options: &WriteOptions) -> String {
         d.get_or_insert_with(Default::default)
             .insert("text".into(), doc.text.clone().into());
     }
-    if let Some(d) = &d {
+    if let Some(d) = d.as_ref().filter(|_| !options.plain) {
         w.marker("doc", Some(d), false);
         w.blank();
     }

@@ -172,6 +172,22 @@ pub(super) fn read(src: &str) -> Read {
             p.children.extend(children);
         }
     }
+    // A layoutSection whose close marker was lost ends with the document (its columns would be
+    // stray blocks without it); other unclosed containers lose only their wrappers.
+    let last_line = r.line_starts.len();
+    while let Some(i) = r
+        .frame()
+        .opens
+        .iter()
+        .rposition(|o| !o.html && o.kind == NodeType::LayoutSection)
+    {
+        let opened = r.frame().opens[i].line;
+        r.warn(
+            opened,
+            "`layoutSection` is never closed; it ends with the document",
+        );
+        r.close_open(i, last_line);
+    }
     let f = r.frames.pop().unwrap_or_else(|| Frame::new(Fk::Doc, 0));
     let self_d = f.self_d.take_it();
     let line = f.line;
@@ -448,6 +464,10 @@ impl<'s> R<'s> {
                     attrs.insert("href".into(), Value::from(href));
                     let title = title.to_string();
                     let d = marker::title_diff(&title);
+                    if d.is_none() && title.starts_with('{') {
+                        // The writer never writes a plain title like this: a diff that was broken.
+                        self.warn(line, "a link's title looks like a marker but is not one (bad JSON?); kept as the title");
+                    }
                     if d.is_none() && !title.is_empty() {
                         attrs.insert("title".into(), Value::from(title));
                     }
@@ -583,14 +603,28 @@ impl<'s> R<'s> {
                 return;
             }
             let c = inl.capture.take().unwrap_or_else(|| unreachable!());
-            let node = self.atom(c);
+            let mut node = self.atom(c);
             let inl = self.inl_mut(line);
+            if is_image(&node) {
+                // `[![alt](src)](href)`: the image is linked (a block image keeps the link).
+                let links: Vec<Mark> = inl
+                    .active
+                    .iter()
+                    .filter(|(_, c)| *c == Closer::Link)
+                    .map(|(m, _)| m.clone())
+                    .collect();
+                if !links.is_empty() {
+                    node.marks = Some(links);
+                }
+            }
             inl.nodes.push(node);
             inl.split = true;
             return;
         }
         let start = inl.link_starts.pop().unwrap_or(inl.nodes.len());
-        let has_text = inl.nodes[start..].iter().any(|n| n.kind == NodeType::Text);
+        let has_text = inl.nodes[start..]
+            .iter()
+            .any(|n| n.kind == NodeType::Text || is_image(n));
         if !has_text {
             // A link with no text would vanish: its destination becomes its text.
             let href = inl
@@ -641,7 +675,9 @@ impl<'s> R<'s> {
                     "mention" => {
                         let mut n = Node::new(NodeType::Mention);
                         n.set_attr("id", value);
-                        n.set_attr("text", c.text.clone());
+                        if c.text.strip_prefix('@') != Some(value) {
+                            n.set_attr("text", c.text.clone());
+                        }
                         n
                     }
                     "status" => {
@@ -684,7 +720,7 @@ impl<'s> R<'s> {
                         n.set_attr("id", value);
                         n
                     }
-                    _ => Node::new(NodeType::from_name(value)),
+                    _ => Node::new(NodeType::from_name(&percent_decode(value))),
                 }
             }
         };
@@ -850,6 +886,22 @@ impl<'s> R<'s> {
                     .find(|f| matches!(f.kind, Fk::Item { .. }))
                 {
                     *inline_d = Some((kind, diff));
+                    return;
+                }
+            }
+            NodeType::Text => {
+                // A modifier of the text right before it (`marks: []`); what follows is a new text.
+                let inl = self.inl_mut(line);
+                if let Some(last) = inl.nodes.last_mut().filter(|n| n.kind == NodeType::Text) {
+                    let mut node = std::mem::replace(last, Node::new(NodeType::Text));
+                    self.apply(&mut node, &diff, line);
+                    if let Some(inl) = self.inl.as_mut() {
+                        if let Some(last) = inl.nodes.last_mut() {
+                            *last = node;
+                        }
+                        inl.split = true;
+                        inl.marks = None;
+                    }
                     return;
                 }
             }
@@ -1128,6 +1180,9 @@ impl<'s> R<'s> {
         if !alt.is_empty() {
             n.set_attr("alt", alt);
         }
+        if !inline {
+            n.marks = img.marks.clone();
+        }
         if let Some(d) = d {
             self.apply(&mut n, &d, 0);
         }
@@ -1276,6 +1331,7 @@ impl<'s> R<'s> {
         line: usize,
         takes_pending: &[NodeType],
     ) {
+        self.end_section_before(&kind, line);
         let f = self.frame();
         let mut diff = None;
         let mut kind = kind;
@@ -1325,24 +1381,44 @@ impl<'s> R<'s> {
 
     /// Closes `opens[i]` of the current frame: its children become its content.
     fn close_open(&mut self, i: usize, line: usize) {
+        // Containers opened inside and never closed end here too (as HTML closes implied end tags):
+        // each keeps its wrapper and attrs, so a lost close marker costs only where its content ends.
+        while self.frame().opens.len() > i + 1 {
+            let inner = self.frame().opens.len() - 1;
+            let (name, opened) = {
+                let o = &self.frame().opens[inner];
+                (o.kind.name().to_string(), o.line)
+            };
+            self.warn(
+                opened,
+                format!("`{name}` is never closed; it ends where its container ends (line {line})"),
+            );
+            self.close_open(inner, line);
+        }
         let f = self.frame();
-        let dropped: Vec<Open> = f.opens.drain(i + 1..).collect();
         let Some(open) = f.opens.pop() else { return };
         let content: Vec<Node> = f
             .children
             .drain(open.start.min(f.children.len())..)
             .collect();
-        for o in dropped {
-            let name = o.kind.name().to_string();
-            self.warn(
-                o.line,
-                format!("`{name}` is never closed; its content is kept, its wrapper lost"),
-            );
-        }
         let mut node = Node::new(open.kind.clone());
         node.attrs = open.attrs;
-        let empty_default =
-            matches!(open.kind, NodeType::TableCell | NodeType::TableHeader) && content.is_empty();
+        if node.kind == NodeType::NestedExpand && node.attrs.is_none() {
+            // ADF requires a nested expand's attrs (an expand's are optional).
+            node.attrs = Some(Attrs::new());
+        }
+        // Containers ADF requires to hold a block: empty, they hold an empty paragraph (the writer
+        // says `content: []` for one that really is empty).
+        let empty_default = matches!(
+            open.kind,
+            NodeType::TableCell
+                | NodeType::TableHeader
+                | NodeType::Expand
+                | NodeType::NestedExpand
+                | NodeType::LayoutColumn
+                | NodeType::BodiedExtension
+                | NodeType::BodiedSyncBlock
+        ) && content.is_empty();
         node.content = Some(if empty_default {
             vec![Node::new(NodeType::Paragraph)]
         } else {
@@ -1353,6 +1429,33 @@ impl<'s> R<'s> {
         }
         let _ = line;
         self.frame().children.push(node);
+    }
+
+    /// A layoutSection holds only columns: a block of another kind arriving directly in one means its
+    /// close marker was lost, so the section ends before the block (it would swallow the rest).
+    fn end_section_before(&mut self, kind: &NodeType, line: usize) {
+        if *kind == NodeType::LayoutColumn {
+            return;
+        }
+        let f = self.frame();
+        let pending_column = f
+            .pending
+            .as_ref()
+            .is_some_and(|p| p.kind == NodeType::LayoutColumn);
+        // Only after a column: blocks before the first one are that column's (its open marker was
+        // lost instead), and stay in the section.
+        if !pending_column
+            && f.opens.last().is_some_and(|o| {
+                !o.html
+                    && o.kind == NodeType::LayoutSection
+                    && f.children.len() > o.start
+                    && f.children.last().map(|c| &c.kind) == Some(&NodeType::LayoutColumn)
+            })
+        {
+            let i = f.opens.len() - 1;
+            self.warn(line, "a block stands in a `layoutSection` outside any column: the section ends before it (its `<!--/adf:layoutSection-->` is missing)");
+            self.close_open(i, line);
+        }
     }
 
     /// A pending modifier with no block after it yet becomes an open container (its close may follow).
@@ -1376,6 +1479,7 @@ impl<'s> R<'s> {
             Marker::Empty => {}
             Marker::Leaf { kind, diff } => {
                 self.settle_pending();
+                self.end_section_before(&kind, line);
                 let mut node = Node::new(kind);
                 self.apply(&mut node, &diff, line);
                 self.frame().children.push(node);
@@ -1406,6 +1510,19 @@ impl<'s> R<'s> {
                     f.self_d = Some(diff);
                     return;
                 }
+                // An item with no inline content: its line is only the diff, which Markdown reads as
+                // an HTML block (`- <!--adf:decisionItem {...}-->`).
+                if let Fk::Item { inline_d, .. } = &mut f.kind {
+                    if matches!(kind, NodeType::TaskItem | NodeType::DecisionItem)
+                        && inline_d.is_none()
+                        && f.children.is_empty()
+                        && f.pending.is_none()
+                        && f.opens.is_empty()
+                    {
+                        *inline_d = Some((kind, diff));
+                        return;
+                    }
+                }
                 if let Some(o) = f.opens.last_mut() {
                     if o.html
                         && o.kind == kind
@@ -1421,6 +1538,19 @@ impl<'s> R<'s> {
                     }
                 }
                 self.settle_pending();
+                self.end_section_before(&kind, line);
+                if kind == NodeType::LayoutColumn {
+                    // A column never holds a column: the one still open lost its close marker.
+                    let f = self.frame();
+                    if f.opens
+                        .last()
+                        .is_some_and(|o| !o.html && o.kind == NodeType::LayoutColumn)
+                    {
+                        let i = f.opens.len() - 1;
+                        self.warn(line, "a `layoutColumn` opens inside a `layoutColumn`: the first one is closed here (its `<!--/adf:layoutColumn-->` is missing)");
+                        self.close_open(i, line);
+                    }
+                }
                 self.frame().pending = Some(Pending { kind, diff, line });
             }
         }
@@ -1428,8 +1558,15 @@ impl<'s> R<'s> {
 
     /// Adds a finished block to the current frame, applying a modifier that precedes it.
     fn push_block(&mut self, mut node: Node, line: usize) {
-        let parent_quote = matches!(self.frame().kind, Fk::Quote { panel: None });
-        let parent_item = matches!(self.frame().kind, Fk::Item { .. });
+        let kind = match &self.frame().pending {
+            Some(p) => p.kind.clone(),
+            None => node.kind.clone(),
+        };
+        self.end_section_before(&kind, line);
+        // The frame is the parent only when no container (an HTML table cell, a marker pair) is open in it.
+        let direct = self.frame().opens.is_empty();
+        let parent_quote = direct && matches!(self.frame().kind, Fk::Quote { panel: None });
+        let parent_item = direct && matches!(self.frame().kind, Fk::Item { .. });
         let f = self.frame();
         if let Some(p) = f.pending.take() {
             let same = p.kind == node.kind
@@ -1492,7 +1629,11 @@ impl<'s> R<'s> {
         let fline = f.line;
         match f.kind {
             Fk::Quote { panel } => {
-                let children = self.finish_children(Frame { kind: Fk::Doc, ..f });
+                let mut children = self.finish_children(Frame { kind: Fk::Doc, ..f });
+                if children.is_empty() {
+                    // ADF requires a block in a quote or panel (the writer marks a really empty one).
+                    children.push(Node::new(NodeType::Paragraph));
+                }
                 let mut node = Node::with_content(
                     if panel.is_some() {
                         NodeType::Panel
@@ -1760,4 +1901,27 @@ fn prefix_text(item: &mut Node, prefix: &str) {
         }
         _ => content.insert(0, Node::text(prefix.trim_end().to_string() + " ")),
     }
+}
+
+/// `%XX` escapes in a raw node's type name (the writer escapes what a link destination cannot hold).
+fn percent_decode(s: &str) -> String {
+    if !s.contains('%') {
+        return s.to_string();
+    }
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }

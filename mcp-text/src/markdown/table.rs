@@ -91,7 +91,9 @@ fn pipe(w: &mut W, table: &Node) {
                         attrs: None,
                         content: true,
                     },
-                ) {
+                )
+                .filter(|_| !w.plain())
+                {
                     line.push_str("<!--adf:tableRow ");
                     marker::push_comment_json(&mut line, &d);
                     line.push_str("-->");
@@ -103,7 +105,9 @@ fn pipe(w: &mut W, table: &Node) {
                     attrs: None,
                     content: true,
                 },
-            ) {
+            )
+            .filter(|_| !w.plain())
+            {
                 line.push_str("<!--adf:");
                 line.push_str(cell.kind.name());
                 line.push(' ');

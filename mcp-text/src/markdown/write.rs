@@ -11,7 +11,7 @@ use super::forms::{autolink_safe, reserved};
 use super::inline::{self, Place, Scratch};
 use super::marker::{self, Inf, Inferred};
 use super::WriteOptions;
-use crate::model::{Node, NodeType};
+use crate::model::{MarkType, Node, NodeType};
 
 /// Deeper than this (no reader produces such trees: they cap nesting at 512) the writer stops
 /// descending, so that no tree overflows the stack.
@@ -129,6 +129,9 @@ impl<'a> W<'a> {
 
     /// A marker line: `<!--adf:TYPE {diff}-->` (or `… /-->` for a whole node).
     pub fn marker(&mut self, kind: &str, d: Option<&Map<String, Value>>, leaf: bool) {
+        if self.opts.plain {
+            return;
+        }
         let mut s = String::with_capacity(32);
         s.push_str("<!--adf:");
         s.push_str(kind);
@@ -143,7 +146,22 @@ impl<'a> W<'a> {
         self.line(&s);
     }
 
+    pub fn plain(&self) -> bool {
+        self.opts.plain
+    }
+
     pub fn leaf(&mut self, node: &Node) {
+        if self.opts.plain {
+            // No markers: the node's content is what a reader can use of it.
+            let children = node.children();
+            if children.is_empty() {
+            } else if children.iter().all(|c| inline::is_inline(&c.kind)) {
+                self.inline_line(children, Place::default());
+            } else {
+                self.blocks(children, Parent::Other);
+            }
+            return;
+        }
         let d = marker::whole(node);
         self.marker(node.kind.name(), Some(&d), true);
     }
@@ -240,21 +258,29 @@ impl<'a> W<'a> {
             | NodeType::SyncBlock
                 if node.content.is_some() && node.text.is_none() =>
             {
-                let d = marker::diff(
+                let mut d = marker::diff(
                     node,
                     Inferred {
                         attrs: None,
                         content: true,
                     },
                 );
+                if node.children().is_empty() && node.kind != NodeType::LayoutSection {
+                    // The reader gives an empty one an empty paragraph (ADF requires a block).
+                    d.get_or_insert_with(Default::default)
+                        .insert("content".into(), Value::Array(vec![]));
+                }
                 self.marker(node.kind.name(), d.as_ref(), false);
                 self.blank();
-                if !node.children().is_empty() {
+                let inferred = node.kind != NodeType::LayoutSection && only_empty_paragraph(node);
+                if !node.children().is_empty() && !inferred {
                     self.blocks(node.children(), Parent::Other);
                     self.blank();
                 }
-                let close = format!("<!--/adf:{}-->", node.kind.name());
-                self.line(&close);
+                if !self.opts.plain {
+                    let close = format!("<!--/adf:{}-->", node.kind.name());
+                    self.line(&close);
+                }
             }
             _ => self.leaf(node),
         }
@@ -265,7 +291,18 @@ impl<'a> W<'a> {
     /// A modifier marker before a block, when the block holds more than its Markdown shows (`force`:
     /// even when it does not, because the reader would otherwise read the Markdown differently).
     fn modifier(&mut self, node: &Node, inf: Inferred, force: bool) {
-        let d = marker::diff(node, inf);
+        let mut d = marker::diff(node, inf);
+        if inf.content
+            && node.content.as_ref().is_some_and(Vec::is_empty)
+            && matches!(
+                node.kind,
+                NodeType::Blockquote | NodeType::Panel | NodeType::Expand | NodeType::NestedExpand
+            )
+        {
+            // The reader gives an empty one an empty paragraph (ADF requires a block); this one has none.
+            d.get_or_insert_with(Default::default)
+                .insert("content".into(), Value::Array(vec![]));
+        }
         if d.is_some() || force {
             self.marker(node.kind.name(), d.as_ref(), false);
         }
@@ -356,7 +393,7 @@ impl<'a> W<'a> {
             false,
         );
         self.push_prefix("> ", None);
-        if node.children().is_empty() {
+        if only_empty_paragraph(node) {
             self.line("");
         } else {
             self.blocks(node.children(), Parent::Quote);
@@ -383,6 +420,7 @@ impl<'a> W<'a> {
         self.line(&format!("[!{}]", word.to_ascii_uppercase()));
         match node.children().first() {
             None => {}
+            Some(_) if only_empty_paragraph(node) => {}
             Some(first)
                 if first.kind == NodeType::Paragraph
                     && plain_inline_container(first)
@@ -415,20 +453,27 @@ impl<'a> W<'a> {
         } else {
             NodeType::Expand
         };
+        // The reader gives a nested expand attrs always (ADF requires them), an expand only a title.
+        let attrs = match (title, node.kind == NodeType::NestedExpand) {
+            (Some(_), _) => Some(&inf_pairs[..]),
+            (None, true) => Some(&inf_pairs[..0]),
+            (None, false) => None,
+        };
         let inf = Inferred {
-            attrs: title.map(|_| &inf_pairs[..]),
+            attrs,
             content: true,
         };
         self.modifier(node, inf, node.kind != inferred_kind);
-        self.line("<details>");
+        // `<details><summary>Title</summary>` on one line, as the design and GitHub write it.
+        let mut s = String::from("<details>");
         if let Some(title) = title {
-            let mut s = String::from("<summary>");
+            s.push_str("<summary>");
             html_text(&mut s, title);
             s.push_str("</summary>");
-            self.line(&s);
         }
+        self.line(&s);
         self.blank();
-        if !node.children().is_empty() {
+        if !node.children().is_empty() && !only_empty_paragraph(node) {
             self.blocks(node.children(), Parent::Expand);
             self.blank();
         }
@@ -560,7 +605,9 @@ impl<'a> W<'a> {
                 attrs: Some(inf),
                 content: !item.children().is_empty(),
             },
-        ) {
+        )
+        .filter(|_| !self.opts.plain)
+        {
             s.push_str("<!--adf:");
             s.push_str(item.kind.name());
             s.push(' ');
@@ -581,7 +628,19 @@ impl<'a> W<'a> {
             false,
         );
         let mut s = String::new();
-        image(&mut s, &node.children()[0]);
+        let media = &node.children()[0];
+        match media.mark_list() {
+            [] => image(&mut s, media, self.opts.plain),
+            [link] => {
+                // A linked image: `[![alt](src)](href)`, the link's own diff in its title.
+                let mut bare = media.clone();
+                bare.marks = None;
+                s.push('[');
+                image(&mut s, &bare, self.opts.plain);
+                inline::link_close(&mut s, link, false, self.opts.plain);
+            }
+            _ => image(&mut s, media, self.opts.plain),
+        }
         self.line(&s);
     }
 
@@ -599,7 +658,7 @@ impl<'a> W<'a> {
             if i > 0 {
                 s.push(' ');
             }
-            image(&mut s, m);
+            image(&mut s, m, self.opts.plain);
         }
         self.line(&s);
     }
@@ -617,6 +676,11 @@ impl<'a> W<'a> {
         );
         self.line(&format!("<{url}>"));
     }
+}
+
+/// A container holding one empty paragraph: what the reader gives an empty one, so nothing is written.
+fn only_empty_paragraph(node: &Node) -> bool {
+    matches!(node.children(), [p] if is_empty_paragraph(p))
 }
 
 fn is_item(n: &Node) -> bool {
@@ -709,7 +773,7 @@ fn media_ok(m: &Node) -> bool {
     }
 }
 
-fn image(out: &mut String, m: &Node) {
+fn image(out: &mut String, m: &Node, plain: bool) {
     let alt = m
         .attr_str("alt")
         .filter(|a| !a.is_empty() && !a.contains(['\n', '\r', '\0']));
@@ -755,7 +819,9 @@ fn image(out: &mut String, m: &Node) {
             attrs: Some(&inf),
             content: false,
         },
-    ) {
+    )
+    .filter(|_| !plain)
+    {
         out.push(' ');
         marker::push_title_json(out, &d);
     }
@@ -763,7 +829,18 @@ fn image(out: &mut String, m: &Node) {
 }
 
 fn media_single_ok(node: &Node) -> bool {
-    node.text.is_none() && matches!(node.children(), [m] if media_ok(m))
+    node.text.is_none() && matches!(node.children(), [m] if media_ok(m) || linked_media_ok(m))
+}
+
+/// Media under one link mark (an image in a link), written `[![alt](src)](href)`.
+fn linked_media_ok(m: &Node) -> bool {
+    let [link] = m.mark_list() else { return false };
+    if link.kind != MarkType::Link || !inline::link_form_ok(link) {
+        return false;
+    }
+    let mut bare = m.clone();
+    bare.marks = None;
+    media_ok(&bare)
 }
 
 fn media_group_ok(node: &Node) -> bool {

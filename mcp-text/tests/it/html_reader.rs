@@ -149,7 +149,7 @@ fn web_page_reads_the_article_with_its_structure() {
         listItem
           paragraph
             text "nested"
-  mediaSingle
+  mediaSingle {"layout":"center"}
     media {"alt":"Screenshot","type":"external","url":"img/shot.png"} +link{"href":"https://example.com/shot"}
   expand {"title":"Migration notes"}
     paragraph

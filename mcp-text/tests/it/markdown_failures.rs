@@ -69,11 +69,14 @@ fn nested_lists_stay_nested() {
 
 #[test]
 fn details_is_not_escaped() {
-    let md = "<details>\n<summary>More</summary>\n\nHidden **text**.\n\n</details>\n";
+    // The design's form: `<details><summary>Title</summary>` on one line (the two-line form reads the same).
+    let md = "<details><summary>More</summary>\n\nHidden **text**.\n\n</details>\n";
     let doc = read(md).doc;
     assert_eq!(doc.children()[0].kind, NodeType::Expand);
     assert_eq!(doc.children()[0].attr_str("title"), Some("More"));
     assert_eq!(write(&doc, &WriteOptions::default()), md);
+    let two_lines = "<details>\n<summary>More</summary>\n\nHidden **text**.\n\n</details>\n";
+    assert_eq!(read(two_lines).doc, doc);
 }
 
 #[test]
@@ -117,6 +120,7 @@ fn mentions_read_as_names_and_survive() {
         &d,
         &WriteOptions {
             mentions: Some(&resolver),
+            ..WriteOptions::default()
         },
     );
     assert!(md.contains("[@Ada Lovelace](mention:557058:1)"), "{md}");
@@ -240,4 +244,67 @@ fn twenty_megabytes_of_markdown() {
         out.trim_end() == md.trim_end(),
         "the 20 MB document did not come back as it was"
     );
+}
+
+// Found by the random-document judges (`adf_properties`, `storage_markdown`); each a class once.
+
+#[test]
+fn a_link_with_a_title_and_other_attrs_keeps_both() {
+    let md = md_of(
+        json!({"type":"doc","version":1,"content":[{"type":"paragraph","content":[
+        {"type":"text","text":"guide","marks":[{"type":"link","attrs":{"href":"https://x.org","title":"T","occurrenceKey":"k"}}]}]}]}),
+    );
+    assert!(md.contains("[guide](https://x.org '"), "{md}");
+    // A plain title is written in double quotes, as people write them.
+    let md = md_of(
+        json!({"type":"doc","version":1,"content":[{"type":"paragraph","content":[
+        {"type":"text","text":"guide","marks":[{"type":"link","attrs":{"href":"https://x.org","title":"T \"q\""}}]}]}]}),
+    );
+    assert!(md.contains(r#"[guide](https://x.org "T \"q\"")"#), "{md}");
+}
+
+#[test]
+fn emphasis_next_to_a_written_newline_is_escaped() {
+    // `\n` is written `&#10;`, which is punctuation for flanking: `__&#10;__` would be strong.
+    md_of(para("_x_ __\n__  foo* ("));
+}
+
+#[test]
+fn empty_texts_marks_and_decision_items_survive() {
+    md_of(json!({"type":"doc","version":1,"content":[
+        {"type":"paragraph","content":[{"type":"text","text":"a","marks":[]},{"type":"text","text":"b"}]},
+        {"type":"decisionList","attrs":{"localId":"l"},"content":[
+            {"type":"decisionItem","attrs":{"localId":"i","state":"A"},"content":[]}]}]}));
+}
+
+#[test]
+fn a_mention_without_a_name_costs_no_marker() {
+    let md = md_of(
+        json!({"type":"doc","version":1,"content":[{"type":"paragraph","content":[
+        {"type":"mention","attrs":{"id":"557058:1"}}]}]}),
+    );
+    assert_eq!(md, "[@557058:1](mention:557058:1)\n");
+}
+
+#[test]
+fn a_linked_image_is_an_image_in_a_link() {
+    let md = md_of(
+        json!({"type":"doc","version":1,"content":[{"type":"mediaSingle","attrs":{"layout":"center"},"content":[
+        {"type":"media","attrs":{"type":"external","url":"img/a.png","alt":"A"},
+         "marks":[{"type":"link","attrs":{"href":"https://x.org"}}]}]}]}),
+    );
+    assert_eq!(md, "[![A](img/a.png)](https://x.org)\n");
+}
+
+#[test]
+fn plain_markdown_has_no_markers() {
+    let doc = node(every_node_page());
+    let md = write(
+        &doc,
+        &WriteOptions {
+            plain: true,
+            ..WriteOptions::default()
+        },
+    );
+    assert!(!md.contains("<!--") && !md.contains("](adf:"), "{md}");
 }
