@@ -76,7 +76,9 @@ impl FromStr for FieldFormat {
             "storage" => Ok(FieldFormat::Storage),
             "html" => Ok(FieldFormat::Html),
             "auto" => Ok(FieldFormat::Auto),
-            other => Err(format!("`{other}` is not a rich-text format (\"adf\", \"storage\", \"html\", \"auto\")")),
+            other => Err(format!(
+                "`{other}` is not a rich-text format (\"adf\", \"storage\", \"html\", \"auto\")"
+            )),
         }
     }
 }
@@ -108,7 +110,10 @@ struct Rule {
 impl Rule {
     /// Fewer wildcards is more specific: it wins where two rules of different formats match one field.
     fn wildcards(&self) -> usize {
-        self.segments.iter().filter(|s| !matches!(s, Segment::Name(_))).count()
+        self.segments
+            .iter()
+            .filter(|s| !matches!(s, Segment::Name(_)))
+            .count()
     }
 }
 
@@ -148,7 +153,12 @@ impl Rules {
     /// Adds a rule: the fields at `path` hold `format`. A path is dot-separated names, `*` and `**`;
     /// an empty path, an empty name (`a..b`) or a wildcard inside a name (`a*`) is refused.
     pub fn add(&mut self, path: &str, format: FieldFormat) -> Result<(), RuleError> {
-        let fail = |message: &str| Err(RuleError { path: path.to_string(), message: message.to_string() });
+        let fail = |message: &str| {
+            Err(RuleError {
+                path: path.to_string(),
+                message: message.to_string(),
+            })
+        };
         if path.is_empty() {
             return fail("is empty (`**` is every field, `*` every top-level member)");
         }
@@ -165,15 +175,24 @@ impl Rules {
         if self.rules.iter().any(|r| &*r.path == path) {
             return fail("is given twice");
         }
-        self.rules.push(Rule { path: path.into(), segments, format });
+        self.rules.push(Rule {
+            path: path.into(),
+            segments,
+            format,
+        });
         Ok(())
     }
 
     /// Reads rules from `(path, format name)` pairs, as a configuration gives them.
-    pub fn parse<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<Rules, RuleError> {
+    pub fn parse<'a>(
+        pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<Rules, RuleError> {
         let mut rules = Rules::new();
         for (path, format) in pairs {
-            let format = format.parse().map_err(|message| RuleError { path: path.to_string(), message })?;
+            let format = format.parse().map_err(|message| RuleError {
+                path: path.to_string(),
+                message,
+            })?;
             rules.add(path, format)?;
         }
         Ok(rules)
@@ -262,7 +281,9 @@ pub fn to_markdown(value: &mut Value, rules: &Rules, options: &Options) -> Repor
             Ok(None) => {}
             Ok(Some((markdown, warnings))) => {
                 *field = Value::String(markdown);
-                report.warnings.extend(warnings.into_iter().map(|w| issue(path, w.to_string())));
+                report
+                    .warnings
+                    .extend(warnings.into_iter().map(|w| issue(path, w.to_string())));
                 report.converted.push(path.to_string());
             }
             Err(message) => report.failed.push(issue(path, message)),
@@ -286,11 +307,23 @@ pub fn from_markdown(value: &mut Value, rules: &Rules) -> Result<Report, FieldIs
         let Value::String(markdown) = field else {
             return match field {
                 Value::Object(_) | Value::Null => Ok(()),
-                other => Err(issue(path, format!("expected Markdown text, found {}", kind(other)))),
+                other => Err(issue(
+                    path,
+                    format!("expected Markdown text, found {}", kind(other)),
+                )),
             };
         };
-        let read = crate::read(markdown.as_bytes(), Format::Markdown).map_err(|e| issue(path, e.to_string()))?;
-        report.warnings.extend(read.warnings.iter().map(|w| issue(path, w.to_string())));
+        let read = crate::read(markdown.as_bytes(), Format::Markdown)
+            .map_err(|e| issue(path, e.to_string()))?;
+        // ADF must be valid against its schema; storage holds whatever the Markdown nests.
+        let read = if format == FieldFormat::Adf {
+            adf::repair(read)
+        } else {
+            read
+        };
+        report
+            .warnings
+            .extend(read.warnings.iter().map(|w| issue(path, w.to_string())));
         *field = match format {
             FieldFormat::Adf => adf::to_value(&read.doc),
             FieldFormat::Storage => Value::String(
@@ -298,7 +331,10 @@ pub fn from_markdown(value: &mut Value, rules: &Rules) -> Result<Report, FieldIs
                     .map_err(|e| issue(path, e.to_string()))?,
             ),
             FieldFormat::Html | FieldFormat::Auto => {
-                return Err(issue(path, format!("`{format}` is read only: Markdown cannot be written back into it")))
+                return Err(issue(
+                    path,
+                    format!("`{format}` is read only: Markdown cannot be written back into it"),
+                ))
             }
         };
         report.converted.push(path.to_string());
@@ -309,15 +345,22 @@ pub fn from_markdown(value: &mut Value, rules: &Rules) -> Result<Report, FieldIs
 
 /// Whether `v` is an ADF document: `{"type": "doc", "version": <number>, ...}`.
 pub fn is_adf_doc(v: &Value) -> bool {
-    v.get("type").and_then(Value::as_str) == Some("doc") && v.get("version").is_some_and(Value::is_number)
+    v.get("type").and_then(Value::as_str) == Some("doc")
+        && v.get("version").is_some_and(Value::is_number)
 }
 
 /// One field's Markdown and warnings; `None` when there is nothing to convert.
 type Converted = Option<(String, Vec<crate::Warning>)>;
 
-fn field_to_markdown(field: &Value, format: FieldFormat, options: &Options) -> Result<Converted, String> {
+fn field_to_markdown(
+    field: &Value,
+    format: FieldFormat,
+    options: &Options,
+) -> Result<Converted, String> {
     let doc_markdown = |doc: &Node, warnings| {
-        crate::write(doc, Format::Markdown, options).map(|md| Some((md, warnings))).map_err(|e| e.to_string())
+        crate::write(doc, Format::Markdown, options)
+            .map(|md| Some((md, warnings)))
+            .map_err(|e| e.to_string())
     };
     let from_text = |text: &str, from: Format| {
         let read = crate::read(text.as_bytes(), from).map_err(|e| e.to_string())?;
@@ -339,7 +382,9 @@ fn field_to_markdown(field: &Value, format: FieldFormat, options: &Options) -> R
         (FieldFormat::Adf, Value::String(_)) => Ok(None),
         (FieldFormat::Storage, Value::String(s)) => from_text(s, Format::Storage),
         (FieldFormat::Html, Value::String(s)) => from_text(s, Format::Html),
-        (format, other) => Err(format!("expected {} , found {}", expected(format), kind(other)).replace(" ,", ",")),
+        (format, other) => {
+            Err(format!("expected {} , found {}", expected(format), kind(other)).replace(" ,", ","))
+        }
     }
 }
 
@@ -363,7 +408,10 @@ fn kind(v: &Value) -> &'static str {
 }
 
 fn issue(path: &str, message: impl Into<String>) -> FieldIssue {
-    FieldIssue { path: path.to_string(), message: message.into() }
+    FieldIssue {
+        path: path.to_string(),
+        message: message.into(),
+    }
 }
 
 /// Where a rule's path stands: the rule, and how many of its segments are matched.
@@ -408,8 +456,14 @@ fn walk_at<E>(
     depth: usize,
     visit: &mut dyn FnMut(&str, &mut Value, FieldFormat) -> Result<(), E>,
 ) -> Result<(), E> {
-    let matched = states.iter().filter(|&&(r, p)| p == rules.rules[r].segments.len()).map(|&(r, _)| &rules.rules[r]);
-    let explicit = matched.clone().filter(|r| r.format != FieldFormat::Auto).min_by_key(|r| r.wildcards());
+    let matched = states
+        .iter()
+        .filter(|&&(r, p)| p == rules.rules[r].segments.len())
+        .map(|&(r, _)| &rules.rules[r]);
+    let explicit = matched
+        .clone()
+        .filter(|r| r.format != FieldFormat::Auto)
+        .min_by_key(|r| r.wildcards());
     if let Some(rule) = explicit {
         return visit(path, value, rule.format);
     }
@@ -421,13 +475,15 @@ fn walk_at<E>(
         return Ok(());
     }
     let step = |name: &str, index: Option<usize>| {
-        let next = states.iter().filter_map(|&(r, p)| match rules.rules[r].segments.get(p)? {
-            Segment::Name(n) if **n == *name => Some((r, p + 1)),
-            Segment::Name(n) if index.is_some_and(|i| n.parse() == Ok(i)) => Some((r, p + 1)),
-            Segment::Name(_) => None,
-            Segment::Any => Some((r, p + 1)),
-            Segment::AnyDepth => Some((r, p)),
-        });
+        let next = states
+            .iter()
+            .filter_map(|&(r, p)| match rules.rules[r].segments.get(p)? {
+                Segment::Name(n) if **n == *name => Some((r, p + 1)),
+                Segment::Name(n) if index.is_some_and(|i| n.parse() == Ok(i)) => Some((r, p + 1)),
+                Segment::Name(_) => None,
+                Segment::Any => Some((r, p + 1)),
+                Segment::AnyDepth => Some((r, p)),
+            });
         closure(rules, next)
     };
     let len = path.len();
@@ -503,32 +559,58 @@ mod tests {
         assert_eq!(
             got,
             [
-                ("fields.comment.comments.0.body".to_string(), FieldFormat::Adf),
-                ("fields.comment.comments.1.body".to_string(), FieldFormat::Adf),
+                (
+                    "fields.comment.comments.0.body".to_string(),
+                    FieldFormat::Adf
+                ),
+                (
+                    "fields.comment.comments.1.body".to_string(),
+                    FieldFormat::Adf
+                ),
                 ("fields.description".to_string(), FieldFormat::Adf),
                 ("renderedFields.description".to_string(), FieldFormat::Html),
                 ("renderedFields.summary".to_string(), FieldFormat::Html),
             ]
         );
         let one = reached(&issue, &rules(&[("fields.comment.comments.1.body", "adf")]));
-        assert_eq!(one, [("fields.comment.comments.1.body".to_string(), FieldFormat::Adf)]);
+        assert_eq!(
+            one,
+            [(
+                "fields.comment.comments.1.body".to_string(),
+                FieldFormat::Adf
+            )]
+        );
     }
 
     #[test]
     fn auto_finds_adf_documents_anywhere_beneath_and_nothing_else() {
-        let v = json!({"a": doc(), "b": {"c": [1, {"d": doc()}], "e": {"type": "doc"}}, "f": "text"});
-        let got: Vec<String> = reached(&v, &rules(&[("**", "auto")])).into_iter().map(|p| p.0).collect();
+        let v =
+            json!({"a": doc(), "b": {"c": [1, {"d": doc()}], "e": {"type": "doc"}}, "f": "text"});
+        let got: Vec<String> = reached(&v, &rules(&[("**", "auto")]))
+            .into_iter()
+            .map(|p| p.0)
+            .collect();
         assert_eq!(got, ["a", "b.c.1.d"]);
         // The root itself is reached by `**` (it matches no segment too).
-        assert_eq!(reached(&doc(), &rules(&[("**", "auto")])), [(String::new(), FieldFormat::Auto)]);
-        let got: Vec<String> = reached(&v, &rules(&[("b", "auto")])).into_iter().map(|p| p.0).collect();
+        assert_eq!(
+            reached(&doc(), &rules(&[("**", "auto")])),
+            [(String::new(), FieldFormat::Auto)]
+        );
+        let got: Vec<String> = reached(&v, &rules(&[("b", "auto")]))
+            .into_iter()
+            .map(|p| p.0)
+            .collect();
         assert_eq!(got, ["b.c.1.d"]);
     }
 
     #[test]
     fn the_most_specific_explicit_rule_wins_and_beats_auto() {
         let v = json!({"body": {"storage": {"value": "<p/>"}, "view": {"value": "<p/>"}}});
-        let r = rules(&[("**", "auto"), ("body.*.value", "html"), ("body.storage.value", "storage")]);
+        let r = rules(&[
+            ("**", "auto"),
+            ("body.*.value", "html"),
+            ("body.storage.value", "storage"),
+        ]);
         assert_eq!(
             reached(&v, &r),
             [
@@ -541,7 +623,10 @@ mod tests {
     #[test]
     fn double_star_matches_at_any_depth() {
         let v = json!({"x": {"body": "a", "y": {"z": {"body": "b"}}}, "body": "c"});
-        let got: Vec<String> = reached(&v, &rules(&[("**.body", "storage")])).into_iter().map(|p| p.0).collect();
+        let got: Vec<String> = reached(&v, &rules(&[("**.body", "storage")]))
+            .into_iter()
+            .map(|p| p.0)
+            .collect();
         assert_eq!(got, ["body", "x.body", "x.y.z.body"]);
     }
 
@@ -553,7 +638,10 @@ mod tests {
             deep = json!({"n": deep});
         }
         let v = json!({"other": deep, "fields": {"description": doc()}});
-        assert_eq!(reached(&v, &rules(&[("fields.description", "adf")])).len(), 1);
+        assert_eq!(
+            reached(&v, &rules(&[("fields.description", "adf")])).len(),
+            1
+        );
     }
 
     #[test]
@@ -564,12 +652,19 @@ mod tests {
         assert!(bad("a*", "adf").message.contains("stand alone"));
         let e = bad("fields.description", "markdown");
         assert_eq!(e.path, "fields.description");
-        assert!(e.message.contains("`markdown` is not a rich-text format"), "{e}");
+        assert!(
+            e.message.contains("`markdown` is not a rich-text format"),
+            "{e}"
+        );
         let e = Rules::parse([("a", "adf"), ("a", "storage")]).unwrap_err();
         assert!(e.message.contains("twice"), "{e}");
-        let e = rules(&[("a", "adf"), ("b", "html")]).check_writable().unwrap_err();
+        let e = rules(&[("a", "adf"), ("b", "html")])
+            .check_writable()
+            .unwrap_err();
         assert_eq!(e.path, "b");
-        assert!(rules(&[("a", "adf"), ("b", "storage")]).check_writable().is_ok());
+        assert!(rules(&[("a", "adf"), ("b", "storage")])
+            .check_writable()
+            .is_ok());
     }
 
     #[test]
@@ -582,8 +677,18 @@ mod tests {
         assert!(report.converted.is_empty());
         let failed: Vec<&str> = report.failed.iter().map(|f| f.path.as_str()).collect();
         assert_eq!(failed, ["d", "e"]);
-        assert!(report.failed[0].message.contains("expected ADF (an object), found a number"), "{:?}", report.failed);
-        assert!(report.failed[1].message.starts_with("not ADF"), "{:?}", report.failed);
+        assert!(
+            report.failed[0]
+                .message
+                .contains("expected ADF (an object), found a number"),
+            "{:?}",
+            report.failed
+        );
+        assert!(
+            report.failed[1].message.starts_with("not ADF"),
+            "{:?}",
+            report.failed
+        );
     }
 
     #[test]
@@ -594,7 +699,11 @@ mod tests {
         assert!(e.message.contains("found a number"), "{e}");
         // ADF the caller built already, or null, passes as it is.
         let mut v = json!({"fields": {"description": doc()}, "x": null});
-        let report = from_markdown(&mut v, &rules(&[("fields.description", "adf"), ("x", "adf")])).unwrap();
+        let report = from_markdown(
+            &mut v,
+            &rules(&[("fields.description", "adf"), ("x", "adf")]),
+        )
+        .unwrap();
         assert!(report.converted.is_empty());
         assert_eq!(v["fields"]["description"], doc());
     }

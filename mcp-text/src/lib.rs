@@ -133,7 +133,13 @@ pub fn convert(
     to: Format,
     options: &Options,
 ) -> Result<Converted, Error> {
-    let Read { doc, warnings } = read(input, from)?;
+    let mut read = read(input, from)?;
+    // ADF written from another format is made valid against ADF's schema first (Markdown, storage and HTML
+    // nest blocks where ADF does not); ADF given as ADF is written as it came.
+    if to == Format::Adf && from != Format::Adf {
+        read = adf::repair(read);
+    }
+    let Read { doc, warnings } = read;
     // HTML is read-only (lossy on purpose): its Markdown is for reading, so it carries no markers.
     let options = Options {
         mentions: options.mentions,

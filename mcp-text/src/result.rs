@@ -53,7 +53,8 @@ impl Markdown {
 
     /// The Markdown of a Confluence storage format document.
     pub fn from_storage(storage: &str) -> Result<Markdown, Error> {
-        Markdown::convert(storage.as_bytes(), Format::Storage, &Options::default()).map(|(md, _)| md)
+        Markdown::convert(storage.as_bytes(), Format::Storage, &Options::default())
+            .map(|(md, _)| md)
     }
 
     /// The Markdown of an HTML page or fragment.
@@ -67,21 +68,28 @@ impl Markdown {
     }
 
     /// The Markdown of `input` in any format, with what the reader read leniently.
-    pub fn convert(input: &[u8], from: Format, options: &Options) -> Result<(Markdown, Vec<Warning>), Error> {
+    pub fn convert(
+        input: &[u8],
+        from: Format,
+        options: &Options,
+    ) -> Result<(Markdown, Vec<Warning>), Error> {
         let converted = crate::convert(input, from, Format::Markdown, options)?;
         Ok((Markdown(converted.text), converted.warnings))
     }
 
     /// The document this Markdown reads back into, as ADF (a JSON value), with the reader's warnings.
     pub fn to_adf(&self) -> Result<(Value, Vec<Warning>), Error> {
-        let read = crate::read(self.0.as_bytes(), Format::Markdown)?;
+        let read = adf::repair(crate::read(self.0.as_bytes(), Format::Markdown)?);
         Ok((adf::to_value(&read.doc), read.warnings))
     }
 
     /// The document this Markdown reads back into, in Confluence storage format, with the reader's warnings.
     pub fn to_storage(&self) -> Result<(String, Vec<Warning>), Error> {
         let read = crate::read(self.0.as_bytes(), Format::Markdown)?;
-        Ok((crate::write(&read.doc, Format::Storage, &Options::default())?, read.warnings))
+        Ok((
+            crate::write(&read.doc, Format::Storage, &Options::default())?,
+            read.warnings,
+        ))
     }
 
     /// The text.

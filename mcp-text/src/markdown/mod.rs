@@ -15,7 +15,6 @@ mod inline;
 mod marker;
 mod read;
 mod table;
-mod valid;
 mod write;
 
 use crate::mention::MentionResolver;
@@ -75,5 +74,5 @@ pub fn write(doc: &Node, options: &WriteOptions) -> String {
 /// Reads Markdown into a document. Never fails: what cannot be used is kept as text or dropped with a
 /// warning naming the line.
 pub fn read(input: &str) -> Read {
-    valid::repair(read::read(input))
+    read::read(input)
 }

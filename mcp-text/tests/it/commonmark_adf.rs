@@ -258,7 +258,8 @@ enum Verdict {
 
 fn judge(md: &str) -> Verdict {
     let schema = schema().expect("checked by the caller");
-    let read = match catch_unwind(AssertUnwindSafe(|| markdown::read(md))) {
+    // What `convert` does for Markdown → ADF: read, then repair to ADF's schema.
+    let read = match catch_unwind(AssertUnwindSafe(|| adf::repair(markdown::read(md)))) {
         Ok(read) => read,
         Err(_) => return Verdict::Panicked("the Markdown reader panicked".into()),
     };

@@ -12,7 +12,10 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use crate::error::Error;
+
+mod valid;
 use crate::model::{Attrs, Mark, MarkType, Node, NodeType};
+pub use valid::repair;
 
 /// Reads an ADF document (or any single ADF node) from JSON.
 pub fn read(input: &[u8]) -> Result<Node, Error> {

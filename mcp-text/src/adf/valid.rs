@@ -1,6 +1,9 @@
-//! The repair pass over a document read from Markdown: whatever plain Markdown says that ADF's content
-//! rules cannot hold where it stands is moved to the nearest form the official schema accepts, keeping the
-//! reading order and every character of text.
+//! The repair pass before a document is written as ADF: whatever a document holds that ADF's content rules
+//! cannot hold where it stands (Markdown, storage format and HTML all nest more freely) is moved to the
+//! nearest form the official schema accepts, keeping the reading order and every character of text.
+//!
+//! It runs when ADF is the target (`convert`, `fields`), not when Markdown is read: a storage page read as
+//! Markdown and written back as storage keeps a rule inside a block quote, which storage allows.
 //!
 //! Markdown nests anything in anything (a rule or a table in a list item, a block quote in a block quote,
 //! an empty block quote); ADF does not. The pass only touches what the schema rejects, so a document that
@@ -29,8 +32,8 @@ use std::collections::VecDeque;
 
 use NodeType as T;
 
-/// Repairs what `read` made that the schema rejects; the warnings are kept.
-pub(super) fn repair(mut read: Read) -> Read {
+/// Repairs what the schema rejects in a document about to be written as ADF; the warnings are kept.
+pub fn repair(mut read: Read) -> Read {
     fix_root(&mut read.doc);
     read
 }
