@@ -30,10 +30,14 @@ pub mod live;
 pub mod names;
 pub mod normalize;
 pub mod openapi;
+pub mod record;
+pub mod recording;
+pub mod replay;
 mod serde_attrs;
 pub mod snapshot;
 pub mod string_enums;
 pub mod typegen;
+pub mod verify;
 
 pub use snapshot::{DeclaredCapabilities, Snapshot};
 

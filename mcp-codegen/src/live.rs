@@ -301,6 +301,71 @@ async fn connect_http(
         })
 }
 
+/// A raw connection to a server, with nothing of the runtime's `Client` on top: what is sent through
+/// [`Upstream::peer`] reaches the server as it is (`initialize` included), for `record` and `verify`.
+pub enum Upstream {
+    /// A child process on its stdio, killed when this is dropped.
+    Child(mcp_runtime::client::ChildPeer),
+    /// A Streamable HTTP endpoint, and the task that drives its transport.
+    Http(mcp_runtime::Peer, tokio::task::JoinHandle<()>),
+}
+
+impl Upstream {
+    /// The connection.
+    pub fn peer(&self) -> &mcp_runtime::Peer {
+        match self {
+            Upstream::Child(c) => &c.peer,
+            Upstream::Http(p, _) => p,
+        }
+    }
+
+    /// Lets a child server exit on its own (stdin closed) for up to `grace`, then kills it.
+    pub async fn shutdown(self, grace: Duration) {
+        match self {
+            Upstream::Child(c) => c.shutdown(grace).await,
+            Upstream::Http(_, io) => io.abort(),
+        }
+    }
+}
+
+/// Opens a raw connection to `source`; `handler` answers the server's requests and takes its
+/// notifications. Requests sent through it wait without a time limit unless they set one.
+pub async fn open_peer(
+    source: &Source,
+    stderr: StderrMode,
+    handler: std::sync::Arc<dyn mcp_runtime::connection::Handler>,
+) -> Result<Upstream, LiveError> {
+    let label = source.to_string();
+    let config = mcp_runtime::ConnectionConfig {
+        request_timeout: None,
+        ..Default::default()
+    };
+    let connect_error = |error| LiveError::Connect {
+        source_label: label.clone(),
+        error: Box::new(error),
+    };
+    match source {
+        Source::Stdio(line) => {
+            let words = split_command(line)?;
+            let mut cmd = tokio::process::Command::new(&words[0]);
+            cmd.args(&words[1..]);
+            mcp_runtime::client::spawn_peer(cmd, stderr, config, handler)
+                .map(Upstream::Child)
+                .map_err(connect_error)
+        }
+        Source::Url { url, headers } => {
+            let mut http = mcp_runtime::http::HttpClientConfig::default();
+            for (name, value) in headers {
+                http = http.header(name.clone(), value.clone());
+            }
+            mcp_runtime::http::connect_peer(url, http, config, handler)
+                .await
+                .map(|(peer, io)| Upstream::Http(peer, io))
+                .map_err(connect_error)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

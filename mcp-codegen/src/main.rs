@@ -63,6 +63,128 @@ enum Command {
     Openapi(mcp_codegen::openapi::cli::OpenapiArgs),
     /// Serve an OpenAPI spec's operations as an MCP server (stdio, or Streamable HTTP with --http).
     ServeOpenapi(mcp_codegen::openapi::cli::ServeArgs),
+    /// Relay a client's session to a server, unchanged, and record it as JSON Lines.
+    #[command(long_about = RECORD_HELP)]
+    Record(RecordArgs),
+    /// Serve a recorded session as a stdio server: recorded answers to recorded requests.
+    #[command(long_about = REPLAY_HELP)]
+    Replay {
+        /// The recording (made by `record`).
+        file: PathBuf,
+    },
+    /// Play a recording's client side against a server; exit 0 if it answers as recorded, 1 on drift
+    /// (with a diff per request), 2 if it cannot run.
+    #[command(long_about = VERIFY_HELP)]
+    Verify(VerifyArgs),
+}
+
+const RECORD_HELP: &str = "\
+Runs as a stdio MCP server for any client and relays every message both ways, unchanged, to the server
+given with --stdio (a command line, started as a child) or --url (a Streamable HTTP endpoint), writing
+the session to FILE as JSON Lines: a header line, then one line per message with its direction (c2s or
+s2c), its time offset in milliseconds and the message. Our stdout carries the protocol alone; the
+child's stderr and our messages go to stderr.
+
+Secrets are never written: the values of the environment variables named with --redact, and every
+--header value (and the token of `Bearer TOKEN`), become \"[redacted]\".
+
+Example, as the command of a host's mcpServers entry:
+  mcp-codegen record -o session.jsonl --redact GITHUB_TOKEN \\
+      --stdio \"npx -y @modelcontextprotocol/server-everything\"
+  mcp-codegen record -o session.jsonl --url https://mcp.example.com/mcp \\
+      --header \"Authorization: Bearer $TOKEN\"";
+
+const REPLAY_HELP: &str = "\
+Serves a recording (from `record`) as a stdio MCP server. Each request is answered with the recorded
+answer of the recorded request with the same method and params (`_meta` set aside; `initialize` and
+`server/discover` by method alone), under the live request's id; what the server sent meanwhile
+(notifications, progress under the live progress token, sampling and elicitation requests, whose answers
+are awaited) is sent first, in order. A request recorded several times is answered in recorded order,
+then with its last answer. A request never recorded is answered with a JSON-RPC error naming it (-32601
+for a method the recording lacks, -32602 for other params), and the replay goes on serving. A truncated
+or hand-edited recording is refused with its line and the problem.
+
+Example:
+  mcp-codegen replay session.jsonl
+  (in a host's config: \"command\": \"mcp-codegen\", \"args\": [\"replay\", \"session.jsonl\"])";
+
+const VERIFY_HELP: &str = "\
+Plays a recording's client side against a server (--stdio or --url): the recorded requests and
+notifications go out as they were, cancelled requests are cancelled after the recorded delay, the
+server's requests are answered with the recorded client's answers, and values the server chose
+(requestState, cursors, task ids) are mapped to the live ones. Every answer that differs from the
+recorded one is printed as a unified diff (recorded -, live +) under the recording's line and the request.
+
+Left out of the comparison: `_meta` and `requestState` everywhere, timestamps (RFC 3339 strings), and
+each --ignore rule: a key (`timestamp`, left out at any depth) or a dotted path from the top of a result
+or error (`serverInfo.version`, `content.*.text`, `*` for any key or index).
+
+Exit status: 0 when the server answers as recorded, 1 on drift, 2 when it cannot run (the recording is
+refused, the server cannot start, dies or stops answering: the reason is printed).
+
+Example:
+  mcp-codegen verify session.jsonl --stdio \"npx -y @modelcontextprotocol/server-everything@2026.8.31\" \\
+      --ignore serverInfo.version";
+
+/// `record`'s arguments.
+#[derive(Args)]
+struct RecordArgs {
+    #[command(flatten)]
+    target: Target,
+    /// Where to write the recording (JSON Lines); `{n}` in the name becomes the first number not taken,
+    /// so that each session a client starts gets its own file.
+    #[arg(short, long, value_name = "FILE")]
+    output: PathBuf,
+    /// An environment variable whose value never reaches the recording (repeatable).
+    #[arg(long = "redact", value_name = "ENV_NAME")]
+    redact: Vec<String>,
+}
+
+/// `verify`'s arguments.
+#[derive(Args)]
+struct VerifyArgs {
+    /// The recording (made by `record`).
+    file: PathBuf,
+    #[command(flatten)]
+    target: Target,
+    /// A field to leave out of the comparison: a key at any depth, or a dotted path (repeatable).
+    #[arg(long = "ignore", value_name = "FIELD")]
+    ignore: Vec<mcp_codegen::verify::IgnoreRule>,
+    /// Seconds to wait for any one answer from the server.
+    #[arg(long, default_value_t = 30.0)]
+    timeout: f64,
+}
+
+/// The server to record or verify against.
+#[derive(Args, Clone)]
+struct Target {
+    /// Start the server with this command line and talk over its stdio.
+    #[arg(
+        long,
+        value_name = "CMD ARGS",
+        conflicts_with = "url",
+        required_unless_present = "url"
+    )]
+    stdio: Option<String>,
+    /// A Streamable HTTP server's endpoint.
+    #[arg(long)]
+    url: Option<String>,
+    /// An HTTP header, `Name: value` (repeatable; its value is never recorded).
+    #[arg(long = "header", value_name = "K:V", requires = "url")]
+    headers: Vec<String>,
+}
+
+impl Target {
+    fn source(&self) -> Result<Source> {
+        Server {
+            stdio: self.stdio.clone(),
+            url: self.url.clone(),
+            headers: self.headers.clone(),
+            capabilities: DeclaredCapabilities::default(),
+            timeout: 30.0,
+        }
+        .source()
+    }
 }
 
 /// A live server.
@@ -315,10 +437,116 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             let snapshot = input.snapshot().await?;
             print!("{}", mcp_codegen::audit::audit(&snapshot.tools).report());
         }
+        Command::Record(args) => return record_command(args).await,
+        Command::Replay { file } => {
+            let session = mcp_codegen::recording::Session::load(&file)?;
+            let (reader, writer, probe) =
+                mcp_runtime::stdio::stdio_streams().context("cannot take over stdin and stdout")?;
+            let why = mcp_codegen::replay::serve(&session, reader, writer, Some(probe)).await;
+            eprintln!("mcp-codegen replay: {why}");
+        }
+        Command::Verify(args) => return verify_command(args).await,
         Command::Openapi(args) => return mcp_codegen::openapi::cli::openapi(args),
         Command::ServeOpenapi(args) => return mcp_codegen::openapi::cli::serve_openapi(args).await,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+async fn record_command(args: RecordArgs) -> Result<ExitCode> {
+    use mcp_codegen::record::{record_session, RecordOptions};
+    let options = RecordOptions {
+        source: args.target.source()?,
+        redact_env: args.redact,
+        stderr: mcp_runtime::StderrMode::Inherit,
+    };
+    let (header, redactor) = options.header_and_redactor();
+    let (file, output) = create_recording(&args.output)?;
+    let recorder = mcp_codegen::recording::Recorder::new(
+        Box::new(std::io::BufWriter::new(file)),
+        &header,
+        redactor,
+    )
+    .with_context(|| format!("could not write {}", output.display()))?;
+    let (reader, writer, probe) =
+        mcp_runtime::stdio::stdio_streams().context("cannot take over stdin and stdout")?;
+    let why = record_session(
+        &options,
+        std::sync::Arc::new(recorder),
+        reader,
+        writer,
+        Some(probe),
+    )
+    .await?;
+    eprintln!(
+        "mcp-codegen record: {why}; recorded to {}",
+        output.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Creates the recording's file: `{n}` in its name becomes the first number whose file does not exist
+/// yet (a client that starts several sessions gets one file each).
+fn create_recording(path: &std::path::Path) -> Result<(std::fs::File, PathBuf)> {
+    let text = path.to_string_lossy();
+    if !text.contains("{n}") {
+        let file = std::fs::File::create(path)
+            .with_context(|| format!("could not create {}", path.display()))?;
+        return Ok((file, path.to_path_buf()));
+    }
+    for n in 1..100_000 {
+        let candidate = PathBuf::from(text.replace("{n}", &n.to_string()));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&candidate)
+        {
+            Ok(file) => return Ok((file, candidate)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => bail!("could not create {}: {e}", candidate.display()),
+        }
+    }
+    bail!("every name {} up to 99999 is taken", path.display())
+}
+
+async fn verify_command(args: VerifyArgs) -> Result<ExitCode> {
+    if !(args.timeout.is_finite() && args.timeout > 0.0 && args.timeout < 1e9) {
+        bail!("--timeout must be a positive number of seconds");
+    }
+    let session = mcp_codegen::recording::Session::load(&args.file)?;
+    let source = args.target.source()?;
+    let report = mcp_codegen::verify::verify(
+        &session,
+        &source,
+        &args.ignore,
+        Duration::from_secs_f64(args.timeout),
+    )
+    .await
+    .with_context(|| format!("verifying {} against {source}", args.file.display()))?;
+    for d in &report.drift {
+        println!(
+            "{}:{}: {}\n{}",
+            args.file.display(),
+            d.line,
+            d.request,
+            d.diff
+        );
+    }
+    if report.drift.is_empty() {
+        println!(
+            "{}: {source} answers as recorded ({} requests compared)",
+            args.file.display(),
+            report.compared
+        );
+        Ok(ExitCode::SUCCESS)
+    } else {
+        eprintln!(
+            "{}: {} of {} answers drifted from the recording",
+            args.file.display(),
+            report.drift.len(),
+            report.compared
+        );
+        Ok(ExitCode::from(1))
+    }
 }
 
 fn main() -> ExitCode {

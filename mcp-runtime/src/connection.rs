@@ -430,7 +430,9 @@ impl Peer {
             .map_err(|_| Error::Closed(self.close_reason()))
     }
 
-    fn close_reason(&self) -> String {
+    /// Why the connection closed (the reason given to its close, such as a child server's exit status
+    /// and stderr tail), or that it is closed.
+    pub fn close_reason(&self) -> String {
         lock(&self.shared.pending)
             .closed
             .clone()

@@ -9,4 +9,5 @@ mod live_modern;
 mod only_runtime;
 mod openapi_bridge;
 mod openapi_specs;
+mod sessions;
 mod support;

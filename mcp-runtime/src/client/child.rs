@@ -93,6 +93,63 @@ pub(crate) fn spawn(
     ))
 }
 
+/// A server run as a child process on a raw connection, with nothing of [`Client`](super::Client) on
+/// top: what is sent through [`ChildPeer::peer`] reaches the child's stdin as it is, and the handler given
+/// to [`spawn_peer`] answers the child's requests and takes its notifications. For relays and recorders
+/// that pass a client's messages on unchanged, `initialize` included. The child is killed when this is
+/// dropped.
+pub struct ChildPeer {
+    /// The connection to the child.
+    pub peer: crate::connection::Peer,
+    guard: ChildGuard,
+    io: tokio::task::JoinHandle<()>,
+}
+
+impl ChildPeer {
+    /// The child's process id.
+    pub fn pid(&self) -> Option<u32> {
+        self.guard.pid
+    }
+
+    /// Closes the child's stdin, gives it `grace` to exit, then kills it.
+    pub async fn shutdown(mut self, grace: Duration) {
+        self.io.abort();
+        self.peer.close("closed by the client".into());
+        self.guard.shutdown(grace).await;
+    }
+}
+
+impl Drop for ChildPeer {
+    fn drop(&mut self) {
+        self.io.abort();
+        self.guard.kill();
+    }
+}
+
+/// Starts `cmd` with its stdio as a connection driven by the runtime's pump. When the child's output
+/// ends, the peer closes with the reason: its exit status and the tail of its stderr (which `stderr`
+/// decides the fate of).
+pub fn spawn_peer(
+    mut cmd: Command,
+    stderr: StderrMode,
+    config: crate::connection::ConnectionConfig,
+    handler: Arc<dyn crate::connection::Handler>,
+) -> Result<ChildPeer, Error> {
+    let (guard, stdout, stdin) = spawn(&mut cmd, stderr)?;
+    let (peer, rx) = crate::connection::Peer::new(config);
+    let reason_src = guard.reason_source();
+    let io_peer = peer.clone();
+    let io = tokio::spawn(async move {
+        let writer = tokio::spawn(crate::connection::write_loop(rx, stdin, io_peer.clone()));
+        let why = crate::connection::read_loop(stdout, &io_peer, &handler).await;
+        let reason = reason_src.describe(&why).await;
+        io_peer.close(reason);
+        handler.closed();
+        writer.abort();
+    });
+    Ok(ChildPeer { peer, guard, io })
+}
+
 impl ChildGuard {
     pub(crate) fn reason_source(&self) -> ReasonSource {
         ReasonSource {

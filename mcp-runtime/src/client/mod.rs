@@ -29,7 +29,7 @@ mod supervisor;
 mod tasks;
 mod tool_headers;
 
-pub use child::StderrMode;
+pub use child::{spawn_peer, ChildPeer, StderrMode};
 pub use era::{Era, EraCache};
 pub use handler::{CallHandlers, ElicitationHandler, RootsHandler, SamplingHandler};
 pub use listen::Subscription;

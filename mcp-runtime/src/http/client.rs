@@ -99,34 +99,6 @@ impl ClientBuilder {
     /// Connects to an MCP server over HTTP (Streamable HTTP, or the legacy transport per
     /// [`HttpClientConfig::transport`]) and initializes.
     pub async fn connect_http(self, url: &str, config: HttpClientConfig) -> Result<Client, Error> {
-        let url = Url::parse(url).map_err(|e| Error::Io(format!("invalid URL {url}: {e}")))?;
-        let mut headers = HeaderMap::new();
-        for (k, v) in &config.headers {
-            let name = HeaderName::from_bytes(k.as_bytes())
-                .map_err(|e| Error::Io(format!("bad header name {k}: {e}")))?;
-            let value = HeaderValue::from_str(v)
-                .map_err(|e| Error::Io(format!("bad header value for {k}: {e}")))?;
-            headers.insert(name, value);
-        }
-        let http = match &config.http {
-            Some(c) => c.clone(),
-            // With the `compression` feature reqwest asks for gzip, zstd and brotli and decodes them.
-            None => {
-                let b = reqwest::Client::builder().pool_max_idle_per_host(64);
-                if config.http2_prior_knowledge {
-                    b.http2_prior_knowledge()
-                } else {
-                    b
-                }
-            }
-            .build()
-            .map_err(|e| Error::Io(format!("cannot build the HTTP client: {e}")))?,
-        };
-        let oauth = match &config.oauth {
-            Some(o) => Some(OAuth::new(o.clone(), http.clone()).map_err(Error::Io)?),
-            None => None,
-        };
-        let (peer, rx) = Peer::new(self.config_ref().clone());
         let parts = self.parts();
         let legacy = config.transport == HttpTransportKind::LegacySse;
         // The legacy HTTP+SSE transport has no modern mode: skip the probe.
@@ -136,34 +108,99 @@ impl ClientBuilder {
             self
         };
         let tool_headers = ToolHeaders::default();
-        let t = Arc::new(Transport {
-            http,
-            headers,
-            config,
-            oauth,
-            peer: peer.clone(),
-            handler: parts.handler.clone(),
-            tool_headers: tool_headers.clone(),
-            in_flight: Mutex::new(HashMap::new()),
-            state: Mutex::new(State {
-                session: None,
-                version: None,
-                init_frame: None,
-                legacy_endpoint: None,
-            }),
-            get_started: AtomicBool::new(false),
+        let conn = builder.config_ref().clone();
+        let (peer, io, key) = start(
             url,
-        });
-        if legacy {
-            t.open_legacy().await?;
-        }
-        let io = tokio::spawn(t.clone().run(rx));
+            config,
+            conn,
+            parts.handler.clone(),
+            tool_headers.clone(),
+        )
+        .await?;
         let info = TransportInfo {
             tool_headers: Some(tool_headers),
-            server_key: Some(format!("http:{}", t.url)),
+            server_key: Some(key),
         };
         builder.finish(peer, parts, info, Some(io)).await
     }
+}
+
+/// A connection to an MCP server over HTTP with nothing of [`Client`] on top: every frame sent through
+/// the returned [`Peer`] is POSTed as it is (the transport follows the session, the negotiated version
+/// and the era from the frames themselves, as it does under a `Client`), and `handler` answers the
+/// server's requests and takes its notifications. For relays and recorders that pass a client's
+/// messages on unchanged, `initialize` included. The task drives the transport until the peer closes.
+pub async fn connect_peer(
+    url: &str,
+    config: HttpClientConfig,
+    connection: crate::connection::ConnectionConfig,
+    handler: Arc<dyn Handler>,
+) -> Result<(Peer, tokio::task::JoinHandle<()>), Error> {
+    let (peer, io, _) = start(url, config, connection, handler, ToolHeaders::default()).await?;
+    Ok((peer, io))
+}
+
+/// Builds the transport for `url` and starts its task: the peer, the task, and the server's key.
+async fn start(
+    url: &str,
+    config: HttpClientConfig,
+    connection: crate::connection::ConnectionConfig,
+    handler: Arc<dyn Handler>,
+    tool_headers: ToolHeaders,
+) -> Result<(Peer, tokio::task::JoinHandle<()>, String), Error> {
+    let url = Url::parse(url).map_err(|e| Error::Io(format!("invalid URL {url}: {e}")))?;
+    let mut headers = HeaderMap::new();
+    for (k, v) in &config.headers {
+        let name = HeaderName::from_bytes(k.as_bytes())
+            .map_err(|e| Error::Io(format!("bad header name {k}: {e}")))?;
+        let value = HeaderValue::from_str(v)
+            .map_err(|e| Error::Io(format!("bad header value for {k}: {e}")))?;
+        headers.insert(name, value);
+    }
+    let http = match &config.http {
+        Some(c) => c.clone(),
+        // With the `compression` feature reqwest asks for gzip, zstd and brotli and decodes them.
+        None => {
+            let b = reqwest::Client::builder().pool_max_idle_per_host(64);
+            if config.http2_prior_knowledge {
+                b.http2_prior_knowledge()
+            } else {
+                b
+            }
+        }
+        .build()
+        .map_err(|e| Error::Io(format!("cannot build the HTTP client: {e}")))?,
+    };
+    let oauth = match &config.oauth {
+        Some(o) => Some(OAuth::new(o.clone(), http.clone()).map_err(Error::Io)?),
+        None => None,
+    };
+    let (peer, rx) = Peer::new(connection);
+    let legacy = config.transport == HttpTransportKind::LegacySse;
+    let t = Arc::new(Transport {
+        http,
+        headers,
+        config,
+        oauth,
+        peer: peer.clone(),
+        handler,
+        tool_headers,
+        in_flight: Mutex::new(HashMap::new()),
+        state: Mutex::new(State {
+            session: None,
+            version: None,
+            init_frame: None,
+            legacy_endpoint: None,
+        }),
+        get_started: AtomicBool::new(false),
+        url,
+    });
+    if legacy {
+        t.open_legacy().await?;
+    }
+    let key = format!("http:{}", t.url);
+    let io = tokio::spawn(t.run(rx));
+    Ok((peer, io, key))
 }
 
 struct State {

@@ -53,7 +53,7 @@ pub mod sse;
 mod tls;
 
 pub use auth::{Authorizer, Grant, OAuthConfig};
-pub use client::{HttpClientConfig, HttpTransportKind};
+pub use client::{connect_peer, HttpClientConfig, HttpTransportKind};
 #[cfg(feature = "compression")]
 pub use compression::Compression;
 pub use cors::Cors;
