@@ -77,6 +77,8 @@ pub struct Options<'a> {
     /// Markdown without markers, to read only (not lossless; [`markdown::WriteOptions::plain`]).
     /// [`convert`] sets it for HTML input.
     pub plain: bool,
+    /// Indented ADF (for a person to read; the default is compact).
+    pub pretty: bool,
 }
 
 /// A conversion's result: the text, and what the reader read leniently.
@@ -109,6 +111,7 @@ pub fn read(input: &[u8], from: Format) -> Result<Read, Error> {
 /// Writes `doc` in format `to`.
 pub fn write(doc: &Node, to: Format, options: &Options) -> Result<String, Error> {
     match to {
+        Format::Adf if options.pretty => Ok(adf::write_pretty(doc)),
         Format::Adf => Ok(adf::write(doc)),
         Format::Storage => Ok(storage::write(doc)),
         Format::Markdown => Ok(markdown::write(
@@ -133,7 +136,17 @@ pub fn convert(
     to: Format,
     options: &Options,
 ) -> Result<Converted, Error> {
-    let mut read = read(input, from)?;
+    convert_read(read(input, from)?, from, to, options)
+}
+
+/// The second half of [`convert`], for a caller that has read the document already (and may have
+/// dropped its input, as the CLI does).
+pub fn convert_read(
+    mut read: Read,
+    from: Format,
+    to: Format,
+    options: &Options,
+) -> Result<Converted, Error> {
     // ADF written from another format is made valid against ADF's schema first (Markdown, storage and HTML
     // nest blocks where ADF does not); ADF given as ADF is written as it came.
     if to == Format::Adf && from != Format::Adf {
@@ -142,8 +155,8 @@ pub fn convert(
     let Read { doc, warnings } = read;
     // HTML is read-only (lossy on purpose): its Markdown is for reading, so it carries no markers.
     let options = Options {
-        mentions: options.mentions,
         plain: options.plain || from == Format::Html,
+        ..*options
     };
     Ok(Converted {
         text: write(&doc, to, &options)?,

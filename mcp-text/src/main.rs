@@ -11,7 +11,7 @@ const HELP: &str = "\
 mcp-text: rich text as a model reads it (ADF, Confluence storage format, HTML, Markdown)
 
 Usage:
-  mcp-text convert --from FORMAT --to FORMAT [--pretty] [FILE]
+  mcp-text convert --from FORMAT --to FORMAT [--pretty] [--plain] [FILE]
   mcp-text --help
 
 Reads FILE (or stdin when there is none, or when FILE is -) and writes the converted text to stdout.
@@ -22,6 +22,8 @@ Options:
   --from adf|storage|html|markdown   the input's format
   --to markdown|adf|storage          the output's format
   --pretty                           indent ADF output
+  --plain                            Markdown without markers: for reading only, not converted back
+                                     losslessly (always so from html)
   -h, --help                         this help
 
 Examples:
@@ -38,6 +40,7 @@ struct Args {
     from: Format,
     to: Format,
     pretty: bool,
+    plain: bool,
     file: Option<String>,
 }
 
@@ -71,7 +74,7 @@ fn parse(args: &[String]) -> Result<Parsed, String> {
         Some(other) => return Err(format!("unknown command `{other}` (expected `convert`)")),
         None => return Err("missing command (expected `convert`)".into()),
     }
-    let (mut from, mut to, mut pretty, mut file) = (None, None, false, None);
+    let (mut from, mut to, mut pretty, mut plain, mut file) = (None, None, false, false, None);
     while let Some(arg) = rest.next() {
         // `--from adf` and `--from=adf` alike.
         let (flag, inline) = match arg.split_once('=') {
@@ -86,6 +89,7 @@ fn parse(args: &[String]) -> Result<Parsed, String> {
             "--from" => from = Some(value("--from")?),
             "--to" => to = Some(value("--to")?),
             "--pretty" => pretty = true,
+            "--plain" => plain = true,
             "-" => file = set_file(file, arg)?,
             _ if flag.starts_with('-') => return Err(format!("unknown option `{arg}`")),
             _ => file = set_file(file, arg)?,
@@ -101,10 +105,14 @@ fn parse(args: &[String]) -> Result<Parsed, String> {
     if pretty && to != Format::Adf {
         return Err("--pretty applies to --to adf only".into());
     }
+    if plain && to != Format::Markdown {
+        return Err("--plain applies to --to markdown only".into());
+    }
     Ok(Parsed::Convert(Args {
         from,
         to,
         pretty,
+        plain,
         file: file.filter(|f| f != "-"),
     }))
 }
@@ -142,26 +150,23 @@ fn convert(args: &Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    for warning in &read.warnings {
-        eprintln!("mcp-text: {name}: warning: {warning}");
-    }
     drop(input);
-    let text = if args.pretty {
-        mcp_text::adf::write_pretty(&read.doc)
-    } else {
-        // HTML is read-only: its Markdown is for reading, without markers (as `convert` writes it).
-        let options = Options {
-            plain: args.from == Format::Html,
-            ..Options::default()
-        };
-        match mcp_text::write(&read.doc, args.to, &options) {
-            Ok(text) => text,
-            Err(e) => {
-                eprintln!("mcp-text: {name}: {e}");
-                return ExitCode::FAILURE;
-            }
+    let options = Options {
+        pretty: args.pretty,
+        plain: args.plain,
+        ..Options::default()
+    };
+    let converted = match mcp_text::convert_read(read, args.from, args.to, &options) {
+        Ok(converted) => converted,
+        Err(e) => {
+            eprintln!("mcp-text: {name}: {e}");
+            return ExitCode::FAILURE;
         }
     };
+    for warning in &converted.warnings {
+        eprintln!("mcp-text: {name}: warning: {warning}");
+    }
+    let text = converted.text;
     let mut stdout = std::io::stdout().lock();
     let written = stdout.write_all(text.as_bytes()).and_then(|()| {
         if args.to == Format::Adf && !text.ends_with('\n') {
