@@ -20,6 +20,7 @@ use super::links::push_attr;
 use super::read::{attr_object, storage_of, AttrList};
 use super::write::Writer;
 use super::STORAGE;
+use crate::mention::MentionResolver;
 use crate::model::{Attrs, Node, NodeType};
 
 /// Confluence's extension type for its own macros.
@@ -345,6 +346,50 @@ fn finish_extension(
     node.attrs = Some(attrs);
     node.content = rich;
     node
+}
+
+/// The parameters that say what a macro shows, in the order they are looked for: Confluence's unnamed
+/// default parameter, then the usual names (`jira`'s `key`, a `title`, ...).
+const MAIN_PARAMS: [&str; 6] = ["", "key", "title", "name", "url", "page"];
+
+/// The longest label, in characters (a label is a glance at the macro, not its content).
+const LABEL_MAX: usize = 60;
+
+/// A one-line label a model can read for an extension (a macro) that has no Markdown form: `@Name` for
+/// the `profile` macro (its user through `mentions`, else `@<account id>`), else the macro's name and its
+/// main parameter (`jira: PROJ-123`), or its name alone (`toc`). `None` when the node names no macro.
+pub fn macro_label(node: &Node, mentions: Option<&dyn MentionResolver>) -> Option<String> {
+    let key = node.attr_str("extensionKey").filter(|k| !k.is_empty())?;
+    let params = node
+        .attr("parameters")
+        .and_then(|p| p.get("macroParams"))
+        .and_then(Value::as_object);
+    let param = |name: &str| {
+        let v = params?.get(name)?;
+        let v = v.get("value").unwrap_or(v);
+        let text = match v {
+            Value::String(s) => s.clone(),
+            Value::Number(_) | Value::Bool(_) => v.to_string(),
+            _ => return None,
+        };
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        (!text.is_empty()).then_some(text)
+    };
+    let short = |s: String| match s.char_indices().nth(LABEL_MAX) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s,
+    };
+    if key == "profile" {
+        if let Some(id) = param("user") {
+            let name = mentions.and_then(|r| r.display_name(&id));
+            return Some(format!("@{}", short(name.unwrap_or(id))));
+        }
+    }
+    let key = short(key.split_whitespace().collect::<Vec<_>>().join(" "));
+    Some(match MAIN_PARAMS.iter().find_map(|p| param(p)) {
+        Some(main) => format!("{key}: {}", short(main)),
+        None => key,
+    })
 }
 
 /// ADF's status colour for Confluence's `colour` parameter.
