@@ -582,13 +582,16 @@ fn body(out: &mut String, node: &Node, kind: Kind, ctx: &Ctx, place: Place, opts
         }
         Kind::Other => {
             if !atom(out, node, place, opts) {
+                let label = label(node, opts);
                 if opts.plain {
-                    // No markers: an inline node without a form shows its content, if any.
-                    if !node.children().is_empty() {
+                    // No markers: an inline node without a form shows its label, else its content.
+                    if let Some(label) = &label {
+                        escape::text(out, label, ctx);
+                    } else if !node.children().is_empty() {
                         write(out, node.children(), place, opts, &mut Scratch::default());
                     }
                 } else {
-                    raw(out, node, place);
+                    raw(out, node, place, label.as_deref());
                 }
             }
         }
@@ -648,9 +651,42 @@ fn code_span(out: &mut String, text: &str, ctx: &Ctx, place: Place) {
     }
 }
 
-/// The whole node as `[](adf:TYPE '{…}')`.
-pub(super) fn raw(out: &mut String, node: &Node, place: Place) {
-    out.push_str("[](adf:");
+/// What a model reads of an inline node with no Markdown form: the text of its `[…](adf:TYPE '{…}')`,
+/// which the reader ignores (the node is the marker's). A macro's name and main parameter, the profile
+/// macro's user (`@Name` through the resolver), a placeholder's text, a mention's name, a status's text.
+fn label(node: &Node, opts: &WriteOptions) -> Option<String> {
+    let one_line = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let label = match &node.kind {
+        NodeType::InlineExtension | NodeType::Extension | NodeType::BodiedExtension => {
+            crate::storage::macro_label(node, opts.mentions)?
+        }
+        NodeType::Mention => match node.attr_str("text") {
+            Some(text) => one_line(text),
+            None => {
+                let id = node.attr_str("id")?;
+                let name = opts.mentions.and_then(|r| r.display_name(id));
+                one_line(&format!("@{}", name.as_deref().unwrap_or(id)))
+            }
+        },
+        NodeType::Placeholder | NodeType::Status => one_line(node.attr_str("text")?),
+        NodeType::Emoji => one_line(node.attr_str("text").or(node.attr_str("shortName"))?),
+        NodeType::MediaInline => one_line(node.attr_str("alt").or(node.attr_str("id"))?),
+        _ => return None,
+    };
+    (!label.is_empty()).then_some(label)
+}
+
+/// The whole node as `[label](adf:TYPE '{…}')` (see `label`; the label may be empty).
+pub(super) fn raw(out: &mut String, node: &Node, place: Place, label: Option<&str>) {
+    out.push('[');
+    if let Some(label) = label {
+        let start = out.len();
+        link_text(out, label);
+        if place.in_cell {
+            escape_pipes_from(out, start);
+        }
+    }
+    out.push_str("](adf:");
     push_type(out, node.kind.name());
     let d = marker::whole(node);
     if !d.is_empty() {

@@ -170,8 +170,75 @@ fn link_title(ri: Option<&Ri>, attrs: &AttrList) -> String {
     }
 }
 
-/// An `ac:link`: a mention, or its body's nodes under a link mark.
-pub(super) fn finish_link(l: Link) -> Vec<Node> {
+/// The `ac:link` an `href` stands for by itself: `page:SPACE:Title` (`page:Title`), `blogpost:…`,
+/// `attachment:file`, `user:ID`, `space:KEY`, each with an optional `#anchor` (`ac:anchor`). Another
+/// `href` (a URL, an anchor alone) implies no `ac:link`: it is an `<a>` unless the mark keeps its `ri`.
+pub(super) fn implied(href: &str) -> Option<(Ri, AttrList)> {
+    let (target, anchor) = match href.split_once('#') {
+        Some((t, a)) => (t, Some(a)),
+        None => (href, None),
+    };
+    let (scheme, rest) = target.split_once(':')?;
+    let attr = |k: &str, v: &str| (k.to_string(), v.to_string());
+    let (name, attrs) = match scheme {
+        "page" | "blogpost" => {
+            let name = if scheme == "page" {
+                "ri:page"
+            } else {
+                "ri:blog-post"
+            };
+            match rest.split_once(':') {
+                Some((space, title)) => (
+                    name,
+                    vec![attr("ri:content-title", title), attr("ri:space-key", space)],
+                ),
+                None => (name, vec![attr("ri:content-title", rest)]),
+            }
+        }
+        "attachment" => ("ri:attachment", vec![attr("ri:filename", rest)]),
+        "user" => ("ri:user", vec![attr("ri:account-id", rest)]),
+        "space" => ("ri:space", vec![attr("ri:space-key", rest)]),
+        _ => return None,
+    };
+    let ri = Ri {
+        name: name.to_string(),
+        attrs,
+        inner: None,
+    };
+    let link = anchor.map(|a| attr("ac:anchor", a)).into_iter().collect();
+    Some((ri, link))
+}
+
+/// Two attribute lists that say the same (order is insignificant in XML).
+fn same_attrs(a: &AttrList, b: &AttrList) -> bool {
+    let sorted = |l: &AttrList| {
+        let mut l = l.clone();
+        l.sort();
+        l
+    };
+    a.len() == b.len() && sorted(a) == sorted(b)
+}
+
+fn same_ri(a: &Ri, b: &Ri) -> bool {
+    a.name == b.name && a.inner == b.inner && same_attrs(&a.attrs, &b.attrs)
+}
+
+/// The body the writer gives a link when the mark does not say (`storage.body`): none while the text
+/// is the title Confluence shows, plain text while it is one text node with no mark of its own, else
+/// rich. `first` is the first node under the link mark, `inner` how many of its marks are inside it.
+fn inferred_body(first: &Node, inner: usize, title: &str) -> &'static str {
+    if first.kind != NodeType::Text || inner > 0 {
+        "rich"
+    } else if first.text.as_deref().unwrap_or("") == title {
+        "none"
+    } else {
+        "plain"
+    }
+}
+
+/// An `ac:link`: a mention, or its body's nodes under a link mark. `prev` is the node before it: a link
+/// mark equal to one it carries would join the two links into one, so the body is then said.
+pub(super) fn finish_link(l: Link, prev: Option<&Node>) -> Vec<Node> {
     if let (Some(ri), LinkBody::None, true) = (&l.ri, &l.body, l.extra.is_empty()) {
         if let (Some(id), "ri:user", None) =
             (get(&ri.attrs, "ri:account-id"), ri.name.as_str(), &ri.inner)
@@ -195,29 +262,56 @@ pub(super) fn finish_link(l: Link) -> Vec<Node> {
             return vec![node];
         }
     }
+    let href = link_href(l.ri.as_ref(), &l.attrs);
+    let title = link_title(l.ri.as_ref(), &l.attrs);
+    let (body, nodes) = match l.body {
+        LinkBody::None => ("none", vec![Node::text(title.clone())]),
+        LinkBody::Plain(t) => ("plain", vec![Node::text(t)]),
+        LinkBody::Rich(nodes) if nodes.is_empty() => ("rich", vec![Node::text("")]),
+        LinkBody::Rich(nodes) => ("rich", nodes),
+    };
+    // Only what the `href` and the body do not already say (see `implied`, `inferred_body`).
     let mut storage = Map::new();
-    storage.insert("link".into(), Value::Object(attr_object(l.attrs.clone())));
-    if let Some(ri) = &l.ri {
+    let imp = implied(&href);
+    let ri_implied = match (&l.ri, &imp) {
+        (Some(ri), Some((imp_ri, _))) => same_ri(ri, imp_ri),
+        _ => false,
+    };
+    let link_implied = match &imp {
+        Some((_, imp_link)) if ri_implied => same_attrs(&l.attrs, imp_link),
+        _ => l.ri.is_some() && l.attrs.is_empty(),
+    };
+    if !link_implied {
+        storage.insert("link".into(), Value::Object(attr_object(l.attrs.clone())));
+    }
+    if let (Some(ri), false) = (&l.ri, ri_implied) {
         storage.insert("ri".into(), ri.to_value());
     }
     if !l.extra.is_empty() {
         storage.insert("extra".into(), l.extra.clone().into());
     }
-    let (body, nodes) = match l.body {
-        LinkBody::None => (
-            "none",
-            vec![Node::text(link_title(l.ri.as_ref(), &l.attrs))],
-        ),
-        LinkBody::Plain(t) => ("plain", vec![Node::text(t)]),
-        LinkBody::Rich(nodes) if nodes.is_empty() => ("rich", vec![Node::text("")]),
-        LinkBody::Rich(nodes) => ("rich", nodes),
+    if nodes
+        .first()
+        .map(|n| inferred_body(n, n.mark_list().len(), &title))
+        != Some(body)
+    {
+        storage.insert("body".into(), body.into());
+    }
+    let make = |storage: &Map<String, Value>| {
+        let mut attrs = Attrs::new();
+        attrs.insert("href".into(), href.clone().into());
+        if !storage.is_empty() {
+            attrs.insert(STORAGE.into(), Value::Object(storage.clone()));
+        }
+        let mut mark = Mark::new(MarkType::Link);
+        mark.attrs = Some(attrs);
+        mark
     };
-    storage.insert("body".into(), body.into());
-    let mut attrs = Attrs::new();
-    attrs.insert("href".into(), link_href(l.ri.as_ref(), &l.attrs).into());
-    attrs.insert(STORAGE.into(), Value::Object(storage));
-    let mut mark = Mark::new(MarkType::Link);
-    mark.attrs = Some(attrs);
+    let mut mark = make(&storage);
+    if prev.is_some_and(|p| p.mark_list().contains(&mark)) {
+        storage.insert("body".into(), body.into());
+        mark = make(&storage);
+    }
     nodes
         .into_iter()
         .map(|mut n| {
@@ -248,15 +342,37 @@ fn attr_list(v: Option<&Value>) -> AttrList {
         .unwrap_or_default()
 }
 
-/// Opens an `ac:link` for a link mark read from one (unless its `href` was changed: then `None`, and the
-/// caller writes an `<a>`).
-pub(super) fn open_ac_link(out: &mut String, mark: &Mark, first: &Node) -> Option<LinkText> {
-    let st = storage(mark.attrs.as_ref())?;
-    let link_attrs = attr_list(Some(st.get("link")?));
-    let ri = st.get("ri").and_then(Ri::from_value);
-    if mark.attr_str("href") != Some(link_href(ri.as_ref(), &link_attrs).as_str()) {
+/// Opens an `ac:link` for a link mark read from one, or one whose `href` names a page, an attachment, a
+/// user or a space (`implied`). `None` for any other `href`, or one changed from a kept `ri` to something
+/// no `ac:link` can say: then the caller writes an `<a>`.
+pub(super) fn open_ac_link(
+    out: &mut String,
+    mark: &Mark,
+    first: &Node,
+    at: usize,
+) -> Option<LinkText> {
+    let st = storage(mark.attrs.as_ref());
+    if st.and_then(|s| s.get("tag")).is_some() {
+        // An `<a>` (the reader says so when its `href` would imply an `ac:link`).
         return None;
     }
+    let href = mark.attr_str("href")?;
+    let imp = implied(href);
+    let kept_ri = st.and_then(|s| s.get("ri"));
+    let kept_link = st.and_then(|s| s.get("link"));
+    let (link_attrs, ri) = match (kept_ri, kept_link, &imp) {
+        (Some(ri), link, _) => (attr_list(link), Ri::from_value(ri)),
+        (None, Some(link), imp) => (attr_list(Some(link)), imp.as_ref().map(|(r, _)| r.clone())),
+        (None, None, Some((ri, link))) => (link.clone(), Some(ri.clone())),
+        (None, None, None) => return None,
+    };
+    let (link_attrs, ri) = if link_href(ri.as_ref(), &link_attrs) == href {
+        (link_attrs, ri)
+    } else {
+        // The `href` was edited: what it says now, if it says an `ac:link`.
+        let (ri, link) = imp?;
+        (link, Some(ri))
+    };
     out.push_str("<ac:link");
     for (k, v) in &link_attrs {
         push_attr(out, k, v);
@@ -266,7 +382,16 @@ pub(super) fn open_ac_link(out: &mut String, mark: &Mark, first: &Node) -> Optio
         ri.write(out);
     }
     let title = link_title(ri.as_ref(), &link_attrs);
-    let body = st.get("body").and_then(Value::as_str).unwrap_or("rich");
+    let body = st
+        .and_then(|s| s.get("body"))
+        .and_then(Value::as_str)
+        .unwrap_or_else(|| {
+            inferred_body(
+                first,
+                first.mark_list().len().saturating_sub(at + 1),
+                &title,
+            )
+        });
     let hidden = first.kind == NodeType::Text && first.text.as_deref() == Some(title.as_str());
     Some(match body {
         "none" if hidden => LinkText::Hidden(title),
@@ -732,6 +857,95 @@ pub(super) fn css_color_hex(value: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn round_trip(xml: &str) -> crate::model::Node {
+        let doc = super::super::read(xml).expect("reads").doc;
+        assert_eq!(super::super::write(&doc), xml);
+        doc
+    }
+
+    fn link_storage(doc: &crate::model::Node) -> Vec<Option<Value>> {
+        let mut found = Vec::new();
+        for p in doc.children() {
+            for n in p.children() {
+                for m in n.mark_list() {
+                    if m.kind == MarkType::Link {
+                        found.push(m.attrs.as_ref().and_then(|a| a.get(STORAGE)).cloned());
+                    }
+                }
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn links_keep_only_what_the_href_does_not_say() {
+        for xml in [
+            r#"<p><ac:link><ri:page ri:content-title="Checkout architecture" ri:space-key="ENG" /></ac:link></p>"#,
+            r#"<p><ac:link><ri:page ri:content-title="Runbook" /><ac:plain-text-link-body><![CDATA[the runbook]]></ac:plain-text-link-body></ac:link></p>"#,
+            r#"<p><ac:link ac:anchor="sec 1"><ri:page ri:content-title="A" ri:space-key="ENG" /></ac:link></p>"#,
+            r#"<p><ac:link><ri:attachment ri:filename="report.pdf" /></ac:link></p>"#,
+            r#"<p><ac:link><ri:blog-post ri:content-title="News" /><ac:link-body><strong>news</strong></ac:link-body></ac:link></p>"#,
+            r#"<p><ac:link><ri:user ri:account-id="u1" /><ac:plain-text-link-body><![CDATA[Ada]]></ac:plain-text-link-body></ac:link></p>"#,
+        ] {
+            let doc = round_trip(xml);
+            assert_eq!(
+                link_storage(&doc),
+                vec![None; link_storage(&doc).len()],
+                "{xml}"
+            );
+        }
+    }
+
+    #[test]
+    fn links_the_href_cannot_say_keep_their_storage() {
+        for xml in [
+            // A title with `:` and no space key, a title with `#`: the href is ambiguous.
+            r#"<p><ac:link><ri:page ri:content-title="Q3: plans" /></ac:link></p>"#,
+            r#"<p><ac:link><ri:page ri:content-title="C# guide" ri:space-key="ENG" /></ac:link></p>"#,
+            // A rich body that reads as plain text, a plain body equal to the title.
+            r#"<p><ac:link><ri:page ri:content-title="A" /><ac:link-body>b</ac:link-body></ac:link></p>"#,
+            r#"<p><ac:link><ri:page ri:content-title="A" /><ac:plain-text-link-body><![CDATA[A]]></ac:plain-text-link-body></ac:link></p>"#,
+            // Other attributes, an attachment on another page, an anchor alone, a URL.
+            r#"<p><ac:link ac:card-appearance="inline"><ri:page ri:content-title="A" ri:space-key="ENG" /></ac:link></p>"#,
+            r#"<p><ac:link><ri:attachment ri:filename="a.png"><ri:page ri:content-title="B" /></ri:attachment></ac:link></p>"#,
+            r#"<p><ac:link ac:anchor="top"><ac:plain-text-link-body><![CDATA[up]]></ac:plain-text-link-body></ac:link></p>"#,
+            r#"<p><ac:link><ri:url ri:value="https://example.com" /></ac:link></p>"#,
+            r#"<p><ac:link><ri:user ri:userkey="k1" /><ac:plain-text-link-body><![CDATA[Ada]]></ac:plain-text-link-body></ac:link></p>"#,
+            // An `<a>` whose href alone would make an `ac:link`.
+            r#"<p><a href="page:ENG:A">A</a></p>"#,
+            // Two links side by side to one page: they stay two.
+            r#"<p><ac:link><ri:page ri:content-title="A" /></ac:link><ac:link><ri:page ri:content-title="A" /><ac:plain-text-link-body><![CDATA[b]]></ac:plain-text-link-body></ac:link></p>"#,
+        ] {
+            round_trip(xml);
+        }
+    }
+
+    #[test]
+    fn an_href_names_its_link() {
+        use crate::model::{Mark, Node, NodeType};
+        let link = |href: &str, text: &str| {
+            let mut mark = Mark::new(MarkType::Link);
+            let mut attrs = Attrs::new();
+            attrs.insert("href".into(), href.into());
+            mark.attrs = Some(attrs);
+            let mut t = Node::text(text);
+            t.marks = Some(vec![mark]);
+            Node::doc(vec![Node::with_content(NodeType::Paragraph, vec![t])])
+        };
+        assert_eq!(
+            super::super::write(&link("page:ENG:Runbook", "Runbook")),
+            r#"<p><ac:link><ri:page ri:content-title="Runbook" ri:space-key="ENG" /></ac:link></p>"#
+        );
+        assert_eq!(
+            super::super::write(&link("attachment:a.pdf#p2", "the file")),
+            r#"<p><ac:link ac:anchor="p2"><ri:attachment ri:filename="a.pdf" /><ac:plain-text-link-body><![CDATA[the file]]></ac:plain-text-link-body></ac:link></p>"#
+        );
+        assert_eq!(
+            super::super::write(&link("https://example.com", "x")),
+            r#"<p><a href="https://example.com">x</a></p>"#
+        );
+    }
 
     #[test]
     fn dates() {

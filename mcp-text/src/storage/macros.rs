@@ -20,6 +20,7 @@ use super::links::push_attr;
 use super::read::{attr_object, storage_of, AttrList};
 use super::write::Writer;
 use super::STORAGE;
+use crate::mention::MentionResolver;
 use crate::model::{Attrs, Node, NodeType};
 
 /// Confluence's extension type for its own macros.
@@ -33,6 +34,49 @@ const MACRO_ATTR_ORDER: [&str; 5] = [
     "ac:local-id",
     "ac:macro-id",
 ];
+
+/// The `ac:schema-version` every macro of Confluence's has: it goes without saying (the writer writes it
+/// unless the node says `storage.noSchemaVersion`, and another version is kept as it was).
+const SCHEMA_VERSION: &str = "1";
+const NO_VERSION: &str = "noSchemaVersion";
+
+/// Parameters that name a user (`<ri:user ri:account-id="…" />`), by macro: the account id as the
+/// `value` says it all, and a plain-text value says so with an empty `storage`.
+fn is_user_param(macro_name: &str, param: &str) -> bool {
+    macro_name == "profile" && param == "user"
+}
+
+/// The elements a user parameter holds for an account id.
+fn user_elements(id: &str) -> String {
+    let mut out = String::from("<ri:user");
+    push_attr(&mut out, "ri:account-id", id);
+    out.push_str(" />");
+    out
+}
+
+/// Whether `inner` is exactly one `<ri:user ri:account-id="id" />` (however spelt).
+fn is_user_elements(inner: &str, id: &str) -> bool {
+    let mut xml = Reader::from_str(inner);
+    let mut seen = false;
+    loop {
+        match xml.read_event() {
+            Ok(Event::Empty(e)) if !seen && e.name().into_inner() == "ri:user" => {
+                let attrs: Vec<_> = e.attributes().collect();
+                let [Ok(a)] = attrs.as_slice() else {
+                    return false;
+                };
+                if a.key.into_inner() != "ri:account-id"
+                    || entities::unescape(&a.value).ok().as_deref() != Some(id)
+                {
+                    return false;
+                }
+                seen = true;
+            }
+            Ok(Event::Eof) => return seen,
+            _ => return false,
+        }
+    }
+}
 
 #[derive(Default)]
 pub(super) struct Macro {
@@ -150,6 +194,40 @@ impl Params {
         }
     }
 
+    /// The `profile` macro's `user`: elements that only name the account id go (the writer rebuilds
+    /// them from the `value`); a plain-text value keeps an empty `storage` to say it is text.
+    fn compact_users(&mut self) {
+        let compact = |v: &mut Value| {
+            let Some(m) = v.as_object_mut() else { return };
+            let value = m
+                .get("value")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            match m.get(STORAGE).and_then(Value::as_str) {
+                Some(raw) if !value.is_empty() && is_user_elements(raw, &value) => {
+                    m.remove(STORAGE);
+                }
+                None if !value.is_empty() => {
+                    m.insert(STORAGE.into(), "".into());
+                }
+                _ => {}
+            }
+        };
+        for (name, p) in self.map.iter_mut() {
+            if is_user_param("profile", name) {
+                compact(&mut p.value);
+            }
+        }
+        for (name, list) in self.dups.iter_mut() {
+            if is_user_param("profile", name) {
+                for v in list.as_array_mut().into_iter().flatten() {
+                    compact(v);
+                }
+            }
+        }
+    }
+
     /// Takes parameter `name` as an ADF attribute value if it is plain text.
     fn take_simple(&mut self, name: &str) -> Option<String> {
         if !self.map.get(name)?.simple {
@@ -191,9 +269,10 @@ pub(super) fn finish(m: Macro) -> Node {
     let rest_attrs: AttrList = m
         .attrs
         .iter()
-        .filter(|(k, _)| k != "ac:name")
+        .filter(|(k, v)| k != "ac:name" && !(k == "ac:schema-version" && v == SCHEMA_VERSION))
         .cloned()
         .collect();
+    let no_version = attr(&m.attrs, "ac:schema-version").is_none();
     let mut params = Params::new(m.params);
     let mut attrs = Attrs::new();
     let kind = match (name.as_deref(), &m.plain, &m.rich) {
@@ -245,12 +324,20 @@ pub(super) fn finish(m: Macro) -> Node {
             }
             NodeType::Status
         }
-        _ => return finish_extension(m.attrs, name, params, m.plain, m.rich, m.extra, m.inline),
+        _ => {
+            if name.as_deref() == Some("profile") {
+                params.compact_users();
+            }
+            return finish_extension(m.attrs, name, params, m.plain, m.rich, m.extra, m.inline);
+        }
     };
     let mut node = Node::new(kind);
     let mut storage = Map::new();
     if !rest_attrs.is_empty() {
         storage.insert("attrs".into(), Value::Object(attr_object(rest_attrs)));
+    }
+    if no_version {
+        storage.insert(NO_VERSION.into(), true.into());
     }
     let rest = params.rest();
     if !rest.is_empty() {
@@ -296,6 +383,7 @@ fn finish_extension(
     if let Some(name) = name {
         attrs.insert("extensionKey".into(), name.into());
     }
+    let no_version = attr(&list, "ac:schema-version").is_none();
     let mut metadata = Map::new();
     let mut rest = AttrList::new();
     for (k, v) in list {
@@ -304,6 +392,7 @@ fn finish_extension(
             "ac:macro-id" => {
                 metadata.insert("macroId".into(), serde_json::json!({ "value": v }));
             }
+            "ac:schema-version" if v == SCHEMA_VERSION => {}
             "ac:schema-version" => {
                 metadata.insert("schemaVersion".into(), serde_json::json!({ "value": v }));
             }
@@ -326,6 +415,9 @@ fn finish_extension(
     if !rest.is_empty() {
         storage.insert("attrs".into(), Value::Object(attr_object(rest)));
     }
+    if no_version {
+        storage.insert(NO_VERSION.into(), true.into());
+    }
     params.keep_order(&mut storage);
     if let Some(plain) = plain {
         storage.insert("plain".into(), plain.into());
@@ -345,6 +437,50 @@ fn finish_extension(
     node.attrs = Some(attrs);
     node.content = rich;
     node
+}
+
+/// The parameters that say what a macro shows, in the order they are looked for: Confluence's unnamed
+/// default parameter, then the usual names (`jira`'s `key`, a `title`, ...).
+const MAIN_PARAMS: [&str; 6] = ["", "key", "title", "name", "url", "page"];
+
+/// The longest label, in characters (a label is a glance at the macro, not its content).
+const LABEL_MAX: usize = 60;
+
+/// A one-line label a model can read for an extension (a macro) that has no Markdown form: `@Name` for
+/// the `profile` macro (its user through `mentions`, else `@<account id>`), else the macro's name and its
+/// main parameter (`jira: PROJ-123`), or its name alone (`toc`). `None` when the node names no macro.
+pub fn macro_label(node: &Node, mentions: Option<&dyn MentionResolver>) -> Option<String> {
+    let key = node.attr_str("extensionKey").filter(|k| !k.is_empty())?;
+    let params = node
+        .attr("parameters")
+        .and_then(|p| p.get("macroParams"))
+        .and_then(Value::as_object);
+    let param = |name: &str| {
+        let v = params?.get(name)?;
+        let v = v.get("value").unwrap_or(v);
+        let text = match v {
+            Value::String(s) => s.clone(),
+            Value::Number(_) | Value::Bool(_) => v.to_string(),
+            _ => return None,
+        };
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        (!text.is_empty()).then_some(text)
+    };
+    let short = |s: String| match s.char_indices().nth(LABEL_MAX) {
+        Some((i, _)) => format!("{}…", &s[..i]),
+        None => s,
+    };
+    if key == "profile" {
+        if let Some(id) = param("user") {
+            let name = mentions.and_then(|r| r.display_name(&id));
+            return Some(format!("@{}", short(name.unwrap_or(id))));
+        }
+    }
+    let key = short(key.split_whitespace().collect::<Vec<_>>().join(" "));
+    Some(match MAIN_PARAMS.iter().find_map(|p| param(p)) {
+        Some(main) => format!("{key}: {}", short(main)),
+        None => key,
+    })
 }
 
 /// ADF's status colour for Confluence's `colour` parameter.
@@ -477,6 +613,11 @@ pub(super) fn write(w: &mut Writer, node: &Node) {
         }
     };
 
+    let no_version = st.and_then(|s| s.get(NO_VERSION)) == Some(&Value::Bool(true));
+    if !no_version && !xml_attrs.contains_key("ac:schema-version") {
+        xml_attrs.insert("ac:schema-version".into(), SCHEMA_VERSION.into());
+    }
+    let user_param = |param: &str| name.as_deref().is_some_and(|n| is_user_param(n, param));
     let out = &mut w.out;
     out.push_str("<ac:structured-macro");
     if let Some(name) = &name {
@@ -506,19 +647,19 @@ pub(super) fn write(w: &mut Writer, node: &Node) {
     if let Some(order) = order {
         for name in order.iter().filter_map(Value::as_str) {
             if let Some(v) = params.remove(name) {
-                write_param(out, name, &v);
+                write_param(out, name, &v, user_param(name));
             } else if let Some(list) = dups.get_mut(name).filter(|l| !l.is_empty()) {
                 let v = list.remove(0);
-                write_param(out, name, &v);
+                write_param(out, name, &v, user_param(name));
             }
         }
     }
     for (name, v) in &params {
-        write_param(out, name, v);
+        write_param(out, name, v, user_param(name));
     }
     for (name, list) in dups {
         for v in list {
-            write_param(out, &name, &v);
+            write_param(out, &name, &v, user_param(&name));
         }
     }
     if let Some(plain) = &plain {
@@ -555,7 +696,7 @@ fn text_of(v: &Value) -> String {
     }
 }
 
-fn write_param(out: &mut String, name: &str, v: &Value) {
+fn write_param(out: &mut String, name: &str, v: &Value, user: bool) {
     let (value, raw, attrs) = match v {
         Value::Object(m) => (
             m.get("value").map(text_of).unwrap_or_default(),
@@ -571,8 +712,16 @@ fn write_param(out: &mut String, name: &str, v: &Value) {
             push_attr(out, k, &text_of(v));
         }
     }
-    // Elements kept verbatim go back while the value they stand for is unchanged.
-    let raw = raw.filter(|r| derived_value(r) == value);
+    // Elements kept verbatim go back while the value they stand for is unchanged; a user parameter
+    // with no `storage` is the user its value names.
+    let built;
+    let raw = match raw {
+        None if user && !value.is_empty() => {
+            built = user_elements(&value);
+            Some(built.as_str())
+        }
+        raw => raw.filter(|r| derived_value(r) == value),
+    };
     match raw {
         Some(raw) if !raw.is_empty() => {
             out.push('>');
@@ -588,4 +737,65 @@ fn write_param(out: &mut String, name: &str, v: &Value) {
         }
     }
     out.push_str("</ac:parameter>");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round_trip(xml: &str) -> Node {
+        let doc = super::super::read(xml).expect("reads").doc;
+        assert_eq!(super::super::write(&doc), xml);
+        doc
+    }
+
+    #[test]
+    fn what_goes_without_saying_is_not_kept() {
+        let doc = round_trip(concat!(
+            r#"<p><ac:structured-macro ac:name="profile" ac:schema-version="1">"#,
+            r#"<ac:parameter ac:name="user"><ri:user ri:account-id="557058:f5a3" /></ac:parameter>"#,
+            r#"</ac:structured-macro></p>"#
+        ));
+        let ext = &doc.children()[0].children()[0];
+        assert_eq!(
+            ext.attr("parameters"),
+            Some(&serde_json::json!({ "macroParams": { "user": { "value": "557058:f5a3" } } }))
+        );
+        assert!(ext.attr(STORAGE).is_none());
+        let doc = round_trip(
+            r#"<ac:structured-macro ac:name="info" ac:schema-version="1"><ac:rich-text-body><p>x</p></ac:rich-text-body></ac:structured-macro>"#,
+        );
+        assert!(doc.children()[0].attr(STORAGE).is_none());
+    }
+
+    #[test]
+    fn what_differs_from_the_defaults_comes_back() {
+        for xml in [
+            r#"<p><ac:structured-macro ac:name="profile"><ac:parameter ac:name="user">plain text</ac:parameter></ac:structured-macro></p>"#,
+            r#"<p><ac:structured-macro ac:name="profile" ac:schema-version="2"><ac:parameter ac:name="user"><ri:user ri:userkey="k1" /></ac:parameter></ac:structured-macro></p>"#,
+            r#"<p><ac:structured-macro ac:name="profile" ac:schema-version="1"><ac:parameter ac:name="user"><ri:user ri:account-id="a" ri:local-id="x" /></ac:parameter><ac:parameter ac:name="user" /></ac:structured-macro></p>"#,
+            r#"<ac:structured-macro ac:name="code"><ac:plain-text-body><![CDATA[x]]></ac:plain-text-body></ac:structured-macro>"#,
+            r#"<p><ac:structured-macro ac:name="jira"><ac:parameter ac:name="key">A-1</ac:parameter></ac:structured-macro></p>"#,
+        ] {
+            round_trip(xml);
+        }
+    }
+
+    #[test]
+    fn an_edited_user_is_written_as_that_user() {
+        let mut doc = round_trip(concat!(
+            r#"<p><ac:structured-macro ac:name="profile" ac:schema-version="1">"#,
+            r#"<ac:parameter ac:name="user"><ri:user ri:account-id="a" /></ac:parameter>"#,
+            r#"</ac:structured-macro></p>"#
+        ));
+        let ext = &mut doc.content.as_mut().expect("doc")[0]
+            .content
+            .as_mut()
+            .expect("p")[0];
+        ext.set_attr(
+            "parameters",
+            serde_json::json!({ "macroParams": { "user": { "value": "b" } } }),
+        );
+        assert!(super::super::write(&doc).contains(r#"<ri:user ri:account-id="b" />"#));
+    }
 }

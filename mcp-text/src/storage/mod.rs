@@ -23,6 +23,8 @@ use crate::error::Error;
 use crate::model::Node;
 use crate::Read;
 
+pub use macros::macro_label;
+
 /// The attribute under which a node keeps what the storage element said that ADF does not.
 pub const STORAGE: &str = "storage";
 /// The node (and mark) type of an element the reader does not map: `attrs.name` is the element's name,

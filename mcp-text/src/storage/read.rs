@@ -843,7 +843,8 @@ impl<'a> Parser<'a> {
                         .iter()
                         .map(|n| super::write::nodes(std::slice::from_ref(n))),
                 );
-                for node in links::finish_link(*l) {
+                let nodes = links::finish_link(*l, self.frame_ref().content.last());
+                for node in nodes {
                     self.push_node(node);
                 }
             }
@@ -1004,7 +1005,12 @@ fn mark_for(name: &str, attrs: &AttrList) -> Option<Mark> {
         }
         _ => {}
     }
-    if name != canonical {
+    let a_implying = mark.kind == MarkType::Link
+        && a.get("href")
+            .and_then(Value::as_str)
+            .is_some_and(|h| super::links::implied(h).is_some());
+    if name != canonical || a_implying {
+        // `<a href="page:…">`: an `<a>`, though its `href` alone would be written as an `ac:link`.
         storage_of(&mut a).insert("tag".into(), name.into());
     }
     if !a.is_empty() {

@@ -79,8 +79,8 @@ impl Writer {
                 self.out.push_str("</ac:layout>");
                 in_layout = false;
             }
-            for mark in &marks[common..] {
-                let how = self.open_mark(mark, node);
+            for (at, mark) in marks.iter().enumerate().skip(common) {
+                let how = self.open_mark(mark, node, at);
                 open.push((mark, how));
             }
             if is_section && !in_layout {
@@ -290,12 +290,12 @@ impl Writer {
         self.out.push_str("</table>");
     }
 
-    fn open_mark(&mut self, mark: &Mark, first: &Node) -> Option<LinkText> {
+    fn open_mark(&mut self, mark: &Mark, first: &Node, at: usize) -> Option<LinkText> {
         let st = storage(mark.attrs.as_ref());
         let tag_override = st.and_then(|s| s.get("tag")).and_then(Value::as_str);
         let tag = match &mark.kind {
             MarkType::Link => {
-                if let Some(how) = links::open_ac_link(&mut self.out, mark, first) {
+                if let Some(how) = links::open_ac_link(&mut self.out, mark, first, at) {
                     return Some(how);
                 }
                 "a"

@@ -66,11 +66,83 @@ fn user_profile_macro_is_not_falsefalsefullName() {
         !md.contains("falsefalse") && !md.contains("fullName"),
         "{md}"
     );
+    // With no resolver the model reads the account id, as it would a mention's.
     assert!(
-        md.contains("557058:f0c3e9a2-1234"),
-        "the macro names its user:\n{md}"
+        md.starts_with("Contact: [@557058:f0c3e9a2-1234](adf:inlineExtension '"),
+        "the macro shows its user:\n{md}"
     );
     assert_eq!(normalise(&from_markdown(&md)), normalise(xml), "{md}");
+    // With the caller's resolver, the user's name.
+    let resolver = |id: &str| (id == "557058:f0c3e9a2-1234").then(|| "Ada Lovelace".to_string());
+    let options = WriteOptions {
+        mentions: Some(&resolver),
+        ..WriteOptions::default()
+    };
+    let named = markdown::write(&read(xml), &options);
+    assert!(
+        named.starts_with("Contact: [@Ada Lovelace](adf:inlineExtension '"),
+        "{named}"
+    );
+    assert_eq!(normalise(&from_markdown(&named)), normalise(xml), "{named}");
+    // A label the model edited is not what the macro is: the marker says the node.
+    let edited = named.replace("[@Ada Lovelace]", "[@Somebody Else]");
+    assert_eq!(normalise(&from_markdown(&edited)), normalise(xml));
+    // Plain Markdown (no markers) shows the label alone.
+    let plain = WriteOptions {
+        mentions: Some(&resolver),
+        plain: true,
+    };
+    assert_eq!(
+        markdown::write(&read(xml), &plain).trim_end(),
+        "Contact: @Ada Lovelace"
+    );
+}
+
+#[test]
+fn inline_macros_show_their_name_and_main_parameter() {
+    let xml = concat!(
+        "<p>Tracked in <ac:structured-macro ac:name=\"jira\" ac:schema-version=\"1\" ac:macro-id=\"j-1\">",
+        "<ac:parameter ac:name=\"key\">PROJ-123</ac:parameter>",
+        "<ac:parameter ac:name=\"serverId\">abc</ac:parameter></ac:structured-macro>, ",
+        "<ac:structured-macro ac:name=\"toc\" ac:schema-version=\"1\">",
+        "<ac:parameter ac:name=\"maxLevel\">3</ac:parameter></ac:structured-macro>, ",
+        "<ac:structured-macro ac:name=\"anchor\" ac:schema-version=\"1\">",
+        "<ac:parameter ac:name=\"\">top</ac:parameter></ac:structured-macro> ",
+        "<ac:placeholder>Type here</ac:placeholder></p>",
+    );
+    let md = to_markdown(xml);
+    for seen in [
+        "[jira: PROJ-123](adf:inlineExtension '",
+        "[toc](adf:inlineExtension '",
+        "[anchor: top](adf:inlineExtension '",
+        "[Type here](adf:placeholder '",
+    ] {
+        assert!(md.contains(seen), "{seen:?} not in\n{md}");
+    }
+    assert_eq!(normalise(&from_markdown(&md)), normalise(xml), "{md}");
+}
+
+#[test]
+fn page_links_read_as_plain_links() {
+    let xml = concat!(
+        "<p>See <ac:link><ri:page ri:content-title=\"Checkout architecture\" ri:space-key=\"ENG\" /></ac:link>",
+        " and <ac:link><ri:page ri:content-title=\"Runbook\" /><ac:plain-text-link-body>",
+        "<![CDATA[the runbook]]></ac:plain-text-link-body></ac:link>, ",
+        "<ac:link ac:anchor=\"p2\"><ri:attachment ri:filename=\"plan.pdf\" /></ac:link>.</p>"
+    );
+    let md = to_markdown(xml);
+    assert_eq!(
+        md.trim_end(),
+        "See [Checkout architecture](<page:ENG:Checkout architecture>) and [the runbook](page:Runbook), \
+         [plan.pdf](attachment:plan.pdf#p2).",
+        "no marker: the href says it all"
+    );
+    assert_eq!(normalise(&from_markdown(&md)), normalise(xml), "{md}");
+    // A model retargets a link, or writes one of its own: an `ac:link` all the same.
+    let edited = md.replace("(page:Runbook)", "(<page:OPS:Runbook v2>)");
+    assert!(from_markdown(&edited).contains(
+        "<ac:link><ri:page ri:content-title=\"Runbook v2\" ri:space-key=\"OPS\" /><ac:plain-text-link-body>"
+    ));
 }
 
 #[test]
