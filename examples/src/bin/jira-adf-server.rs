@@ -112,6 +112,7 @@ impl Jira {
         let resolver = display_name;
         let options = Options {
             mentions: Some(&resolver),
+            ..Options::default()
         };
         Markdown::from_node(&doc, &options).map_err(JiraError::Convert)
     }
