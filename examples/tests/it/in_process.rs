@@ -133,7 +133,10 @@ async fn snapshots_redact_what_changes_between_runs() {
     // A 2026-07-28 answer names the server in `_meta`: redacted, the rest as in the handshake era.
     let modern = connect(Era::Modern).await;
     let answer: serde_json::Value = match modern
-        .request("tools/call", &json!({"name": "test_simple_text", "arguments": {}}))
+        .request(
+            "tools/call",
+            &json!({"name": "test_simple_text", "arguments": {}}),
+        )
         .await
     {
         Ok(v) => v,
