@@ -3,6 +3,7 @@
 Usage:
   python_client_modern.py stdio SERVER_CMD [ARGS...]
   python_client_modern.py http URL
+  python_client_modern.py http-recorded URL   (HTTP, asked only what stdio asks: a replayed stdio session)
 
 Drives what 2026-07-28 changed: server/discover (mode "auto" picks the modern era), multi round-trip
 requests answered through the client's callbacks (several rounds, several inputs at once, a prompt),
@@ -82,6 +83,8 @@ async def main() -> None:
             out["missing_resource"] = "no error"
         except MCPError as e:
             out["missing_resource"] = e.code
+        # `http-recorded`: an HTTP endpoint serving a recorded stdio session (`mcp-codegen replay --http`),
+        # asked the same as over stdio.
         if kind == "http":
             headers = await client.call_tool(
                 "test_custom_headers",

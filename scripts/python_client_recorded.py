@@ -2,6 +2,7 @@
 carry, against npm server-everything or anything that stands in for it (`mcp-codegen record`/`replay`).
 
 Usage: python_client_recorded.py SERVER_CMD [ARGS...]
+       python_client_recorded.py http://HOST:PORT/mcp     (Streamable HTTP, e.g. `mcp-codegen replay --http`)
 
 Lists the tools, calls echo and get-sum, a long-running operation with progress, a tool that asks for
 sampling and one that asks for elicitation (both answered here), starts a long operation and cancels it,
@@ -32,7 +33,8 @@ async def elicit(_ctx, params):
 
 
 async def main() -> None:
-    params = StdioServerParameters(command=sys.argv[1], args=sys.argv[2:])
+    target = sys.argv[1]
+    params = target if target.startswith("http") else StdioServerParameters(command=target, args=sys.argv[2:])
     progress = []
 
     async def on_progress(done, total, message):

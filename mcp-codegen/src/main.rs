@@ -66,11 +66,15 @@ enum Command {
     /// Relay a client's session to a server, unchanged, and record it as JSON Lines.
     #[command(long_about = RECORD_HELP)]
     Record(RecordArgs),
-    /// Serve a recorded session as a stdio server: recorded answers to recorded requests.
+    /// Serve a recorded session as a stdio (or Streamable HTTP) server: recorded answers to recorded
+    /// requests.
     #[command(long_about = REPLAY_HELP)]
     Replay {
         /// The recording (made by `record`).
         file: PathBuf,
+        /// Serve Streamable HTTP on this address (`127.0.0.1:8080`, endpoint `/mcp`) instead of stdio.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
     },
     /// Play a recording's client side against a server; exit 0 if it answers as recorded, 1 on drift
     /// (with a diff per request), 2 if it cannot run.
@@ -95,7 +99,8 @@ Example, as the command of a host's mcpServers entry:
       --header \"Authorization: Bearer $TOKEN\"";
 
 const REPLAY_HELP: &str = "\
-Serves a recording (from `record`) as a stdio MCP server. Each request is answered with the recorded
+Serves a recording (from `record`) as a stdio MCP server, or with --http ADDR as a Streamable HTTP one
+(endpoint /mcp; each session and each stand-alone 2026-07-28 POST is served from the same recording). Each request is answered with the recorded
 answer of the recorded request with the same method and params (`_meta` set aside; `initialize` and
 `server/discover` by method alone), under the live request's id; what the server sent meanwhile
 (notifications, progress under the live progress token, sampling and elicitation requests, whose answers
@@ -106,6 +111,7 @@ or hand-edited recording is refused with its line and the problem.
 
 Example:
   mcp-codegen replay session.jsonl
+  mcp-codegen replay session.jsonl --http 127.0.0.1:8080
   (in a host's config: \"command\": \"mcp-codegen\", \"args\": [\"replay\", \"session.jsonl\"])";
 
 const VERIFY_HELP: &str = "\
@@ -438,12 +444,36 @@ async fn run(cli: Cli) -> Result<ExitCode> {
             print!("{}", mcp_codegen::audit::audit(&snapshot.tools).report());
         }
         Command::Record(args) => return record_command(args).await,
-        Command::Replay { file } => {
+        Command::Replay { file, http } => {
             let session = mcp_codegen::recording::Session::load(&file)?;
-            let (reader, writer, probe) =
-                mcp_runtime::stdio::stdio_streams().context("cannot take over stdin and stdout")?;
-            let why = mcp_codegen::replay::serve(&session, reader, writer, Some(probe)).await;
-            eprintln!("mcp-codegen replay: {why}");
+            let server = mcp_codegen::replay::server(&session)
+                .map_err(|e| anyhow::anyhow!("cannot serve {}: {e}", file.display()))?;
+            match http {
+                None => server
+                    .serve_stdio()
+                    .await
+                    .context("cannot take over stdin and stdout")?,
+                Some(addr) => {
+                    let listener = tokio::net::TcpListener::bind(addr)
+                        .await
+                        .with_context(|| format!("cannot listen on {addr}"))?;
+                    // The address actually bound (port 0 picks one), for the scripts that start us.
+                    eprintln!(
+                        "mcp-codegen replay: Streamable HTTP on http://{}/mcp",
+                        listener.local_addr()?
+                    );
+                    mcp_runtime::http::serve_http_on(
+                        server,
+                        listener,
+                        mcp_runtime::http::HttpConfig::default(),
+                        async {
+                            let _ = tokio::signal::ctrl_c().await;
+                        },
+                    )
+                    .await
+                    .context("the HTTP server failed")?;
+                }
+            }
         }
         Command::Verify(args) => return verify_command(args).await,
         Command::Openapi(args) => return mcp_codegen::openapi::cli::openapi(args),

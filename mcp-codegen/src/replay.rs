@@ -8,15 +8,15 @@
 //! never recorded is answered with an error naming it, and the replay goes on serving.
 
 use crate::recording::{Direction, Message, Session};
-use mcp_runtime::connection::{self, Handler, Reply, RequestIn, RequestOptions};
+use mcp_runtime::connection::{Handler, Reply, RequestIn, RequestOptions};
 use mcp_runtime::protocol::{codes, ErrorObject, RequestId};
 use mcp_runtime::serde_json::value::RawValue;
-use mcp_runtime::{ConnectionConfig, Peer};
+use mcp_runtime::server::ServerError;
+use mcp_runtime::{ConnectionConfig, Peer, Server};
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncWrite};
 
 /// Something the server sent, replayed as it was.
 #[derive(Debug, Clone, PartialEq)]
@@ -226,19 +226,24 @@ impl Script {
 
 /// Serves a [`Script`] on a connection of the runtime's pump.
 pub struct Replay {
-    script: Mutex<Script>,
+    /// Shared by the connections of one replay (an HTTP server's sessions and stand-alone 2026 POSTs):
+    /// a recorded answer is used once, whichever connection asks.
+    script: Arc<Mutex<Script>>,
     peer: Peer,
 }
 
 impl Replay {
     /// Serves `script` to the client on `peer`.
-    pub fn new(script: Script, peer: Peer) -> Self {
-        Replay {
-            script: Mutex::new(script),
-            peer,
-        }
+    pub fn new(script: Arc<Mutex<Script>>, peer: Peer) -> Self {
+        Replay { script, peer }
     }
 }
+
+/// How long an answer waits after the messages sent before it, and what follows an answer after it: a
+/// client must read them apart. The TypeScript SDK settles a response as soon as it reads it but runs
+/// notification handlers a microtask later, so progress read in the same chunk as its request's answer
+/// finds the request gone and is dropped (as it is live when a server answers within a millisecond).
+const SETTLE: Duration = Duration::from_millis(20);
 
 fn raw(value: &Option<Value>) -> Option<Box<RawValue>> {
     value
@@ -310,6 +315,9 @@ impl Handler for Replay {
             fut: Box::pin(async move {
                 let tokens = exchange.progress_token.as_ref().zip(live_token.as_ref());
                 play(&peer, &exchange.during, tokens, Some(id.clone())).await;
+                if !exchange.during.is_empty() {
+                    tokio::time::sleep(SETTLE).await;
+                }
                 let Some(answer) = exchange.answer else {
                     // The recorded client cancelled it, or left first: no answer, as then.
                     std::future::pending::<()>().await;
@@ -319,7 +327,7 @@ impl Handler for Replay {
                     let peer = peer.clone();
                     tokio::spawn(async move {
                         // After the answer is written: the pump writes it as soon as this returns.
-                        tokio::time::sleep(Duration::from_millis(20)).await;
+                        tokio::time::sleep(SETTLE).await;
                         play(&peer, &exchange.after, None, None).await;
                     });
                 }
@@ -337,23 +345,21 @@ impl Handler for Replay {
     fn notification(&self, _method: &str, _params: Option<&RawValue>) {}
 }
 
-/// Serves `session` to the client on `reader`/`writer` until its input ends.
-pub async fn serve<R, W>(
-    session: &Session,
-    reader: R,
-    writer: W,
-    output_gone: Option<connection::OutputProbe>,
-) -> String
-where
-    R: AsyncRead + Unpin + Send + 'static,
-    W: AsyncWrite + Unpin + Send + 'static,
-{
-    let (peer, rx) = Peer::new(ConnectionConfig {
-        request_timeout: Some(Duration::from_secs(300)),
-        ..Default::default()
-    });
-    let handler: Arc<dyn Handler> = Arc::new(Replay::new(Script::new(session), peer.clone()));
-    connection::run_with_probe(reader, writer, peer, rx, handler, output_gone).await
+/// The recording as a runtime [`Server`] whose every connection is a [`Replay`] of one shared script:
+/// `serve_stdio` serves it on stdin and stdout, `http::serve_http` over Streamable HTTP (each session,
+/// and each stand-alone 2026-07-28 POST, on a connection of its own).
+pub fn server(session: &Session) -> Result<Server, ServerError> {
+    let script = Arc::new(Mutex::new(Script::new(session)));
+    Server::builder()
+        .connection_config(ConnectionConfig {
+            // The client's answers to replayed sampling and elicitation requests may take a person.
+            request_timeout: Some(Duration::from_secs(300)),
+            ..Default::default()
+        })
+        .connection_handler(move |peer| {
+            Arc::new(Replay::new(script.clone(), peer)) as Arc<dyn Handler>
+        })
+        .build()
 }
 
 #[cfg(test)]

@@ -96,6 +96,8 @@ pub mod scale;
 pub mod schema;
 pub mod server;
 pub mod stdio;
+#[cfg(feature = "testing")]
+pub mod testing;
 
 pub use client::{
     CallOptions, Client, ClientBuilder, Era, EraCache, RestartPolicy, ServerNotification,

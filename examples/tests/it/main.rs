@@ -15,6 +15,7 @@ mod http_security;
 mod http_server;
 mod http_support;
 mod http_tasks;
+mod in_process;
 mod jira_server;
 mod modern_client_bad_input;
 mod modern_client_peers;

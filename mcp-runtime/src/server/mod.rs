@@ -150,7 +150,12 @@ pub(crate) struct ServerInner {
     pub(crate) tasks: tasks::Tasks,
     /// List changes and resource updates to and from the other instances (when on a bus).
     forward: crate::scale::forward::Forwarder,
+    /// Serves every connection in place of the dispatch (see [`ServerBuilder::connection_handler`]).
+    connection_handler: Option<ConnectionHandlerFn>,
 }
+
+/// Makes the handler of one connection from its peer (see [`ServerBuilder::connection_handler`]).
+pub type ConnectionHandlerFn = Arc<dyn Fn(Peer) -> Arc<dyn Handler> + Send + Sync>;
 
 impl ServerInner {
     /// What the server declares: at `initialize` (handshake era) or in `server/discover` (`modern`).
@@ -430,6 +435,7 @@ pub struct ServerBuilder {
     state_ttl: Duration,
     task_config: TaskConfig,
     task_store: Option<Arc<dyn TaskStore>>,
+    connection_handler: Option<ConnectionHandlerFn>,
 }
 
 impl Server {
@@ -458,6 +464,7 @@ impl Server {
             state_ttl: Duration::from_secs(10 * 60),
             task_config: TaskConfig::default(),
             task_store: None,
+            connection_handler: None,
         }
     }
 
@@ -668,7 +675,7 @@ impl Server {
 
     /// A session's handler on a connection made elsewhere (a transport such as Streamable HTTP).
     pub fn session_handler(&self, peer: Peer) -> Arc<dyn Handler> {
-        Arc::new(ServerHandler(SessionState::new(self.inner.clone(), peer)))
+        self.request_handler(peer, None, None)
     }
 
     /// [`Server::session_handler`] for a connection whose transport authenticated `principal` (an
@@ -686,11 +693,15 @@ impl Server {
         peer: Peer,
         principal: Option<String>,
     ) -> (Arc<SessionState>, Arc<dyn Handler>) {
-        let s = SessionState::new(self.inner.clone(), peer);
+        let s = SessionState::new(self.inner.clone(), peer.clone());
         if let Some(p) = principal {
             s.set_principal(p);
         }
-        (s.clone(), Arc::new(ServerHandler(s)))
+        let handler = match &self.inner.connection_handler {
+            Some(make) => make(peer),
+            None => Arc::new(ServerHandler(s.clone())),
+        };
+        (s, handler)
     }
 
     /// Joins the other instances of a deployment on `bus`: tasks cancelled elsewhere stop here, and list
@@ -719,6 +730,9 @@ impl Server {
         principal: Option<String>,
         modern: Option<Arc<ModernRequest>>,
     ) -> Arc<dyn Handler> {
+        if let Some(make) = &self.inner.connection_handler {
+            return make(peer);
+        }
         let s = SessionState::new(self.inner.clone(), peer);
         if let Some(p) = principal {
             s.set_principal(p);
@@ -888,6 +902,23 @@ impl ServerBuilder {
         self
     }
 
+    /// Serves every connection with the handler `make` returns for it, in place of the server's own
+    /// dispatch: every request and notification of the connection (`initialize` and `server/discover`
+    /// included) reaches that handler, which answers on the runtime's pump as any [`Handler`] does. The
+    /// transports stay the server's (stdio, Streamable HTTP with its sessions, admission and SSE
+    /// streams), so a hand-written peer (a recorded session played back, a relay) is served over them
+    /// without a transport of its own. Tools, prompts and resources registered on the builder are not
+    /// served then. `make` is called once per connection: per stdio connection, per HTTP session, and
+    /// per 2026-07-28 POST, which stands alone; state the connections share lives in what `make`
+    /// captures.
+    pub fn connection_handler(
+        mut self,
+        make: impl Fn(Peer) -> Arc<dyn Handler> + Send + Sync + 'static,
+    ) -> Self {
+        self.connection_handler = Some(Arc::new(make));
+        self
+    }
+
     /// Which eras to speak (default: both, chosen per request).
     pub fn eras(mut self, eras: Eras) -> Self {
         self.eras = eras;
@@ -985,6 +1016,7 @@ impl ServerBuilder {
             closing: CancellationToken::new(),
             tasks: tasks::Tasks::new(self.task_store, self.task_config),
             forward: Default::default(),
+            connection_handler: self.connection_handler,
         };
         inner
             .tools

@@ -325,7 +325,7 @@ fn messages(v: Value) -> Result<GetPromptResult, ErrorObject> {
     serde_json::from_value(v).map_err(|e| ErrorObject::internal(e.to_string()))
 }
 
-fn build(
+pub(crate) fn build(
     eras: Eras,
     keys: Option<RequestStateKeys>,
     task_store: Option<std::sync::Arc<dyn mcp_runtime::server::TaskStore>>,
