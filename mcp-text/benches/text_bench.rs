@@ -10,7 +10,8 @@
 //!
 //! A conversion whose code is not there yet (a reader that panics) is reported as skipped, as is a peer that
 //! is not installed (`bash scripts/install-text-corpora.sh`). `TEXT_BENCH_RUNS` (default 5) and
-//! `TEXT_BENCH_MB` (default 4) change the runs and the size.
+//! `TEXT_BENCH_MB` (default 4) change the runs and the size. `TEXT_BENCH_GENERATE_ONLY=1` writes the documents
+//! and stops (`bench/marker_cost.mjs` measures the markers' cost on them).
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
@@ -56,6 +57,9 @@ fn main() {
         println!("  {format:<8} {:>6.2} MB  {}", mb_of(path), path.display());
     }
     println!();
+    if std::env::var_os("TEXT_BENCH_GENERATE_ONLY").is_some() {
+        return;
+    }
 
     let mut report = Report::default();
     let cases = [

@@ -1,7 +1,29 @@
 //! What the writer and the reader agree on: the order of marks, the link schemes of inline nodes, and
 //! dates as a model reads them.
 
+use super::marker::Inf;
 use crate::model::MarkType;
+
+// What the reader gives a node beyond what its Markdown shows: the attrs Atlassian's editors write on every
+// such node (their ProseMirror defaults, serialised: Jira Cloud's REST v3 and Confluence's ADF carry them),
+// so that a real document costs a marker only for what is specific to it (ids, colours, sizes). The writer
+// diffs against the same lists. Each is valid by the official schema (`full.json`).
+
+/// A table: `isNumberColumnEnabled: false, layout: "default"` (table_node; both optional in the schema).
+pub(super) const TABLE: [(&str, Inf<'static>); 2] = [
+    ("isNumberColumnEnabled", Inf::Bool(false)),
+    ("layout", Inf::Str("default")),
+];
+
+/// A table cell or header: `attrs: {}` (Jira writes it on every cell; every member is optional).
+pub(super) const CELL: [(&str, Inf<'static>); 0] = [];
+
+/// A mention with a name: `accessLevel: ""` (besides `id` and `text`). A mention shown by its id alone
+/// (`[@ID](mention:ID)`, as Confluence storage's `ri:user` reads) infers `id` only.
+pub(super) const MENTION_ACCESS: (&str, Inf<'static>) = ("accessLevel", Inf::Str(""));
+
+/// A status: `style: ""` (besides `text` and `color`).
+pub(super) const STATUS_STYLE: (&str, Inf<'static>) = ("style", Inf::Str(""));
 
 /// The order marks take in a text node's `marks` (the schema's order, as the Atlassian editor writes
 /// them). The reader sorts by it, and the writer writes a text's marks plainly only when already sorted.

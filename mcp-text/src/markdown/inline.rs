@@ -10,7 +10,7 @@
 use serde_json::Map;
 
 use super::escape::{self, flanking, Ctx};
-use super::forms::{autolink_safe, format_date, rank, reserved, singleton};
+use super::forms::{self, autolink_safe, format_date, rank, reserved, singleton};
 use super::marker::{self, Inf, Inferred};
 use super::WriteOptions;
 use crate::model::{Mark, MarkType, Node, NodeType};
@@ -744,7 +744,11 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
             };
             // `[@ID](mention:ID)` reads as a mention without `text` (nobody knew a name).
             let bare = name.strip_prefix('@') == Some(id);
-            let inf = [("id", Inf::Str(id)), ("text", Inf::Str(name))];
+            let inf = [
+                ("id", Inf::Str(id)),
+                ("text", Inf::Str(name)),
+                forms::MENTION_ACCESS,
+            ];
             let inf = if bare { &inf[..1] } else { &inf[..] };
             link_atom(out, name, ("mention:", id), node, inf, place, opts.plain);
             true
@@ -756,7 +760,11 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
             if bad(text) || bad(color) {
                 return false;
             }
-            let inf = [("text", Inf::Str(text)), ("color", Inf::Str(color))];
+            let inf = [
+                ("text", Inf::Str(text)),
+                ("color", Inf::Str(color)),
+                forms::STATUS_STYLE,
+            ];
             link_atom(out, text, ("status:", color), node, &inf, place, opts.plain);
             true
         }

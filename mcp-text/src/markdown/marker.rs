@@ -3,7 +3,8 @@
 //! A diff is relative to the node the reader infers from the plain Markdown, and carries only members
 //! that differ: `attrs` (merged into the inferred attrs; `null` means no attrs at all), `-attrs` (names
 //! the inferred attrs the node does not have), `marks`, `content`, `text`, `extra` (replaced; `null`
-//! means absent). A node with no plain form at all is written as a diff against an empty node of its
+//! means absent). A diff whose only member is `attrs` is written as the attrs object alone when one of its
+//! names is no member (`{"localId":"x"}`); the reader tells them apart by that. A node with no plain form at all is written as a diff against an empty node of its
 //! type, which is then the whole node. Diffs travel in HTML comments (`<!--adf:TYPE {...}-->`) and link
 //! titles (`[@Ada](mention:ID '{...}')`); the encoders here keep them from ending either early.
 
@@ -12,11 +13,39 @@ use serde_json::{Map, Value};
 use crate::adf;
 use crate::model::{Attrs, Mark, Node, NodeType};
 
+/// The members of a diff.
+const MEMBERS: [&str; 6] = ["attrs", "-attrs", "marks", "content", "text", "extra"];
+
+fn is_member(key: &str) -> bool {
+    MEMBERS.contains(&key)
+}
+
+/// The short form of a diff whose only member is `attrs`: the attrs object itself, when one of its names
+/// is no diff member (so the reader tells the two apart: an object with a name that is no member is attrs).
+fn short(d: &Map<String, Value>) -> Option<&Map<String, Value>> {
+    match d.get("attrs") {
+        Some(Value::Object(a)) if d.len() == 1 && a.keys().any(|k| !is_member(k)) => Some(a),
+        _ => None,
+    }
+}
+
+/// A diff as written, short or not: an object with a name that is no diff member is the short form
+/// (`{"localId":"x"}` means `{"attrs":{"localId":"x"}}`).
+fn long(d: Map<String, Value>) -> Map<String, Value> {
+    if d.keys().all(|k| is_member(k)) {
+        return d;
+    }
+    let mut full = Map::new();
+    full.insert("attrs".into(), Value::Object(d));
+    full
+}
+
 /// One attribute value the plain Markdown conveys, borrowed so that checking a node costs nothing.
 #[derive(Clone, Copy)]
 pub(super) enum Inf<'a> {
     Str(&'a str),
     Int(u64),
+    Bool(bool),
 }
 
 impl Inf<'_> {
@@ -24,8 +53,25 @@ impl Inf<'_> {
         match self {
             Inf::Str(s) => v.as_str() == Some(*s),
             Inf::Int(n) => v.as_u64() == Some(*n) && v.is_u64(),
+            Inf::Bool(b) => v.as_bool() == Some(*b),
         }
     }
+
+    /// The value the reader sets.
+    pub(super) fn value(&self) -> Value {
+        match self {
+            Inf::Str(s) => Value::from(*s),
+            Inf::Int(n) => Value::from(*n),
+            Inf::Bool(b) => Value::from(*b),
+        }
+    }
+}
+
+/// The attrs the reader sets for inferred members (the same list the writer diffs against).
+pub(super) fn inferred_attrs(inf: &[(&str, Inf)]) -> Attrs {
+    inf.iter()
+        .map(|(k, v)| ((*k).to_string(), v.value()))
+        .collect()
 }
 
 /// The attrs a reader infers: `None` for no attrs, else the listed members.
@@ -143,10 +189,7 @@ fn marks_value(marks: &[Mark]) -> Value {
 /// node is then left as the plain Markdown made it).
 pub(super) fn apply(node: &mut Node, d: &Map<String, Value>) -> Result<(), String> {
     for key in d.keys() {
-        if !matches!(
-            key.as_str(),
-            "attrs" | "-attrs" | "marks" | "content" | "text" | "extra"
-        ) {
+        if !is_member(key) {
             return Err(format!("unknown member `{key}`"));
         }
     }
@@ -236,7 +279,7 @@ pub(super) fn apply_mark(mark: &mut Mark, d: &Map<String, Value>) -> Result<(), 
 
 /// JSON text of a diff for an HTML comment: `>` never appears (so `-->` cannot end the comment early).
 pub(super) fn push_comment_json(out: &mut String, d: &Map<String, Value>) {
-    let json = serde_json::to_string(d).unwrap_or_default();
+    let json = serde_json::to_string(short(d).unwrap_or(d)).unwrap_or_default();
     // `>` occurs only inside JSON strings, where `\u003e` means the same. `<` before `!--` too: no
     // marker syntax inside a marker (HTML forbids `<!--` in a comment; editors would see one there).
     for (i, c) in json.char_indices() {
@@ -253,7 +296,7 @@ pub(super) fn push_comment_json(out: &mut String, d: &Map<String, Value>) {
 
 /// A diff as a link title in single quotes: backslashes, quotes and ampersands escaped for Markdown.
 pub(super) fn push_title_json(out: &mut String, d: &Map<String, Value>) {
-    let json = serde_json::to_string(d).unwrap_or_default();
+    let json = serde_json::to_string(short(d).unwrap_or(d)).unwrap_or_default();
     // No marker syntax inside a marker: `<!--` in a JSON string is written `\u003c!--`.
     let json = if json.contains("<!--") {
         json.replace("<!--", "\\u003c!--")
@@ -346,7 +389,7 @@ pub(super) fn parse_comment(inner: &str) -> Result<Option<Marker>, String> {
         Map::new()
     } else {
         match serde_json::from_str::<Value>(json) {
-            Ok(Value::Object(d)) => d,
+            Ok(Value::Object(d)) => long(d),
             Ok(_) => return Err(format!("the `{name}` marker's JSON is not an object")),
             Err(e) => return Err(format!("the `{name}` marker's JSON does not parse: {e}")),
         }
@@ -358,22 +401,13 @@ pub(super) fn parse_comment(inner: &str) -> Result<Option<Marker>, String> {
     }))
 }
 
-/// A link title that is a diff (a JSON object of diff members), if it is one.
+/// A link title that is a diff (a JSON object: diff members, or attrs in the short form), if it is one.
 pub(super) fn title_diff(title: &str) -> Option<Map<String, Value>> {
     if !title.starts_with('{') {
         return None;
     }
     match serde_json::from_str::<Value>(title) {
-        Ok(Value::Object(d))
-            if d.keys().all(|k| {
-                matches!(
-                    k.as_str(),
-                    "attrs" | "-attrs" | "marks" | "content" | "text" | "extra"
-                )
-            }) =>
-        {
-            Some(d)
-        }
+        Ok(Value::Object(d)) => Some(long(d)),
         _ => None,
     }
 }
@@ -402,6 +436,37 @@ mod tests {
         back.content = Some(vec![]);
         apply(&mut back, &d).unwrap();
         assert_eq!(back, node);
+    }
+
+    #[test]
+    fn attrs_alone_take_the_short_form_when_unambiguous() {
+        let written = |attrs: Value| {
+            let mut d = Map::new();
+            d.insert("attrs".into(), attrs);
+            let mut s = String::new();
+            push_comment_json(&mut s, &d);
+            let Some(Marker::Open { diff, .. }) = parse_comment(&format!("adf:x {s}")).unwrap()
+            else {
+                panic!()
+            };
+            assert_eq!(diff, d, "{s}");
+            assert_eq!(title_diff(&s), Some(d));
+            s
+        };
+        assert_eq!(
+            written(serde_json::json!({"localId": "a"})),
+            r#"{"localId":"a"}"#
+        );
+        // Names that are all diff members keep the wrapper.
+        assert_eq!(
+            written(serde_json::json!({"text": "a"})),
+            r#"{"attrs":{"text":"a"}}"#
+        );
+        assert_eq!(written(serde_json::json!({})), r#"{"attrs":{}}"#);
+        assert_eq!(
+            written(serde_json::json!({"attrs": 1, "x": 2})),
+            r#"{"attrs":1,"x":2}"#
+        );
     }
 
     #[test]

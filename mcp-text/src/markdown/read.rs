@@ -9,7 +9,7 @@ use pulldown_cmark::{CodeBlockKind, Event, LinkType, Options, Parser, Tag, TagEn
 use serde_json::{Map, Value};
 
 use super::autolink;
-use super::forms::{format_date, parse_date, rank, reserved, singleton};
+use super::forms::{self, format_date, parse_date, rank, reserved, singleton};
 use super::html::{self, Tok};
 use super::marker::{self, Marker};
 use crate::error::Warning;
@@ -576,7 +576,8 @@ impl<'s> R<'s> {
             }
             TagEnd::Table => {
                 if let Some(f) = self.frames.pop() {
-                    let node = Node::with_content(NodeType::Table, f.children);
+                    let mut node = Node::with_content(NodeType::Table, f.children);
+                    node.attrs = Some(marker::inferred_attrs(&forms::TABLE));
                     self.push_block(node, f.line);
                 }
             }
@@ -677,6 +678,8 @@ impl<'s> R<'s> {
                         n.set_attr("id", value);
                         if c.text.strip_prefix('@') != Some(value) {
                             n.set_attr("text", c.text.clone());
+                            let (k, v) = forms::MENTION_ACCESS;
+                            n.set_attr(k, v.value());
                         }
                         n
                     }
@@ -684,6 +687,8 @@ impl<'s> R<'s> {
                         let mut n = Node::new(NodeType::Status);
                         n.set_attr("text", c.text.clone());
                         n.set_attr("color", value);
+                        let (k, v) = forms::STATUS_STYLE;
+                        n.set_attr(k, v.value());
                         n
                     }
                     "date" => {
@@ -1033,6 +1038,7 @@ impl<'s> R<'s> {
             },
             vec![para],
         );
+        cell.attrs = Some(marker::inferred_attrs(&forms::CELL));
         if let Some((kind, d)) = cell_d {
             cell.kind = kind;
             self.apply(&mut cell, &d, line);
@@ -1268,7 +1274,8 @@ impl<'s> R<'s> {
                                 );
                             }
                             "table" => {
-                                self.html_open(NodeType::Table, None, line, &[NodeType::Table])
+                                let a = marker::inferred_attrs(&forms::TABLE);
+                                self.html_open(NodeType::Table, Some(a), line, &[NodeType::Table])
                             }
                             "tr" => self.html_open(NodeType::TableRow, None, line, &[]),
                             "th" | "td" => {
@@ -1285,7 +1292,8 @@ impl<'s> R<'s> {
                                 } else {
                                     NodeType::TableCell
                                 };
-                                self.html_open(kind, (!a.is_empty()).then_some(a), line, &[]);
+                                // Every cell has attrs (`{}` at least, see forms::CELL).
+                                self.html_open(kind, Some(a), line, &[]);
                             }
                             _ => {}
                         },

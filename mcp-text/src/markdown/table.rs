@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use super::forms;
 use super::inline::Place;
 use super::marker::{self, Inf, Inferred};
 use super::write::{is_empty_paragraph, plain_inline_container, Parent, W};
@@ -60,7 +61,7 @@ pub(super) fn write(w: &mut W, table: &Node) {
     let d = marker::diff(
         table,
         Inferred {
-            attrs: None,
+            attrs: Some(&forms::TABLE),
             content: true,
         },
     );
@@ -102,7 +103,7 @@ fn pipe(w: &mut W, table: &Node) {
             if let Some(d) = marker::diff(
                 cell,
                 Inferred {
-                    attrs: None,
+                    attrs: Some(&forms::CELL),
                     content: true,
                 },
             )
@@ -177,8 +178,9 @@ fn html(w: &mut W, table: &Node) {
             if let Some(n) = rowspan {
                 inf.push(("rowspan", Inf::Int(n)));
             }
+            // The reader gives every cell attrs (`{}` at least, see forms::CELL).
             let inf = Inferred {
-                attrs: (!inf.is_empty()).then_some(&inf[..]),
+                attrs: Some(&inf[..]),
                 content: true,
             };
             let mut d = marker::diff(cell, inf);
