@@ -322,6 +322,8 @@ pub(super) fn finish(m: Macro) -> Node {
                 }
                 attrs.insert("color".into(), color.into());
             }
+            // Atlassian's statuses carry `style: ""`, which the Markdown reader infers.
+            attrs.entry("style").or_insert_with(|| "".into());
             NodeType::Status
         }
         _ => {

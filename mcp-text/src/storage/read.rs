@@ -472,7 +472,11 @@ impl<'a> Parser<'a> {
             }
             "table" => (
                 NodeType::Table,
-                mapped_attrs("table", attrs),
+                Some(with_default(
+                    mapped_attrs("table", attrs),
+                    "isNumberColumnEnabled",
+                    false,
+                )),
                 Mode::Elements,
                 Role::Node,
             ),
@@ -489,15 +493,18 @@ impl<'a> Parser<'a> {
                 }
                 (NodeType::TableRow, a, Mode::Elements, Role::Node)
             }
+            // Cells and tables get the attributes Atlassian's own documents carry (cells `{}`, tables
+            // `isNumberColumnEnabled: false`), which the Markdown reader infers: their Markdown then needs no
+            // marker. Storage has no form for them, so the writer leaves them out.
             "th" => (
                 NodeType::TableHeader,
-                mapped_attrs("th", attrs),
+                Some(mapped_attrs("th", attrs).unwrap_or_default()),
                 Mode::Block,
                 Role::Node,
             ),
             "td" => (
                 NodeType::TableCell,
-                mapped_attrs("td", attrs),
+                Some(mapped_attrs("td", attrs).unwrap_or_default()),
                 Mode::Block,
                 Role::Node,
             ),
@@ -541,7 +548,7 @@ impl<'a> Parser<'a> {
             }
             "ac:task-list" => (
                 NodeType::TaskList,
-                storage_attrs(attrs),
+                Some(with_default(storage_attrs(attrs), "localId", "")),
                 Mode::Elements,
                 Role::Node,
             ),
@@ -1133,4 +1140,13 @@ fn element_name_at(input: &str, offset: usize) -> &str {
         .find(|c: char| c.is_whitespace() || c == '>' || c == '/')
         .unwrap_or(rest.len());
     &rest[..end]
+}
+
+/// `attrs` with `name` set to `value` unless it has it already.
+fn with_default(attrs: Option<Attrs>, name: &str, value: impl Into<Value>) -> Attrs {
+    let mut attrs = attrs.unwrap_or_default();
+    if !attrs.contains_key(name) {
+        attrs.insert(name.into(), value.into());
+    }
+    attrs
 }
