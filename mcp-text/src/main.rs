@@ -146,29 +146,37 @@ fn convert(args: &Args) -> ExitCode {
         eprintln!("mcp-text: {name}: warning: {warning}");
     }
     drop(input);
-    let text = if args.pretty {
-        mcp_text::adf::write_pretty(&read.doc)
+    let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let written = if args.to == Format::Adf {
+        // ADF is serialized straight to stdout: no second copy of the output in memory.
+        let json = if args.pretty {
+            serde_json::to_writer_pretty(&mut stdout, &read.doc)
+        } else {
+            serde_json::to_writer(&mut stdout, &read.doc)
+        };
+        json.map_err(std::io::Error::from)
+            .and_then(|()| stdout.write_all(b"\n"))
     } else {
         // HTML is read-only: its Markdown is for reading, without markers (as `convert` writes it).
         let options = Options {
             plain: args.from == Format::Html,
             ..Options::default()
         };
-        match mcp_text::write(&read.doc, args.to, &options) {
+        let text = match mcp_text::write(&read.doc, args.to, &options) {
             Ok(text) => text,
             Err(e) => {
                 eprintln!("mcp-text: {name}: {e}");
                 return ExitCode::FAILURE;
             }
-        }
+        };
+        let written = stdout.write_all(text.as_bytes());
+        // The process ends here: freeing the output node by node would only cost time.
+        std::mem::forget(text);
+        written
     };
-    let mut stdout = std::io::stdout().lock();
-    let written = stdout.write_all(text.as_bytes()).and_then(|()| {
-        if args.to == Format::Adf && !text.ends_with('\n') {
-            stdout.write_all(b"\n")?;
-        }
-        stdout.flush()
-    });
+    let written = written.and_then(|()| stdout.flush());
+    // Likewise the document: the OS takes the memory back at exit at no cost.
+    std::mem::forget(read);
     match written {
         Ok(()) => ExitCode::SUCCESS,
         // A reader that stopped early (`| head`) is not a failure of ours.

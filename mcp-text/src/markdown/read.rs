@@ -1057,6 +1057,10 @@ impl<'s> R<'s> {
             .and_then(|f| f.pending.as_ref())
             .map(|p| p.kind.clone());
         let mut nodes = std::mem::take(&mut inl.nodes);
+        // Text grown piece by piece (pulldown-cmark splits it at escapes and entities) gives back its slack.
+        for text in nodes.iter_mut().filter_map(|n| n.text.as_mut()) {
+            text.shrink_to_fit();
+        }
         let line = inl.line;
         if let Ik::Heading(level) = inl.kind {
             self.finish_images(&mut nodes, line);
