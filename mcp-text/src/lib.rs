@@ -142,17 +142,12 @@ pub fn convert(
 /// The second half of [`convert`], for a caller that has read the document already (and may have
 /// dropped its input, as the CLI does).
 pub fn convert_read(
-    mut read: Read,
+    read: Read,
     from: Format,
     to: Format,
     options: &Options,
 ) -> Result<Converted, Error> {
-    // ADF written from another format is made valid against ADF's schema first (Markdown, storage and HTML
-    // nest blocks where ADF does not); ADF given as ADF is written as it came.
-    if to == Format::Adf && from != Format::Adf {
-        read = adf::repair(read);
-    }
-    let Read { doc, warnings } = read;
+    let Read { doc, warnings } = prepare(read, from, to);
     // HTML is read-only (lossy on purpose): its Markdown is for reading, so it carries no markers.
     let options = Options {
         plain: options.plain || from == Format::Html,
@@ -162,6 +157,17 @@ pub fn convert_read(
         text: write(&doc, to, &options)?,
         warnings,
     })
+}
+
+/// What a document read from `from` needs before it is written as `to`: ADF written from another format is
+/// made valid against ADF's schema ([`adf::repair`]: Markdown, storage and HTML nest blocks where ADF does
+/// not); ADF given as ADF is written as it came.
+pub fn prepare(read: Read, from: Format, to: Format) -> Read {
+    if to == Format::Adf && from != Format::Adf {
+        adf::repair(read)
+    } else {
+        read
+    }
 }
 
 fn utf8(input: &[u8]) -> Result<&str, Error> {

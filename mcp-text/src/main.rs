@@ -151,29 +151,42 @@ fn convert(args: &Args) -> ExitCode {
         }
     };
     drop(input);
-    let options = Options {
-        pretty: args.pretty,
-        plain: args.plain,
-        ..Options::default()
+    let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    let written = if args.to == Format::Adf {
+        let read = mcp_text::prepare(read, args.from, args.to);
+        warn(name, &read.warnings);
+        // ADF is serialized straight to stdout: no second copy of the output in memory.
+        let json = if args.pretty {
+            serde_json::to_writer_pretty(&mut stdout, &read.doc)
+        } else {
+            serde_json::to_writer(&mut stdout, &read.doc)
+        };
+        // The process ends here: freeing the document node by node would only cost time.
+        std::mem::forget(read);
+        json.map_err(std::io::Error::from).and_then(|()| {
+            stdout.write_all(
+                b"
+",
+            )
+        })
+    } else {
+        let options = Options {
+            plain: args.plain,
+            ..Options::default()
+        };
+        let converted = match mcp_text::convert_read(read, args.from, args.to, &options) {
+            Ok(converted) => converted,
+            Err(e) => {
+                eprintln!("mcp-text: {name}: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        warn(name, &converted.warnings);
+        let written = stdout.write_all(converted.text.as_bytes());
+        std::mem::forget(converted);
+        written
     };
-    let converted = match mcp_text::convert_read(read, args.from, args.to, &options) {
-        Ok(converted) => converted,
-        Err(e) => {
-            eprintln!("mcp-text: {name}: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    for warning in &converted.warnings {
-        eprintln!("mcp-text: {name}: warning: {warning}");
-    }
-    let text = converted.text;
-    let mut stdout = std::io::stdout().lock();
-    let written = stdout.write_all(text.as_bytes()).and_then(|()| {
-        if args.to == Format::Adf && !text.ends_with('\n') {
-            stdout.write_all(b"\n")?;
-        }
-        stdout.flush()
-    });
+    let written = written.and_then(|()| stdout.flush());
     match written {
         Ok(()) => ExitCode::SUCCESS,
         // A reader that stopped early (`| head`) is not a failure of ours.
@@ -182,5 +195,11 @@ fn convert(args: &Args) -> ExitCode {
             eprintln!("mcp-text: <stdout>: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+fn warn(name: &str, warnings: &[mcp_text::Warning]) {
+    for warning in warnings {
+        eprintln!("mcp-text: {name}: warning: {warning}");
     }
 }

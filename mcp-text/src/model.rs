@@ -8,10 +8,11 @@
 //! whether it was present (`attrs: {}` is not the same document as no `attrs`), so ADF read and written
 //! back is the same JSON value.
 
-use serde_json::{Map, Value};
+use std::fmt;
 
-/// A node's attributes, exactly as the source had them.
-pub type Attrs = Map<String, Value>;
+use serde_json::Value;
+
+pub use attrs::{Attrs, Entry};
 
 /// One node of a document: a block, an inline, or text (`kind == NodeType::Text`, with `text` set).
 #[derive(Debug, Clone, PartialEq)]
@@ -41,7 +42,7 @@ macro_rules! names {
         pub enum $ty {
             $($variant,)*
             /// A type the official schema does not define: kept as it came.
-            Other(Box<str>),
+            Other(Name),
         }
 
         impl $ty {
@@ -49,7 +50,7 @@ macro_rules! names {
             pub fn name(&self) -> &str {
                 match self {
                     $(Self::$variant => $name,)*
-                    Self::Other(name) => name,
+                    Self::Other(name) => name.as_str(),
                 }
             }
 
@@ -136,6 +137,79 @@ names! {
     }
 }
 
+/// The name of a node or mark type the schema does not define: a string behind one thin pointer, so that
+/// `NodeType` and `MarkType` stay two words (the names the schema defines are unit variants).
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Name(Box<Box<str>>);
+
+impl Name {
+    /// The name.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for Name {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl AsRef<str> for Name {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::borrow::Borrow<str> for Name {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<&str> for Name {
+    fn from(name: &str) -> Name {
+        Name(Box::new(name.into()))
+    }
+}
+
+impl From<String> for Name {
+    fn from(name: String) -> Name {
+        Name(Box::new(name.into_boxed_str()))
+    }
+}
+
+impl From<Box<str>> for Name {
+    fn from(name: Box<str>) -> Name {
+        Name(Box::new(name))
+    }
+}
+
+impl PartialEq<str> for Name {
+    fn eq(&self, other: &str) -> bool {
+        **self.0 == *other
+    }
+}
+
+impl PartialEq<&str> for Name {
+    fn eq(&self, other: &&str) -> bool {
+        **self.0 == **other
+    }
+}
+
+impl fmt::Debug for Name {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        fmt::Debug::fmt(&**self.0, f)
+    }
+}
+
+impl fmt::Display for Name {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 impl Node {
     /// A node of `kind` with nothing else set.
     pub fn new(kind: NodeType) -> Self {
@@ -149,17 +223,20 @@ impl Node {
         }
     }
 
-    /// A node of `kind` holding `content`.
-    pub fn with_content(kind: NodeType, content: Vec<Node>) -> Self {
+    /// A node of `kind` holding `content` (its spare capacity given back: a finished node does not grow).
+    pub fn with_content(kind: NodeType, mut content: Vec<Node>) -> Self {
+        content.shrink_to_fit();
         let mut node = Node::new(kind);
         node.content = Some(content);
         node
     }
 
-    /// A text node.
+    /// A text node (its spare capacity given back).
     pub fn text(text: impl Into<String>) -> Self {
+        let mut text = text.into();
+        text.shrink_to_fit();
         let mut node = Node::new(NodeType::Text);
-        node.text = Some(text.into());
+        node.text = Some(text);
         node
     }
 
@@ -240,5 +317,368 @@ impl Drop for Node {
                 stack.extend(children);
             }
         }
+    }
+}
+
+mod attrs {
+    use std::fmt;
+
+    use serde::de::{MapAccess, Visitor};
+    use serde::ser::SerializeMap;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use serde_json::{Map, Value};
+
+    /// A node's or a mark's attributes, exactly as the source had them: a JSON object.
+    ///
+    /// A small map (a vector of members kept sorted by name), because a node has a few attributes at most:
+    /// it costs one allocation of just the members, where a `serde_json::Map` (a B-tree) takes a ~600-byte
+    /// leaf for even one. It has the `serde_json::Map` methods the converters use, iterates in name order as
+    /// that map does (so written JSON is the same), compares regardless of insertion order, and converts to
+    /// and from `serde_json::Map` and `Value::Object`.
+    #[derive(Clone, Default, PartialEq, Eq)]
+    pub struct Attrs(Vec<(String, Value)>);
+
+    impl Attrs {
+        /// An empty map (no allocation).
+        pub const fn new() -> Self {
+            Attrs(Vec::new())
+        }
+
+        /// An empty map with room for `n` members.
+        pub fn with_capacity(n: usize) -> Self {
+            Attrs(Vec::with_capacity(n))
+        }
+
+        fn find(&self, key: &str) -> Result<usize, usize> {
+            self.0.binary_search_by(|(k, _)| k.as_str().cmp(key))
+        }
+
+        /// The value of `key`.
+        pub fn get(&self, key: &str) -> Option<&Value> {
+            self.find(key).ok().map(|i| &self.0[i].1)
+        }
+
+        /// The value of `key`, mutably.
+        pub fn get_mut(&mut self, key: &str) -> Option<&mut Value> {
+            self.find(key).ok().map(|i| &mut self.0[i].1)
+        }
+
+        /// Whether `key` is present.
+        pub fn contains_key(&self, key: &str) -> bool {
+            self.find(key).is_ok()
+        }
+
+        /// Sets `key` to `value`; the value it had, if any.
+        pub fn insert(&mut self, key: String, value: Value) -> Option<Value> {
+            // Members mostly come in name order: appending is the common case.
+            if self.0.last().is_none_or(|(last, _)| *last < key) {
+                self.0.push((key, value));
+                return None;
+            }
+            match self.find(&key) {
+                Ok(i) => Some(std::mem::replace(&mut self.0[i].1, value)),
+                Err(i) => {
+                    self.0.insert(i, (key, value));
+                    None
+                }
+            }
+        }
+
+        /// Removes `key`; its value, if it was present.
+        pub fn remove(&mut self, key: &str) -> Option<Value> {
+            self.find(key).ok().map(|i| self.0.remove(i).1)
+        }
+
+        /// Removes `key`; its name and value, if it was present.
+        pub fn remove_entry(&mut self, key: &str) -> Option<(String, Value)> {
+            self.find(key).ok().map(|i| self.0.remove(i))
+        }
+
+        /// The entry of `key`, to insert into in place.
+        pub fn entry(&mut self, key: impl Into<String>) -> Entry<'_> {
+            let key = key.into();
+            let at = self.find(&key);
+            Entry { map: self, key, at }
+        }
+
+        /// Keeps the members for which `keep` is true.
+        pub fn retain(&mut self, mut keep: impl FnMut(&String, &mut Value) -> bool) {
+            self.0.retain_mut(|(k, v)| keep(k, v));
+        }
+
+        /// Removes every member.
+        pub fn clear(&mut self) {
+            self.0.clear();
+        }
+
+        /// The number of members.
+        pub fn len(&self) -> usize {
+            self.0.len()
+        }
+
+        /// Whether there are no members.
+        pub fn is_empty(&self) -> bool {
+            self.0.is_empty()
+        }
+
+        /// The members in name order.
+        pub fn iter(&self) -> Iter<'_> {
+            Iter(self.0.iter())
+        }
+
+        /// The members in name order, values mutably.
+        pub fn iter_mut(&mut self) -> IterMut<'_> {
+            IterMut(self.0.iter_mut())
+        }
+
+        /// The names in order.
+        pub fn keys(&self) -> impl DoubleEndedIterator<Item = &String> + ExactSizeIterator {
+            self.0.iter().map(|(k, _)| k)
+        }
+
+        /// The values in name order.
+        pub fn values(&self) -> impl DoubleEndedIterator<Item = &Value> + ExactSizeIterator {
+            self.0.iter().map(|(_, v)| v)
+        }
+
+        /// The values in name order, mutably.
+        pub fn values_mut(
+            &mut self,
+        ) -> impl DoubleEndedIterator<Item = &mut Value> + ExactSizeIterator {
+            self.0.iter_mut().map(|(_, v)| v)
+        }
+
+        /// Gives back spare capacity.
+        pub fn shrink_to_fit(&mut self) {
+            self.0.shrink_to_fit();
+        }
+
+        /// As a `serde_json::Map`.
+        pub fn to_map(&self) -> Map<String, Value> {
+            self.0.iter().cloned().collect()
+        }
+    }
+
+    /// A member of [`Attrs`], present or not.
+    pub struct Entry<'a> {
+        map: &'a mut Attrs,
+        key: String,
+        at: Result<usize, usize>,
+    }
+
+    impl<'a> Entry<'a> {
+        /// The value, inserting `value` if absent.
+        pub fn or_insert(self, value: Value) -> &'a mut Value {
+            self.or_insert_with(|| value)
+        }
+
+        /// The value, inserting `make()` if absent.
+        pub fn or_insert_with(self, make: impl FnOnce() -> Value) -> &'a mut Value {
+            let i = match self.at {
+                Ok(i) => i,
+                Err(i) => {
+                    self.map.0.insert(i, (self.key, make()));
+                    i
+                }
+            };
+            &mut self.map.0[i].1
+        }
+
+        /// The value, inserting `null` if absent.
+        pub fn or_default(self) -> &'a mut Value {
+            self.or_insert_with(Value::default)
+        }
+
+        /// The member's name.
+        pub fn key(&self) -> &String {
+            &self.key
+        }
+    }
+
+    /// The members of [`Attrs`] in name order.
+    pub struct Iter<'a>(std::slice::Iter<'a, (String, Value)>);
+
+    impl<'a> Iterator for Iter<'a> {
+        type Item = (&'a String, &'a Value);
+        fn next(&mut self) -> Option<Self::Item> {
+            self.0.next().map(|(k, v)| (k, v))
+        }
+        fn size_hint(&self) -> (usize, Option<usize>) {
+            self.0.size_hint()
+        }
+    }
+
+    impl DoubleEndedIterator for Iter<'_> {
+        fn next_back(&mut self) -> Option<Self::Item> {
+            self.0.next_back().map(|(k, v)| (k, v))
+        }
+    }
+
+    impl ExactSizeIterator for Iter<'_> {}
+
+    /// The members of [`Attrs`] in name order, values mutably.
+    pub struct IterMut<'a>(std::slice::IterMut<'a, (String, Value)>);
+
+    impl<'a> Iterator for IterMut<'a> {
+        type Item = (&'a String, &'a mut Value);
+        fn next(&mut self) -> Option<Self::Item> {
+            self.0.next().map(|(k, v)| (&*k, v))
+        }
+        fn size_hint(&self) -> (usize, Option<usize>) {
+            self.0.size_hint()
+        }
+    }
+
+    impl DoubleEndedIterator for IterMut<'_> {
+        fn next_back(&mut self) -> Option<Self::Item> {
+            self.0.next_back().map(|(k, v)| (&*k, v))
+        }
+    }
+
+    impl ExactSizeIterator for IterMut<'_> {}
+
+    impl<'a> IntoIterator for &'a Attrs {
+        type Item = (&'a String, &'a Value);
+        type IntoIter = Iter<'a>;
+        fn into_iter(self) -> Iter<'a> {
+            self.iter()
+        }
+    }
+
+    impl<'a> IntoIterator for &'a mut Attrs {
+        type Item = (&'a String, &'a mut Value);
+        type IntoIter = IterMut<'a>;
+        fn into_iter(self) -> IterMut<'a> {
+            self.iter_mut()
+        }
+    }
+
+    impl IntoIterator for Attrs {
+        type Item = (String, Value);
+        type IntoIter = std::vec::IntoIter<(String, Value)>;
+        fn into_iter(self) -> Self::IntoIter {
+            self.0.into_iter()
+        }
+    }
+
+    impl FromIterator<(String, Value)> for Attrs {
+        fn from_iter<I: IntoIterator<Item = (String, Value)>>(iter: I) -> Self {
+            let mut map = Attrs::new();
+            map.extend(iter);
+            map
+        }
+    }
+
+    impl Extend<(String, Value)> for Attrs {
+        fn extend<I: IntoIterator<Item = (String, Value)>>(&mut self, iter: I) {
+            for (k, v) in iter {
+                self.insert(k, v);
+            }
+        }
+    }
+
+    impl std::ops::Index<&str> for Attrs {
+        type Output = Value;
+        /// Panics when `key` is absent, as `serde_json::Map` does.
+        fn index(&self, key: &str) -> &Value {
+            self.get(key).expect("no entry found for key")
+        }
+    }
+
+    impl From<Map<String, Value>> for Attrs {
+        fn from(map: Map<String, Value>) -> Self {
+            // A serde_json::Map iterates in name order already.
+            let mut attrs = Attrs::with_capacity(map.len());
+            attrs.extend(map);
+            attrs
+        }
+    }
+
+    impl From<Attrs> for Map<String, Value> {
+        fn from(attrs: Attrs) -> Self {
+            attrs.0.into_iter().collect()
+        }
+    }
+
+    impl From<Attrs> for Value {
+        fn from(attrs: Attrs) -> Self {
+            Value::Object(attrs.into())
+        }
+    }
+
+    impl fmt::Debug for Attrs {
+        fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.debug_map().entries(self.iter()).finish()
+        }
+    }
+
+    impl Serialize for Attrs {
+        fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            let mut map = s.serialize_map(Some(self.0.len()))?;
+            for (k, v) in &self.0 {
+                map.serialize_entry(k, v)?;
+            }
+            map.end()
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Attrs {
+        fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            struct AttrsVisitor;
+            impl<'de> Visitor<'de> for AttrsVisitor {
+                type Value = Attrs;
+                fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                    f.write_str("a JSON object")
+                }
+                fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Attrs, A::Error> {
+                    let mut attrs = Attrs::with_capacity(map.size_hint().unwrap_or(0).min(16));
+                    while let Some((k, v)) = map.next_entry::<String, Value>()? {
+                        attrs.insert(k, v);
+                    }
+                    attrs.shrink_to_fit();
+                    Ok(attrs)
+                }
+            }
+            d.deserialize_map(AttrsVisitor)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_node_stays_small() {
+        // Every node of a document is one of these: its size is most of the model's memory.
+        assert_eq!(std::mem::size_of::<NodeType>(), 16);
+        assert_eq!(std::mem::size_of::<Option<Attrs>>(), 24);
+        assert!(
+            std::mem::size_of::<Node>() <= 120,
+            "{}",
+            std::mem::size_of::<Node>()
+        );
+    }
+
+    #[test]
+    fn attrs_keep_name_order_and_compare_regardless_of_insertion_order() {
+        let mut a = Attrs::new();
+        a.insert("b".into(), Value::from(1));
+        a.insert("a".into(), Value::from(2));
+        a.insert("b".into(), Value::from(3));
+        let b: Attrs = [
+            ("a".to_string(), Value::from(2)),
+            ("b".to_string(), Value::from(3)),
+        ]
+        .into_iter()
+        .collect();
+        assert_eq!(a, b);
+        assert_eq!(a.keys().collect::<Vec<_>>(), ["a", "b"]);
+        assert_eq!(serde_json::to_string(&a).unwrap(), r#"{"a":2,"b":3}"#);
+        let read: Attrs = serde_json::from_str(r#"{"b":1,"a":2,"b":3}"#).unwrap();
+        assert_eq!(read, a);
+        *a.entry("c").or_insert_with(|| Value::from(4)) = Value::from(5);
+        assert_eq!(a.remove("c"), Some(Value::from(5)));
+        assert_eq!(serde_json::Map::from(a.clone()), a.to_map());
     }
 }

@@ -227,6 +227,7 @@ impl<'de> Visitor<'de> for ChildrenSeed {
         while let Some(node) = seq.next_element::<Node>()? {
             out.push(node);
         }
+        out.shrink_to_fit();
         Ok(out)
     }
 }

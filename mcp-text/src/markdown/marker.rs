@@ -93,7 +93,7 @@ pub(super) fn diff(node: &Node, inf: Inferred) -> Option<Map<String, Value>> {
         (Some(a), Some(i)) => {
             a.len() == i.len()
                 && i.iter()
-                    .all(|(k, v)| a.get(*k).is_some_and(|x| v.matches(x)))
+                    .all(|(k, v)| a.get(k).is_some_and(|x| v.matches(x)))
         }
         _ => false,
     };
@@ -108,7 +108,7 @@ pub(super) fn diff(node: &Node, inf: Inferred) -> Option<Map<String, Value>> {
                 d.insert("attrs".into(), Value::Null);
             }
             (Some(a), None) => {
-                d.insert("attrs".into(), Value::Object(a.clone()));
+                d.insert("attrs".into(), Value::Object(a.to_map()));
             }
             (Some(a), Some(i)) => {
                 let patch: Map<String, Value> = a
@@ -118,7 +118,7 @@ pub(super) fn diff(node: &Node, inf: Inferred) -> Option<Map<String, Value>> {
                     .collect();
                 let removed: Vec<Value> = i
                     .iter()
-                    .filter(|(k, _)| !a.contains_key(*k))
+                    .filter(|(k, _)| !a.contains_key(k))
                     .map(|(k, _)| Value::from(*k))
                     .collect();
                 if !patch.is_empty() {
@@ -141,7 +141,7 @@ pub(super) fn diff(node: &Node, inf: Inferred) -> Option<Map<String, Value>> {
         d.insert("marks".into(), marks_value(marks));
     }
     if let Some(extra) = &node.extra {
-        d.insert("extra".into(), Value::Object((**extra).clone()));
+        d.insert("extra".into(), Value::Object(extra.to_map()));
     }
     Some(d)
 }
@@ -258,7 +258,7 @@ pub(super) fn apply(node: &mut Node, d: &Map<String, Value>) -> Result<(), Strin
     out.extra = match d.get("extra") {
         None => node.extra.take(),
         Some(Value::Null) => None,
-        Some(Value::Object(extra)) => Some(Box::new(extra.clone())),
+        Some(Value::Object(extra)) => Some(Box::new(extra.clone().into())),
         // Any other value was refused above.
         Some(_) => None,
     };

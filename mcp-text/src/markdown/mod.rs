@@ -50,7 +50,7 @@ pub fn write(doc: &Node, options: &WriteOptions) -> String {
     );
     if doc.extra != inferred_extra {
         let extra = doc.extra.as_ref().map_or(serde_json::Value::Null, |e| {
-            serde_json::Value::Object((**e).clone())
+            serde_json::Value::Object(e.to_map())
         });
         d.get_or_insert_with(Default::default)
             .insert("extra".into(), extra);

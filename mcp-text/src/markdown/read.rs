@@ -665,7 +665,7 @@ impl<'s> R<'s> {
                 n.set_attr("dest", c.dest.clone());
                 n.set_attr("alt", c.text.clone());
                 if let Some(d) = d {
-                    n.extra = Some(Box::new(d));
+                    n.extra = Some(Box::new(d.into()));
                 }
                 return n;
             }
@@ -1063,13 +1063,17 @@ impl<'s> R<'s> {
             .and_then(|f| f.pending.as_ref())
             .map(|p| p.kind.clone());
         let mut nodes = std::mem::take(&mut inl.nodes);
+        // Text grown piece by piece (pulldown-cmark splits it at escapes and entities) gives back its slack.
+        for text in nodes.iter_mut().filter_map(|n| n.text.as_mut()) {
+            text.shrink_to_fit();
+        }
         let line = inl.line;
         if let Ik::Heading(level) = inl.kind {
             self.finish_images(&mut nodes, line);
             let mut h = Node::new(NodeType::Heading);
             h.set_attr("level", level as u64);
             if !nodes.is_empty() {
-                h.content = Some(nodes);
+                h.content = Some(shrunk(nodes));
             }
             return Some(h);
         }
@@ -1122,7 +1126,7 @@ impl<'s> R<'s> {
         }
         let mut p = Node::new(NodeType::Paragraph);
         if !nodes.is_empty() {
-            p.content = Some(nodes);
+            p.content = Some(shrunk(nodes));
         }
         Some(p)
     }
@@ -1140,7 +1144,7 @@ impl<'s> R<'s> {
     fn media(&mut self, img: &Node, inline: bool) -> Node {
         let dest = img.attr_str("dest").unwrap_or_default().to_string();
         let alt = img.attr_str("alt").unwrap_or_default().to_string();
-        let d = img.extra.as_deref().cloned();
+        let d = img.extra.as_deref().map(Attrs::to_map);
         let id = match dest.get(..6) {
             Some(s) if s.eq_ignore_ascii_case("media:") => Some(dest[6..].to_string()),
             _ => None,
@@ -1427,11 +1431,11 @@ impl<'s> R<'s> {
                 | NodeType::BodiedExtension
                 | NodeType::BodiedSyncBlock
         ) && content.is_empty();
-        node.content = Some(if empty_default {
+        node.content = Some(shrunk(if empty_default {
             vec![Node::new(NodeType::Paragraph)]
         } else {
             content
-        });
+        }));
         if let Some(d) = open.diff {
             self.apply(&mut node, &d, open.line);
         }
@@ -1628,7 +1632,7 @@ impl<'s> R<'s> {
             }
             items.push(d);
         }
-        out.content = Some(items);
+        out.content = Some(shrunk(items));
         out
     }
 
@@ -1747,7 +1751,7 @@ impl<'s> R<'s> {
                 }
             }
             if !inline.is_empty() {
-                t.content = Some(inline);
+                t.content = Some(shrunk(inline));
             }
             if let Some(d) = d {
                 self.apply(&mut t, &d, 0);
@@ -1865,7 +1869,7 @@ fn heading_to_paragraph(mut h: Node) -> Node {
         }
     }
     if !content.is_empty() {
-        p.content = Some(content);
+        p.content = Some(shrunk(content));
     }
     p
 }
@@ -1932,4 +1936,10 @@ fn percent_decode(s: &str) -> String {
         i += 1;
     }
     String::from_utf8_lossy(&out).into_owned()
+}
+
+/// `v` without its spare capacity: a finished node's children do not grow.
+fn shrunk<T>(mut v: Vec<T>) -> Vec<T> {
+    v.shrink_to_fit();
+    v
 }

@@ -801,6 +801,8 @@ impl<'a> Parser<'a> {
                 node.attrs = attrs;
                 let leaf = matches!(node.kind, NodeType::Rule | NodeType::HardBreak);
                 if !(leaf && content.is_empty()) {
+                    let mut content = content;
+                    content.shrink_to_fit();
                     node.content = Some(content);
                 }
                 self.push_node(node);

@@ -9,7 +9,7 @@ use super::links::{self, push_attr, LinkText};
 use super::macros;
 use super::read::mapped;
 use super::{ELEMENT, RAW, STORAGE};
-use crate::model::{Mark, MarkType, Node, NodeType};
+use crate::model::{Attrs, Mark, MarkType, Node, NodeType};
 
 pub(super) fn write(node: &Node) -> String {
     let mut w = Writer { out: String::new() };
@@ -41,7 +41,7 @@ pub(super) struct Writer {
     pub out: String,
 }
 
-fn storage(node_attrs: Option<&Map<String, Value>>) -> Option<&Map<String, Value>> {
+fn storage(node_attrs: Option<&Attrs>) -> Option<&Map<String, Value>> {
     node_attrs?.get(STORAGE)?.as_object()
 }
 
@@ -378,10 +378,10 @@ fn style_color(style: &str) -> Option<String> {
     links::css_color_hex(value)
 }
 
-fn write_attrs(out: &mut String, tag: &str, attrs: Option<&Map<String, Value>>) {
+fn write_attrs(out: &mut String, tag: &str, attrs: Option<&Attrs>) {
     let Some(attrs) = attrs else { return };
     for (xml, adf, _) in mapped(tag) {
-        if let Some(v) = attrs.get(*adf).filter(|v| !v.is_null()) {
+        if let Some(v) = attrs.get(adf).filter(|v| !v.is_null()) {
             push_attr(out, xml, &text_of(v));
         }
     }

@@ -60,7 +60,7 @@ pub fn outline(node: &Node) -> String {
         out.push_str(node.kind.name());
         if let Some(attrs) = &node.attrs {
             out.push(' ');
-            out.push_str(&serde_json::Value::Object(attrs.clone()).to_string());
+            out.push_str(&serde_json::Value::from(attrs.clone()).to_string());
         }
         if let Some(text) = &node.text {
             out.push_str(&format!(" {text:?}"));
@@ -68,7 +68,7 @@ pub fn outline(node: &Node) -> String {
         for mark in node.mark_list() {
             out.push_str(&format!(" +{}", mark.kind.name()));
             if let Some(attrs) = &mark.attrs {
-                out.push_str(&serde_json::Value::Object(attrs.clone()).to_string());
+                out.push_str(&serde_json::Value::from(attrs.clone()).to_string());
             }
         }
         out.push('\n');
