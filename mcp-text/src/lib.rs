@@ -25,6 +25,7 @@
 //! ```
 
 pub mod adf;
+pub mod date;
 pub mod error;
 pub mod fields;
 pub mod html;

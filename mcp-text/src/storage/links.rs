@@ -784,7 +784,7 @@ pub(super) fn write_date(out: &mut String, node: &Node) {
     });
     out.push_str("<time");
     if let Some(ms) = ms {
-        push_attr(out, "datetime", &civil_from_days(ms.div_euclid(86_400_000)));
+        push_attr(out, "datetime", &crate::date::format_day(ms));
     }
     for (k, v) in attr_list(storage(node.attrs.as_ref()).and_then(|s| s.get("attrs"))) {
         push_attr(out, &k, &v);
@@ -792,42 +792,9 @@ pub(super) fn write_date(out: &mut String, node: &Node) {
     out.push_str(" />");
 }
 
-/// Days since 1970-01-01 of an exact `YYYY-MM-DD` (Howard Hinnant's algorithm).
+/// Days since 1970-01-01 of an exact `YYYY-MM-DD` that exists.
 fn civil_days(s: &str) -> Option<i64> {
-    let b = s.as_bytes();
-    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
-        return None;
-    }
-    let y: i64 = s[..4].parse().ok()?;
-    let m: i64 = s[5..7].parse().ok()?;
-    let d: i64 = s[8..].parse().ok()?;
-    if !s[..4].bytes().all(|c| c.is_ascii_digit())
-        || !(1..=12).contains(&m)
-        || !(1..=31).contains(&d)
-    {
-        return None;
-    }
-    let (yy, mm) = if m <= 2 { (y - 1, m + 9) } else { (y, m - 3) };
-    let era = yy.div_euclid(400);
-    let yoe = yy - era * 400;
-    let doy = (153 * mm + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    // Reject dates that do not exist (2023-02-30): they would not come back the same.
-    (civil_from_days(days) == s).then_some(days)
-}
-
-fn civil_from_days(z: i64) -> String {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
+    crate::date::parse_day(s).map(|ms| ms.div_euclid(86_400_000))
 }
 
 /// A CSS colour as ADF's `#rrggbb` (hex forms and `rgb(r, g, b)`).
@@ -955,7 +922,7 @@ mod tests {
             Some(1_705_276_800_000)
         );
         assert_eq!(civil_days("2023-02-30"), None);
-        assert_eq!(civil_from_days(19_737), "2024-01-15");
+        assert_eq!(crate::date::format_day(19_737 * 86_400_000), "2024-01-15");
     }
 
     #[test]
