@@ -697,14 +697,7 @@ pub(super) fn raw(out: &mut String, node: &Node, place: Place, label: Option<&st
 }
 
 fn push_type(out: &mut String, name: &str) {
-    // A type name is a destination: any other byte is percent-encoded (the reader decodes it).
-    for b in name.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
+    marker::push_type_name(out, name);
 }
 
 fn link_text(out: &mut String, s: &str) {

@@ -725,7 +725,7 @@ impl<'s> R<'s> {
                         n.set_attr("id", value);
                         n
                     }
-                    _ => Node::new(NodeType::from_name(&percent_decode(value))),
+                    _ => Node::new(NodeType::from_name(&marker::decode_type_name(value))),
                 }
             }
         };
@@ -1916,27 +1916,6 @@ fn prefix_text(item: &mut Node, prefix: &str) {
 }
 
 /// `%XX` escapes in a raw node's type name (the writer escapes what a link destination cannot hold).
-fn percent_decode(s: &str) -> String {
-    if !s.contains('%') {
-        return s.to_string();
-    }
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let hex = |c: u8| (c as char).to_digit(16);
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
 
 /// `v` without its spare capacity: a finished node's children do not grow.
 fn shrunk<T>(mut v: Vec<T>) -> Vec<T> {

@@ -134,7 +134,7 @@ impl<'a> W<'a> {
         }
         let mut s = String::with_capacity(32);
         s.push_str("<!--adf:");
-        s.push_str(kind);
+        marker::push_type_name(&mut s, kind);
         if let Some(d) = d.filter(|d| !d.is_empty()) {
             s.push(' ');
             marker::push_comment_json(&mut s, d);
@@ -278,7 +278,9 @@ impl<'a> W<'a> {
                     self.blank();
                 }
                 if !self.opts.plain {
-                    let close = format!("<!--/adf:{}-->", node.kind.name());
+                    let mut close = String::from("<!--/adf:");
+                    marker::push_type_name(&mut close, node.kind.name());
+                    close.push_str("-->");
                     self.line(&close);
                 }
             }

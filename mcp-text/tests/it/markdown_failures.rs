@@ -310,3 +310,19 @@ fn plain_markdown_has_no_markers() {
     );
     assert!(!md.contains("<!--") && !md.contains("](adf:"), "{md}");
 }
+
+/// Found by the `text_adf` fuzz target: a node type holding `/` (or a space, or `>`) ended its marker early,
+/// and the node was lost. Type names are percent-encoded in markers as in link destinations.
+#[test]
+fn unknown_type_names_with_marker_syntax_survive() {
+    for kind in ["mediaSingl/", "odd type", "a>b", "x-->y", "ünïcode"] {
+        let doc = serde_json::json!({"type": "doc", "version": 1, "content": [
+            {"type": kind, "attrs": {"x": "-->"}},
+            {"type": "paragraph", "content": [{"type": "text", "text": "after"}]},
+            {"type": "layoutSection", "content": [{"type": "layoutColumn", "attrs": {"width": 50}, "content": [
+                {"type": kind, "content": [{"type": "paragraph", "content": [{"type": "text", "text": "in"}]}]}]}]}
+        ]});
+        let md = md_of(doc.clone());
+        assert_eq!(read_json(&md), doc, "{kind}: {md}");
+    }
+}
