@@ -412,6 +412,41 @@ pub(super) fn title_diff(title: &str) -> Option<Map<String, Value>> {
     }
 }
 
+/// Writes a type name as markers and link destinations carry it: any byte but letters, digits and `-_.:`
+/// percent-encoded, so that a name holding `/`, a space or `>` cannot end the marker early.
+pub(super) fn push_type_name(out: &mut String, name: &str) {
+    for b in name.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+}
+
+/// The type name [`push_type_name`] wrote.
+pub(super) fn decode_type_name(s: &str) -> String {
+    if !s.contains('%') {
+        return s.to_string();
+    }
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        if b[i] == b'%' && i + 2 < b.len() {
+            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -481,39 +516,4 @@ mod tests {
         };
         assert_eq!(diff, d);
     }
-}
-
-/// Writes a type name as markers and link destinations carry it: any byte but letters, digits and `-_.:`
-/// percent-encoded, so that a name holding `/`, a space or `>` cannot end the marker early.
-pub(super) fn push_type_name(out: &mut String, name: &str) {
-    for b in name.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-}
-
-/// The type name [`push_type_name`] wrote.
-pub(super) fn decode_type_name(s: &str) -> String {
-    if !s.contains('%') {
-        return s.to_string();
-    }
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        let hex = |c: u8| (c as char).to_digit(16);
-        if b[i] == b'%' && i + 2 < b.len() {
-            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(b[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }

@@ -1915,8 +1915,6 @@ fn prefix_text(item: &mut Node, prefix: &str) {
     }
 }
 
-/// `%XX` escapes in a raw node's type name (the writer escapes what a link destination cannot hold).
-
 /// `v` without its spare capacity: a finished node's children do not grow.
 fn shrunk<T>(mut v: Vec<T>) -> Vec<T> {
     v.shrink_to_fit();
