@@ -22,6 +22,9 @@ pub(super) struct Place {
     pub single_line: bool,
     pub in_cell: bool,
     pub in_heading: bool,
+    /// A `mediaInline` alone in its paragraph: written whole (`[alt](adf:mediaInline '…')`), since an
+    /// image alone on its line reads as a block image once the paragraph's marker is lost.
+    pub lone_media: bool,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -831,6 +834,9 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
             true
         }
         NodeType::MediaInline => {
+            if place.lone_media && !opts.plain {
+                return false;
+            }
             let Some(id) = node.attr_str("id").filter(|s| !bad(s)) else {
                 return false;
             };

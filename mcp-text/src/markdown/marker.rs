@@ -343,14 +343,19 @@ pub(super) enum Marker {
     Open {
         kind: NodeType,
         diff: Map<String, Value>,
+        /// `<!--adf:TYPE {diff} N-->`: a container holding N blocks (where it ends if its close is lost).
+        count: Option<usize>,
     },
     /// `<!--adf:TYPE {diff} /-->`: a whole node.
     Leaf {
         kind: NodeType,
         diff: Map<String, Value>,
     },
-    /// `<!--/adf:TYPE-->`.
-    Close { kind: NodeType },
+    /// `<!--/adf:TYPE N-->`: `N` is how many blocks the container holds (absent when none).
+    Close {
+        kind: NodeType,
+        count: Option<usize>,
+    },
     /// `<!---->`: splits text.
     Empty,
 }
@@ -362,12 +367,24 @@ pub(super) fn parse_comment(inner: &str) -> Result<Option<Marker>, String> {
         return Ok(Some(Marker::Empty));
     }
     if let Some(rest) = inner.strip_prefix("/adf:") {
-        let name = rest.trim();
-        if name.is_empty() || name.contains(char::is_whitespace) {
-            return Err("a closing marker without a type".into());
-        }
+        let mut words = rest.split_whitespace();
+        let (Some(name), count, None) = (words.next(), words.next(), words.next()) else {
+            return Err(
+                "a closing marker without a type, or with more than a count after it".into(),
+            );
+        };
+        let count = match count.map(str::parse::<usize>) {
+            None => None,
+            Some(Ok(n)) => Some(n),
+            Some(Err(_)) => {
+                return Err(format!(
+                    "the `{name}` closing marker's count is not a number"
+                ))
+            }
+        };
         return Ok(Some(Marker::Close {
             kind: NodeType::from_name(&decode_type_name(name)),
+            count,
         }));
     }
     let Some(rest) = inner.strip_prefix("adf:") else {
@@ -385,6 +402,15 @@ pub(super) fn parse_comment(inner: &str) -> Result<Option<Marker>, String> {
         Some(json) => (json.trim(), true),
         None => (rest, false),
     };
+    // A container's count of blocks after its JSON (or alone).
+    let (json, count) = match json.rsplit_once(|c: char| c.is_whitespace()) {
+        _ if leaf => (json, None),
+        Some((before, n)) if before.trim_end().ends_with('}') && is_count(n) => {
+            (before.trim_end(), n.parse().ok())
+        }
+        None if is_count(json) => ("", json.parse().ok()),
+        _ => (json, None),
+    };
     let diff = if json.is_empty() {
         Map::new()
     } else {
@@ -397,8 +423,12 @@ pub(super) fn parse_comment(inner: &str) -> Result<Option<Marker>, String> {
     Ok(Some(if leaf {
         Marker::Leaf { kind, diff }
     } else {
-        Marker::Open { kind, diff }
+        Marker::Open { kind, diff, count }
     }))
+}
+
+fn is_count(s: &str) -> bool {
+    !s.is_empty() && s.len() < 10 && s.bytes().all(|b| b.is_ascii_digit())
 }
 
 /// A link title that is a diff (a JSON object: diff members, or attrs in the short form), if it is one.

@@ -48,6 +48,7 @@ struct Pending {
     kind: NodeType,
     diff: Map<String, Value>,
     line: usize,
+    count: Option<usize>,
 }
 
 struct Open {
@@ -58,6 +59,11 @@ struct Open {
     line: usize,
     /// An HTML element (`<details>`, `<table>`, …) rather than a marker pair.
     html: bool,
+    /// How many blocks its open marker says it holds (where it ends if its close marker is lost).
+    count: Option<usize>,
+    /// A section's columns that lost their open marker (indices into the frame's children): their
+    /// widths are shares of what the others leave, known when the section closes.
+    recovered: Vec<usize>,
 }
 
 struct Frame {
@@ -172,22 +178,10 @@ pub(super) fn read(src: &str) -> Read {
             p.children.extend(children);
         }
     }
-    // A layoutSection whose close marker was lost ends with the document (its columns would be
-    // stray blocks without it); other unclosed containers lose only their wrappers.
+    // A container whose close marker was lost ends after the blocks its open marker counts (a section
+    // without a count after its last column); other unclosed containers lose only their wrappers.
     let last_line = r.line_starts.len();
-    while let Some(i) = r
-        .frame()
-        .opens
-        .iter()
-        .rposition(|o| !o.html && o.kind == NodeType::LayoutSection)
-    {
-        let opened = r.frame().opens[i].line;
-        r.warn(
-            opened,
-            "`layoutSection` is never closed; it ends with the document",
-        );
-        r.close_open(i, last_line);
-    }
+    r.close_counted(last_line);
     let f = r.frames.pop().unwrap_or_else(|| Frame::new(Fk::Doc, 0));
     let self_d = f.self_d.take_it();
     let line = f.line;
@@ -828,7 +822,8 @@ impl<'s> R<'s> {
                     self.inl_mut(line).split = true;
                     return;
                 }
-                Ok(Some(Marker::Open { kind, diff })) | Ok(Some(Marker::Leaf { kind, diff })) => {
+                Ok(Some(Marker::Open { kind, diff, .. }))
+                | Ok(Some(Marker::Leaf { kind, diff })) => {
                     self.inline_marker(kind, diff, h.ends_with("/-->"), line);
                     return;
                 }
@@ -857,6 +852,33 @@ impl<'s> R<'s> {
         if leaf {
             let mut node = Node::new(kind);
             self.apply(&mut node, &diff, line);
+            if is_block(&node.kind) {
+                // A block's marker inside text (its line joined a paragraph once a marker or a blank
+                // line above it was lost): the paragraph ends before it and the block stands after it.
+                let in_paragraph = self
+                    .inl
+                    .as_ref()
+                    .is_none_or(|i| matches!(i.kind, Ik::Paragraph | Ik::Implicit));
+                if !in_paragraph {
+                    let name = node.kind.name().to_string();
+                    self.warn(
+                        line,
+                        format!("a `{name}` block marker inside a heading or table cell; ignored"),
+                    );
+                    return;
+                }
+                if let Some(inl) = self.inl.take() {
+                    let l = inl.line;
+                    if !inl.nodes.is_empty() || inl.capture.is_some() {
+                        if let Some(p) = self.finish_paragraph(inl) {
+                            self.push_block(p, l);
+                        }
+                    }
+                }
+                self.push_block(node, line);
+                self.inl = Some(new_inl(Ik::Implicit, line));
+                return;
+            }
             let inl = self.inl_mut(line);
             inl.nodes.push(node);
             inl.split = true;
@@ -1360,6 +1382,8 @@ impl<'s> R<'s> {
                     start,
                     line: p.line,
                     html: false,
+                    count: p.count,
+                    recovered: Vec::new(),
                 });
             }
         }
@@ -1371,6 +1395,8 @@ impl<'s> R<'s> {
             start,
             line,
             html: true,
+            count: None,
+            recovered: Vec::new(),
         });
     }
 
@@ -1405,14 +1431,22 @@ impl<'s> R<'s> {
                 opened,
                 format!("`{name}` is never closed; it ends where its container ends (line {line})"),
             );
-            self.close_open(inner, line);
+            self.close_unclosed(inner, line);
         }
         let f = self.frame();
         let Some(open) = f.opens.pop() else { return };
-        let content: Vec<Node> = f
+        let mut content: Vec<Node> = f
             .children
             .drain(open.start.min(f.children.len())..)
             .collect();
+        if open.kind == NodeType::LayoutSection && !open.html {
+            let recovered: Vec<usize> = open
+                .recovered
+                .iter()
+                .filter_map(|i| i.checked_sub(open.start))
+                .collect();
+            content = self.section_columns(content, recovered, open.line);
+        }
         let mut node = Node::new(open.kind.clone());
         node.attrs = open.attrs;
         if node.kind == NodeType::NestedExpand && node.attrs.is_none() {
@@ -1443,31 +1477,176 @@ impl<'s> R<'s> {
         self.frame().children.push(node);
     }
 
-    /// A layoutSection holds only columns: a block of another kind arriving directly in one means its
-    /// close marker was lost, so the section ends before the block (it would swallow the rest).
+    /// A layoutSection opening directly in another one means the other's close marker was lost: it ends
+    /// after its last column. (A block of another kind standing in a section is kept there until the
+    /// section ends: it is a column's whose open marker was lost, or, when the section's close is lost,
+    /// it leaves the section then.)
     fn end_section_before(&mut self, kind: &NodeType, line: usize) {
-        if *kind == NodeType::LayoutColumn {
+        if *kind != NodeType::LayoutSection {
             return;
         }
         let f = self.frame();
-        let pending_column = f
-            .pending
+        if f.pending
             .as_ref()
-            .is_some_and(|p| p.kind == NodeType::LayoutColumn);
-        // Only after a column: blocks before the first one are that column's (its open marker was
-        // lost instead), and stay in the section.
-        if !pending_column
-            && f.opens.last().is_some_and(|o| {
-                !o.html
-                    && o.kind == NodeType::LayoutSection
-                    && f.children.len() > o.start
-                    && f.children.last().map(|c| &c.kind) == Some(&NodeType::LayoutColumn)
-            })
+            .is_some_and(|p| p.kind == NodeType::LayoutColumn)
+        {
+            return;
+        }
+        if f.opens
+            .last()
+            .is_some_and(|o| !o.html && o.kind == NodeType::LayoutSection)
         {
             let i = f.opens.len() - 1;
-            self.warn(line, "a block stands in a `layoutSection` outside any column: the section ends before it (its `<!--/adf:layoutSection-->` is missing)");
-            self.close_open(i, line);
+            self.warn(line, "a `layoutSection` opens directly in a `layoutSection`: the first one ends after its last column (its `<!--/adf:layoutSection-->` is missing)");
+            self.close_unclosed(i, line);
         }
+    }
+
+    /// Ends `opens[i]`, whose close marker was lost, where it ended: after as many blocks as its open
+    /// marker counts, or (a section without a count) after its last column. The blocks after that stand
+    /// after it, where they were before it swallowed them; without either it ends here.
+    fn close_unclosed(&mut self, i: usize, line: usize) {
+        let f = self.frame();
+        let open = &f.opens[i];
+        let start = open.start.min(f.children.len());
+        let end = match open.count {
+            Some(n) if !open.html => start.saturating_add(n).min(f.children.len()),
+            _ if !open.html && open.kind == NodeType::LayoutSection => f.children[start..]
+                .iter()
+                .rposition(|c| c.kind == NodeType::LayoutColumn)
+                .map_or(start, |j| start + j + 1),
+            _ => f.children.len(),
+        };
+        let spilled = f.children.split_off(end);
+        self.close_open(i, line);
+        self.frame().children.extend(spilled);
+    }
+
+    /// At the end of a frame: its containers that lost their close marker but know where they end.
+    fn close_counted(&mut self, line: usize) {
+        while let Some(i) = self
+            .frame()
+            .opens
+            .iter()
+            .rposition(|o| !o.html && (o.count.is_some() || o.kind == NodeType::LayoutSection))
+        {
+            let (name, opened) = {
+                let o = &self.frame().opens[i];
+                (o.kind.name().to_string(), o.line)
+            };
+            self.warn(
+                opened,
+                format!("`{name}` is never closed; it ends after the blocks its marker counts"),
+            );
+            self.close_unclosed(i, line);
+        }
+    }
+
+    /// A section's content as columns: a run of other blocks in it is a column whose open marker was
+    /// lost (wrapped in one again), and a column without a width (its attrs lost) gets an equal share of
+    /// what the others leave.
+    fn section_columns(
+        &mut self,
+        content: Vec<Node>,
+        recovered: Vec<usize>,
+        line: usize,
+    ) -> Vec<Node> {
+        if recovered.is_empty() && content.iter().all(|c| c.kind == NodeType::LayoutColumn) {
+            return content;
+        }
+        let mut out: Vec<Node> = Vec::with_capacity(content.len());
+        let mut wrapped = Vec::new();
+        let mut run: Vec<Node> = Vec::new();
+        for (i, c) in content.into_iter().enumerate() {
+            if c.kind == NodeType::LayoutColumn {
+                if recovered.contains(&i) && c.attrs.is_none() {
+                    if !run.is_empty() {
+                        wrapped.push(out.len());
+                        out.push(Node::with_content(
+                            NodeType::LayoutColumn,
+                            std::mem::take(&mut run),
+                        ));
+                    }
+                    wrapped.push(out.len());
+                    out.push(c);
+                    continue;
+                }
+                if !run.is_empty() {
+                    wrapped.push(out.len());
+                    out.push(Node::with_content(
+                        NodeType::LayoutColumn,
+                        std::mem::take(&mut run),
+                    ));
+                }
+                out.push(c);
+            } else {
+                run.push(c);
+            }
+        }
+        if !run.is_empty() {
+            wrapped.push(out.len());
+            out.push(Node::with_content(NodeType::LayoutColumn, run));
+        }
+        if wrapped.len() > recovered.len() {
+            self.warn(line, "blocks stand in this `layoutSection` outside any column (a column's open marker lost): they are wrapped in a column again, its attrs lost");
+        }
+        let width = column_share(&out, wrapped.len(), out.len());
+        for i in wrapped {
+            out[i].set_attr("width", width.clone());
+        }
+        out
+    }
+
+    /// A close marker whose open marker was lost (deleted, or its JSON broken): the blocks it counts are
+    /// wrapped again in a node of its type, which loses only its attrs. Types whose attrs cannot be left
+    /// empty (a bodied extension's key) lose their wrapper instead.
+    fn orphan_close(&mut self, kind: NodeType, count: Option<usize>, line: usize) {
+        let name = kind.name().to_string();
+        let recoverable = matches!(
+            kind,
+            NodeType::LayoutSection
+                | NodeType::LayoutColumn
+                | NodeType::BodiedSyncBlock
+                | NodeType::SyncBlock
+                | NodeType::Other(_)
+        );
+        let f = self.frame();
+        let floor = f.opens.last().map_or(0, |o| o.start).min(f.children.len());
+        let n = count.unwrap_or(0).min(f.children.len() - floor);
+        if !recoverable || n == 0 {
+            self.warn(
+                line,
+                format!("`<!--/adf:{name}-->` closes nothing; ignored"),
+            );
+            return;
+        }
+        let at = f.children.len() - n;
+        let content: Vec<Node> = f.children.drain(at..).collect();
+        let content = if kind == NodeType::LayoutSection {
+            self.section_columns(content, Vec::new(), line)
+        } else {
+            content
+        };
+        let mut node = Node::with_content(kind.clone(), content);
+        if kind == NodeType::LayoutColumn {
+            // Its width is its share of what the other columns of its section leave, known when the
+            // section closes (alone, all of it).
+            let f = self.frame();
+            match f
+                .opens
+                .last_mut()
+                .filter(|o| !o.html && o.kind == NodeType::LayoutSection)
+            {
+                Some(section) => section.recovered.push(at),
+                None => node.set_attr("width", 100),
+            }
+        }
+        if matches!(kind, NodeType::BodiedSyncBlock | NodeType::SyncBlock) {
+            node.set_attr("resourceId", "");
+            node.set_attr("localId", "");
+        }
+        self.warn(line, format!("`<!--/adf:{name}-->` has no open marker: its {n} block(s) are wrapped again, its attrs lost"));
+        self.frame().children.push(node);
     }
 
     /// A pending modifier with no block after it yet becomes an open container (its close may follow).
@@ -1482,6 +1661,8 @@ impl<'s> R<'s> {
                 start,
                 line: p.line,
                 html: false,
+                count: p.count,
+                recovered: Vec::new(),
             });
         }
     }
@@ -1496,21 +1677,37 @@ impl<'s> R<'s> {
                 self.apply(&mut node, &diff, line);
                 self.frame().children.push(node);
             }
-            Marker::Close { kind } => {
+            Marker::Close { kind, count } => {
                 self.settle_pending();
-                let f = self.frame();
-                match f.opens.iter().rposition(|o| !o.html && o.kind == kind) {
-                    Some(i) => self.close_open(i, line),
-                    None => {
+                loop {
+                    let f = self.frame();
+                    let mut matching = f
+                        .opens
+                        .iter()
+                        .enumerate()
+                        .rev()
+                        .filter(|(_, o)| !o.html && o.kind == kind)
+                        .map(|(i, _)| i);
+                    let Some(i) = matching.next() else {
+                        self.orphan_close(kind, count, line);
+                        break;
+                    };
+                    // A container of the same kind inside another that holds more blocks than its
+                    // marker counts lost its own close: it ends at its count, and this close is the outer's.
+                    let o = &f.opens[i];
+                    let overfull = o.count.is_some_and(|n| f.children.len() > o.start + n);
+                    let opened = o.line;
+                    if overfull && matching.next().is_some() {
                         let name = kind.name().to_string();
-                        self.warn(
-                            line,
-                            format!("`<!--/adf:{name}-->` closes nothing; ignored"),
-                        );
+                        self.warn(opened, format!("`{name}` is never closed; it ends after the blocks its marker counts"));
+                        self.close_unclosed(i, line);
+                        continue;
                     }
+                    self.close_open(i, line);
+                    break;
                 }
             }
-            Marker::Open { kind, diff } => {
+            Marker::Open { kind, diff, count } => {
                 let f = self.frame();
                 // A container's own marker: first in a list item, a table cell or row, or the document.
                 let own = match &f.kind {
@@ -1563,7 +1760,12 @@ impl<'s> R<'s> {
                         self.close_open(i, line);
                     }
                 }
-                self.frame().pending = Some(Pending { kind, diff, line });
+                self.frame().pending = Some(Pending {
+                    kind,
+                    diff,
+                    line,
+                    count,
+                });
             }
         }
     }
@@ -1575,8 +1777,13 @@ impl<'s> R<'s> {
             None => node.kind.clone(),
         };
         self.end_section_before(&kind, line);
-        // The frame is the parent only when no container (an HTML table cell, a marker pair) is open in it.
-        let direct = self.frame().opens.is_empty();
+        // The frame is the parent only when no container (an HTML table cell, a marker pair) is open in it,
+        // nor opens now (a pending marker of another type than this block's).
+        let direct = self.frame().opens.is_empty()
+            && self.frame().pending.as_ref().is_none_or(|p| {
+                p.kind == node.kind
+                    || (p.kind == NodeType::DecisionList && node.kind == NodeType::BulletList)
+            });
         let parent_quote = direct && matches!(self.frame().kind, Fk::Quote { panel: None });
         let parent_item = direct && matches!(self.frame().kind, Fk::Item { .. });
         let f = self.frame();
@@ -1600,6 +1807,8 @@ impl<'s> R<'s> {
                 start,
                 line: p.line,
                 html: false,
+                count: p.count,
+                recovered: Vec::new(),
             });
         }
         let _ = line;
@@ -1637,6 +1846,9 @@ impl<'s> R<'s> {
     }
 
     fn end_container(&mut self, line: usize) {
+        if self.frames.len() > 1 {
+            self.close_counted(line);
+        }
         let Some(f) = self.frames.pop() else { return };
         let fline = f.line;
         match f.kind {
@@ -1782,6 +1994,57 @@ impl<'s> R<'s> {
         }
         std::mem::take(&mut f.children)
     }
+}
+
+/// The width each of `missing` new columns gets beside `columns`: an equal share of what their widths
+/// leave of 100, or a `total`th of 100 when they leave nothing.
+fn column_share(columns: &[Node], missing: usize, total: usize) -> Value {
+    let known: f64 = columns
+        .iter()
+        .filter_map(|c| c.attr("width").and_then(Value::as_f64))
+        .sum();
+    let missing = missing.max(1) as f64;
+    let left = (100.0 - known) / missing;
+    let share = if left >= 1.0 {
+        left
+    } else {
+        100.0 / total.max(1) as f64
+    };
+    let share = (share * 100.0).floor() / 100.0;
+    if share.fract() == 0.0 {
+        Value::from(share as u64)
+    } else {
+        Value::from(share)
+    }
+}
+
+/// A node that stands only among blocks, never in text or in a container of its own kind (items, rows,
+/// cells, media and columns do not count: they are not read from inside text either way).
+fn is_block(kind: &NodeType) -> bool {
+    matches!(
+        kind,
+        NodeType::Paragraph
+            | NodeType::Heading
+            | NodeType::BulletList
+            | NodeType::OrderedList
+            | NodeType::TaskList
+            | NodeType::DecisionList
+            | NodeType::CodeBlock
+            | NodeType::Blockquote
+            | NodeType::Rule
+            | NodeType::Table
+            | NodeType::Panel
+            | NodeType::Expand
+            | NodeType::BlockCard
+            | NodeType::EmbedCard
+            | NodeType::MediaSingle
+            | NodeType::MediaGroup
+            | NodeType::LayoutSection
+            | NodeType::Extension
+            | NodeType::BodiedExtension
+            | NodeType::SyncBlock
+            | NodeType::BodiedSyncBlock
+    )
 }
 
 fn new_inl(kind: Ik, line: usize) -> Inl {

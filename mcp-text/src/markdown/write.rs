@@ -146,6 +146,26 @@ impl<'a> W<'a> {
         self.line(&s);
     }
 
+    /// `<!--adf:TYPE {diff} N-->`: the open marker of a container holding `count` blocks.
+    fn open_marker(&mut self, kind: &str, d: Option<&Map<String, Value>>, count: usize) {
+        if self.opts.plain {
+            return;
+        }
+        let mut s = String::with_capacity(32);
+        s.push_str("<!--adf:");
+        marker::push_type_name(&mut s, kind);
+        if let Some(d) = d.filter(|d| !d.is_empty()) {
+            s.push(' ');
+            marker::push_comment_json(&mut s, d);
+        }
+        if count > 0 {
+            s.push(' ');
+            s.push_str(&count.to_string());
+        }
+        s.push_str("-->");
+        self.line(&s);
+    }
+
     pub fn plain(&self) -> bool {
         self.opts.plain
     }
@@ -219,7 +239,8 @@ impl<'a> W<'a> {
         let mut used = (None, None);
         match node.kind {
             NodeType::Paragraph if plain_inline_container(node) => self.paragraph(node, parent),
-            NodeType::Heading if plain_inline_container(node) => self.heading(node, parent),
+            // An empty heading is `##` alone (its `content: []`, if present, in a modifier).
+            NodeType::Heading if node.text.is_none() => self.heading(node, parent),
             NodeType::CodeBlock if plain_code(node) => self.code_block(node),
             NodeType::Blockquote => self.quote(node),
             NodeType::Rule if node.content.is_none() && node.text.is_none() => {
@@ -256,7 +277,7 @@ impl<'a> W<'a> {
             | NodeType::BodiedExtension
             | NodeType::BodiedSyncBlock
             | NodeType::SyncBlock
-                if node.content.is_some() && node.text.is_none() =>
+                if node.content.is_some() && node.text.is_none() && pair_ok(node) =>
             {
                 let mut d = marker::diff(
                     node,
@@ -270,9 +291,12 @@ impl<'a> W<'a> {
                     d.get_or_insert_with(Default::default)
                         .insert("content".into(), Value::Array(vec![]));
                 }
-                self.marker(node.kind.name(), d.as_ref(), false);
-                self.blank();
                 let inferred = node.kind != NodeType::LayoutSection && only_empty_paragraph(node);
+                // How many blocks it holds, on both markers: a reader that meets one without the other
+                // (deleted or mangled) still knows where the container ends or began.
+                let count = if inferred { 0 } else { node.children().len() };
+                self.open_marker(node.kind.name(), d.as_ref(), count);
+                self.blank();
                 if !node.children().is_empty() && !inferred {
                     self.blocks(node.children(), Parent::Other);
                     self.blank();
@@ -280,6 +304,10 @@ impl<'a> W<'a> {
                 if !self.opts.plain {
                     let mut close = String::from("<!--/adf:");
                     marker::push_type_name(&mut close, node.kind.name());
+                    if count > 0 {
+                        close.push(' ');
+                        close.push_str(&count.to_string());
+                    }
                     close.push_str("-->");
                     self.line(&close);
                 }
@@ -316,9 +344,13 @@ impl<'a> W<'a> {
             attrs: None,
             content: !node.children().is_empty(),
         };
-        self.modifier(node, inf, lone_media);
+        self.modifier(node, inf, false);
         let _ = parent;
-        self.inline_line(node.children(), Place::default());
+        let place = Place {
+            lone_media,
+            ..Place::default()
+        };
+        self.inline_line(node.children(), place);
     }
 
     fn heading(&mut self, node: &Node, parent: Parent) {
@@ -373,7 +405,19 @@ impl<'a> W<'a> {
                 run = 0;
             }
         }
-        let fence = "`".repeat(longest.max(2) + 1);
+        // An info string holding a backtick needs a tilde fence (CommonMark forbids backticks after a
+        // backtick fence), longer than any run of tildes in the text.
+        let tilde = lang.is_some_and(|l| l.contains('`'));
+        let fence = if tilde {
+            let (mut longest, mut run) = (0, 0);
+            for c in text.chars() {
+                run = if c == '~' { run + 1 } else { 0 };
+                longest = longest.max(run);
+            }
+            "~".repeat(longest.max(2) + 1)
+        } else {
+            "`".repeat(longest.max(2) + 1)
+        };
         let mut open = fence.clone();
         open.push_str(lang.unwrap_or_default());
         self.line(&open);
@@ -724,9 +768,7 @@ fn plain_code(node: &Node) -> bool {
 }
 
 fn info_ok(lang: &str) -> bool {
-    !lang.is_empty()
-        && lang.trim() == lang
-        && !lang.contains(['`', '\n', '\r', '\\', '&', '\0', '~'])
+    !lang.is_empty() && lang.trim() == lang && !lang.contains(['\n', '\r', '\\', '&', '\0'])
 }
 
 fn task_list_ok(node: &Node) -> bool {
@@ -753,6 +795,23 @@ fn decision_list_ok(node: &Node) -> bool {
 fn inline_item_ok(item: &Node) -> bool {
     // The item's content must read back as inline content of its own (not as a media paragraph).
     item.text.is_none() && !matches!(item.children(), [only] if only.kind == NodeType::MediaInline)
+}
+
+/// Whether a container reads back from an open/close marker pair: a layout section holds only columns
+/// (a block between columns is read as a column's whose open marker was lost), and a column holds no
+/// column (one opening inside another closes it). Otherwise the node is one whole-node marker.
+fn pair_ok(node: &Node) -> bool {
+    match node.kind {
+        NodeType::LayoutSection => node
+            .children()
+            .iter()
+            .all(|c| c.kind == NodeType::LayoutColumn),
+        NodeType::LayoutColumn => node
+            .children()
+            .iter()
+            .all(|c| c.kind != NodeType::LayoutColumn),
+        _ => true,
+    }
 }
 
 /// `![alt](url 'diff')` for a media node, or false when it has no image form.

@@ -12,6 +12,7 @@ mod markdown_roundtrip;
 mod md_to_adf_fixtures;
 mod schema;
 mod storage_bad_input;
+mod storage_edits;
 mod storage_markdown;
 mod storage_props;
 mod storage_read;

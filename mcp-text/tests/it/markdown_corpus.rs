@@ -247,9 +247,8 @@ fn report(what: &str, t: &Tally, total: usize) {
     }
 }
 
-/// Failures outside the documented reasons (docs/text.md lists them); the count may only fall.
-const SPEC_FAILED_MAX: usize = 2;
-const GFM_FAILED_MAX: usize = 0;
+// Failures outside the documented reasons (docs/text.md lists them): none (the last two, examples 79 and
+// 146 of the spec, were writer defects: an empty ATX heading, an info string holding backticks).
 
 #[test]
 fn commonmark_spec_examples_keep_their_meaning() {
@@ -268,11 +267,7 @@ fn commonmark_spec_examples_keep_their_meaning() {
         "not read back the same: {:?}",
         t.unstable
     );
-    assert!(
-        t.failed.len() <= SPEC_FAILED_MAX,
-        "{} failed (max {SPEC_FAILED_MAX})",
-        t.failed.len()
-    );
+    assert!(t.failed.is_empty(), "{} failed (none may)", t.failed.len());
 }
 
 fn js_string(s: &str) -> String {
@@ -329,9 +324,5 @@ fn gfm_extension_examples_keep_their_meaning() {
     );
     let t = run(&examples);
     report("GFM extensions", &t, examples.len());
-    assert!(
-        t.failed.len() < GFM_FAILED_MAX + 1,
-        "{} failed (max {GFM_FAILED_MAX})",
-        t.failed.len()
-    );
+    assert!(t.failed.is_empty(), "{} failed (none may)", t.failed.len());
 }

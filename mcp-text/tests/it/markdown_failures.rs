@@ -218,10 +218,159 @@ fn a_mangled_marker_costs_only_its_node() {
     assert!(!r.warnings.is_empty());
     assert!(r.warnings[0].line > 0);
     assert_eq!(r.doc.children().len(), original.children().len());
-    let closing_deleted = md.replacen("<!--/adf:layoutColumn-->", "", 1);
+    let closing = md
+        .lines()
+        .find(|l| l.starts_with("<!--/adf:layoutColumn"))
+        .expect("the page has a layout column");
+    let closing_deleted = md.replacen(closing, "", 1);
+    assert_ne!(closing_deleted, md);
     let r = read(&closing_deleted);
     assert!(!r.warnings.is_empty());
+    assert_eq!(
+        r.doc, original,
+        "a lost close marker whose open marker counts costs nothing"
+    );
     let _ = Node::doc(vec![]);
+}
+
+fn layout_page() -> Value {
+    let p = |t: &str| json!({"type": "paragraph", "content": [{"type": "text", "text": t}]});
+    json!({"type": "doc", "version": 1, "content": [
+        p("before"),
+        {"type": "layoutSection", "attrs": {"localId": "s1"}, "content": [
+            {"type": "layoutColumn", "attrs": {"width": 33.33, "valign": "top"}, "content": [p("one"), p("one more")]},
+            {"type": "layoutColumn", "attrs": {"width": 66.66}, "content": [p("two")]}]},
+        p("between"),
+        {"type": "bodiedSyncBlock", "attrs": {"resourceId": "r-1", "localId": "l-1"}, "content": [p("synced"), p("synced too")]},
+        p("after")]})
+}
+
+/// The Markdown of `doc` with the first line starting with `prefix` deleted, read back.
+fn without_line(doc: &Value, prefix: &str) -> mcp_text::Read {
+    let md = md_of(doc.clone());
+    let line = md
+        .lines()
+        .find(|l| l.starts_with(prefix))
+        .unwrap_or_else(|| panic!("no line starts with {prefix} in\n{md}"));
+    read(&md.replacen(line, "", 1))
+}
+
+/// A model deletes (or mangles) the open marker of a marker pair: the container comes back around the
+/// same blocks, without its attrs (a column gets a width: ADF requires one), with a warning. Found by the
+/// edit judge at 1,000 seeds (`adf_properties.rs`).
+#[test]
+fn a_deleted_open_marker_costs_only_its_attrs() {
+    let doc = layout_page();
+    let p = |t: &str| json!({"type": "paragraph", "content": [{"type": "text", "text": t}]});
+    let cases = [
+        (
+            "<!--adf:layoutColumn {\"valign\"",
+            json!({"type": "layoutSection", "attrs": {"localId": "s1"}, "content": [
+                {"type": "layoutColumn", "attrs": {"width": 33.34}, "content": [p("one"), p("one more")]},
+                {"type": "layoutColumn", "attrs": {"width": 66.66}, "content": [p("two")]}]}),
+        ),
+        (
+            "<!--adf:layoutColumn {\"width\":66.66}",
+            json!({"type": "layoutSection", "attrs": {"localId": "s1"}, "content": [
+                {"type": "layoutColumn", "attrs": {"width": 33.33, "valign": "top"}, "content": [p("one"), p("one more")]},
+                {"type": "layoutColumn", "attrs": {"width": 66.67}, "content": [p("two")]}]}),
+        ),
+        (
+            "<!--adf:layoutSection",
+            json!({"type": "layoutSection", "content": doc["content"][1]["content"].clone()}),
+        ),
+        (
+            "<!--adf:bodiedSyncBlock",
+            json!({"type": "bodiedSyncBlock", "attrs": {"resourceId": "", "localId": ""},
+                "content": [p("synced"), p("synced too")]}),
+        ),
+    ];
+    for (prefix, expected) in cases {
+        let r = without_line(&doc, prefix);
+        assert!(!r.warnings.is_empty(), "{prefix}: no warning");
+        let back = adf::to_value(&r.doc);
+        let index = if prefix.contains("Sync") { 3 } else { 1 };
+        let mut want = doc.clone();
+        want["content"][index] = expected;
+        assert_eq!(back, want, "{prefix}");
+    }
+    // Its JSON broken rather than deleted: the same.
+    let md = md_of(doc.clone());
+    let r = read(&md.replacen(
+        "<!--adf:bodiedSyncBlock {",
+        "<!--adf:bodiedSyncBlock {broken",
+        1,
+    ));
+    assert!(!r.warnings.is_empty());
+    assert_eq!(
+        adf::to_value(&r.doc)["content"][3]["content"],
+        doc["content"][3]["content"]
+    );
+    assert_eq!(adf::to_value(&r.doc)["content"][4], doc["content"][4]);
+}
+
+/// A model deletes the close marker of a pair: the container ends after the blocks its open marker counts,
+/// and nothing is lost.
+#[test]
+fn a_deleted_close_marker_costs_nothing() {
+    let doc = layout_page();
+    for prefix in [
+        "<!--/adf:layoutColumn",
+        "<!--/adf:layoutSection",
+        "<!--/adf:bodiedSyncBlock",
+    ] {
+        let r = without_line(&doc, prefix);
+        assert!(!r.warnings.is_empty(), "{prefix}: no warning");
+        assert_eq!(adf::to_value(&r.doc), doc, "{prefix}");
+    }
+}
+
+/// A paragraph holding only an inline image lost its marker: the image stays inline (it is written whole,
+/// not as `![alt](media:…)`, which alone on its line is a block image).
+#[test]
+fn a_lone_inline_image_stays_inline_without_its_paragraph_marker() {
+    let doc = json!({"type": "doc", "version": 1, "content": [
+        {"type": "paragraph", "attrs": {"localId": "p1"}, "content": [
+            {"type": "mediaInline", "attrs": {"id": "m-1", "collection": "c", "type": "image", "alt": "chart"}}]}]});
+    let md = md_of(doc.clone());
+    assert_eq!(read_json(&md), doc, "{md}");
+    let r = without_line(&doc, "<!--adf:paragraph");
+    let mut want = doc.clone();
+    want["content"][0].as_object_mut().unwrap().remove("attrs");
+    assert_eq!(adf::to_value(&r.doc), want);
+}
+
+/// Found by the `text_adf` fuzz target: a layout section holding children that are not columns (here a
+/// type whose name is a mangled `layoutColumn`) was closed at the first of them. Such a section is written
+/// as one whole-node marker, and so is a column holding a column.
+#[test]
+fn a_layout_section_with_foreign_children_survives() {
+    let found: Value = serde_json::from_str(include_str!(
+        "../../../fuzz/seeds/text_adf/type-name-with-slash.json"
+    ))
+    .unwrap();
+    let md = md_of(found.clone());
+    assert_eq!(read_json(&md), found, "{md}");
+    let p = |t: &str| json!({"type": "paragraph", "content": [{"type": "text", "text": t}]});
+    for content in [
+        vec![
+            p("a paragraph"),
+            json!({"type": "layoutColumn", "attrs": {"width": 50}, "content": [p("x")]}),
+        ],
+        vec![
+            json!({"type": "layoutColumn", "attrs": {"width": 50}, "content": [p("x")]}),
+            p("after a column"),
+        ],
+        vec![
+            json!({"type": "layoutColumn", "attrs": {"width": 50}, "content": [
+            {"type": "layoutColumn", "attrs": {"width": 20}, "content": [p("inner")]}]}),
+        ],
+    ] {
+        let doc = json!({"type": "doc", "version": 1, "content": [
+            {"type": "layoutSection", "content": content}, p("next")]});
+        let md = md_of(doc.clone());
+        assert_eq!(read_json(&md), doc, "{md}");
+    }
 }
 
 #[test]

@@ -147,7 +147,8 @@ fn page_links_read_as_plain_links() {
 
 #[test]
 fn random_storage_documents_survive_markdown() {
-    for seed in 0..300 {
+    // From seed 545 on, a heading first in a bodied macro inside a list item came back bold.
+    for seed in 0..2000 {
         let xml = document(seed, false);
         let md = to_markdown(&xml);
         let back = from_markdown(&md);
