@@ -5,11 +5,21 @@
 
 use serde_json::{Map, Value};
 
+use super::attrs::{attr_object, exact_int, storage_attrs, storage_of, AttrList};
 use super::entities;
-use super::read::{attr_object, exact_int, storage_attrs, storage_of, AttrList, Task};
 use super::write::Writer;
 use super::STORAGE;
 use crate::model::{Attrs, Mark, MarkType, Node, NodeType};
+
+/// A task (`ac:task`) while its parts are read: id, uuid, status and body, and any other element it held.
+#[derive(Default)]
+pub(super) struct Task {
+    pub id: Option<String>,
+    pub uuid: Option<String>,
+    pub status: Option<String>,
+    pub body: Option<Vec<Node>>,
+    pub extra: Vec<String>,
+}
 
 /// A resource identifier (`ri:page`, `ri:user`, `ri:attachment`, `ri:url`, ...).
 #[derive(Debug, Clone)]

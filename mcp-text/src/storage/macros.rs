@@ -15,9 +15,9 @@ use quick_xml::events::Event;
 use quick_xml::Reader;
 use serde_json::{Map, Value};
 
+use super::attrs::{attr_object, storage_of, AttrList};
 use super::entities;
 use super::links::push_attr;
-use super::read::{attr_object, storage_of, AttrList};
 use super::write::Writer;
 use super::STORAGE;
 use crate::mention::MentionResolver;

@@ -13,6 +13,8 @@
 //! One pass over quick-xml's events with an explicit stack (no recursion while reading, nesting capped at
 //! [`MAX_DEPTH`] elements); the writer recurses only as deep as the model, which the readers bound.
 
+mod attrs;
+mod elements;
 mod entities;
 mod links;
 mod macros;

@@ -6,21 +6,22 @@
 //! inline content (`p`, `h1`, a task's body), where every character counts and mark elements (`strong`,
 //! `a`, ...) become marks on the text beneath them; and as elements (`ul`, `table`, `tr`), like inline but
 //! without whitespace-only text. Macros, links, images and tasks gather their parts in a state of their
-//! own and become nodes when they close (see `macros.rs`, `links.rs`).
+//! own and become nodes when they close (see `macros.rs`, `links.rs`). What an element's attributes become is
+//! `attrs.rs`; which HTML elements are nodes, marks or inline is `elements.rs`.
 
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 use serde_json::{Map, Value};
 
+use super::attrs::{attr_object, put_attrs, storage_attrs, storage_of, with_default, AttrList};
+use super::elements::{is_inline, mapped_attrs, mark_for};
 use super::entities;
-use super::links::{self, Image, Link, LinkBody, Ri};
+use super::links::{self, Image, Link, LinkBody, Ri, Task};
 use super::macros::{self, Macro, Param};
 use super::{ELEMENT, MAX_DEPTH, RAW, STORAGE};
 use crate::error::Error;
-use crate::model::{Attrs, Mark, MarkType, Node, NodeType};
+use crate::model::{Attrs, Mark, Node, NodeType};
 use crate::Read;
-
-pub(super) type AttrList = Vec<(String, String)>;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum Mode {
@@ -43,15 +44,6 @@ enum Role {
     Task(Box<Task>),
     TaskBody,
     Layout,
-}
-
-#[derive(Default)]
-pub(super) struct Task {
-    pub id: Option<String>,
-    pub uuid: Option<String>,
-    pub status: Option<String>,
-    pub body: Option<Vec<Node>>,
-    pub extra: Vec<String>,
 }
 
 struct Frame {
@@ -904,200 +896,6 @@ impl<'a> Parser<'a> {
     }
 }
 
-// ---- helpers shared with the other files ----
-
-/// The `storage` object of `attrs`, created if absent.
-pub(super) fn storage_of(attrs: &mut Attrs) -> &mut Map<String, Value> {
-    let entry = attrs
-        .entry(STORAGE)
-        .or_insert_with(|| Value::Object(Map::new()));
-    if !entry.is_object() {
-        *entry = Value::Object(Map::new());
-    }
-    entry.as_object_mut().expect("made an object")
-}
-
-pub(super) fn attr_object(list: AttrList) -> Map<String, Value> {
-    list.into_iter()
-        .map(|(k, v)| (k, Value::String(v)))
-        .collect()
-}
-
-/// All of an element's attributes kept under `storage.attrs` (none: no attrs at all).
-pub(super) fn storage_attrs(list: AttrList) -> Option<Attrs> {
-    if list.is_empty() {
-        return None;
-    }
-    let mut attrs = Attrs::new();
-    storage_of(&mut attrs).insert("attrs".into(), Value::Object(attr_object(list)));
-    Some(attrs)
-}
-
-fn put_attrs(node: &mut Node, attrs: Option<Attrs>) {
-    if let Some(attrs) = attrs {
-        node.attrs.get_or_insert_with(Attrs::new).extend(attrs);
-    }
-}
-
-/// The XML attributes an element's ADF attrs stand for: (XML name, ADF name, an integer in ADF).
-pub(super) fn mapped(tag: &str) -> &'static [(&'static str, &'static str, bool)] {
-    match tag {
-        "ol" => &[("start", "order", true)],
-        "th" | "td" => &[
-            ("colspan", "colspan", true),
-            ("rowspan", "rowspan", true),
-            ("data-highlight-colour", "background", false),
-        ],
-        "table" => &[
-            ("data-layout", "layout", false),
-            ("ac:local-id", "localId", false),
-        ],
-        "a" => &[("href", "href", false), ("title", "title", false)],
-        "ac:inline-comment-marker" => &[("ac:ref", "id", false)],
-        _ => &[],
-    }
-}
-
-/// An integer written exactly as Rust writes it (so that writing it back gives the same text).
-pub(super) fn exact_int(s: &str) -> Option<i64> {
-    s.parse::<i64>().ok().filter(|n| n.to_string() == s)
-}
-
-fn mapped_attrs(tag: &str, list: AttrList) -> Option<Attrs> {
-    let table = mapped(tag);
-    let mut attrs = Attrs::new();
-    let mut rest = AttrList::new();
-    for (k, v) in list {
-        match table.iter().find(|(x, ..)| *x == k) {
-            Some((_, adf, true)) => match exact_int(&v) {
-                Some(n) => {
-                    attrs.insert((*adf).into(), n.into());
-                }
-                None => rest.push((k, v)),
-            },
-            Some((_, adf, false)) => {
-                attrs.insert((*adf).into(), v.into());
-            }
-            None => rest.push((k, v)),
-        }
-    }
-    if !rest.is_empty() {
-        storage_of(&mut attrs).insert("attrs".into(), Value::Object(attr_object(rest)));
-    }
-    (!attrs.is_empty()).then_some(attrs)
-}
-
-/// The mark an element stands for, if it is a mark element.
-fn mark_for(name: &str, attrs: &AttrList) -> Option<Mark> {
-    let (kind, canonical) = match name {
-        "strong" | "b" => (MarkType::Strong, "strong"),
-        "em" | "i" => (MarkType::Em, "em"),
-        "u" => (MarkType::Underline, "u"),
-        "s" | "del" | "strike" => (MarkType::Strike, "s"),
-        "sub" | "sup" => (MarkType::Subsup, name),
-        "code" => (MarkType::Code, "code"),
-        "a" if attrs.iter().any(|(k, _)| k == "href") => (MarkType::Link, "a"),
-        "ac:inline-comment-marker" if attrs.iter().any(|(k, _)| k == "ac:ref") => {
-            (MarkType::Annotation, "ac:inline-comment-marker")
-        }
-        "span" => return text_color(attrs),
-        _ => return None,
-    };
-    let mut mark = Mark::new(kind);
-    let mut a = mapped_attrs(name, attrs.clone()).unwrap_or_default();
-    match mark.kind {
-        MarkType::Subsup => {
-            a.insert("type".into(), name.into());
-        }
-        MarkType::Annotation => {
-            a.insert("annotationType".into(), "inlineComment".into());
-        }
-        _ => {}
-    }
-    let a_implying = mark.kind == MarkType::Link
-        && a.get("href")
-            .and_then(Value::as_str)
-            .is_some_and(|h| super::links::implied(h).is_some());
-    if name != canonical || a_implying {
-        // `<a href="page:…">`: an `<a>`, though its `href` alone would be written as an `ac:link`.
-        storage_of(&mut a).insert("tag".into(), name.into());
-    }
-    if !a.is_empty() {
-        mark.attrs = Some(a);
-    }
-    Some(mark)
-}
-
-/// `<span style="color: ...">` (and nothing else) is a textColor mark; ADF wants `#rrggbb`.
-fn text_color(attrs: &AttrList) -> Option<Mark> {
-    let [(k, style)] = attrs.as_slice() else {
-        return None;
-    };
-    if k != "style" {
-        return None;
-    }
-    let value = style
-        .trim()
-        .strip_prefix("color:")?
-        .trim()
-        .trim_end_matches(';')
-        .trim();
-    let hex = links::css_color_hex(value)?;
-    let mut a = Attrs::new();
-    a.insert("color".into(), hex.clone().into());
-    if *style != format!("color: {hex};") {
-        storage_of(&mut a).insert("style".into(), style.clone().into());
-    }
-    let mut mark = Mark::new(MarkType::TextColor);
-    mark.attrs = Some(a);
-    Some(mark)
-}
-
-/// Elements that are inline content: in block context they open an implicit paragraph.
-fn is_inline(name: &str, attrs: &AttrList) -> bool {
-    if name == "ac:structured-macro" {
-        let macro_name = attrs
-            .iter()
-            .find(|(k, _)| k == "ac:name")
-            .map(|(_, v)| v.as_str());
-        return matches!(macro_name, Some("status" | "jira" | "anchor" | "profile"));
-    }
-    matches!(
-        name,
-        "strong"
-            | "b"
-            | "em"
-            | "i"
-            | "u"
-            | "s"
-            | "del"
-            | "strike"
-            | "sub"
-            | "sup"
-            | "code"
-            | "a"
-            | "span"
-            | "br"
-            | "ac:link"
-            | "ac:emoticon"
-            | "time"
-            | "ac:inline-comment-marker"
-            | "ac:placeholder"
-            | "font"
-            | "small"
-            | "big"
-            | "ins"
-            | "mark"
-            | "kbd"
-            | "abbr"
-            | "cite"
-            | "q"
-            | "var"
-            | "samp"
-            | "img"
-    )
-}
-
 pub(super) fn raw_node(raw: &str) -> Node {
     let mut node = Node::new(NodeType::Other(RAW.into()));
     node.set_attr("xml", raw);
@@ -1142,13 +940,4 @@ fn element_name_at(input: &str, offset: usize) -> &str {
         .find(|c: char| c.is_whitespace() || c == '>' || c == '/')
         .unwrap_or(rest.len());
     &rest[..end]
-}
-
-/// `attrs` with `name` set to `value` unless it has it already.
-fn with_default(attrs: Option<Attrs>, name: &str, value: impl Into<Value>) -> Attrs {
-    let mut attrs = attrs.unwrap_or_default();
-    if !attrs.contains_key(name) {
-        attrs.insert(name.into(), value.into());
-    }
-    attrs
 }

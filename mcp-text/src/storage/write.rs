@@ -4,10 +4,10 @@
 
 use serde_json::{Map, Value};
 
+use super::elements::mapped;
 use super::entities;
 use super::links::{self, push_attr, LinkText};
 use super::macros;
-use super::read::mapped;
 use super::{ELEMENT, RAW, STORAGE};
 use crate::model::{Attrs, Mark, MarkType, Node, NodeType};
 

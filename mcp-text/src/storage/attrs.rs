@@ -1,0 +1,56 @@
+//! An element's XML attributes as the model keeps them: the list quick-xml gives, and the `storage` object
+//! under which whatever ADF cannot say of an element travels (the writer restores it from there).
+
+use serde_json::{Map, Value};
+
+use super::STORAGE;
+use crate::model::{Attrs, Node};
+
+pub(super) type AttrList = Vec<(String, String)>;
+
+/// The `storage` object of `attrs`, created if absent.
+pub(super) fn storage_of(attrs: &mut Attrs) -> &mut Map<String, Value> {
+    let entry = attrs
+        .entry(STORAGE)
+        .or_insert_with(|| Value::Object(Map::new()));
+    if !entry.is_object() {
+        *entry = Value::Object(Map::new());
+    }
+    entry.as_object_mut().expect("made an object")
+}
+
+pub(super) fn attr_object(list: AttrList) -> Map<String, Value> {
+    list.into_iter()
+        .map(|(k, v)| (k, Value::String(v)))
+        .collect()
+}
+
+/// All of an element's attributes kept under `storage.attrs` (none: no attrs at all).
+pub(super) fn storage_attrs(list: AttrList) -> Option<Attrs> {
+    if list.is_empty() {
+        return None;
+    }
+    let mut attrs = Attrs::new();
+    storage_of(&mut attrs).insert("attrs".into(), Value::Object(attr_object(list)));
+    Some(attrs)
+}
+
+pub(super) fn put_attrs(node: &mut Node, attrs: Option<Attrs>) {
+    if let Some(attrs) = attrs {
+        node.attrs.get_or_insert_with(Attrs::new).extend(attrs);
+    }
+}
+
+/// An integer written exactly as Rust writes it (so that writing it back gives the same text).
+pub(super) fn exact_int(s: &str) -> Option<i64> {
+    s.parse::<i64>().ok().filter(|n| n.to_string() == s)
+}
+
+/// `attrs` with `name` set to `value` unless it has it already.
+pub(super) fn with_default(attrs: Option<Attrs>, name: &str, value: impl Into<Value>) -> Attrs {
+    let mut attrs = attrs.unwrap_or_default();
+    if !attrs.contains_key(name) {
+        attrs.insert(name.into(), value.into());
+    }
+    attrs
+}

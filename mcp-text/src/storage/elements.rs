@@ -1,0 +1,162 @@
+//! The HTML elements of storage format that are model nodes or marks: which XML attributes stand for which
+//! ADF attrs (both directions), which elements are marks, and which are inline.
+
+use serde_json::Value;
+
+use super::attrs::{attr_object, exact_int, storage_of, AttrList};
+use super::links;
+use crate::model::{Attrs, Mark, MarkType};
+
+/// The XML attributes an element's ADF attrs stand for: (XML name, ADF name, an integer in ADF).
+pub(super) fn mapped(tag: &str) -> &'static [(&'static str, &'static str, bool)] {
+    match tag {
+        "ol" => &[("start", "order", true)],
+        "th" | "td" => &[
+            ("colspan", "colspan", true),
+            ("rowspan", "rowspan", true),
+            ("data-highlight-colour", "background", false),
+        ],
+        "table" => &[
+            ("data-layout", "layout", false),
+            ("ac:local-id", "localId", false),
+        ],
+        "a" => &[("href", "href", false), ("title", "title", false)],
+        "ac:inline-comment-marker" => &[("ac:ref", "id", false)],
+        _ => &[],
+    }
+}
+
+pub(super) fn mapped_attrs(tag: &str, list: AttrList) -> Option<Attrs> {
+    let table = mapped(tag);
+    let mut attrs = Attrs::new();
+    let mut rest = AttrList::new();
+    for (k, v) in list {
+        match table.iter().find(|(x, ..)| *x == k) {
+            Some((_, adf, true)) => match exact_int(&v) {
+                Some(n) => {
+                    attrs.insert((*adf).into(), n.into());
+                }
+                None => rest.push((k, v)),
+            },
+            Some((_, adf, false)) => {
+                attrs.insert((*adf).into(), v.into());
+            }
+            None => rest.push((k, v)),
+        }
+    }
+    if !rest.is_empty() {
+        storage_of(&mut attrs).insert("attrs".into(), Value::Object(attr_object(rest)));
+    }
+    (!attrs.is_empty()).then_some(attrs)
+}
+
+/// The mark an element stands for, if it is a mark element.
+pub(super) fn mark_for(name: &str, attrs: &AttrList) -> Option<Mark> {
+    let (kind, canonical) = match name {
+        "strong" | "b" => (MarkType::Strong, "strong"),
+        "em" | "i" => (MarkType::Em, "em"),
+        "u" => (MarkType::Underline, "u"),
+        "s" | "del" | "strike" => (MarkType::Strike, "s"),
+        "sub" | "sup" => (MarkType::Subsup, name),
+        "code" => (MarkType::Code, "code"),
+        "a" if attrs.iter().any(|(k, _)| k == "href") => (MarkType::Link, "a"),
+        "ac:inline-comment-marker" if attrs.iter().any(|(k, _)| k == "ac:ref") => {
+            (MarkType::Annotation, "ac:inline-comment-marker")
+        }
+        "span" => return text_color(attrs),
+        _ => return None,
+    };
+    let mut mark = Mark::new(kind);
+    let mut a = mapped_attrs(name, attrs.clone()).unwrap_or_default();
+    match mark.kind {
+        MarkType::Subsup => {
+            a.insert("type".into(), name.into());
+        }
+        MarkType::Annotation => {
+            a.insert("annotationType".into(), "inlineComment".into());
+        }
+        _ => {}
+    }
+    let a_implying = mark.kind == MarkType::Link
+        && a.get("href")
+            .and_then(Value::as_str)
+            .is_some_and(|h| super::links::implied(h).is_some());
+    if name != canonical || a_implying {
+        // `<a href="page:…">`: an `<a>`, though its `href` alone would be written as an `ac:link`.
+        storage_of(&mut a).insert("tag".into(), name.into());
+    }
+    if !a.is_empty() {
+        mark.attrs = Some(a);
+    }
+    Some(mark)
+}
+
+/// `<span style="color: ...">` (and nothing else) is a textColor mark; ADF wants `#rrggbb`.
+pub(super) fn text_color(attrs: &AttrList) -> Option<Mark> {
+    let [(k, style)] = attrs.as_slice() else {
+        return None;
+    };
+    if k != "style" {
+        return None;
+    }
+    let value = style
+        .trim()
+        .strip_prefix("color:")?
+        .trim()
+        .trim_end_matches(';')
+        .trim();
+    let hex = links::css_color_hex(value)?;
+    let mut a = Attrs::new();
+    a.insert("color".into(), hex.clone().into());
+    if *style != format!("color: {hex};") {
+        storage_of(&mut a).insert("style".into(), style.clone().into());
+    }
+    let mut mark = Mark::new(MarkType::TextColor);
+    mark.attrs = Some(a);
+    Some(mark)
+}
+
+/// Elements that are inline content: in block context they open an implicit paragraph.
+pub(super) fn is_inline(name: &str, attrs: &AttrList) -> bool {
+    if name == "ac:structured-macro" {
+        let macro_name = attrs
+            .iter()
+            .find(|(k, _)| k == "ac:name")
+            .map(|(_, v)| v.as_str());
+        return matches!(macro_name, Some("status" | "jira" | "anchor" | "profile"));
+    }
+    matches!(
+        name,
+        "strong"
+            | "b"
+            | "em"
+            | "i"
+            | "u"
+            | "s"
+            | "del"
+            | "strike"
+            | "sub"
+            | "sup"
+            | "code"
+            | "a"
+            | "span"
+            | "br"
+            | "ac:link"
+            | "ac:emoticon"
+            | "time"
+            | "ac:inline-comment-marker"
+            | "ac:placeholder"
+            | "font"
+            | "small"
+            | "big"
+            | "ins"
+            | "mark"
+            | "kbd"
+            | "abbr"
+            | "cite"
+            | "q"
+            | "var"
+            | "samp"
+            | "img"
+    )
+}
