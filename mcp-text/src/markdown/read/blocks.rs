@@ -1,0 +1,447 @@
+//! Blocks: a finished block joins its frame (with the modifier before it), lists, items, quotes and
+//! task and decision lists are built when their frame ends, code and HTML blocks are read.
+
+use super::super::forms::{self, rank};
+use super::super::html::{self, Tok};
+use super::super::marker;
+use super::state::*;
+use crate::model::{Attrs, Mark, MarkType, Node, NodeType};
+use serde_json::Value;
+
+impl R<'_> {
+    /// Adds a finished block to the current frame, applying a modifier that precedes it.
+    pub(super) fn push_block(&mut self, mut node: Node, line: usize) {
+        let kind = match &self.frame().pending {
+            Some(p) => p.kind.clone(),
+            None => node.kind.clone(),
+        };
+        self.end_section_before(&kind, line);
+        // The frame is the parent only when no container (an HTML table cell, a marker pair) is open in it,
+        // nor opens now (a pending marker of another type than this block's).
+        let direct = self.frame().opens.is_empty()
+            && self.frame().pending.as_ref().is_none_or(|p| {
+                p.kind == node.kind
+                    || (p.kind == NodeType::DecisionList && node.kind == NodeType::BulletList)
+            });
+        let parent_quote = direct && matches!(self.frame().kind, Fk::Quote { panel: None });
+        let parent_item = direct && matches!(self.frame().kind, Fk::Item { .. });
+        let f = self.frame();
+        if let Some(p) = f.pending.take() {
+            let same = p.kind == node.kind
+                || (p.kind == NodeType::DecisionList && node.kind == NodeType::BulletList)
+                || (p.kind == NodeType::Paragraph && node.kind == NodeType::Paragraph);
+            if same {
+                if p.kind == NodeType::DecisionList {
+                    node = self.decisions(node, p.line);
+                }
+                self.apply(&mut node, &p.diff, p.line);
+                self.frame().children.push(node);
+                return;
+            }
+            let start = f.children.len();
+            f.opens.push(Open {
+                kind: p.kind,
+                attrs: None,
+                diff: Some(p.diff),
+                start,
+                line: p.line,
+                html: false,
+                count: p.count,
+                recovered: Vec::new(),
+            });
+        }
+        let _ = line;
+        if node.kind == NodeType::BulletList {
+            strip_stash(&mut node);
+        }
+        if node.kind == NodeType::Heading && (parent_quote || parent_item) {
+            // ADF allows no headings in list items or block quotes: a bold paragraph says the same.
+            node = heading_to_paragraph(node);
+        }
+        self.frame().children.push(node);
+    }
+
+    pub(super) fn decisions(&mut self, list: Node, _line: usize) -> Node {
+        let mut out = Node::new(NodeType::DecisionList);
+        out.set_attr("localId", "");
+        let mut items = Vec::new();
+        let mut l = list;
+        for mut item in l.content.take().unwrap_or_default() {
+            let stash = item.extra.take();
+            let mut d = Node::new(NodeType::DecisionItem);
+            d.set_attr("localId", "");
+            d.set_attr("state", "DECIDED");
+            d.content = first_inline(&mut item);
+            if let Some(stash) = stash {
+                if let Some(Value::Object(diff)) = stash.get("\u{0}d") {
+                    let diff = diff.clone();
+                    self.apply(&mut d, &diff, 0);
+                }
+            }
+            items.push(d);
+        }
+        out.content = Some(shrunk(items));
+        out
+    }
+
+    pub(super) fn end_container(&mut self, line: usize) {
+        if self.frames.len() > 1 {
+            self.close_counted(line);
+        }
+        let Some(f) = self.frames.pop() else { return };
+        let fline = f.line;
+        match f.kind {
+            Fk::Quote { panel } => {
+                let mut children = self.finish_children(Frame { kind: Fk::Doc, ..f });
+                if children.is_empty() {
+                    // ADF requires a block in a quote or panel (the writer marks a really empty one).
+                    children.push(Node::new(NodeType::Paragraph));
+                }
+                let mut node = Node::with_content(
+                    if panel.is_some() {
+                        NodeType::Panel
+                    } else {
+                        NodeType::Blockquote
+                    },
+                    children,
+                );
+                if let Some(t) = panel {
+                    node.set_attr("panelType", t);
+                }
+                self.push_block(node, fline);
+            }
+            Fk::Item { task, inline_d } => {
+                let self_d = f.self_d.clone();
+                let mut children = self.finish_children(Frame {
+                    kind: Fk::Doc,
+                    self_d: None,
+                    ..f
+                });
+                if children.is_empty() {
+                    children.push(Node::new(NodeType::Paragraph));
+                }
+                let mut item = Node::with_content(NodeType::ListItem, children);
+                if let Some(d) = self_d {
+                    self.apply(&mut item, &d, fline);
+                }
+                let inline_diff = match inline_d {
+                    Some((NodeType::DecisionItem, d)) if task.is_none() => {
+                        // Kept until the list is known to be a decision list.
+                        let mut stash = Attrs::new();
+                        stash.insert("\u{0}d".into(), Value::Object(d));
+                        item.extra = Some(Box::new(stash));
+                        None
+                    }
+                    Some((_, d)) => Some(d),
+                    None => None,
+                };
+                if let Some(Frame {
+                    kind: Fk::List { tasks, .. },
+                    children,
+                    ..
+                }) = self.frames.last_mut()
+                {
+                    tasks.push((task, inline_diff));
+                    children.push(item);
+                } else {
+                    let c = item.content.take().unwrap_or_default();
+                    self.frame().children.extend(c);
+                }
+            }
+            Fk::List { start, tasks } => {
+                let children = self.finish_children(Frame { kind: Fk::Doc, ..f });
+                let all_tasks = !tasks.is_empty()
+                    && tasks.iter().all(|(t, _)| t.is_some())
+                    && tasks.len() == children.len();
+                let node = if all_tasks {
+                    self.task_list(children, tasks)
+                } else {
+                    let mut items = children;
+                    for (item, (task, _)) in items.iter_mut().zip(tasks.iter()) {
+                        if let Some(done) = task {
+                            prefix_text(item, if *done { "[x] " } else { "[ ] " });
+                        }
+                    }
+                    match start {
+                        Some(n) => {
+                            let mut l = Node::with_content(NodeType::OrderedList, items);
+                            l.set_attr("order", n);
+                            l
+                        }
+                        None => Node::with_content(NodeType::BulletList, items),
+                    }
+                };
+                self.push_block(node, fline);
+            }
+            _ => {
+                let _ = line;
+            }
+        }
+    }
+
+    pub(super) fn task_list(&mut self, items: Vec<Node>, tasks: Tasks) -> Node {
+        let mut out = Vec::new();
+        for (mut item, (task, d)) in items.into_iter().zip(tasks) {
+            let mut t = Node::new(NodeType::TaskItem);
+            t.set_attr("localId", "");
+            t.set_attr("state", if task == Some(true) { "DONE" } else { "TODO" });
+            let mut rest = item.content.take().unwrap_or_default();
+            let mut inline: Vec<Node> = Vec::new();
+            let mut hoisted = Vec::new();
+            let mut first = true;
+            for b in rest.drain(..) {
+                if b.kind == NodeType::Paragraph && b.attrs.is_none() && b.marks.is_none() {
+                    if !first {
+                        inline.push(Node::new(NodeType::HardBreak));
+                    }
+                    first = false;
+                    let mut b = b;
+                    inline.extend(b.content.take().unwrap_or_default());
+                } else {
+                    hoisted.push(b);
+                }
+            }
+            if !inline.is_empty() {
+                t.content = Some(shrunk(inline));
+            }
+            if let Some(d) = d {
+                self.apply(&mut t, &d, 0);
+            }
+            out.push(t);
+            out.extend(hoisted);
+        }
+        let mut list = Node::with_content(NodeType::TaskList, out);
+        list.set_attr("localId", "");
+        list
+    }
+
+    /// A frame's children, with warnings for markers left hanging.
+    pub(super) fn finish_children(&mut self, mut f: Frame) -> Vec<Node> {
+        if let Some(p) = f.pending.take() {
+            let name = p.kind.name().to_string();
+            self.warn(
+                p.line,
+                format!("the `{name}` marker has no node after it; ignored"),
+            );
+        }
+        for o in f.opens.drain(..) {
+            let name = o.kind.name().to_string();
+            self.warn(
+                o.line,
+                format!("`{name}` is never closed; its content is kept, its wrapper lost"),
+            );
+        }
+        std::mem::take(&mut f.children)
+    }
+    pub(super) fn end_code(&mut self) {
+        let Some((lang, mut text, line)) = self.code.take() else {
+            return;
+        };
+        if text.ends_with('\n') {
+            text.pop();
+        }
+        let mut node = Node::new(NodeType::CodeBlock);
+        if let Some(lang) = lang {
+            node.set_attr("language", lang);
+        }
+        if !text.is_empty() {
+            node.content = Some(vec![Node::text(text)]);
+        }
+        self.push_block(node, line);
+    }
+
+    pub(super) fn end_html(&mut self) {
+        let Some((text, line)) = self.html.take() else {
+            return;
+        };
+        let trimmed = text.trim_end_matches('\n');
+        if let Some(toks) = html::tokens(trimmed) {
+            if toks.iter().all(known_block_tok) {
+                let mut summary: Option<String> = None;
+                for tok in toks {
+                    if let Some(s) = &mut summary {
+                        match tok {
+                            Tok::Close { name } if name == "summary" => {
+                                let title = html::decode(s);
+                                summary = None;
+                                if let Some(open) = self.frame().opens.last_mut() {
+                                    if matches!(
+                                        open.kind,
+                                        NodeType::Expand | NodeType::NestedExpand
+                                    ) && open.html
+                                    {
+                                        open.attrs
+                                            .get_or_insert_with(Attrs::new)
+                                            .insert("title".into(), Value::from(title));
+                                    }
+                                }
+                            }
+                            Tok::Text(t) => s.push_str(t),
+                            _ => {}
+                        }
+                        continue;
+                    }
+                    match tok {
+                        Tok::Comment(inner) => match marker::parse_comment(inner) {
+                            Ok(Some(m)) => self.block_marker(m, line),
+                            Ok(None) => {}
+                            Err(e) => self.warn(line, format!("{e}; the marker is ignored")),
+                        },
+                        Tok::Open { name, attrs, .. } => match name.as_str() {
+                            "summary" => summary = Some(String::new()),
+                            "details" => {
+                                let nested = self.frame().opens.last().is_some_and(|o| {
+                                    matches!(
+                                        o.kind,
+                                        NodeType::TableCell
+                                            | NodeType::TableHeader
+                                            | NodeType::Expand
+                                            | NodeType::NestedExpand
+                                    )
+                                });
+                                let kind = if nested {
+                                    NodeType::NestedExpand
+                                } else {
+                                    NodeType::Expand
+                                };
+                                self.html_open(
+                                    kind,
+                                    None,
+                                    line,
+                                    &[NodeType::Expand, NodeType::NestedExpand],
+                                );
+                            }
+                            "table" => {
+                                let a = marker::inferred_attrs(&forms::TABLE);
+                                self.html_open(NodeType::Table, Some(a), line, &[NodeType::Table])
+                            }
+                            "tr" => self.html_open(NodeType::TableRow, None, line, &[]),
+                            "th" | "td" => {
+                                let mut a = Attrs::new();
+                                for (k, v) in attrs {
+                                    if k == "colspan" || k == "rowspan" {
+                                        if let Ok(n) = v.trim().parse::<u64>() {
+                                            a.insert(k, Value::from(n));
+                                        }
+                                    }
+                                }
+                                let kind = if name == "th" {
+                                    NodeType::TableHeader
+                                } else {
+                                    NodeType::TableCell
+                                };
+                                // Every cell has attrs (`{}` at least, see forms::CELL).
+                                self.html_open(kind, Some(a), line, &[]);
+                            }
+                            _ => {}
+                        },
+                        Tok::Close { name } => {
+                            let kind = match name.as_str() {
+                                "details" => None,
+                                "table" => Some(NodeType::Table),
+                                "tr" => Some(NodeType::TableRow),
+                                "th" => Some(NodeType::TableHeader),
+                                "td" => Some(NodeType::TableCell),
+                                _ => continue,
+                            };
+                            self.html_close(kind, line);
+                        }
+                        Tok::Text(_) => {}
+                    }
+                }
+                return;
+            }
+        }
+        // HTML we do not recognise is kept as text, line by line.
+        let mut nodes = Vec::new();
+        for (i, l) in trimmed.split('\n').enumerate() {
+            if i > 0 {
+                nodes.push(Node::new(NodeType::HardBreak));
+            }
+            if !l.is_empty() {
+                nodes.push(Node::text(l));
+            }
+        }
+        while nodes.last().is_some_and(|n| n.kind == NodeType::HardBreak) {
+            nodes.pop();
+        }
+        if !nodes.is_empty() {
+            self.push_block(Node::with_content(NodeType::Paragraph, nodes), line);
+        }
+    }
+}
+
+pub(super) fn heading_to_paragraph(mut h: Node) -> Node {
+    let mut p = Node::new(NodeType::Paragraph);
+    let mut content = h.content.take().unwrap_or_default();
+    for n in &mut content {
+        if n.kind == NodeType::Text
+            && !n
+                .mark_list()
+                .iter()
+                .any(|m| matches!(m.kind, MarkType::Code | MarkType::Strong))
+        {
+            let marks = n.marks.get_or_insert_with(Vec::new);
+            marks.push(Mark::new(MarkType::Strong));
+            marks.sort_by_key(|m| rank(&m.kind));
+        }
+    }
+    if !content.is_empty() {
+        p.content = Some(shrunk(content));
+    }
+    p
+}
+
+pub(super) fn first_inline(item: &mut Node) -> Option<Vec<Node>> {
+    let mut content = item.content.take().unwrap_or_default();
+    if content.is_empty() {
+        return None;
+    }
+    let mut p = content.remove(0);
+    p.content.take()
+}
+
+pub(super) fn strip_stash(list: &mut Node) {
+    if let Some(items) = list.content.as_mut() {
+        for item in items {
+            if item
+                .extra
+                .as_ref()
+                .is_some_and(|e| e.contains_key("\u{0}d"))
+            {
+                item.extra = None;
+            }
+        }
+    }
+}
+
+pub(super) fn prefix_text(item: &mut Node, prefix: &str) {
+    let Some(first) = item.content.as_mut().and_then(|c| c.first_mut()) else {
+        return;
+    };
+    if first.kind != NodeType::Paragraph {
+        return;
+    }
+    let content = first.content.get_or_insert_with(Vec::new);
+    match content.first_mut() {
+        Some(t) if t.kind == NodeType::Text && t.marks.is_none() => {
+            if let Some(text) = &mut t.text {
+                text.insert_str(0, prefix);
+            }
+        }
+        _ => content.insert(0, Node::text(prefix.trim_end().to_string() + " ")),
+    }
+}
+
+pub(super) fn known_block_tok(t: &Tok) -> bool {
+    match t {
+        Tok::Comment(inner) => !matches!(marker::parse_comment(inner), Ok(None)),
+        Tok::Open { name, .. } | Tok::Close { name } => {
+            matches!(
+                name.as_str(),
+                "details" | "summary" | "table" | "tr" | "th" | "td" | "thead" | "tbody"
+            )
+        }
+        Tok::Text(_) => true,
+    }
+}

@@ -1,0 +1,563 @@
+//! Inline content: text with its marks (delimiters and HTML tags), links, inline markers, and the
+//! paragraph, heading or cell it makes.
+
+use super::super::autolink;
+use super::super::forms;
+use super::super::html::{self, Tok};
+use super::super::marker::{self, Marker};
+use super::state::*;
+use crate::model::{Mark, MarkType, Node, NodeType};
+use serde_json::{Map, Value};
+
+impl R<'_> {
+    /// Whether a container may open (false past the nesting cap: its content flattens into this level).
+    pub(super) fn cap(&mut self, line: usize) -> bool {
+        if self.frames.len() >= MAX_NESTING || self.skipped > 0 {
+            self.skipped += 1;
+            if !self.warned_depth {
+                self.warned_depth = true;
+                self.warn(line, format!("nesting deeper than {MAX_NESTING} levels is flattened into level {MAX_NESTING}"));
+            }
+            return false;
+        }
+        true
+    }
+
+    pub(super) fn push_mark(&mut self, mark: Mark, closer: Closer, line: usize) {
+        let inl = self.inl_mut(line);
+        if let Some(c) = &mut inl.capture {
+            if matches!(closer, Closer::Link) {
+                c.depth += 1;
+            }
+            return;
+        }
+        inl.active.push((mark, closer));
+        inl.marks = None;
+        inl.split = true;
+    }
+
+    pub(super) fn pop_mark(&mut self, closer: Closer, line: usize) -> bool {
+        let inl = self.inl_mut(line);
+        if let Some(i) = inl.active.iter().rposition(|(_, c)| *c == closer) {
+            inl.active.remove(i);
+            inl.marks = None;
+            inl.split = true;
+            true
+        } else {
+            false
+        }
+    }
+
+    pub(super) fn end_mark(&mut self, closer: Closer, line: usize) {
+        if self.inl.as_ref().is_some_and(|i| i.capture.is_some()) {
+            return;
+        }
+        self.pop_mark(closer, line);
+    }
+
+    pub(super) fn end_link(&mut self, line: usize) {
+        let inl = self.inl_mut(line);
+        if let Some(c) = &mut inl.capture {
+            if c.depth > 0 {
+                c.depth -= 1;
+                return;
+            }
+            let c = inl.capture.take().unwrap_or_else(|| unreachable!());
+            let mut node = self.atom(c);
+            let inl = self.inl_mut(line);
+            if is_image(&node) {
+                // `[![alt](src)](href)`: the image is linked (a block image keeps the link).
+                let links: Vec<Mark> = inl
+                    .active
+                    .iter()
+                    .filter(|(_, c)| *c == Closer::Link)
+                    .map(|(m, _)| m.clone())
+                    .collect();
+                if !links.is_empty() {
+                    node.marks = Some(links);
+                }
+            }
+            inl.nodes.push(node);
+            inl.split = true;
+            return;
+        }
+        let start = inl.link_starts.pop().unwrap_or(inl.nodes.len());
+        let has_text = inl.nodes[start..]
+            .iter()
+            .any(|n| n.kind == NodeType::Text || is_image(n));
+        if !has_text {
+            // A link with no text would vanish: its destination becomes its text.
+            let href = inl
+                .active
+                .iter()
+                .rev()
+                .find(|(_, c)| *c == Closer::Link)
+                .and_then(|(m, _)| m.attr_str("href"))
+                .unwrap_or_default()
+                .to_string();
+            if !href.is_empty() {
+                self.push_text(&href);
+            }
+        }
+        self.pop_mark(Closer::Link, line);
+    }
+
+    pub(super) fn text(&mut self, t: &str, offset: usize, line: usize) {
+        let inl = self.inl_mut(line);
+        if inl.skip_line {
+            return;
+        }
+        if let Some(c) = &mut inl.capture {
+            c.text.push_str(t);
+            return;
+        }
+        let in_link = inl.active.iter().any(|(_, c)| *c == Closer::Link);
+        // Extended autolinks only where the source shows the text as it is (an escape turns them off).
+        let verbatim = offset != usize::MAX && self.src.get(offset..offset + t.len()) == Some(t);
+        if in_link
+            || !verbatim
+            || !(t.contains('.') && (t.contains("www") || t.contains("://") || t.contains('@')))
+        {
+            self.push_text(t);
+            return;
+        }
+        let links = autolink::find(t);
+        let mut at = 0;
+        for (s, e, href) in links {
+            if s > at {
+                self.push_text(&t[at..s]);
+            }
+            let mut mark = Mark::new(MarkType::Link);
+            mark.attrs = Some(
+                [("href".to_string(), Value::from(href))]
+                    .into_iter()
+                    .collect(),
+            );
+            self.push_mark(mark, Closer::Link, line);
+            self.push_text(&t[s..e]);
+            self.pop_mark(Closer::Link, line);
+            at = e;
+        }
+        if at < t.len() {
+            self.push_text(&t[at..]);
+        }
+    }
+
+    pub(super) fn push_text(&mut self, t: &str) {
+        if t.is_empty() {
+            return;
+        }
+        let Some(inl) = self.inl.as_mut() else { return };
+        if inl.marks.is_none() {
+            inl.marks = Some(marks_of(&inl.active));
+        }
+        let marks = inl.marks.as_ref().unwrap_or_else(|| unreachable!());
+        if !inl.split {
+            if let Some(last) = inl.nodes.last_mut() {
+                if last.kind == NodeType::Text && last.mark_list() == marks.as_slice() {
+                    if let Some(text) = &mut last.text {
+                        text.push_str(t);
+                        return;
+                    }
+                }
+            }
+        }
+        if let Some(last) = inl.nodes.last_mut() {
+            if inl.split
+                && last.kind == NodeType::Text
+                && last.mark_list() == marks.as_slice()
+                && !inl.active.is_empty()
+            {
+                // Same marks across a mark boundary that changed nothing (e.g. `**a****b**`): one text.
+            }
+        }
+        let mut node = Node::text(t);
+        if !marks.is_empty() {
+            node.marks = Some(marks.clone());
+        }
+        inl.nodes.push(node);
+        inl.split = false;
+    }
+
+    pub(super) fn inline_html(&mut self, h: &str, line: usize) {
+        let inl = self.inl_mut(line);
+        if let Some(c) = &mut inl.capture {
+            c.text.push_str(h);
+            return;
+        }
+        let h_trim = h.trim();
+        if let Some(inner) = h_trim
+            .strip_prefix("<!--")
+            .and_then(|s| s.strip_suffix("-->"))
+        {
+            match marker::parse_comment(inner) {
+                Ok(Some(Marker::Empty)) => {
+                    self.inl_mut(line).split = true;
+                    return;
+                }
+                Ok(Some(Marker::Open { kind, diff, .. }))
+                | Ok(Some(Marker::Leaf { kind, diff })) => {
+                    self.inline_marker(kind, diff, h.ends_with("/-->"), line);
+                    return;
+                }
+                Ok(Some(Marker::Close { .. })) | Ok(None) => {}
+                Err(e) => {
+                    self.warn(line, format!("{e}; the marker is ignored"));
+                    return;
+                }
+            }
+        }
+        if let Some(toks) = html::tokens(h_trim) {
+            if let [tok] = toks.as_slice() {
+                if self.inline_tag(tok, line) {
+                    return;
+                }
+            }
+        }
+        // HTML we do not know is kept as the text the model wrote.
+        self.push_text(h);
+        if let Some(i) = self.inl.as_mut() {
+            i.split = false;
+        }
+    }
+
+    pub(super) fn inline_marker(
+        &mut self,
+        kind: NodeType,
+        diff: Map<String, Value>,
+        leaf: bool,
+        line: usize,
+    ) {
+        if leaf {
+            let mut node = Node::new(kind);
+            self.apply(&mut node, &diff, line);
+            if is_block(&node.kind) {
+                // A block's marker inside text (its line joined a paragraph once a marker or a blank
+                // line above it was lost): the paragraph ends before it and the block stands after it.
+                let in_paragraph = self
+                    .inl
+                    .as_ref()
+                    .is_none_or(|i| matches!(i.kind, Ik::Paragraph | Ik::Implicit));
+                if !in_paragraph {
+                    let name = node.kind.name().to_string();
+                    self.warn(
+                        line,
+                        format!("a `{name}` block marker inside a heading or table cell; ignored"),
+                    );
+                    return;
+                }
+                if let Some(inl) = self.inl.take() {
+                    let l = inl.line;
+                    if !inl.nodes.is_empty() || inl.capture.is_some() {
+                        if let Some(p) = self.finish_paragraph(inl) {
+                            self.push_block(p, l);
+                        }
+                    }
+                }
+                self.push_block(node, line);
+                self.inl = Some(new_inl(Ik::Implicit, line));
+                return;
+            }
+            let inl = self.inl_mut(line);
+            inl.nodes.push(node);
+            inl.split = true;
+            return;
+        }
+        match kind {
+            NodeType::TableCell | NodeType::TableHeader | NodeType::TableRow => {
+                if kind == NodeType::TableRow {
+                    if let Some(Frame {
+                        kind: Fk::Row { d },
+                        ..
+                    }) = self.frames.last_mut()
+                    {
+                        *d = Some(diff);
+                        return;
+                    }
+                } else if let Some(inl) = self.inl.as_mut() {
+                    if inl.kind == Ik::Cell {
+                        inl.cell_d = Some((kind, diff));
+                        return;
+                    }
+                }
+            }
+            NodeType::TaskItem | NodeType::DecisionItem => {
+                if let Some(Frame {
+                    kind: Fk::Item { inline_d, .. },
+                    ..
+                }) = self
+                    .frames
+                    .iter_mut()
+                    .rev()
+                    .find(|f| matches!(f.kind, Fk::Item { .. }))
+                {
+                    *inline_d = Some((kind, diff));
+                    return;
+                }
+            }
+            NodeType::Text => {
+                // A modifier of the text right before it (`marks: []`); what follows is a new text.
+                let inl = self.inl_mut(line);
+                if let Some(last) = inl.nodes.last_mut().filter(|n| n.kind == NodeType::Text) {
+                    let mut node = std::mem::replace(last, Node::new(NodeType::Text));
+                    self.apply(&mut node, &diff, line);
+                    if let Some(inl) = self.inl.as_mut() {
+                        if let Some(last) = inl.nodes.last_mut() {
+                            *last = node;
+                        }
+                        inl.split = true;
+                        inl.marks = None;
+                    }
+                    return;
+                }
+            }
+            NodeType::InlineCard => {
+                let inl = self.inl_mut(line);
+                if let Some(last) = inl.nodes.last_mut() {
+                    if last.kind == NodeType::InlineCard {
+                        let mut node = std::mem::replace(last, Node::new(NodeType::InlineCard));
+                        self.apply(&mut node, &diff, line);
+                        if let Some(inl) = self.inl.as_mut() {
+                            if let Some(last) = inl.nodes.last_mut() {
+                                *last = node;
+                            }
+                        }
+                        return;
+                    }
+                }
+            }
+            _ => {}
+        }
+        let name = kind.name().to_string();
+        self.warn(
+            line,
+            format!("a `{name}` marker where no such node is; ignored"),
+        );
+    }
+
+    pub(super) fn inline_tag(&mut self, tok: &Tok, line: usize) -> bool {
+        match tok {
+            Tok::Open {
+                name,
+                attrs,
+                self_closing,
+            } => {
+                let mark = match name.as_str() {
+                    "br" => {
+                        let inl = self.inl_mut(line);
+                        inl.nodes.push(Node::new(NodeType::HardBreak));
+                        inl.split = true;
+                        return true;
+                    }
+                    _ if *self_closing => return false,
+                    "strong" | "b" => (Mark::new(MarkType::Strong), "strong"),
+                    "em" | "i" => (Mark::new(MarkType::Em), "em"),
+                    "del" | "s" | "strike" => (Mark::new(MarkType::Strike), "del"),
+                    "u" => (Mark::new(MarkType::Underline), "u"),
+                    "code" => (Mark::new(MarkType::Code), "code"),
+                    "sub" | "sup" => {
+                        let mut m = Mark::new(MarkType::Subsup);
+                        m.attrs = Some(
+                            [("type".to_string(), Value::from(name.as_str()))]
+                                .into_iter()
+                                .collect(),
+                        );
+                        (m, if name == "sub" { "sub" } else { "sup" })
+                    }
+                    "span" => {
+                        let get =
+                            |k: &str| attrs.iter().find(|(a, _)| a == k).map(|(_, v)| v.as_str());
+                        if let Some(json) = get("data-mark") {
+                            let probe = serde_json::json!({"type": "text", "text": "x", "marks": [serde_json::from_str::<Value>(json).unwrap_or(Value::Null)]});
+                            match crate::adf::from_value(probe) {
+                                Ok(n) if n.mark_list().len() == 1 => {
+                                    (n.mark_list()[0].clone(), "span")
+                                }
+                                _ => {
+                                    self.warn(line, "a `<span data-mark>` whose JSON is not a mark; its text is kept without it");
+                                    (Mark::new(MarkType::Other("\u{0}none".into())), "span")
+                                }
+                            }
+                        } else if let Some(color) = get("style")
+                            .and_then(|s| s.trim().strip_prefix("color:"))
+                            .map(|c| c.trim().trim_end_matches(';'))
+                        {
+                            let mut m = Mark::new(MarkType::TextColor);
+                            m.attrs = Some(
+                                [("color".to_string(), Value::from(color))]
+                                    .into_iter()
+                                    .collect(),
+                            );
+                            (m, "span")
+                        } else {
+                            (Mark::new(MarkType::Other("\u{0}none".into())), "span")
+                        }
+                    }
+                    _ => return false,
+                };
+                self.push_mark(mark.0, Closer::Html(mark.1), line);
+                true
+            }
+            Tok::Close { name } => {
+                let key = match name.as_str() {
+                    "strong" | "b" => "strong",
+                    "em" | "i" => "em",
+                    "del" | "s" | "strike" => "del",
+                    "u" => "u",
+                    "code" => "code",
+                    "sub" => "sub",
+                    "sup" => "sup",
+                    "span" => "span",
+                    _ => return false,
+                };
+                self.pop_mark(Closer::Html(key), line)
+            }
+            _ => false,
+        }
+    }
+
+    pub(super) fn end_cell(&mut self, inl: Inl) {
+        let cell_d = inl.cell_d.clone();
+        let line = inl.line;
+        let header = matches!(
+            self.frames.last(),
+            Some(Frame {
+                kind: Fk::Row { .. },
+                ..
+            })
+        ) && self.frames.len() >= 2
+            && self.frames[self.frames.len() - 2].children.is_empty()
+            && self.frames.last().is_some_and(|_| self.in_head());
+        let para = self
+            .finish_paragraph(inl)
+            .unwrap_or_else(|| Node::new(NodeType::Paragraph));
+        let mut cell = Node::with_content(
+            if header {
+                NodeType::TableHeader
+            } else {
+                NodeType::TableCell
+            },
+            vec![para],
+        );
+        cell.attrs = Some(marker::inferred_attrs(&forms::CELL));
+        if let Some((kind, d)) = cell_d {
+            cell.kind = kind;
+            self.apply(&mut cell, &d, line);
+        }
+        self.frame().children.push(cell);
+    }
+
+    pub(super) fn in_head(&self) -> bool {
+        // The head row is the table's first row (pulldown's TableHead).
+        matches!(self.frames.iter().rev().nth(1), Some(Frame { kind: Fk::Table, children, .. }) if children.is_empty())
+    }
+
+    /// The paragraph (or heading, cell content) an inline run makes, or `None` for nothing.
+    pub(super) fn finish_paragraph(&mut self, mut inl: Inl) -> Option<Node> {
+        if let Some(c) = inl.capture.take() {
+            let node = self.atom(c);
+            inl.nodes.push(node);
+        }
+        let pending = self
+            .frames
+            .last()
+            .and_then(|f| f.pending.as_ref())
+            .map(|p| p.kind.clone());
+        let mut nodes = std::mem::take(&mut inl.nodes);
+        // Text grown piece by piece (pulldown-cmark splits it at escapes and entities) gives back its slack.
+        for text in nodes.iter_mut().filter_map(|n| n.text.as_mut()) {
+            text.shrink_to_fit();
+        }
+        let line = inl.line;
+        if let Ik::Heading(level) = inl.kind {
+            self.finish_images(&mut nodes, line);
+            let mut h = Node::new(NodeType::Heading);
+            h.set_attr("level", level as u64);
+            if !nodes.is_empty() {
+                h.content = Some(shrunk(nodes));
+            }
+            return Some(h);
+        }
+        if inl.kind == Ik::Paragraph && nodes.is_empty() && inl.skip_line {
+            return None;
+        }
+        if inl.kind == Ik::Implicit && nodes.is_empty() {
+            return None;
+        }
+        let images = nodes.iter().any(is_image);
+        if images && inl.kind != Ik::Cell {
+            if pending == Some(NodeType::MediaGroup)
+                && nodes.iter().all(|n| {
+                    is_image(n)
+                        || n.kind == NodeType::Text
+                            && n.marks.is_none()
+                            && n.text.as_deref().is_some_and(|t| t.trim().is_empty())
+                })
+            {
+                let media: Vec<Node> = nodes
+                    .iter()
+                    .filter(|n| is_image(n))
+                    .map(|n| self.media(n, false))
+                    .collect();
+                return Some(Node::with_content(NodeType::MediaGroup, media));
+            }
+            if pending != Some(NodeType::Paragraph) && nodes.len() == 1 {
+                let media = self.media(&nodes[0], false);
+                let mut ms = Node::with_content(NodeType::MediaSingle, vec![media]);
+                ms.set_attr("layout", "center");
+                return Some(ms);
+            }
+        }
+        if images {
+            self.finish_images(&mut nodes, line);
+        }
+        if matches!(
+            pending,
+            Some(NodeType::BlockCard) | Some(NodeType::EmbedCard)
+        ) {
+            if let [card] = nodes.as_slice() {
+                if card.kind == NodeType::InlineCard
+                    && card.attrs.as_ref().is_some_and(|a| a.len() == 1)
+                {
+                    let mut n = Node::new(pending.clone().unwrap_or(NodeType::BlockCard));
+                    n.attrs = card.attrs.clone();
+                    return Some(n);
+                }
+            }
+        }
+        let mut p = Node::new(NodeType::Paragraph);
+        if !nodes.is_empty() {
+            p.content = Some(shrunk(nodes));
+        }
+        Some(p)
+    }
+}
+
+/// A node that stands only among blocks, never in text or in a container of its own kind (items, rows,
+/// cells, media and columns do not count: they are not read from inside text either way).
+pub(super) fn is_block(kind: &NodeType) -> bool {
+    matches!(
+        kind,
+        NodeType::Paragraph
+            | NodeType::Heading
+            | NodeType::BulletList
+            | NodeType::OrderedList
+            | NodeType::TaskList
+            | NodeType::DecisionList
+            | NodeType::CodeBlock
+            | NodeType::Blockquote
+            | NodeType::Rule
+            | NodeType::Table
+            | NodeType::Panel
+            | NodeType::Expand
+            | NodeType::BlockCard
+            | NodeType::EmbedCard
+            | NodeType::MediaSingle
+            | NodeType::MediaGroup
+            | NodeType::LayoutSection
+            | NodeType::Extension
+            | NodeType::BodiedExtension
+            | NodeType::SyncBlock
+            | NodeType::BodiedSyncBlock
+    )
+}

@@ -1,0 +1,392 @@
+//! The reader: pulldown-cmark's event stream, walked once, into the model; markers applied back.
+//!
+//! Blocks are frames on a stack (never recursion), so any nesting depth is safe; nesting deeper than
+//! [`MAX_NESTING`] is flattened into the level at the cap, with a warning. Markers that cannot be used
+//! (bad JSON, a close without an open, a modifier whose node was deleted) cost that node's extra members
+//! or its wrapper only, with a warning that names the line.
+
+mod atoms;
+mod blocks;
+mod containers;
+mod inlines;
+mod state;
+
+use super::forms::{self, reserved};
+use super::marker;
+use crate::model::{Attrs, Mark, MarkType, Node, NodeType};
+use crate::Read;
+use pulldown_cmark::{CodeBlockKind, Event, LinkType, Options, Parser, Tag, TagEnd};
+use serde_json::Value;
+use state::*;
+
+pub(super) fn read(src: &str) -> Read {
+    let mut line_starts = vec![0];
+    line_starts.extend(
+        src.bytes()
+            .enumerate()
+            .filter(|(_, b)| *b == b'\n')
+            .map(|(i, _)| i + 1),
+    );
+    let mut r = R {
+        src,
+        line_starts,
+        frames: vec![Frame::new(Fk::Doc, 1)],
+        inl: None,
+        code: None,
+        html: None,
+        skipped: 0,
+        warned_depth: false,
+        warnings: Vec::new(),
+    };
+    let opts = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
+    for (event, range) in Parser::new_ext(src, opts).into_offset_iter() {
+        let line = r.line_of(range.start);
+        r.event(event, range.start, line);
+    }
+    r.close_implicit();
+    while r.frames.len() > 1 {
+        let f = r.frames.pop().unwrap_or_else(|| Frame::new(Fk::Doc, 0));
+        let children = r.finish_children(f);
+        if let Some(p) = r.frames.last_mut() {
+            p.children.extend(children);
+        }
+    }
+    // A container whose close marker was lost ends after the blocks its open marker counts (a section
+    // without a count after its last column); other unclosed containers lose only their wrappers.
+    let last_line = r.line_starts.len();
+    r.close_counted(last_line);
+    let f = r.frames.pop().unwrap_or_else(|| Frame::new(Fk::Doc, 0));
+    let self_d = f.self_d.take_it();
+    let line = f.line;
+    let children = r.finish_children(Frame { self_d: None, ..f });
+    let mut doc = Node::doc(children);
+    if let Some(mut d) = self_d {
+        if let Some(Value::String(t)) = d.remove("type") {
+            doc.kind = NodeType::from_name(&t);
+        }
+        r.apply(&mut doc, &d, line);
+    }
+    Read {
+        doc,
+        warnings: r.warnings,
+    }
+}
+
+impl R<'_> {
+    pub(super) fn event(&mut self, event: Event, offset: usize, line: usize) {
+        if let Some((_, text, _)) = &mut self.code {
+            match event {
+                Event::Text(t) => text.push_str(&t),
+                Event::End(TagEnd::CodeBlock) => self.end_code(),
+                _ => {}
+            }
+            return;
+        }
+        if let Some((text, _)) = &mut self.html {
+            match event {
+                Event::Html(t) | Event::Text(t) => text.push_str(&t),
+                Event::End(TagEnd::HtmlBlock) => self.end_html(),
+                _ => {}
+            }
+            return;
+        }
+        match event {
+            Event::Start(tag) => self.start(tag, offset, line),
+            Event::End(end) => self.end(end, line),
+            Event::Text(t) => self.text(&t, offset, line),
+            Event::Code(t) => {
+                if self.inl_mut(line).capture.is_some() {
+                    self.text(&t, offset, line);
+                } else {
+                    let inl = self.inl_mut(line);
+                    inl.active
+                        .push((Mark::new(MarkType::Code), Closer::Html("code")));
+                    inl.marks = None;
+                    inl.split = true;
+                    self.push_text(&t);
+                    let inl = self.inl_mut(line);
+                    inl.active.pop();
+                    inl.marks = None;
+                    inl.split = true;
+                }
+            }
+            Event::InlineHtml(h) | Event::Html(h) => self.inline_html(&h, line),
+            Event::SoftBreak => {
+                let inl = self.inl_mut(line);
+                if inl.skip_line {
+                    inl.skip_line = false;
+                } else {
+                    self.text(" ", usize::MAX, line);
+                }
+            }
+            Event::HardBreak => {
+                let inl = self.inl_mut(line);
+                if let Some(c) = &mut inl.capture {
+                    c.text.push(' ');
+                } else {
+                    inl.nodes.push(Node::new(NodeType::HardBreak));
+                    inl.split = true;
+                }
+            }
+            Event::Rule => {
+                self.close_implicit();
+                self.push_block(Node::new(NodeType::Rule), line);
+            }
+            Event::TaskListMarker(done) => {
+                if let Some(Frame {
+                    kind: Fk::Item { task, .. },
+                    ..
+                }) = self
+                    .frames
+                    .iter_mut()
+                    .rev()
+                    .find(|f| matches!(f.kind, Fk::Item { .. }))
+                {
+                    *task = Some(done);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn close_implicit(&mut self) {
+        if self.inl.as_ref().is_some_and(|i| i.kind == Ik::Implicit) {
+            let inl = self.inl.take().unwrap_or_else(|| unreachable!());
+            let line = inl.line;
+            let node = self.finish_paragraph(inl);
+            if let Some(node) = node {
+                self.push_block(node, line);
+            }
+        }
+    }
+
+    pub(super) fn start(&mut self, tag: Tag, offset: usize, line: usize) {
+        match tag {
+            Tag::Paragraph => {
+                self.close_implicit();
+                let mut inl = new_inl(Ik::Paragraph, line);
+                // A panel: a block quote whose first line is `[!TYPE]`.
+                let f = self.frames.last_mut();
+                if let Some(f) = f {
+                    if let Fk::Quote { panel } = &mut f.kind {
+                        if panel.is_none()
+                            && f.children.is_empty()
+                            && f.pending.is_none()
+                            && f.opens.is_empty()
+                        {
+                            let first = self.src[offset..]
+                                .lines()
+                                .next()
+                                .unwrap_or_default()
+                                .trim_end();
+                            if let Some(t) = panel_type(first) {
+                                *panel = Some(t);
+                                inl.skip_line = true;
+                            }
+                        }
+                    }
+                }
+                self.inl = Some(inl);
+            }
+            Tag::Heading { level, .. } => {
+                self.close_implicit();
+                self.inl = Some(new_inl(Ik::Heading(level as u8), line));
+            }
+            Tag::BlockQuote(_) => {
+                self.close_implicit();
+                if self.cap(line) {
+                    self.frames
+                        .push(Frame::new(Fk::Quote { panel: None }, line));
+                }
+            }
+            Tag::CodeBlock(kind) => {
+                self.close_implicit();
+                let lang = match kind {
+                    CodeBlockKind::Fenced(info) if !info.trim().is_empty() => {
+                        Some(info.trim().to_string())
+                    }
+                    _ => None,
+                };
+                self.code = Some((lang, String::new(), line));
+            }
+            Tag::HtmlBlock => {
+                self.close_implicit();
+                self.html = Some((String::new(), line));
+            }
+            Tag::List(start) => {
+                self.close_implicit();
+                if self.cap(line) {
+                    self.frames.push(Frame::new(
+                        Fk::List {
+                            start,
+                            tasks: Vec::new(),
+                        },
+                        line,
+                    ));
+                }
+            }
+            Tag::Item => {
+                self.close_implicit();
+                if self.cap(line) {
+                    self.frames.push(Frame::new(
+                        Fk::Item {
+                            task: None,
+                            inline_d: None,
+                        },
+                        line,
+                    ));
+                }
+            }
+            Tag::Table(_) => {
+                self.close_implicit();
+                self.frames.push(Frame::new(Fk::Table, line));
+            }
+            Tag::TableHead | Tag::TableRow => {
+                self.frames.push(Frame::new(Fk::Row { d: None }, line))
+            }
+            Tag::TableCell => self.inl = Some(new_inl(Ik::Cell, line)),
+            Tag::Emphasis => self.push_mark(Mark::new(MarkType::Em), Closer::Em, line),
+            Tag::Strong => self.push_mark(Mark::new(MarkType::Strong), Closer::Strong, line),
+            Tag::Strikethrough => self.push_mark(Mark::new(MarkType::Strike), Closer::Strike, line),
+            Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                ..
+            } => {
+                let inl = self.inl_mut(line);
+                if let Some(c) = &mut inl.capture {
+                    c.depth += 1;
+                    return;
+                }
+                let dest = dest_url.to_string();
+                if link_type == LinkType::Autolink && !reserved(&dest) {
+                    inl.capture = Some(Capture {
+                        kind: CapKind::Autolink,
+                        dest,
+                        title: String::new(),
+                        text: String::new(),
+                        depth: 0,
+                        line,
+                    });
+                } else if reserved(&dest) {
+                    inl.capture = Some(Capture {
+                        kind: CapKind::Atom,
+                        dest,
+                        title: title.to_string(),
+                        text: String::new(),
+                        depth: 0,
+                        line,
+                    });
+                } else {
+                    let href = if link_type == LinkType::Email && !dest.starts_with("mailto:") {
+                        format!("mailto:{dest}")
+                    } else {
+                        dest
+                    };
+                    let mut mark = Mark::new(MarkType::Link);
+                    let mut attrs = Attrs::new();
+                    attrs.insert("href".into(), Value::from(href));
+                    let title = title.to_string();
+                    let d = marker::title_diff(&title);
+                    if d.is_none() && title.starts_with('{') {
+                        // The writer never writes a plain title like this: a diff that was broken.
+                        self.warn(line, "a link's title looks like a marker but is not one (bad JSON?); kept as the title");
+                    }
+                    if d.is_none() && !title.is_empty() {
+                        attrs.insert("title".into(), Value::from(title));
+                    }
+                    mark.attrs = Some(attrs);
+                    if let Some(d) = d {
+                        if let Err(e) = marker::apply_mark(&mut mark, &d) {
+                            self.warn(line, format!("a link's marker could not be used ({e})"));
+                        }
+                    }
+                    let inl = self.inl_mut(line);
+                    inl.link_starts.push(inl.nodes.len());
+                    self.push_mark(mark, Closer::Link, line);
+                }
+            }
+            Tag::Image {
+                dest_url, title, ..
+            } => {
+                let inl = self.inl_mut(line);
+                if let Some(c) = &mut inl.capture {
+                    c.depth += 1;
+                    return;
+                }
+                inl.capture = Some(Capture {
+                    kind: CapKind::Image,
+                    dest: dest_url.to_string(),
+                    title: title.to_string(),
+                    text: String::new(),
+                    depth: 0,
+                    line,
+                });
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn end(&mut self, end: TagEnd, line: usize) {
+        match end {
+            TagEnd::Paragraph | TagEnd::Heading(_) => {
+                if let Some(inl) = self.inl.take() {
+                    let l = inl.line;
+                    if let Some(node) = self.finish_paragraph(inl) {
+                        self.push_block(node, l);
+                    }
+                }
+            }
+            TagEnd::BlockQuote(_) | TagEnd::List(_) | TagEnd::Item => {
+                self.close_implicit();
+                if self.skipped > 0 {
+                    self.skipped -= 1;
+                    return;
+                }
+                self.end_container(line);
+            }
+            TagEnd::TableCell => {
+                if let Some(inl) = self.inl.take() {
+                    self.end_cell(inl);
+                }
+            }
+            TagEnd::TableHead | TagEnd::TableRow => {
+                if let Some(f) = self.frames.pop() {
+                    let Fk::Row { d } = f.kind else { return };
+                    let mut row = Node::with_content(NodeType::TableRow, f.children);
+                    if let Some(d) = d {
+                        self.apply(&mut row, &d, f.line);
+                    }
+                    self.frame().children.push(row);
+                }
+            }
+            TagEnd::Table => {
+                if let Some(f) = self.frames.pop() {
+                    let mut node = Node::with_content(NodeType::Table, f.children);
+                    node.attrs = Some(marker::inferred_attrs(&forms::TABLE));
+                    self.push_block(node, f.line);
+                }
+            }
+            TagEnd::Emphasis => self.end_mark(Closer::Em, line),
+            TagEnd::Strong => self.end_mark(Closer::Strong, line),
+            TagEnd::Strikethrough => self.end_mark(Closer::Strike, line),
+            TagEnd::Link | TagEnd::Image => self.end_link(line),
+            _ => {}
+        }
+    }
+}
+
+pub(super) fn panel_type(line: &str) -> Option<&'static str> {
+    let word = line.strip_prefix("[!")?.strip_suffix(']')?;
+    Some(match word.to_ascii_uppercase().as_str() {
+        "INFO" | "IMPORTANT" => "info",
+        "NOTE" => "note",
+        "TIP" => "tip",
+        "WARNING" => "warning",
+        "ERROR" | "CAUTION" => "error",
+        "SUCCESS" => "success",
+        "CUSTOM" => "custom",
+        _ => return None,
+    })
+}

@@ -1,0 +1,230 @@
+//! The reader's state: the frames of open blocks, the inline content being gathered, the containers open
+//! in a frame, and what every stage shares (warnings, markers applied, lines).
+
+use super::super::forms::{rank, singleton};
+use super::super::marker;
+use crate::error::Warning;
+use crate::model::{Attrs, Mark, MarkType, Node, NodeType};
+use serde_json::{Map, Value};
+
+/// Block nesting (block quotes, lists, items) deeper than this is flattened.
+pub const MAX_NESTING: usize = 512;
+
+/// Each item's task marker and the diff its line carries.
+pub(super) type Tasks = Vec<(Option<bool>, Option<Map<String, Value>>)>;
+
+pub(super) const IMAGE: &str = "\u{0}md:image";
+
+#[derive(PartialEq)]
+pub(super) enum Fk {
+    Doc,
+    Quote {
+        panel: Option<&'static str>,
+    },
+    List {
+        start: Option<u64>,
+        tasks: Tasks,
+    },
+    Item {
+        task: Option<bool>,
+        inline_d: Option<(NodeType, Map<String, Value>)>,
+    },
+    Table,
+    Row {
+        d: Option<Map<String, Value>>,
+    },
+}
+
+pub(super) struct Pending {
+    pub(super) kind: NodeType,
+    pub(super) diff: Map<String, Value>,
+    pub(super) line: usize,
+    pub(super) count: Option<usize>,
+}
+
+pub(super) struct Open {
+    pub(super) kind: NodeType,
+    pub(super) attrs: Option<Attrs>,
+    pub(super) diff: Option<Map<String, Value>>,
+    pub(super) start: usize,
+    pub(super) line: usize,
+    /// An HTML element (`<details>`, `<table>`, …) rather than a marker pair.
+    pub(super) html: bool,
+    /// How many blocks its open marker says it holds (where it ends if its close marker is lost).
+    pub(super) count: Option<usize>,
+    /// A section's columns that lost their open marker (indices into the frame's children): their
+    /// widths are shares of what the others leave, known when the section closes.
+    pub(super) recovered: Vec<usize>,
+}
+
+pub(super) struct Frame {
+    pub(super) kind: Fk,
+    pub(super) children: Vec<Node>,
+    pub(super) pending: Option<Pending>,
+    pub(super) opens: Vec<Open>,
+    pub(super) self_d: Option<Map<String, Value>>,
+    pub(super) line: usize,
+}
+
+impl Frame {
+    pub(super) fn new(kind: Fk, line: usize) -> Self {
+        Frame {
+            kind,
+            children: Vec::new(),
+            pending: None,
+            opens: Vec::new(),
+            self_d: None,
+            line,
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+pub(super) enum Ik {
+    Paragraph,
+    Heading(u8),
+    Cell,
+    Implicit,
+}
+
+#[derive(Clone, PartialEq)]
+pub(super) enum Closer {
+    Em,
+    Strong,
+    Strike,
+    Link,
+    Html(&'static str),
+}
+
+pub(super) enum CapKind {
+    Atom,
+    Autolink,
+    Image,
+}
+
+pub(super) struct Capture {
+    pub(super) kind: CapKind,
+    pub(super) dest: String,
+    pub(super) title: String,
+    pub(super) text: String,
+    pub(super) depth: usize,
+    pub(super) line: usize,
+}
+
+pub(super) struct Inl {
+    pub(super) kind: Ik,
+    pub(super) nodes: Vec<Node>,
+    pub(super) active: Vec<(Mark, Closer)>,
+    pub(super) marks: Option<Vec<Mark>>,
+    pub(super) split: bool,
+    pub(super) capture: Option<Capture>,
+    /// Skipping a panel's `[!TYPE]` line.
+    pub(super) skip_line: bool,
+    pub(super) link_starts: Vec<usize>,
+    pub(super) cell_d: Option<(NodeType, Map<String, Value>)>,
+    pub(super) line: usize,
+}
+
+pub(super) struct R<'s> {
+    pub(super) src: &'s str,
+    pub(super) line_starts: Vec<usize>,
+    pub(super) frames: Vec<Frame>,
+    pub(super) inl: Option<Inl>,
+    pub(super) code: Option<(Option<String>, String, usize)>,
+    pub(super) html: Option<(String, usize)>,
+    pub(super) skipped: usize,
+    pub(super) warned_depth: bool,
+    pub(super) warnings: Vec<Warning>,
+}
+
+pub(super) trait TakeIt<T> {
+    fn take_it(&self) -> Option<T>;
+}
+
+impl TakeIt<Map<String, Value>> for Option<Map<String, Value>> {
+    fn take_it(&self) -> Option<Map<String, Value>> {
+        self.clone()
+    }
+}
+
+impl R<'_> {
+    pub(super) fn line_of(&self, offset: usize) -> usize {
+        match self.line_starts.binary_search(&offset) {
+            Ok(i) => i + 1,
+            Err(i) => i,
+        }
+    }
+
+    pub(super) fn warn(&mut self, line: usize, msg: impl Into<String>) {
+        if self.warnings.len() < 10_000 {
+            self.warnings.push(Warning::new(line, msg));
+        }
+    }
+
+    pub(super) fn apply(&mut self, node: &mut Node, d: &Map<String, Value>, line: usize) {
+        if let Err(e) = marker::apply(node, d) {
+            let name = node.kind.name().to_string();
+            self.warn(line, format!("the `{name}` marker could not be used ({e}); the node keeps what its Markdown says"));
+        }
+    }
+
+    pub(super) fn frame(&mut self) -> &mut Frame {
+        let n = self.frames.len();
+        &mut self.frames[n - 1]
+    }
+
+    pub(super) fn inl_mut(&mut self, line: usize) -> &mut Inl {
+        if self.inl.is_none() {
+            self.inl = Some(new_inl(Ik::Implicit, line));
+        }
+        self.inl.as_mut().unwrap_or_else(|| unreachable!())
+    }
+}
+
+pub(super) fn new_inl(kind: Ik, line: usize) -> Inl {
+    Inl {
+        kind,
+        nodes: Vec::new(),
+        active: Vec::new(),
+        marks: Some(Vec::new()),
+        split: false,
+        capture: None,
+        skip_line: false,
+        link_starts: Vec::new(),
+        cell_d: None,
+        line,
+    }
+}
+
+pub(super) fn is_image(n: &Node) -> bool {
+    matches!(&n.kind, NodeType::Other(name) if &**name == IMAGE)
+}
+
+/// The marks a text gets from the open spans: one of each kind (annotations may repeat), in the
+/// schema's order; code keeps only links (ADF allows no other mark with code).
+pub(super) fn marks_of(active: &[(Mark, Closer)]) -> Vec<Mark> {
+    let mut marks: Vec<Mark> = Vec::with_capacity(active.len());
+    for (m, _) in active {
+        if matches!(&m.kind, MarkType::Other(n) if &**n == "\u{0}none") {
+            continue;
+        }
+        if singleton(&m.kind) && marks.iter().any(|x| x.kind == m.kind) {
+            continue;
+        }
+        if marks.iter().any(|x| x == m) {
+            continue;
+        }
+        marks.push(m.clone());
+    }
+    marks.sort_by_key(|m| rank(&m.kind));
+    if marks.iter().any(|m| m.kind == MarkType::Code) {
+        marks.retain(|m| matches!(m.kind, MarkType::Code | MarkType::Link));
+    }
+    marks
+}
+
+/// `v` without its spare capacity: a finished node's children do not grow.
+pub(super) fn shrunk<T>(mut v: Vec<T>) -> Vec<T> {
+    v.shrink_to_fit();
+    v
+}
