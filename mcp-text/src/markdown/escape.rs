@@ -41,6 +41,26 @@ pub(super) fn flanking(prev: Option<char>, next: Option<char>) -> (bool, bool) {
 
 /// Appends `s` to `out`, escaped for `ctx`.
 pub(super) fn text(out: &mut String, s: &str, ctx: &Ctx) {
+    if needs_nothing(s, ctx) {
+        out.push_str(s);
+        return;
+    }
+    text_by_char(out, s, ctx);
+}
+
+/// Text that no context makes act (most words of a document): ASCII letters, digits and inner spaces, not at
+/// a line's start (where `1` could begin `1.` with what follows). Its edges are no spaces, so no delimiter
+/// or line edge can strip them.
+fn needs_nothing(s: &str, ctx: &Ctx) -> bool {
+    let b = s.as_bytes();
+    !ctx.line_start
+        && !b.is_empty()
+        && b[0] != b' '
+        && b[b.len() - 1] != b' '
+        && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b' ')
+}
+
+fn text_by_char(out: &mut String, s: &str, ctx: &Ctx) {
     let chars: Vec<char> = s.chars().collect();
     let n = chars.len();
     let outside_prev = ctx.prev;
@@ -274,6 +294,57 @@ mod tests {
             ..Ctx::default()
         };
         out
+    }
+
+    /// The shortcut for plain words writes what the character-by-character path writes, in every context.
+    #[test]
+    fn plain_words_need_nothing_in_any_context() {
+        let words = [
+            "a", "abc", "Ship it", "x1 2y", "www", "http", "a  b", "1", "123 go", "Z9",
+        ];
+        let neighbours = [
+            None,
+            Some(' '),
+            Some('a'),
+            Some('*'),
+            Some('_'),
+            Some('&'),
+            Some('<'),
+            Some('#'),
+            Some('.'),
+        ];
+        for w in words {
+            for bits in 0..64u32 {
+                for prev in neighbours {
+                    for next in neighbours {
+                        let ctx = Ctx {
+                            line_start: false,
+                            line_end: bits & 1 != 0,
+                            keep_lead: bits & 2 != 0,
+                            keep_trail: bits & 4 != 0,
+                            in_link: bits & 8 != 0,
+                            in_cell: bits & 16 != 0,
+                            in_heading: bits & 32 != 0,
+                            prev,
+                            next,
+                        };
+                        assert!(needs_nothing(w, &ctx));
+                        let mut slow = String::new();
+                        text_by_char(&mut slow, w, &ctx);
+                        assert_eq!(slow, w, "{w:?} in {bits:b} {prev:?} {next:?}");
+                    }
+                }
+            }
+        }
+        assert!(!needs_nothing(" a", &Ctx::default()));
+        assert!(!needs_nothing("a_b", &Ctx::default()));
+        assert!(!needs_nothing(
+            "1",
+            &Ctx {
+                line_start: true,
+                ..Ctx::default()
+            }
+        ));
     }
 
     #[test]

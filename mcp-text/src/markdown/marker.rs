@@ -282,16 +282,21 @@ pub(super) fn push_comment_json(out: &mut String, d: &Map<String, Value>) {
     let json = serde_json::to_string(short(d).unwrap_or(d)).unwrap_or_default();
     // `>` occurs only inside JSON strings, where `\u003e` means the same. `<` before `!--` too: no
     // marker syntax inside a marker (HTML forbids `<!--` in a comment; editors would see one there).
-    for (i, c) in json.char_indices() {
-        if c == '>' || (c == '<' && json[i + 1..].starts_with("!--")) {
-            out.push_str(if c == '>' { "\\u003e" } else { "\\u003c" });
-        } else if c == '|' {
-            // A table cell would end at `|`.
-            out.push_str("\\u007c");
-        } else {
-            out.push(c);
-        }
+    // A table cell would end at `|`. All three are ASCII: the runs between them are copied whole.
+    let bytes = json.as_bytes();
+    let mut from = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escaped = match b {
+            b'>' => "\\u003e",
+            b'|' => "\\u007c",
+            b'<' if bytes[i + 1..].starts_with(b"!--") => "\\u003c",
+            _ => continue,
+        };
+        out.push_str(&json[from..i]);
+        out.push_str(escaped);
+        from = i + 1;
     }
+    out.push_str(&json[from..]);
 }
 
 /// A diff as a link title in single quotes: backslashes, quotes and ampersands escaped for Markdown.
