@@ -14,7 +14,7 @@
 
 use super::auth::{Challenge, OAuth, OAuthConfig};
 use super::client_headers::{outbound, Outbound};
-use super::server::{SESSION_HEADER, VERSION_HEADER};
+use super::headers::{SESSION_HEADER, VERSION_HEADER};
 use super::sse::SseParser;
 use crate::client::{Client, ClientBuilder, ToolHeaders, TransportInfo};
 use crate::connection::{Handler, OutKind, Outgoing, Peer};

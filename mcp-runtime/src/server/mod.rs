@@ -1,5 +1,6 @@
 //! The server: what it offers (tools, resources, prompts, completion), how it is built, and how it serves.
 
+mod arguments;
 mod context;
 pub mod era;
 mod listen;
@@ -11,8 +12,10 @@ mod registry;
 pub mod request_state;
 pub mod resources;
 mod session;
+mod session_state;
 pub mod skills;
 mod stamp;
+mod task_channel;
 pub mod tasks;
 pub mod tool_result;
 pub mod tools;
@@ -35,7 +38,7 @@ use futures_util::future::BoxFuture;
 use registry::Registry;
 use serde_json::value::RawValue;
 use session::ServerHandler;
-pub(crate) use session::SessionState;
+pub(crate) use session_state::SessionState;
 use std::future::Future;
 use std::path::Path;
 use std::sync::{Arc, Mutex, Weak};
