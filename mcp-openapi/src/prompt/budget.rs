@@ -23,7 +23,7 @@ pub struct Budget {
 }
 
 impl Budget {
-    /// The defaults, from the measurements in the README (`openapi_corpus` test): 4 KiB of input schema keeps
+    /// The defaults, from the measurements in `docs/benchmarks.md` (`openapi_corpus` test): 4 KiB of input schema keeps
     /// every argument of 98% of the corpus's operations untouched; 2 KiB of output schema keeps the top level
     /// of nearly every answer (its fields, types and first sentences), and 1 KiB of description keeps the
     /// summary and the first paragraphs. A tool then costs at most 7 KiB (about 1,800 tokens).
