@@ -14,7 +14,7 @@
 //! and gets an `AttendeeType`, the name of the component `attendeeType`). Those keep the name they have where
 //! they are declared (`AttendeeBaseType`), so each is one type, whatever inherits it.
 
-use crate::normalize::{Definition, Definitions};
+use crate::definition::{Definition, Definitions};
 use heck::ToUpperCamelCase;
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, BTreeSet};

@@ -22,6 +22,7 @@
 pub mod audit;
 pub mod build;
 pub mod check;
+mod definition;
 pub mod derives;
 pub mod deserialize;
 pub mod emit;

@@ -24,6 +24,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// Connect to a server, list all its tools, and write a snapshot.
+    #[command(after_long_help = SNAPSHOT_EXAMPLE)]
     Snapshot {
         #[command(flatten)]
         server: Server,
@@ -32,6 +33,7 @@ enum Command {
         output: PathBuf,
     },
     /// Write typed client bindings, from a snapshot or a live server.
+    #[command(after_long_help = GENERATE_EXAMPLE)]
     Generate {
         #[command(flatten)]
         input: Input,
@@ -43,6 +45,7 @@ enum Command {
         client_name: String,
     },
     /// Compare a snapshot with the live server; exit 1 on drift, with a diff per tool.
+    #[command(after_long_help = CHECK_EXAMPLE)]
     Check {
         /// The recorded snapshot.
         #[arg(long)]
@@ -51,6 +54,7 @@ enum Command {
         server: Server,
     },
     /// The prompt cost of a tool set: bytes and estimated tokens per tool and in total, and its noise.
+    #[command(after_long_help = AUDIT_EXAMPLE)]
     Audit {
         #[command(flatten)]
         input: Input,
@@ -60,8 +64,10 @@ enum Command {
         baseline: Option<PathBuf>,
     },
     /// Convert an OpenAPI 3.0/3.1 spec into tools and typed bindings.
+    #[command(after_long_help = OPENAPI_EXAMPLE)]
     Openapi(mcp_codegen::openapi::cli::OpenapiArgs),
     /// Serve an OpenAPI spec's operations as an MCP server (stdio, or Streamable HTTP with --http).
+    #[command(after_long_help = SERVE_OPENAPI_EXAMPLE)]
     ServeOpenapi(mcp_codegen::openapi::cli::ServeArgs),
     /// Relay a client's session to a server, unchanged, and record it as JSON Lines.
     #[command(long_about = RECORD_HELP)]
@@ -81,6 +87,38 @@ enum Command {
     #[command(long_about = VERIFY_HELP)]
     Verify(VerifyArgs),
 }
+
+const SNAPSHOT_EXAMPLE: &str = "\
+Example:
+  mcp-codegen snapshot --stdio \"cargo run -q -p examples --bin jira-server\" -o tools.json
+  mcp-codegen snapshot --url https://mcp.example.com/mcp --header \"Authorization: Bearer $TOKEN\" -o tools.json";
+
+const GENERATE_EXAMPLE: &str = "\
+Example:
+  mcp-codegen generate --snapshot tools.json -o src/jira.rs --client-name Jira
+  mcp-codegen generate --timeout 600 --stdio \"cargo run -q -p examples --bin jira-server\"
+  mcp-codegen generate --openapi petstore.yaml -o src/petstore.rs";
+
+const CHECK_EXAMPLE: &str = "\
+Example:
+  mcp-codegen check --snapshot tools.json --stdio \"cargo run -q -p examples --bin jira-server\"";
+
+const AUDIT_EXAMPLE: &str = "\
+Example:
+  mcp-codegen audit --snapshot tools.json
+  mcp-codegen audit --openapi petstore.yaml
+  mcp-codegen audit --stdio \"mcp-gateway --config FILE --discovery\" --baseline full.json";
+
+const OPENAPI_EXAMPLE: &str = "\
+Example:
+  mcp-codegen openapi petstore.yaml --emit-tools tools.json -o src/petstore.rs
+  mcp-codegen openapi api.github.com.json --by-tag -o src/github.rs";
+
+const SERVE_OPENAPI_EXAMPLE: &str = "\
+Example:
+  mcp-codegen serve-openapi petstore.yaml --base-url https://petstore.example.com/v1 \\
+      --header \"Authorization: Bearer $TOKEN\"
+  mcp-codegen serve-openapi petstore.yaml --base-url https://petstore.example.com/v1 --http 127.0.0.1:8080";
 
 const RECORD_HELP: &str = "\
 Runs as a stdio MCP server for any client and relays every message both ways, unchanged, to the server
@@ -221,6 +259,7 @@ struct Server {
 /// A snapshot file, a live server, or an OpenAPI spec.
 #[derive(Args, Clone)]
 struct Input {
+    /// A snapshot written by `mcp-codegen snapshot` (a recorded `tools/list`).
     #[arg(long, conflicts_with_all = ["stdio", "url", "openapi"], required_unless_present_any = ["stdio", "url", "openapi"])]
     snapshot: Option<PathBuf>,
     /// An OpenAPI 3.0/3.1 spec, converted as `mcp-codegen openapi` does (with its filter and budget flags).
@@ -228,14 +267,19 @@ struct Input {
     openapi: Option<PathBuf>,
     #[command(flatten)]
     spec_options: mcp_codegen::openapi::cli::SpecOptions,
+    /// Start the server with this command line and talk over its stdio.
     #[arg(long, value_name = "CMD ARGS", conflicts_with = "url")]
     stdio: Option<String>,
+    /// Connect to a Streamable HTTP server.
     #[arg(long)]
     url: Option<String>,
+    /// An HTTP header, `Name: value` (repeatable).
     #[arg(long = "header", value_name = "K:V", requires = "url")]
     headers: Vec<String>,
+    /// Client capabilities to declare: any of roots,sampling,elicitation.
     #[arg(long, default_value = "", value_parser = parse_capabilities)]
     capabilities: DeclaredCapabilities,
+    /// Seconds to wait for any one answer from the server.
     #[arg(long, default_value_t = 30.0)]
     timeout: f64,
 }
@@ -601,5 +645,53 @@ fn main() -> ExitCode {
             eprintln!("error: {e:#}");
             ExitCode::from(2)
         }
+    }
+}
+
+#[cfg(test)]
+mod help {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    /// The arguments without help and the commands without an example in their long help, as
+    /// `path: problem` lines. An example is an invocation: the binary's name, then the command's path.
+    fn problems(cmd: &clap::Command, path: &str, out: &mut Vec<String>) {
+        for arg in cmd.get_arguments() {
+            let id = arg.get_id().as_str();
+            if id == "help" || id == "version" {
+                continue;
+            }
+            if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                let name = arg.get_long().unwrap_or(id);
+                out.push(format!("{path}: --{name} has no help"));
+            }
+        }
+        let subs: Vec<_> = cmd
+            .get_subcommands()
+            .filter(|s| s.get_name() != "help")
+            .collect();
+        if subs.is_empty() {
+            let long = [cmd.get_long_about(), cmd.get_after_long_help()]
+                .into_iter()
+                .flatten()
+                .map(|s| s.to_string())
+                .collect::<String>();
+            if !long.contains(&format!("{path} ")) {
+                out.push(format!(
+                    "{path}: no example (`{path} ...`) in its long help"
+                ));
+            }
+        }
+        for sub in subs {
+            problems(sub, &format!("{path} {}", sub.get_name()), out);
+        }
+    }
+
+    #[test]
+    fn every_argument_says_what_it_does_and_every_command_shows_an_example() {
+        let cmd = Cli::command();
+        let mut out = Vec::new();
+        problems(&cmd, cmd.get_name(), &mut out);
+        assert!(out.is_empty(), "{}", out.join("\n"));
     }
 }

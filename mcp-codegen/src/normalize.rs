@@ -8,24 +8,11 @@
 //! generated code cannot depend on (string `format`s, `pattern`) are dropped, since the server validates its
 //! own input anyway.
 
+pub use crate::definition::{Definition, Definitions};
 use crate::names::{camel_ident, Namer};
 use crate::Warning;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
-
-/// One schema that becomes one named type.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Definition {
-    /// The type's name, unique among the tool's definitions.
-    pub name: String,
-    /// Where the schema came from in the tool (`/inputSchema/$defs/label`), for warnings.
-    pub pointer: String,
-    /// The schema, in the subset typify accepts.
-    pub schema: Value,
-}
-
-/// A tool's schemas, ready for typify: roots first, then the definitions in the order they were found.
-pub type Definitions = Vec<Definition>;
 
 /// Numeric formats typify maps to sized Rust integers and floats; every other format is dropped.
 const NUMERIC_FORMATS: &[&str] = &[

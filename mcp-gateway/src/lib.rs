@@ -23,6 +23,7 @@ pub mod discovery;
 pub mod gateway;
 pub mod health;
 pub mod hop;
+mod link;
 pub mod metrics;
 pub mod names;
 pub mod ndjson;
@@ -33,6 +34,7 @@ pub mod secrets;
 pub mod sessions;
 pub mod template;
 pub mod upstream;
+mod upstream_errors;
 
 pub use config::{Config, ConfigError};
 pub use gateway::{Gateway, SessionsStatus, UpstreamStatus};

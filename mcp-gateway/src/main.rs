@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "mcp-gateway", version, about)]
+#[command(name = "mcp-gateway", version, about, after_long_help = EXAMPLE)]
 struct Args {
     /// The `mcpServers` JSON file.
     #[arg(long, short)]
@@ -39,6 +39,12 @@ struct Args {
     #[arg(long, value_name = "KID:HEX,...")]
     state_keys: Option<String>,
 }
+
+const EXAMPLE: &str = "\
+Example:
+  mcp-gateway --config examples/gateway.json
+  mcp-gateway --config examples/gateway.json --http 127.0.0.1:8080
+  mcp-gateway --config servers.json --http 0.0.0.0:8080 --redis redis://127.0.0.1:6379 --discovery";
 
 fn main() -> ExitCode {
     let args = Args::parse();
@@ -134,4 +140,52 @@ fn main() -> ExitCode {
             }
         }
     })
+}
+
+#[cfg(test)]
+mod help {
+    use super::Args;
+    use clap::CommandFactory;
+
+    /// The arguments without help and the commands without an example in their long help, as
+    /// `path: problem` lines. An example is an invocation: the binary's name, then the command's path.
+    fn problems(cmd: &clap::Command, path: &str, out: &mut Vec<String>) {
+        for arg in cmd.get_arguments() {
+            let id = arg.get_id().as_str();
+            if id == "help" || id == "version" {
+                continue;
+            }
+            if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                let name = arg.get_long().unwrap_or(id);
+                out.push(format!("{path}: --{name} has no help"));
+            }
+        }
+        let subs: Vec<_> = cmd
+            .get_subcommands()
+            .filter(|s| s.get_name() != "help")
+            .collect();
+        if subs.is_empty() {
+            let long = [cmd.get_long_about(), cmd.get_after_long_help()]
+                .into_iter()
+                .flatten()
+                .map(|s| s.to_string())
+                .collect::<String>();
+            if !long.contains(&format!("{path} ")) {
+                out.push(format!(
+                    "{path}: no example (`{path} ...`) in its long help"
+                ));
+            }
+        }
+        for sub in subs {
+            problems(sub, &format!("{path} {}", sub.get_name()), out);
+        }
+    }
+
+    #[test]
+    fn every_argument_says_what_it_does_and_every_command_shows_an_example() {
+        let cmd = Args::command();
+        let mut out = Vec::new();
+        problems(&cmd, cmd.get_name(), &mut out);
+        assert!(out.is_empty(), "{}", out.join("\n"));
+    }
 }

@@ -4,8 +4,10 @@
 //! takes the result as JSON text ([`call_tool_raw`]: nothing of it is decoded but its top level, and it
 //! goes into the downstream response frame as it is); a composite step takes it typed.
 
+use crate::link::{call_handlers, CallerGuard, Link};
 use crate::secrets::Secrets;
-use crate::upstream::{call_handlers, CallerGuard, Link, Upstream};
+use crate::upstream::Upstream;
+pub use crate::upstream_errors::rpc_error;
 use futures_util::future::BoxFuture;
 use mcp_runtime::client::{CallOptions, Client, ServerNotification, TaskStart};
 use mcp_runtime::protocol::{
@@ -24,26 +26,6 @@ use tokio::sync::{broadcast, mpsc};
 /// Progress updates held for a slow downstream before newer ones are dropped (progress is a hint: the
 /// latest value matters, not every one).
 const PROGRESS_QUEUE: usize = 64;
-
-/// A runtime client error as the JSON-RPC error the downstream caller gets. An upstream's own JSON-RPC
-/// error passes unchanged; transport failures say which upstream and why in `data`.
-pub fn rpc_error(e: Error, upstream: &str) -> ErrorObject {
-    match e {
-        Error::Rpc(e) => e,
-        Error::Closed(reason) => ErrorObject::internal(format!(
-            "upstream `{upstream}` closed the connection: {reason}"
-        ))
-        .with_data(serde_json::json!({"upstream": upstream, "reason": reason})),
-        Error::Timeout { method, after } => ErrorObject::internal(format!(
-            "upstream `{upstream}` did not answer {method} within {after:?}"
-        ))
-        .with_data(serde_json::json!({
-            "upstream": upstream, "timeoutMs": after.as_millis() as u64,
-        })),
-        other => ErrorObject::internal(format!("upstream `{upstream}`: {other}"))
-            .with_data(serde_json::json!({"upstream": upstream, "reason": other.to_string()})),
-    }
-}
 
 /// Calls `tool` on `upstream` for the downstream request `ctx`, its result kept as JSON text. `support`
 /// is the tool's `execution.taskSupport` upstream: a tool that must run as a task there is called as

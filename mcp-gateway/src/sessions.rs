@@ -21,11 +21,15 @@
 //!   ends. While the upstream's shared connection is down (or its circuit open), per-session requests
 //!   fail the same way shared ones do.
 
-use crate::upstream::{unavailable, Callers, Link, Upstream};
+use crate::link::{Callers, Link};
+use crate::secrets::Secrets;
+use crate::upstream_errors::unavailable;
 use mcp_runtime::client::Client;
 use mcp_runtime::protocol::{ErrorObject, LoggingLevel};
 use mcp_runtime::server::SessionHandle;
+use mcp_runtime::Error;
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::{Arc, Mutex, Weak};
 use tokio::sync::OnceCell;
 
@@ -79,12 +83,13 @@ impl SessionPool {
     }
 
     /// The connection of `session` to `up`, started now if it has none (or its last one died).
-    pub(crate) async fn link(
+    pub(crate) async fn link<F: Future<Output = Result<Client, Error>>>(
         self: &Arc<Self>,
-        up: &Upstream,
+        name: &str,
+        secrets: &Secrets,
         session: &SessionHandle,
+        connect: impl FnOnce(Callers) -> F,
     ) -> Result<Link, ErrorObject> {
-        let name = &up.config.name;
         if session.is_ended() {
             return Err(unavailable(name, "the downstream session has ended"));
         }
@@ -121,8 +126,8 @@ impl SessionPool {
         let client = slot
             .client
             .get_or_try_init(|| async {
-                let client = up.connect_for(&slot.callers).await.map_err(|e| {
-                    let why = up.secrets.redact(&e.to_string()).into_owned();
+                let client = connect(slot.callers.clone()).await.map_err(|e| {
+                    let why = secrets.redact(&e.to_string()).into_owned();
                     tracing::warn!(upstream = %name, session = session.id(), "per-session start failed: {why}");
                     unavailable(name, &why)
                 })?;

@@ -27,6 +27,7 @@ mod rmcp_comparison;
 mod scale_cluster;
 mod scale_memory;
 mod scale_support;
+mod scale_tasks;
 mod skills_rmcp;
 mod stdio_bad_input;
 mod stdio_cancel;

@@ -13,7 +13,7 @@
 //! Readiness is always registered with the writer task's waker, so a write that would block is finished
 //! by the task.
 
-use super::Outgoing;
+use super::{Outgoing, Peer};
 use std::io::{self, IoSlice};
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -341,6 +341,21 @@ impl<W: AsyncWrite + Unpin> Core<W> {
         if self.buf.capacity() > 4 * 1024 * 1024 {
             self.buf = Vec::with_capacity(64 * 1024);
         }
+    }
+}
+
+/// The writer: drains whatever is queued into one (vectored) write and one flush, until every sender is
+/// gone or the output fails (which closes the connection).
+pub async fn write_loop<W: AsyncWrite + Unpin>(rx: mpsc::Receiver<Outgoing>, w: W, peer: Peer) {
+    drive_writer(WriteSide::new(rx, w), peer).await
+}
+
+/// The writer's task: drives `side` until every sender is gone; an output that fails closes the
+/// connection.
+pub(super) async fn drive_writer<W: AsyncWrite + Unpin>(side: Arc<WriteSide<W>>, peer: Peer) {
+    if let Stopped::Failed(e) = side.run().await {
+        tracing::debug!(%e, "output closed");
+        peer.close(format!("output closed: {e}"));
     }
 }
 

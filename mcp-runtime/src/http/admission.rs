@@ -3,12 +3,14 @@
 //! `insufficient_scope`), and the rate limits of its client and of those tools (429). Nothing is
 //! dispatched, so no handler runs, for a request refused here.
 
+use super::answers::rpc_error;
+use super::gate::{Caller, Gate};
 use super::rate_limit::{retry_after_secs, ClientKey, Limiter};
 use super::resource_server::{
     bearer_token, insufficient_scope_challenge, missing_scopes, unauthorized_challenge,
     ResourceServer, TokenError,
 };
-use super::server::{rpc_error, StreamableHttpService};
+use super::service::StreamableHttpService;
 use crate::framing::{self, Incoming};
 use crate::identity::AuthInfo;
 use crate::protocol::{methods, ErrorObject, RequestId};
@@ -18,39 +20,6 @@ use axum::response::Response;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
-
-/// The admission state of one service: its resource server (if any) and its rate limiter (if any).
-pub(crate) struct Gate {
-    pub(crate) auth: Option<ResourceServer>,
-    pub(crate) limiter: Option<Limiter>,
-    pub(crate) https: bool,
-}
-
-/// Who sent a request, as admitted: rides in the request's extensions to the message checks.
-#[derive(Clone)]
-pub(crate) struct Caller {
-    pub(crate) auth: Option<Arc<AuthInfo>>,
-    key: ClientKey,
-}
-
-impl Gate {
-    pub(crate) fn new(config: &super::HttpConfig) -> Gate {
-        let auth = config.auth.clone().or_else(|| {
-            config.bearer_token.as_ref().map(|t| {
-                let mut rs = ResourceServer::with_verifier(Arc::new(
-                    super::resource_server::StaticToken::new(t.clone()),
-                ));
-                rs.authorization_servers = config.authorization_servers.clone();
-                rs
-            })
-        });
-        Gate {
-            auth,
-            limiter: config.rate_limits.clone().map(Limiter::new),
-            https: config.is_https(),
-        }
-    }
-}
 
 impl StreamableHttpService {
     fn gate(&self) -> &Gate {

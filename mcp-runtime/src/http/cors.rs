@@ -44,8 +44,8 @@ impl Cors {
             // are mirrored; the origin list is what guards the server.
             .allow_headers(AllowHeaders::mirror_request())
             .expose_headers(ExposeHeaders::list([
-                HeaderName::from_static(super::server::SESSION_HEADER),
-                HeaderName::from_static(super::server::VERSION_HEADER),
+                HeaderName::from_static(super::headers::SESSION_HEADER),
+                HeaderName::from_static(super::headers::VERSION_HEADER),
                 header::WWW_AUTHENTICATE,
                 header::RETRY_AFTER,
             ]))

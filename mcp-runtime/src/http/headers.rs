@@ -3,6 +3,11 @@
 
 use base64::Engine;
 
+/// The headers of the Streamable HTTP transport (2025-03-26 on).
+pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
+pub(crate) const VERSION_HEADER: &str = "mcp-protocol-version";
+pub(crate) const LAST_EVENT_ID: &str = "last-event-id";
+
 /// `MCP-Protocol-Version`.
 pub const PROTOCOL_VERSION: &str = "mcp-protocol-version";
 /// `Mcp-Method`: the JSON-RPC method of the body.

@@ -2,7 +2,7 @@
 //! 429s included, carry the headers a browser needs to read them), then compression; and the one
 //! normalization every entry point applies first.
 
-use super::HttpConfig;
+use super::config::HttpConfig;
 use axum::extract::Request;
 use axum::http::{header, HeaderValue};
 use axum::Router;

@@ -1,40 +1,18 @@
 //! The deprecated HTTP+SSE transport of 2024-11-05: `GET /sse` opens a stream whose first event
 //! (`endpoint`) names the URL to POST messages to; every server message arrives as `event: message`.
 
-use super::server::{accepts, plain, rpc_error, StreamableHttpService};
-use crate::connection::{Handler, Peer};
+use super::answers::{accepts, plain, rpc_error};
+use super::legacy_sessions::LegacySession;
+use super::service::StreamableHttpService;
+use crate::connection::Peer;
 use crate::framing::{self, Incoming};
 use crate::protocol::ErrorObject;
 use axum::extract::Request;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use tokio::sync::mpsc;
-
-pub(crate) struct LegacySession {
-    peer: Peer,
-    handler: Arc<dyn Handler>,
-}
-
-#[derive(Default)]
-pub(crate) struct LegacySessions {
-    map: Mutex<HashMap<String, Arc<LegacySession>>>,
-}
-
-impl LegacySessions {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<LegacySession>>> {
-        self.map.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    pub(crate) fn close_all(&self) {
-        for (_, s) in self.lock().drain() {
-            s.peer.close("the server is shutting down".into());
-            s.handler.closed();
-        }
-    }
-}
 
 /// Removes and closes the session when its stream ends (the client went away).
 struct StreamGuard {
@@ -130,7 +108,7 @@ pub(crate) async fn post_message(svc: StreamableHttpService, mut req: Request) -
         Ok(a) => a,
         Err(r) => return r,
     };
-    let caller = req.extensions().get::<super::admission::Caller>().cloned();
+    let caller = req.extensions().get::<super::gate::Caller>().cloned();
     let headers = req.headers().clone();
     let id = req
         .uri()
@@ -155,12 +133,12 @@ pub(crate) async fn post_message(svc: StreamableHttpService, mut req: Request) -
         );
     }
     let (body, _held) =
-        match super::server::read_body(req, &svc.inner.config, &svc.inner.budget).await {
+        match super::body::read_body(req, &svc.inner.config, &svc.inner.budget).await {
             Ok(b) => b,
-            Err(super::server::BodyError::TooLarge) => {
+            Err(super::body::BodyError::TooLarge) => {
                 return plain(StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large")
             }
-            Err(super::server::BodyError::Slow) => {
+            Err(super::body::BodyError::Slow) => {
                 return plain(StatusCode::REQUEST_TIMEOUT, "Request Timeout")
             }
         };

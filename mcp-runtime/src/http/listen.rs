@@ -4,14 +4,15 @@
 //! Many SSE streams share one HTTP/2 connection (one per request, multiplexed); each connection
 //! accepts at most [`HttpConfig::http2_max_streams`](super::HttpConfig) of them at once.
 
-use super::server::StreamableHttpService;
-use super::HttpConfig;
+use super::config::HttpConfig;
+use super::service::StreamableHttpService;
 use crate::server::Server;
 use axum::body::Body;
 use axum::extract::ConnectInfo;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
 use std::future::Future;
+use std::net::SocketAddr;
 use std::time::Duration;
 use tower::ServiceExt;
 
@@ -109,4 +110,31 @@ pub(crate) async fn serve(
     let conns = tokio::time::timeout(grace + Duration::from_secs(1), connections.shutdown());
     let _ = tokio::join!(sessions, conns);
     Ok(())
+}
+
+/// Serves `server` over Streamable HTTP (plus legacy HTTP+SSE) on `addr` until `shutdown` resolves; then
+/// stops accepting, ends SSE streams, and gives in-flight calls the connection's drain timeout.
+pub async fn serve_http(
+    server: Server,
+    addr: SocketAddr,
+    config: HttpConfig,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    serve_http_on(server, listener, config, shutdown).await
+}
+
+/// Like [`serve_http`] on a listener bound already (port 0 in tests).
+///
+/// Each connection is HTTP/1.1 or HTTP/2 (h2c by prior knowledge; by ALPN over TLS when
+/// `config.tls` is set), with the configured head size limit and header-read (and keep-alive idle)
+/// timeout. At shutdown the listener closes, kept-alive connections end after their current
+/// response, SSE streams end, and in-flight calls get the connection's drain timeout to finish.
+pub async fn serve_http_on(
+    server: Server,
+    listener: tokio::net::TcpListener,
+    config: HttpConfig,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    serve(server, listener, config, shutdown).await
 }

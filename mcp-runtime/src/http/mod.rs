@@ -28,12 +28,16 @@
 #![allow(clippy::result_large_err)]
 
 mod admission;
+mod answers;
 mod auth;
+mod body;
 mod client;
 mod client_headers;
 #[cfg(feature = "compression")]
 mod compression;
+mod config;
 mod cors;
+mod gate;
 pub mod headers;
 mod held;
 #[cfg(feature = "oauth")]
@@ -42,12 +46,16 @@ mod introspection;
 mod jwt;
 mod layers;
 mod legacy;
+mod legacy_sessions;
 mod listen;
 mod modern;
+mod post;
 mod rate_limit;
 mod resource_server;
 mod server;
+mod service;
 mod session;
+mod sessions;
 pub mod sse;
 #[cfg(feature = "tls")]
 mod tls;
@@ -56,14 +64,16 @@ pub use auth::{Authorizer, Grant, OAuthConfig};
 pub use client::{connect_peer, HttpClientConfig, HttpTransportKind};
 #[cfg(feature = "compression")]
 pub use compression::Compression;
+pub use config::{HttpConfig, ResponseMode};
 pub use cors::Cors;
 #[cfg(feature = "oauth")]
 pub use introspection::IntrospectionVerifier;
 #[cfg(feature = "oauth")]
 pub use jwt::JwtVerifier;
+pub use listen::{serve_http, serve_http_on};
 pub use rate_limit::{Quota, RateLimits};
 pub use resource_server::{ResourceServer, StaticToken, TokenError, TokenVerifier};
-pub use server::{serve_http, serve_http_on, HttpConfig, ResponseMode, StreamableHttpService};
+pub use service::StreamableHttpService;
 #[cfg(feature = "tls")]
 pub use tls::TlsConfig;
 

@@ -7,8 +7,9 @@
 //! is one JSON body when the response comes first, or an SSE stream when notifications (progress, logs,
 //! a listen stream's changes) precede it. The client closing that stream cancels the request.
 
+use super::answers::{json_response, rpc_error};
 use super::headers;
-use super::server::{json_response, rpc_error, StreamableHttpService};
+use super::service::StreamableHttpService;
 use super::sse;
 use crate::connection::{OutKind, Outgoing, Peer};
 use crate::framing::Incoming;

@@ -13,8 +13,8 @@
 
 use super::era::ModernRequest;
 use super::mrtr::InputRound;
-use super::session::SessionState;
-use super::tasks::{input::NotifyRoute, TaskInput};
+use super::session_state::SessionState;
+use super::task_channel::{with_related_task, NotifyRoute, TaskAnswer, TaskChannel};
 use crate::connection::{Peer, RequestOptions};
 use crate::error::Error;
 use crate::framing::to_raw;
@@ -114,7 +114,7 @@ pub(crate) enum Input {
     /// 2026-07-28: a multi round-trip round (the call ends with `input_required`).
     Round(Arc<InputRound>),
     /// A task, or a call that may become one: the handler waits for the answer (see `server::tasks`).
-    Task(Arc<TaskInput>),
+    Task(Arc<dyn TaskChannel>),
 }
 
 impl Context {
@@ -164,7 +164,7 @@ impl Context {
         };
         let tagged = |task_id: &str| {
             let v = serde_json::to_value(params).unwrap_or_default();
-            to_raw(&super::tasks::input::with_related_task(v, task_id))
+            to_raw(&with_related_task(v, task_id))
         };
         let (raw, related) = match route {
             NotifyRoute::Nowhere => return,
@@ -177,7 +177,7 @@ impl Context {
             } => {
                 if let Ok(raw) = tagged(&task_id) {
                     let frame = crate::framing::frame::notification(method, Some(&raw));
-                    shared.send_to_waiter(&task_id, waiter, frame).await;
+                    shared.relay(task_id, waiter, frame).await;
                 }
                 return;
             }
@@ -344,7 +344,17 @@ impl Context {
             // A call that may become a task asks as a multi round-trip call until it is one.
             Input::Task(t) => match t.round() {
                 Some(r) => Some(r),
-                None => return t.ask(key, request, missing).await,
+                None => {
+                    let method = request.method();
+                    let value = match t.ask(key, request, missing).await? {
+                        TaskAnswer::Raw(raw) => serde_json::from_str(raw.get()),
+                        TaskAnswer::Value(v) => serde_json::from_value(v),
+                    };
+                    return value.map_err(|e| Error::Decode {
+                        method: method.into(),
+                        reason: e.to_string(),
+                    });
+                }
             },
             Input::Round(r) => Some(r.clone()),
             _ => None,

@@ -16,7 +16,6 @@ use crate::protocol::{
     CallToolResult, ContentBlock, ErrorObject, GetPromptResult, PromptMessage, ReadResourceResult,
     ResourceContents,
 };
-use crate::schema::__private::StringArgument;
 use crate::schema::{OutputSchema, SchemaProfile};
 use schemars::JsonSchema;
 use serde::Serialize;
@@ -287,6 +286,25 @@ impl StringArg {
         value: Option<&String>,
     ) -> Result<Option<T>, ErrorObject> {
         value.map(|_| Self::required(name, value)).transpose()
+    }
+}
+
+/// Checks a prompt or URI-template argument can be parsed from its string value.
+#[diagnostic::on_unimplemented(
+    message = "the argument type `{Self}` cannot be parsed from a string",
+    label = "`{Self}` does not implement `FromStr`",
+    note = "prompt arguments and URI template variables are strings: use `String`, `Option<String>` or a type implementing `FromStr`"
+)]
+pub trait StringArgument: Sized {
+    /// Parses the argument's string value; `Err` says why it is not a valid `Self`.
+    fn parse_argument(s: &str) -> Result<Self, String>;
+}
+impl<T: std::str::FromStr> StringArgument for T
+where
+    T::Err: std::fmt::Display,
+{
+    fn parse_argument(s: &str) -> Result<Self, String> {
+        s.parse().map_err(|e: T::Err| e.to_string())
     }
 }
 

@@ -1,94 +1,14 @@
 //! Tools: the handler interface, argument decoding, and the registry behind `tools/list` and `tools/call`.
 
+pub(crate) use super::arguments::parse_arguments;
+pub use super::arguments::{ArgumentError, Arguments};
+use super::raw_tool::RawToolHandler;
 use super::Context;
 use crate::protocol::{CacheHints, CallToolResult, ErrorObject, TaskSupport, Tool, ToolExecution};
 use crate::schema::HeaderParam;
 use futures_util::future::BoxFuture;
-use serde::de::DeserializeOwned;
-use serde_json::value::RawValue;
 use std::future::Future;
 use std::sync::Arc;
-
-/// The arguments of one `tools/call`, still raw JSON (cheap to clone).
-#[derive(Debug, Clone, Default)]
-pub struct Arguments {
-    raw: Option<Arc<str>>,
-}
-
-/// Why arguments could not be decoded: the argument at fault (its JSON path) and what was expected.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{}", self.message())]
-pub struct ArgumentError {
-    /// The path of the argument at fault, e.g. `max_results` or `filter.labels[2]`; empty for the whole object.
-    pub path: String,
-    /// What was wrong with it (serde's message: a missing field, a wrong type...).
-    pub reason: String,
-}
-
-impl ArgumentError {
-    /// The message the model sees: `Invalid argument `path`: reason` (or `Invalid arguments: reason`).
-    pub fn message(&self) -> String {
-        if self.path.is_empty() {
-            format!("Invalid arguments: {}", self.reason)
-        } else {
-            format!("Invalid argument `{}`: {}", self.path, self.reason)
-        }
-    }
-}
-
-impl Arguments {
-    /// Arguments from the raw JSON of `params.arguments` (`None`: the call had none, read as `{}`).
-    pub fn from_raw(raw: Option<Box<RawValue>>) -> Self {
-        Arguments {
-            raw: raw.map(|r| Arc::from(r.get())),
-        }
-    }
-
-    /// Arguments borrowed from a request (their JSON text, `None` when absent), copied once.
-    pub(crate) fn from_borrowed(raw: Option<&str>) -> Self {
-        Arguments {
-            raw: raw.map(Arc::from),
-        }
-    }
-
-    /// Arguments from a JSON value (tests, in-process calls).
-    pub fn from_value(v: serde_json::Value) -> Self {
-        Arguments {
-            raw: Some(Arc::from(v.to_string())),
-        }
-    }
-
-    /// The raw JSON text (`{}` when the call had no arguments).
-    pub fn as_str(&self) -> &str {
-        self.raw.as_deref().unwrap_or("{}")
-    }
-
-    /// Decodes the arguments into `T`, naming the argument at fault on failure.
-    pub fn parse<T: DeserializeOwned>(&self) -> Result<T, ArgumentError> {
-        parse_arguments(self.as_str())
-    }
-}
-
-/// Decodes a call's arguments (JSON text of an object) into `T`, naming the argument at fault on failure.
-pub(crate) fn parse_arguments<T: DeserializeOwned>(text: &str) -> Result<T, ArgumentError> {
-    if !text.trim_start().starts_with('{') {
-        return Err(ArgumentError {
-            path: String::new(),
-            reason: "arguments must be a JSON object".into(),
-        });
-    }
-    // One parse with serde_json (one instantiation of `T`'s `Deserialize` in the user's crate); the
-    // argument at fault is found from where the error points.
-    serde_json::from_str(text).map_err(|e| {
-        let path = crate::framing::error_path(text, &e);
-        let mut reason = e.to_string();
-        // serde_json appends " at line 1 column N", which means nothing to a model.
-        if let Some(i) = reason.find(" at line ") {
-            reason.truncate(i);
-        }
-        ArgumentError { path, reason }
-    })
-}
 
 /// What a tool does when called. Implemented for `Fn(Arguments, Context) -> impl Future` closures; the
 /// `#[tool]` macro implements it for annotated functions.
@@ -147,7 +67,7 @@ pub struct ToolRoute {
     pub(crate) task_after: Option<std::time::Duration>,
     /// The handler whose result is JSON text, when the tool has one (see [`ToolRoute::raw`]): a direct
     /// call's result then goes into the response frame as it is.
-    pub(crate) raw: Option<Arc<dyn super::raw_tool::RawToolHandler>>,
+    pub(crate) raw: Option<Arc<dyn RawToolHandler>>,
 }
 
 impl ToolRoute {
@@ -214,6 +134,50 @@ impl std::fmt::Debug for ToolRoute {
         f.debug_struct("ToolRoute")
             .field("name", &self.tool.name)
             .finish()
+    }
+}
+
+/// A raw handler seen as a typed one: its result decoded.
+struct Decoded(Arc<dyn RawToolHandler>);
+
+impl ToolHandler for Decoded {
+    fn call(
+        &self,
+        args: Arguments,
+        ctx: Context,
+    ) -> BoxFuture<'static, Result<CallToolResult, ErrorObject>> {
+        let fut = self.0.call(args, ctx);
+        Box::pin(async move {
+            fut.await?.to_result().map_err(|e| {
+                ErrorObject::internal(format!("the tool's result is not a CallToolResult: {e}"))
+            })
+        })
+    }
+}
+
+impl ToolRoute {
+    /// A tool served by a handler whose result is JSON text, written into the response as it is.
+    ///
+    /// ```
+    /// # use mcp_runtime::{protocol::{RawCallToolResult, Tool}, server::{Arguments, ToolRoute}, Context};
+    /// let relay = ToolRoute::raw(
+    ///     Tool::new("relay", "Relays", serde_json::json!({"type": "object"}).as_object().unwrap().clone()),
+    ///     |_: Arguments, _: Context| async {
+    ///         Ok(RawCallToolResult::from_json(r#"{"content":[{"type":"text","text":"hi"}]}"#).unwrap())
+    ///     },
+    /// );
+    /// assert!(relay.is_raw());
+    /// ```
+    pub fn raw(tool: Tool, handler: impl RawToolHandler) -> Self {
+        let raw: Arc<dyn RawToolHandler> = Arc::new(handler);
+        let mut route = ToolRoute::new(tool, Decoded(raw.clone()));
+        route.raw = Some(raw);
+        route
+    }
+
+    /// Whether the tool's handler returns JSON text (see [`ToolRoute::raw`]).
+    pub fn is_raw(&self) -> bool {
+        self.raw.is_some()
     }
 }
 

@@ -1,8 +1,6 @@
 //! An instance's heartbeat: the key that says it is alive, so that another instance may fail the tasks
-//! of one that stopped (see [`super::RedisTaskStore::leased`]).
+//! of one that stopped (see [`super::RedisTaskStore::leased`]; the store keeps its own heartbeat fresh).
 
-use super::RedisTaskStore;
-use std::sync::Weak;
 use std::time::Duration;
 
 /// How often an instance refreshes its heartbeat and how long one lives.
@@ -27,38 +25,5 @@ impl Default for Heartbeat {
             every: Duration::from_secs(1),
             ttl: Duration::from_secs(5),
         }
-    }
-}
-
-impl Heartbeat {
-    /// Refreshes `store`'s heartbeat every `self.every` until the store is dropped. A failed refresh
-    /// is logged once, and its recovery too.
-    pub(super) fn keep(self, store: Weak<RedisTaskStore>) {
-        let every = self.every.max(Duration::from_millis(10));
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(every);
-            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            // The first tick is now, and the first heartbeat is stored already.
-            tick.tick().await;
-            let mut failing = false;
-            loop {
-                tick.tick().await;
-                let Some(store) = store.upgrade() else { return };
-                match store.beat().await {
-                    Ok(()) if failing => {
-                        tracing::info!("task lease: heartbeat stored again");
-                        failing = false;
-                    }
-                    Ok(()) => {}
-                    Err(e) if !failing => {
-                        tracing::warn!(error = %e, ttl_ms = self.ttl.as_millis() as u64,
-                            "task lease: heartbeat not stored; past its TTL other instances fail this \
-                             instance's tasks");
-                        failing = true;
-                    }
-                    Err(_) => {}
-                }
-            }
-        });
     }
 }

@@ -6,7 +6,7 @@ use crate::server::tasks::{StoreError, TaskPage, TaskRecord, TaskStore, TaskUpda
 use crate::server::TaskLimits;
 use futures_util::future::BoxFuture;
 use redis::aio::ConnectionManager;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 /// How long a record outlives its TTL in Redis, so that the sweeper (which also cleans the indexes)
@@ -438,5 +438,39 @@ impl TaskStore for RedisTaskStore {
             }
             Ok(ids)
         })
+    }
+}
+
+/// The heartbeat a store keeps fresh (its settings are `heartbeat.rs`'s).
+impl Heartbeat {
+    /// Refreshes `store`'s heartbeat every `self.every` until the store is dropped. A failed refresh
+    /// is logged once, and its recovery too.
+    pub(super) fn keep(self, store: Weak<RedisTaskStore>) {
+        let every = self.every.max(Duration::from_millis(10));
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(every);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            // The first tick is now, and the first heartbeat is stored already.
+            tick.tick().await;
+            let mut failing = false;
+            loop {
+                tick.tick().await;
+                let Some(store) = store.upgrade() else { return };
+                match store.beat().await {
+                    Ok(()) if failing => {
+                        tracing::info!("task lease: heartbeat stored again");
+                        failing = false;
+                    }
+                    Ok(()) => {}
+                    Err(e) if !failing => {
+                        tracing::warn!(error = %e, ttl_ms = self.ttl.as_millis() as u64,
+                            "task lease: heartbeat not stored; past its TTL other instances fail this \
+                             instance's tasks");
+                        failing = true;
+                    }
+                    Err(_) => {}
+                }
+            }
+        });
     }
 }

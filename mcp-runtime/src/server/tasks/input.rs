@@ -1,36 +1,20 @@
 //! A task's input channel: where `ctx.elicit(..)`, `ctx.create_message(..)` and `ctx.list_roots()` go
 //! when the handler runs in (or may become) a task. The handler waits for the answer; it is not re-run.
 
-use super::run::{TaskRun, WaiterAt};
+use super::running::{TaskRun, WaiterAt};
 use super::store::{TaskEra, TaskUpdate};
 use crate::connection::RequestOptions;
 use crate::error::Error;
 use crate::framing::to_raw;
-use crate::protocol::meta::keys;
 use crate::protocol::*;
 use crate::server::mrtr::InputRound;
-use serde::de::DeserializeOwned;
+pub(crate) use crate::server::task_channel::with_related_task;
+use crate::server::task_channel::{NotifyRoute, TaskAnswer, TaskChannel};
+use futures_util::future::BoxFuture;
 use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use tokio::sync::{oneshot, Notify};
-
-/// What a running task waits for, and what it was told.
-pub(crate) struct Inputs {
-    /// By key: the request, and the waiters for its answer.
-    pub(crate) pending: BTreeMap<String, (InputRequest, Vec<oneshot::Sender<serde_json::Value>>)>,
-    /// Every answer taken so far (a key names one question: asking it again gets the same answer).
-    pub(crate) answered: BTreeMap<String, serde_json::Value>,
-}
-
-impl Inputs {
-    fn requests(&self) -> BTreeMap<String, InputRequest> {
-        self.pending
-            .iter()
-            .map(|(k, (r, _))| (k.clone(), r.clone()))
-            .collect()
-    }
-}
 
 enum Phase {
     /// 2026-07-28, before the task exists: input ends the call with `input_required`.
@@ -46,26 +30,6 @@ pub(crate) struct TaskInput {
     pub(crate) detach: Notify,
     /// The task exists.
     started: Notify,
-}
-
-/// Where a handler's notifications (progress, log messages) go.
-pub(crate) enum NotifyRoute {
-    /// As for any request: beside its answer.
-    Request,
-    /// Handshake-era task: with the related-task `_meta`, beside the answer of `related` if a
-    /// `tasks/result` waits, else on the session's own stream.
-    Task {
-        task_id: String,
-        related: Option<RequestId>,
-    },
-    /// Handshake-era task whose `tasks/result` waits on another instance: over the bus to that stream.
-    TaskElsewhere {
-        task_id: String,
-        waiter: RequestId,
-        shared: Arc<super::Shared>,
-    },
-    /// 2026-07-28 task: nowhere (the extension delivers no progress or log messages for tasks).
-    Nowhere,
 }
 
 impl TaskInput {
@@ -140,12 +104,12 @@ impl TaskInput {
 
     /// Asks the client from the task. `missing` names the capability the client lacks for it, if it
     /// does (an error for the handler: the call was answered long ago).
-    pub(crate) async fn ask<R: DeserializeOwned>(
+    pub(crate) async fn ask(
         &self,
         key: Option<&str>,
         request: InputRequest,
         missing: Option<(&'static str, serde_json::Value)>,
-    ) -> Result<R, Error> {
+    ) -> Result<TaskAnswer, Error> {
         let Ok(run) = self.run() else {
             return Err(Error::Protocol("the task does not exist yet".into()));
         };
@@ -153,7 +117,7 @@ impl TaskInput {
             return Err(Error::CapabilityMissing(name));
         }
         let method = request.method();
-        let value = match run.era {
+        Ok(match run.era {
             TaskEra::Handshake => {
                 let params = match &request {
                     InputRequest::Elicit(p) => serde_json::to_value(p),
@@ -161,14 +125,9 @@ impl TaskInput {
                     InputRequest::ListRoots => Ok(serde_json::json!({})),
                 }
                 .map_err(|e| Error::Protocol(e.to_string()))?;
-                let raw = send(&run, method, params, Some(request)).await?;
-                serde_json::from_str(raw.get())
+                TaskAnswer::Raw(send(&run, method, params, Some(request)).await?)
             }
-            TaskEra::Extension => serde_json::from_value(wait(&run, key, request).await?),
-        };
-        value.map_err(|e| Error::Decode {
-            method: method.into(),
-            reason: e.to_string(),
+            TaskEra::Extension => TaskAnswer::Value(wait(&run, key, request).await?),
         })
     }
 
@@ -185,27 +144,6 @@ impl TaskInput {
             _ => None,
         }
     }
-}
-
-/// `params` with `_meta["io.modelcontextprotocol/related-task"] = {taskId}` added.
-pub(crate) fn with_related_task(params: serde_json::Value, task_id: &str) -> serde_json::Value {
-    let mut obj = match params {
-        serde_json::Value::Object(o) => o,
-        _ => JsonObject::new(),
-    };
-    let meta = obj
-        .entry("_meta")
-        .or_insert_with(|| serde_json::Value::Object(JsonObject::new()));
-    if !meta.is_object() {
-        *meta = serde_json::Value::Object(JsonObject::new());
-    }
-    if let Some(m) = meta.as_object_mut() {
-        m.insert(
-            keys::RELATED_TASK.into(),
-            serde_json::json!({ "taskId": task_id }),
-        );
-    }
-    serde_json::Value::Object(obj)
 }
 
 /// Handshake era: a real request to the client, tagged with the task, sent on the stream of a
@@ -320,5 +258,36 @@ pub(crate) async fn answer(run: &Arc<TaskRun>, responses: BTreeMap<String, serde
     }
     if taken {
         run.update(TaskUpdate::Inputs(inputs.requests())).await;
+    }
+}
+
+impl TaskChannel for TaskInput {
+    fn notify_route(&self) -> NotifyRoute {
+        TaskInput::notify_route(self)
+    }
+
+    fn continue_as_task(&self) -> BoxFuture<'_, ()> {
+        Box::pin(TaskInput::continue_as_task(self))
+    }
+
+    fn round(&self) -> Option<Arc<InputRound>> {
+        TaskInput::round(self)
+    }
+
+    fn ask<'a>(
+        &'a self,
+        key: Option<&'a str>,
+        request: InputRequest,
+        missing: Option<(&'static str, serde_json::Value)>,
+    ) -> BoxFuture<'a, Result<TaskAnswer, Error>> {
+        Box::pin(TaskInput::ask(self, key, request, missing))
+    }
+
+    fn request<'a>(
+        &'a self,
+        method: &'a str,
+        params: serde_json::Value,
+    ) -> BoxFuture<'a, Option<Result<Box<serde_json::value::RawValue>, Error>>> {
+        Box::pin(TaskInput::request(self, method, params))
     }
 }

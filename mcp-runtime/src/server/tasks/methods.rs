@@ -1,6 +1,7 @@
 //! The `tasks/*` methods of both eras, and how a task record looks on each wire.
 
 use super::input::answer;
+pub(crate) use super::render::{extension_task, handshake_task};
 use super::store::{now_ms, TaskEra, TaskOutcome, TaskRecord, TaskUpdate, Updated};
 use super::{Shared, Tasks};
 use crate::connection::{Reply, RequestIn};
@@ -9,58 +10,11 @@ use crate::protocol::meta::keys;
 use crate::protocol::*;
 use crate::server::era::ModernRequest;
 use crate::server::mrtr::Binding;
-use crate::server::session::SessionState;
+use crate::server::session_state::SessionState;
 use crate::server::stamp::Stamp;
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use std::sync::Arc;
-
-/// A task as 2025-11-25 shows it.
-pub(crate) fn handshake_task(r: &TaskRecord) -> Task {
-    Task {
-        task_id: r.id.clone(),
-        status: r.status,
-        status_message: r.status_message.clone(),
-        created_at: super::store::iso8601(r.created_at_ms),
-        last_updated_at: super::store::iso8601(r.last_updated_at_ms),
-        ttl: Some(r.ttl_ms),
-        poll_interval: Some(r.poll_interval_ms),
-    }
-}
-
-/// A task as the 2026-07-28 extension shows it; `detailed` adds what its status carries (`tasks/get`).
-pub(crate) fn extension_task(r: &TaskRecord, detailed: bool) -> DetailedTask {
-    // A 2025-11-25 task that ended with an `isError` result is `failed` there and `completed` here.
-    let status = match (&r.outcome, r.status) {
-        (Some(TaskOutcome::Result(_)), TaskStatus::Failed) => TaskStatus::Completed,
-        (_, s) => s,
-    };
-    let mut t = DetailedTask {
-        task_id: r.id.clone(),
-        status,
-        status_message: r.status_message.clone(),
-        created_at: super::store::iso8601(r.created_at_ms),
-        last_updated_at: super::store::iso8601(r.last_updated_at_ms),
-        ttl_ms: Some(r.ttl_ms),
-        poll_interval_ms: Some(r.poll_interval_ms),
-        input_requests: None,
-        result: None,
-        error: None,
-        meta: None,
-    };
-    if !detailed {
-        return t;
-    }
-    match (status, &r.outcome) {
-        (TaskStatus::InputRequired, _) => t.input_requests = Some(r.input_requests.clone()),
-        (TaskStatus::Completed, Some(TaskOutcome::Result(raw))) => {
-            t.result = serde_json::from_str(raw.get()).ok()
-        }
-        (TaskStatus::Failed, Some(TaskOutcome::Error(e))) => t.error = Some(e.clone()),
-        _ => {}
-    }
-    t
-}
 
 fn not_found(id: &str, why: &str) -> ErrorObject {
     ErrorObject::invalid_params(format!("Failed to retrieve task: {why}"))
@@ -201,7 +155,7 @@ async fn task_result(
     waiter: RequestId,
     peer: crate::connection::Peer,
 ) -> Result<Box<RawValue>, ErrorObject> {
-    struct Waiting(Option<Arc<super::run::TaskRun>>, RequestId);
+    struct Waiting(Option<Arc<super::running::TaskRun>>, RequestId);
     impl Drop for Waiting {
         fn drop(&mut self) {
             if let Some(run) = &self.0 {

@@ -44,12 +44,15 @@
 //! `failed`, with a `-32603` error that says the instance stopped (see `lease.rs`); the store does it
 //! atomically ([`TaskStore::update_orphan`]).
 
+mod ids;
 pub(crate) mod input;
 mod lease;
 mod memory;
 mod methods;
 mod relay;
+mod render;
 mod run;
+mod running;
 mod store;
 
 pub use memory::{MemoryTaskStore, TaskLimits};
@@ -57,13 +60,13 @@ pub use store::{
     StoreError, TaskEra, TaskOutcome, TaskPage, TaskRecord, TaskStore, TaskUpdate, Updated,
 };
 
-pub(crate) use input::TaskInput;
+pub(crate) use ids::{random_id, SessionTasks};
 pub(crate) use methods::{extension_method, handshake_method};
 pub(crate) use run::{call_extension, call_handshake};
 
 use super::era::ModernRequest;
 use super::registry::Registry;
-use super::session::SessionState;
+use super::session_state::SessionState;
 #[allow(unused_imports)] // for the docs' links
 use super::Context;
 use super::ToolRoute;
@@ -71,7 +74,7 @@ use crate::protocol::{
     methods as m, ErrorObject, JsonObject, ServerCapabilities, TaskMetadata, TaskSupport,
     TASKS_EXTENSION,
 };
-use run::TaskRun;
+use running::TaskRun;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock, Weak};
@@ -113,25 +116,6 @@ impl Default for TaskConfig {
     }
 }
 
-/// What a session keeps for its tasks: the key its session-owned tasks are filed under, made on first use.
-#[derive(Default)]
-pub(crate) struct SessionTasks {
-    key: OnceLock<String>,
-}
-
-impl SessionTasks {
-    pub(crate) fn key(&self) -> &str {
-        self.key.get_or_init(|| format!("session:{}", random_id()))
-    }
-
-    /// Files the session's tasks under `key` (a session restored from a shared store keeps its tasks);
-    /// ignored once the key exists.
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn set_key(&self, key: String) {
-        let _ = self.key.set(key);
-    }
-}
-
 /// The owner a request's tasks are filed under (see the module docs).
 pub(crate) fn owner(session: &SessionState, modern: bool) -> String {
     match session.principal() {
@@ -139,20 +123,6 @@ pub(crate) fn owner(session: &SessionState, modern: bool) -> String {
         None if modern => "anonymous".to_string(),
         None => session.tasks.key().to_string(),
     }
-}
-
-/// 128 random bits, hex.
-pub(crate) fn random_id() -> String {
-    let mut b = [0u8; 16];
-    if getrandom::fill(&mut b).is_err() {
-        // No OS randomness: fall back to a unique, if guessable, id (logged: tasks are then weaker).
-        static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-        tracing::warn!("no OS randomness for a task id");
-        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        b[..8].copy_from_slice(&n.to_be_bytes());
-        b[8..].copy_from_slice(&store::now_ms().to_be_bytes());
-    }
-    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 /// How one `tools/call` is served.

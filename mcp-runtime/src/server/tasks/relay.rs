@@ -154,3 +154,14 @@ impl Drop for WaitingHere {
         }
     }
 }
+
+impl crate::server::task_channel::WaiterRelay for Shared {
+    fn relay(
+        self: Arc<Self>,
+        task: String,
+        waiter: RequestId,
+        frame: Vec<u8>,
+    ) -> futures_util::future::BoxFuture<'static, ()> {
+        Box::pin(async move { self.send_to_waiter(&task, waiter, frame).await })
+    }
+}
