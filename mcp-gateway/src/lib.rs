@@ -28,6 +28,7 @@ pub mod names;
 pub mod ndjson;
 pub mod ops;
 pub mod relay;
+pub mod reload;
 pub mod rich_text;
 pub mod secrets;
 pub mod sessions;
@@ -36,3 +37,4 @@ pub mod upstream;
 
 pub use config::{Config, ConfigError};
 pub use gateway::{Gateway, SessionsStatus, UpstreamStatus};
+pub use reload::{ReloadReport, WatchOptions};

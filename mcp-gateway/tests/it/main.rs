@@ -11,6 +11,7 @@ mod gateway_faults;
 mod gateway_ops;
 mod gateway_peers;
 mod gateway_pipeline;
+mod gateway_reload;
 mod gateway_scale;
 mod gateway_sessions;
 mod rich_text;
