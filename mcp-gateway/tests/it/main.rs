@@ -14,6 +14,7 @@ mod gateway_pipeline;
 mod gateway_reload;
 mod gateway_scale;
 mod gateway_sessions;
+mod gateway_trace;
 mod rich_text;
 /// The examples' nginx and Redis cluster harness, shared.
 #[path = "../../../examples/tests/it/scale_support/mod.rs"]
