@@ -233,3 +233,34 @@ async fn traceparent_headers_on_the_http_front_continue_across_the_hop() {
         assert!(!got.sampled());
     }
 }
+
+#[tokio::test]
+async fn the_gateway_binary_over_stdio_continues_the_trace() {
+    use std::io::Write;
+    let mut servers = json!({"rs": {"url": rust_upstream().await}});
+    let python = test_support::python();
+    if let Some(py) = &python {
+        let script = test_support::workspace().join("scripts/python_server_echo_meta.py");
+        servers["py"] = json!({"command": py, "args": [script]});
+    }
+    let mut cfg = tempfile::Builder::new().suffix(".json").tempfile().unwrap();
+    cfg.write_all(
+        json!({"mcpServers": servers, "gateway": {"prefixes": "always"}})
+            .to_string()
+            .as_bytes(),
+    )
+    .unwrap();
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcp-gateway"));
+    cmd.arg("--config").arg(cfg.path()).arg("--no-watch");
+    let client = Client::builder().era(Era::Legacy).spawn(cmd).await.unwrap();
+    let caller = TraceContext::parse(TP, Some("vendor=stdio")).unwrap();
+    for tool in tools(python.is_some()) {
+        let r = TraceContext::scope(Some(caller.clone()), client.call_tool(tool, json!({})))
+            .await
+            .unwrap();
+        let (got, state) = received(&r);
+        continues(&got, &r);
+        assert_eq!(state, "vendor=stdio", "{tool}");
+    }
+    client.close().await;
+}
