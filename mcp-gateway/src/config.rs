@@ -144,6 +144,9 @@ pub struct Config {
     /// `gateway.reloadGraceMs`: how long calls in flight to an upstream that a reload removed or
     /// restarted may go on before they fail (see [`crate::reload`]).
     pub reload_grace: Duration,
+    /// `gateway.cacheBytes`: the bound of the `resources/read` cache, in bytes (`0`: no cache; see
+    /// [`crate::cache`]).
+    pub cache_bytes: usize,
 }
 
 /// A tool declared in the config whose steps call upstream tools, each with arguments taken from the
@@ -233,6 +236,9 @@ struct RawGateway {
     /// How long calls in flight to an upstream a reload removed may go on.
     #[serde(default, rename = "reloadGraceMs")]
     reload_grace_ms: Option<u64>,
+    /// The bound of the `resources/read` cache, in bytes (`0`: no cache).
+    #[serde(default, rename = "cacheBytes")]
+    cache_bytes: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -402,6 +408,15 @@ impl Config {
                 ))
             }
         };
+        let cache_bytes = match raw.gateway.cache_bytes {
+            None => crate::cache::DEFAULT_CACHE_BYTES,
+            Some(n) => usize::try_from(n).map_err(|_| {
+                Problem::at(
+                    "gateway.cacheBytes",
+                    format!("{n} does not fit this machine's memory"),
+                )
+            })?,
+        };
         Ok(Config {
             upstreams,
             prefixing,
@@ -409,6 +424,7 @@ impl Config {
             discovery: raw.gateway.discovery,
             redis: raw.gateway.redis,
             reload_grace,
+            cache_bytes,
         })
     }
 }

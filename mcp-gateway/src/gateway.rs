@@ -9,7 +9,8 @@
 //! with exponential backoff and jitter. Upstreams never wait for each other.
 
 use crate::breaker::{Breaker, Next};
-use crate::config::{Composite, Config, Prefixing, UpstreamConfig};
+use crate::cache::ReadCache;
+use crate::config::{Composite, Config, Prefixing, Sessions, UpstreamConfig};
 use crate::discovery::{self, Catalogue};
 use crate::hop::Hop;
 use crate::metrics::Metrics;
@@ -92,6 +93,8 @@ pub(crate) struct Inner {
     closing: CancellationToken,
     /// Calls, errors and latency per upstream and tool.
     metrics: Arc<Metrics>,
+    /// `resources/read` answers kept by the upstreams' caching hints.
+    pub(crate) cache: Arc<ReadCache>,
     /// Discovery mode: the tools live here, behind the meta-tools, instead of in the server.
     pub(crate) catalogue: Option<Arc<Catalogue>>,
     /// The configuration running now (what a reload compares a new one with).
@@ -157,6 +160,9 @@ impl Gateway {
     ) -> Gateway {
         let prefixed = prefixed(&config);
         let catalogue = config.discovery.then(|| Arc::new(Catalogue::default()));
+        let metrics = Arc::new(Metrics::new());
+        let (hits, misses) = metrics.cache_counters();
+        let cache = Arc::new(ReadCache::new(config.cache_bytes, hits, misses));
         let inner = Arc::new_cyclic(|me: &std::sync::Weak<Inner>| {
             let me = me.clone();
             let meta = catalogue.as_ref().map(discovery::meta_tools);
@@ -200,7 +206,8 @@ impl Gateway {
                 changed: Arc::new(Notify::new()),
                 serving: AtomicBool::new(false),
                 closing: CancellationToken::new(),
-                metrics: Arc::new(Metrics::new()),
+                metrics,
+                cache,
                 catalogue,
                 config: Mutex::new(config.clone()),
                 composites: Mutex::new((Vec::new(), 0)),
@@ -422,6 +429,7 @@ impl Inner {
         let mut slots = self.upstreams.write().unwrap_or_else(|e| e.into_inner());
         let slot = slots.get_mut(i)?.take()?;
         slot.stop.cancel();
+        self.cache.drop_upstream(&slot.up.config.name);
         let gone = std::mem::take(&mut listed[i]);
         drop(slots);
         let tools: Vec<&str> = gone.tools.values().map(String::as_str).collect();
@@ -772,10 +780,23 @@ impl Inner {
         let old_templates = std::mem::take(&mut listed[i].templates);
         let remove: Vec<&str> = old.iter().map(String::as_str).collect();
         let remove_templates: Vec<&str> = old_templates.iter().map(String::as_str).collect();
+        // Reads of a shared connection go through the cache (a per-session connection's are the
+        // session's own).
+        let cache = (up.config.sessions == Sessions::Shared).then(|| self.cache.clone());
         let reader = |u: Arc<Upstream>| {
+            let cache = cache.clone();
             move |uri: String, _vars: UriVars, ctx: Context| {
                 let u = u.clone();
-                async move { relay::read_resource(&u, &uri, ctx).await }
+                let cache = cache.clone();
+                async move {
+                    match cache {
+                        Some(c) => {
+                            let fetch = || relay::read_fetched(&u, &uri, ctx.clone());
+                            c.read(&u.config.name, &uri, &ctx, fetch).await
+                        }
+                        None => relay::read_resource(&u, &uri, ctx).await,
+                    }
+                }
             }
         };
         let mut now: Vec<String> = resources.iter().map(|r| r.uri.clone()).collect();
@@ -894,6 +915,8 @@ async fn supervise(
         };
         let client = match outcome {
             Ok(c) => {
+                // What the last connection answered may have changed with the restart.
+                gw.cache.drop_upstream(&name);
                 tracing::info!(upstream = %name, elapsed = ?t0.elapsed(), "upstream up");
                 up.set_state(State::Up(c.clone()));
                 let _ = started.send(true);
@@ -910,11 +933,27 @@ async fn supervise(
             }
         };
         // Change notifications in either era (a `subscriptions/listen` stream in 2026-07-28).
+        // And `notifications/resources/updated` for the resources it listed, which drop their cached
+        // reads (see `crate::cache`).
+        let subscribe = client
+            .server()
+            .capabilities
+            .resources
+            .as_ref()
+            .and_then(|r| r.subscribe)
+            == Some(true);
+        let resource_subscriptions = subscribe.then(|| {
+            let listed = gw.listed.lock().unwrap_or_else(|e| e.into_inner());
+            listed
+                .get(i)
+                .map(|l| l.resources.clone())
+                .unwrap_or_default()
+        });
         let filter = SubscriptionFilter {
             tools_list_changed: Some(true),
             prompts_list_changed: Some(true),
             resources_list_changed: Some(true),
-            ..Default::default()
+            resource_subscriptions: resource_subscriptions.filter(|u| !u.is_empty()),
         };
         let mut changes = match client.listen(filter).await {
             Ok(sub) => Some(sub),
@@ -947,6 +986,11 @@ async fn supervise(
                             | methods::PROMPTS_LIST_CHANGED
                             | methods::RESOURCES_LIST_CHANGED
                     ) => {
+                        if n.method == methods::RESOURCES_LIST_CHANGED {
+                            if let Some(gw) = inner.upgrade() {
+                                gw.cache.drop_upstream(&name);
+                            }
+                        }
                         // Let a burst of changes settle, then list once.
                         tokio::time::sleep(COALESCE).await;
                         if let Some(sub) = changes.as_mut() {
@@ -957,11 +1001,20 @@ async fn supervise(
                             tracing::warn!(upstream = %name, "re-listing failed: {e}");
                         }
                     }
+                    Some(n) if n.method == methods::RESOURCES_UPDATED => {
+                        let uri = n.params.as_ref().and_then(|p| p.get("uri")).and_then(|u| u.as_str());
+                        if let (Some(gw), Some(uri)) = (inner.upgrade(), uri) {
+                            gw.cache.drop_uri(&name, uri);
+                        }
+                    }
                     Some(_) => {}
                     None => changes = None,
                 },
                 _ = client.peer().closed() => break,
             }
+        }
+        if let Some(gw) = inner.upgrade() {
+            gw.cache.drop_upstream(&name);
         }
         // The request fails with the reason the connection closed (exit status, stderr tail).
         let reason = match client.ping().await {

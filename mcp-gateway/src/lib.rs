@@ -17,6 +17,7 @@
 //! ```
 
 pub mod breaker;
+pub mod cache;
 pub mod composite;
 pub mod config;
 pub mod discovery;

@@ -128,6 +128,7 @@ impl Gateway {
         }
         let d = diff(&old.upstreams, &config.upstreams);
         let grace = config.reload_grace;
+        inner.cache.set_cap(config.cache_bytes);
         let index_of = |name: &str| {
             let slots = inner.upstreams.read().unwrap_or_else(|e| e.into_inner());
             slots

@@ -4,6 +4,7 @@
 mod common;
 mod future_size;
 mod gateway_audit;
+mod gateway_cache;
 mod gateway_cli;
 mod gateway_downstream_peers;
 mod gateway_examples;
