@@ -141,6 +141,12 @@ pub struct Config {
     /// `gateway.redis`: the Redis URL where several gateway instances keep their downstream sessions,
     /// event logs and tasks (the `--redis` flag overrides it).
     pub redis: Option<String>,
+    /// `gateway.reloadGraceMs`: how long calls in flight to an upstream that a reload removed or
+    /// restarted may go on before they fail (see [`crate::reload`]).
+    pub reload_grace: Duration,
+    /// `gateway.cacheBytes`: the bound of the `resources/read` cache, in bytes (`0`: no cache; see
+    /// [`crate::cache`]).
+    pub cache_bytes: usize,
 }
 
 /// A tool declared in the config whose steps call upstream tools, each with arguments taken from the
@@ -176,6 +182,8 @@ pub struct Step {
 
 const DEFAULT_TIMEOUT_MS: u64 = 60_000;
 const DEFAULT_INIT_TIMEOUT_MS: u64 = 15_000;
+/// How long calls in flight to a removed upstream may go on, unless `gateway.reloadGraceMs` says.
+pub const DEFAULT_RELOAD_GRACE_MS: u64 = 10_000;
 /// Per-session connections one upstream may have at once, unless `maxSessions` says otherwise.
 pub const DEFAULT_MAX_SESSIONS: usize = 32;
 /// The most `maxSessions` may be (each may be a process).
@@ -225,6 +233,12 @@ struct RawGateway {
     /// Where several instances share their downstream sessions (`redis://host:port`).
     #[serde(default)]
     redis: Option<String>,
+    /// How long calls in flight to an upstream a reload removed may go on.
+    #[serde(default, rename = "reloadGraceMs")]
+    reload_grace_ms: Option<u64>,
+    /// The bound of the `resources/read` cache, in bytes (`0`: no cache).
+    #[serde(default, rename = "cacheBytes")]
+    cache_bytes: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -384,12 +398,33 @@ impl Config {
         for (name, c) in raw.composites {
             composites.push(composite(&name, c, &upstreams)?);
         }
+        let reload_grace = match raw.gateway.reload_grace_ms {
+            None => Duration::from_millis(DEFAULT_RELOAD_GRACE_MS),
+            Some(ms) if ms <= 3_600_000 => Duration::from_millis(ms),
+            Some(ms) => {
+                return Err(Problem::at(
+                    "gateway.reloadGraceMs",
+                    format!("{ms} is more than an hour (3600000)"),
+                ))
+            }
+        };
+        let cache_bytes = match raw.gateway.cache_bytes {
+            None => crate::cache::DEFAULT_CACHE_BYTES,
+            Some(n) => usize::try_from(n).map_err(|_| {
+                Problem::at(
+                    "gateway.cacheBytes",
+                    format!("{n} does not fit this machine's memory"),
+                )
+            })?,
+        };
         Ok(Config {
             upstreams,
             prefixing,
             composites,
             discovery: raw.gateway.discovery,
             redis: raw.gateway.redis,
+            reload_grace,
+            cache_bytes,
         })
     }
 }

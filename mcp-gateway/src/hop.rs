@@ -1,5 +1,6 @@
 //! One tool call across the hop as operations see it: a tracing span (`hop`, at debug level, with the
-//! upstream, the tool, the latency and the outcome; `RUST_LOG=mcp_gateway=debug` shows it), the call's
+//! upstream, the tool, the latency and the outcome, and the W3C trace it joined: `trace_id`, its own
+//! `span_id` and the caller's `parent_id`; `RUST_LOG=mcp_gateway=debug` shows it), the call's
 //! metrics, and the upstream's secrets taken out of what comes back. The relaying itself is
 //! [`relay::call_tool_raw`].
 
@@ -56,7 +57,22 @@ impl Hop {
             tool = %self.tool,
             latency_us = tracing::field::Empty,
             outcome = tracing::field::Empty,
+            trace_id = tracing::field::Empty,
+            span_id = tracing::field::Empty,
+            parent_id = tracing::field::Empty,
         );
+        // The hop joins the caller's trace (SEP-414): its span is the handler's, a child of the
+        // request's, and the upstream request carries it as its parent (see `mcp_runtime::trace_context`).
+        if !span.is_disabled() {
+            if let Some(hop) = mcp_runtime::TraceContext::current() {
+                use tracing::field::display;
+                span.record("trace_id", display(hop.trace_id()));
+                span.record("span_id", display(hop.parent_id()));
+                if let Some(caller) = ctx.trace_context() {
+                    span.record("parent_id", display(caller.parent_id()));
+                }
+            }
+        }
         // Boxed once here: the relay's state is kilobytes, and unboxed it would be copied each time
         // the futures around it move (instrumented, then into this future, then into the handler's box).
         let relay = Box::pin(relay::call_tool_raw(

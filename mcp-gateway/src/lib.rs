@@ -17,6 +17,7 @@
 //! ```
 
 pub mod breaker;
+pub mod cache;
 pub mod composite;
 pub mod config;
 pub mod discovery;
@@ -29,6 +30,7 @@ pub mod names;
 pub mod ndjson;
 pub mod ops;
 pub mod relay;
+pub mod reload;
 pub mod rich_text;
 pub mod secrets;
 pub mod sessions;
@@ -38,3 +40,4 @@ mod upstream_errors;
 
 pub use config::{Config, ConfigError};
 pub use gateway::{Gateway, SessionsStatus, UpstreamStatus};
+pub use reload::{ReloadReport, WatchOptions};

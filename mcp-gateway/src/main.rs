@@ -3,7 +3,8 @@
 //! `http://ADDR/mcp` (with the legacy `/sse` beside it, and `/health` and `/metrics` for operations).
 //! With `--redis` (or `gateway.redis` in the file), several instances behind a load balancer share their
 //! downstream sessions, event logs and tasks in Redis, and with `--state-keys` the keys of 2026-07-28
-//! request states (see docs/deploy.md).
+//! request states (see docs/deploy.md). The config file is watched and reloaded when it changes, and on
+//! `SIGHUP` (see docs/gateway.md); `--no-watch` keeps only the signal.
 
 use clap::Parser;
 use mcp_gateway::{Config, Gateway};
@@ -38,6 +39,13 @@ struct Args {
     /// MCP_REQUEST_STATE_KEYS environment variable, else a random key (one instance only).
     #[arg(long, value_name = "KID:HEX,...")]
     state_keys: Option<String>,
+    /// Do not watch the config file. By default the gateway polls it every 500 ms and applies a new
+    /// version without a restart: upstreams added start, removed ones stop (their calls in flight
+    /// finish within gateway.reloadGraceMs), changed ones restart, the others and every downstream
+    /// session are untouched; a file that does not load is logged and the running config stays.
+    /// SIGHUP reloads the file either way.
+    #[arg(long)]
+    no_watch: bool,
 }
 
 const EXAMPLE: &str = "\
@@ -114,6 +122,11 @@ fn main() -> ExitCode {
             .as_ref()
             .map(|s| s.tasks.clone() as std::sync::Arc<dyn mcp_runtime::server::TaskStore>);
         let gateway = Gateway::start_shared(config, tasks, state_keys).await;
+        let watch = mcp_gateway::WatchOptions {
+            poll: (!args.no_watch).then(|| std::time::Duration::from_millis(500)),
+            sighup: true,
+        };
+        let _watcher = mcp_gateway::reload::watch(&gateway, args.config.clone(), watch);
         for s in gateway.status() {
             tracing::info!(upstream = %s.name, state = s.state, tools = s.tools, "upstream");
         }

@@ -1,5 +1,6 @@
 //! The gateway's metrics in the Prometheus / OpenMetrics text format (`prometheus-client`): calls,
-//! errors and a latency histogram per upstream and tool, served at `/metrics` in HTTP mode.
+//! errors and a latency histogram per upstream and tool, and the `resources/read` cache's hits and
+//! misses (see [`crate::cache`]), served at `/metrics` in HTTP mode.
 //!
 //! Each tool route takes its [`ToolMetrics`] handles once, when it is registered, so a call only bumps
 //! atomics: no label strings are built and no map is searched on the hot path. The number of series is
@@ -49,6 +50,8 @@ pub struct Metrics {
     errors: Family<ErrorLabels, Counter>,
     latency: HistogramFamily,
     series: AtomicUsize,
+    cache_hits: Counter,
+    cache_misses: Counter,
 }
 
 /// The handles one tool route bumps.
@@ -110,13 +113,37 @@ impl Metrics {
             "Time from the call's arrival to its answer, upstream round trip included",
             latency.clone(),
         );
+        let cache_hits = Counter::default();
+        let cache_misses = Counter::default();
+        registry.register(
+            "resource_cache_hits",
+            "resources/read answered from the gateway's cache (or by an identical read in flight)",
+            cache_hits.clone(),
+        );
+        registry.register(
+            "resource_cache_misses",
+            "resources/read sent upstream while the cache is on",
+            cache_misses.clone(),
+        );
         Metrics {
             registry,
             calls,
             errors,
             latency,
             series: AtomicUsize::new(0),
+            cache_hits,
+            cache_misses,
         }
+    }
+
+    /// The `resources/read` cache's hit and miss counters (the cache bumps them).
+    pub(crate) fn cache_counters(&self) -> (Counter, Counter) {
+        (self.cache_hits.clone(), self.cache_misses.clone())
+    }
+
+    /// `resources/read` answered from the cache so far, and sent upstream while it is on.
+    pub fn cache_counts(&self) -> (u64, u64) {
+        (self.cache_hits.get(), self.cache_misses.get())
     }
 
     /// The handles of one tool of one upstream (its upstream name, not the exposed one).

@@ -4,6 +4,7 @@
 //! takes the result as JSON text ([`call_tool_raw`]: nothing of it is decoded but its top level, and it
 //! goes into the downstream response frame as it is); a composite step takes it typed.
 
+use crate::cache::Fetched;
 use crate::link::{call_handlers, CallerGuard, Link};
 use crate::secrets::Secrets;
 use crate::upstream::Upstream;
@@ -19,7 +20,7 @@ use mcp_runtime::server::{Arguments, PromptArgs};
 use mcp_runtime::{Context, Error};
 use serde_json::value::RawValue;
 use std::future::Future;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use tokio::sync::{broadcast, mpsc};
 
@@ -357,9 +358,32 @@ pub async fn read_resource(
     uri: &str,
     ctx: Context,
 ) -> Result<ReadResourceResult, ErrorObject> {
+    read_noting(upstream, uri, ctx, None).await
+}
+
+/// [`read_resource`], and whether the upstream asked the caller for input while reading (its answer is
+/// then the caller's alone: see [`crate::cache`]).
+pub(crate) async fn read_fetched(upstream: &Upstream, uri: &str, ctx: Context) -> Fetched {
+    let used = Arc::new(AtomicBool::new(false));
+    let result = read_noting(upstream, uri, ctx, Some(used.clone())).await;
+    Fetched {
+        result,
+        input_used: used.load(Ordering::Acquire),
+    }
+}
+
+async fn read_noting(
+    upstream: &Upstream,
+    uri: &str,
+    ctx: Context,
+    input_used: Option<Arc<AtomicBool>>,
+) -> Result<ReadResourceResult, ErrorObject> {
     let Link { client, callers } = upstream.link(&ctx).await?;
     let name = &upstream.config.name;
-    let opts = caller_options(upstream, &ctx);
+    let mut opts = caller_options(upstream, &ctx);
+    if let (Some(used), Some(h)) = (input_used, opts.handlers.take()) {
+        opts.handlers = Some(crate::cache::witnessed(h, used));
+    }
     let _caller = callers.enter(ctx.clone());
     tokio::select! {
         r = client.read_resource_with(uri, &opts) => r.map_err(|e| rpc_error(e, name)),

@@ -78,6 +78,22 @@ impl SessionPool {
             .collect()
     }
 
+    /// How many calls are in flight on the sessions' connections.
+    pub(crate) fn in_flight(&self) -> usize {
+        self.lock().values().map(|s| s.callers.len()).sum()
+    }
+
+    /// Ends every session's connection now (a removed upstream): calls in flight fail with `reason`,
+    /// and a session's next call finds the upstream gone.
+    pub(crate) fn abort_all(&self, reason: &str) {
+        let slots: Vec<Arc<Slot>> = self.lock().drain().map(|(_, s)| s).collect();
+        for s in slots {
+            if let Some(c) = s.client.get() {
+                c.abort(reason);
+            }
+        }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<Slot>>> {
         self.slots.lock().unwrap_or_else(|e| e.into_inner())
     }

@@ -98,6 +98,7 @@ pub mod server;
 pub mod stdio;
 #[cfg(feature = "testing")]
 pub mod testing;
+pub mod trace_context;
 
 pub use client::{
     CallOptions, Client, ClientBuilder, Era, EraCache, RestartPolicy, ServerNotification,
@@ -107,6 +108,7 @@ pub use connection::{ConnectionConfig, Peer};
 pub use error::Error;
 pub use identity::AuthInfo;
 pub use server::{Context, Server, ServerBuilder};
+pub use trace_context::TraceContext;
 
 /// `#[tool]`, `#[tools]`, `#[prompt]` and `#[resource]`: see [`mcp_macros`].
 #[cfg(feature = "macros")]

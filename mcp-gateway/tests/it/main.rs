@@ -4,6 +4,7 @@
 mod common;
 mod future_size;
 mod gateway_audit;
+mod gateway_cache;
 mod gateway_cli;
 mod gateway_downstream_peers;
 mod gateway_examples;
@@ -11,8 +12,10 @@ mod gateway_faults;
 mod gateway_ops;
 mod gateway_peers;
 mod gateway_pipeline;
+mod gateway_reload;
 mod gateway_scale;
 mod gateway_sessions;
+mod gateway_trace;
 mod rich_text;
 /// The examples' nginx and Redis cluster harness, shared.
 #[path = "../../../examples/tests/it/scale_support/mod.rs"]

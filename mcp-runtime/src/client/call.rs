@@ -91,12 +91,19 @@ impl Client {
                     .enter(RouteKey::Request(id.clone()), h.clone())
             })
         };
+        // Inside a handler (or a trace scope), the request joins the current trace (SEP-414).
+        let trace = crate::TraceContext::current();
         let Some(meta) = &self.modern else {
             let id = self.peer.next_id();
             let _route = route(&id);
-            let raw = if opts.on_progress.is_some() {
+            let raw = if opts.on_progress.is_some() || trace.is_some() {
                 let mut p = object(params)?;
-                with_progress_token(&mut p, &id);
+                if opts.on_progress.is_some() {
+                    with_progress_token(&mut p, &id);
+                }
+                if let Some(t) = &trace {
+                    t.write_meta(&mut p);
+                }
                 to_raw(&p)
             } else {
                 to_raw(params)
@@ -124,10 +131,10 @@ impl Client {
             let caps = opts.capabilities.as_ref();
             let progress = opts.on_progress.is_some().then_some(&id);
             let text = match tree {
-                None => meta
+                None if trace.is_none() => meta
                     .stamped(params, version, caps, progress)
                     .map_err(|e| Error::Protocol(e.to_string()))?,
-                Some(_) => None,
+                _ => None,
             };
             let raw = match text {
                 Some(text) => raw_text(text),
@@ -139,6 +146,9 @@ impl Client {
                     meta.stamp_as(&mut attempt, version, caps);
                     if progress.is_some() {
                         with_progress_token(&mut attempt, &id);
+                    }
+                    if let Some(t) = &trace {
+                        t.write_meta(&mut attempt);
                     }
                     to_raw(&attempt)
                 }

@@ -832,6 +832,14 @@ impl Client {
             .await
     }
 
+    /// Ends the connection now, while others may still hold the client: every request in flight fails
+    /// with [`Error::Closed`] carrying `reason`, and later ones fail the same way. A child server is
+    /// killed when the last holder drops the client. For a client shared by callers that must not
+    /// wait any longer (a gateway dropping an upstream after a grace period).
+    pub fn abort(&self, reason: impl Into<String>) {
+        self.peer.close(reason.into());
+    }
+
     /// Ends the session: closes the server's stdin, waits briefly, then terminates a child that lingers.
     pub async fn close(mut self) {
         self.peer.close("closed by the client".into());

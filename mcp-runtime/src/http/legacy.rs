@@ -156,6 +156,8 @@ pub(crate) async fn post_message(svc: StreamableHttpService, mut req: Request) -
             ErrorObject::new(-32001, "Session not found"),
         );
     }
-    crate::identity::with_auth(auth, session.peer.dispatch(msg, &session.handler)).await;
+    let trace = crate::TraceContext::from_headers(&headers);
+    let dispatch = crate::identity::with_auth(auth, session.peer.dispatch(msg, &session.handler));
+    crate::TraceContext::with_transport(trace, dispatch).await;
     (StatusCode::ACCEPTED, "Accepted").into_response()
 }

@@ -76,8 +76,9 @@ impl StreamableHttpService {
             Ok(auth) => auth,
             Err(resp) => return resp,
         };
-        // Handlers dispatched below see the caller's identity in their `Context`.
-        crate::identity::with_auth(auth, async move {
+        // Handlers dispatched below see the caller's identity and trace in their `Context`.
+        let trace = crate::TraceContext::from_headers(req.headers());
+        let dispatch = crate::identity::with_auth(auth, async move {
             match *req.method() {
                 Method::POST => self.post(req).await,
                 Method::GET => self.get(req).await,
@@ -89,8 +90,8 @@ impl StreamableHttpService {
                     r
                 }
             }
-        })
-        .await
+        });
+        crate::TraceContext::with_transport(trace, dispatch).await
     }
 
     /// GET and DELETE have no meaning for 2026-07-28 (no GET stream, no sessions): 405 for a client that

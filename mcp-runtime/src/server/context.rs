@@ -102,6 +102,9 @@ pub struct Context {
     modern: Option<Arc<ModernRequest>>,
     /// Where input requests go.
     input: Input,
+    /// The W3C trace the request carried (`_meta.traceparent`, else the HTTP headers); see
+    /// [`crate::trace_context`].
+    trace: Option<Arc<crate::TraceContext>>,
 }
 
 /// Where a handler's input requests (`elicit`, `create_message`, `list_roots`) go.
@@ -133,7 +136,24 @@ impl Context {
             auth: crate::identity::current(),
             modern: None,
             input: Input::Direct,
+            trace: crate::TraceContext::from_transport().map(Arc::new),
         }
+    }
+
+    /// The trace the request's `_meta` carried, when it carried a valid one (it wins over the headers).
+    pub(crate) fn with_trace(mut self, trace: Option<crate::TraceContext>) -> Self {
+        if let Some(t) = trace {
+            self.trace = Some(Arc::new(t));
+        }
+        self
+    }
+
+    /// The W3C trace context the request carried (SEP-414): `_meta.traceparent` and `tracestate`, or
+    /// on HTTP the `traceparent` and `tracestate` headers; `None` when it carried no valid one. Its
+    /// parent id is the caller's span. The handler runs in a child span ([`crate::TraceContext::current`]),
+    /// which the requests a [`crate::Client`] sends from it carry as their parent.
+    pub fn trace_context(&self) -> Option<&crate::TraceContext> {
+        self.trace.as_deref()
     }
 
     /// Who is calling: the subject, client, scopes and claims of the access token the HTTP transport

@@ -162,6 +162,7 @@ impl SessionState {
             req.token.clone(),
             progress_token,
         )
+        .with_trace(crate::TraceContext::from_params(req.params))
     }
 }
 
@@ -496,10 +497,13 @@ impl ServerHandler {
         binding: impl FnOnce(&ServerHandler) -> Binding + Send + 'static,
         finish: impl FnOnce(&ServerHandler, T) -> Result<Box<RawValue>, ErrorObject> + Send + 'static,
     ) -> Reply {
+        // The handler runs in a span of its own, a child of the request's trace.
+        let trace = ctx.trace_context().cloned();
+        let span = |fut| crate::trace_context::instrument(trace.as_ref(), fut);
         let Some((m, round)) = modern else {
-            return framed(ctx.request_id().clone(), 0, handler(ctx));
+            return framed(ctx.request_id().clone(), 0, span(handler(ctx)));
         };
-        let fut = handler(ctx.modern(m, Some(round.clone())));
+        let fut = span(handler(ctx.modern(m, Some(round.clone()))));
         let session = self.0.clone();
         Reply::Spawn {
             fut: Box::pin(async move {
@@ -560,7 +564,9 @@ impl ServerHandler {
             // they lie, and the result is serialized into the response frame (sized like the request).
             let hint = req.params.map_or(0, |p| p.get().len());
             let ctx = self.0.ctx(req, meta.progress_token);
+            let trace = ctx.trace_context().cloned();
             let fut = handler.call_borrowed(arguments.unwrap_or("{}"), ctx);
+            let fut = crate::trace_context::instrument(trace.as_ref(), fut);
             return framed(req.id.clone(), hint, fut);
         }
         let args = super::tools::Arguments::from_borrowed(arguments);
@@ -572,7 +578,7 @@ impl ServerHandler {
             Plan::Handshake(ttl) => {
                 return super::tasks::call_handshake(
                     &self.0,
-                    req.id,
+                    (req.id, crate::TraceContext::from_params(req.params)),
                     meta.progress_token,
                     name,
                     handler,

@@ -55,7 +55,7 @@ fn new_record(
 /// handler then runs in the background.
 pub(crate) fn call_handshake(
     session: &Arc<SessionState>,
-    id: &RequestId,
+    (id, trace): (&RequestId, Option<crate::TraceContext>),
     progress: Option<ProgressToken>,
     tool: String,
     handler: Arc<dyn ToolHandler>,
@@ -84,8 +84,9 @@ pub(crate) fn call_handshake(
             );
             // The progress token stays valid until the task ends.
             let ctx = Context::new(session, id, token, progress)
-                .with_input(Input::Task(TaskInput::running(run.clone())));
-            let handler = handler.call(args, ctx);
+                .with_input(Input::Task(TaskInput::running(run.clone())))
+                .with_trace(trace.clone());
+            let handler = crate::trace_context::instrument(trace.as_ref(), handler.call(args, ctx));
             shared.add_running(run.clone());
             tokio::spawn(finish_in_background(run, handler));
             tracing::debug!(task = %record.id, tool = %record.tool, "task created (2025-11-25)");
@@ -114,6 +115,7 @@ pub(crate) fn call_extension(
     let session = session.clone();
     let id = req.id.clone();
     let request_token = req.token.clone();
+    let trace = crate::TraceContext::from_params(req.params);
     Reply::Spawn {
         fut: Box::pin(async move {
             let shared = session.server.tasks.shared().clone();
@@ -124,8 +126,10 @@ pub(crate) fn call_extension(
             // exists the call is short.
             let ctx = Context::new(session.clone(), id, token.clone(), None)
                 .modern(modern, None)
-                .with_input(Input::Task(input.clone()));
-            let mut handler = handler.call(args, ctx);
+                .with_input(Input::Task(input.clone()))
+                .with_trace(trace.clone());
+            let mut handler =
+                crate::trace_context::instrument(trace.as_ref(), handler.call(args, ctx));
             let deadline = tokio::time::sleep(window);
             tokio::pin!(deadline);
             let driven = tokio::select! {
