@@ -934,14 +934,16 @@ async fn supervise(
         };
         // Change notifications in either era (a `subscriptions/listen` stream in 2026-07-28).
         // And `notifications/resources/updated` for the resources it listed, which drop their cached
-        // reads (see `crate::cache`).
-        let subscribe = client
-            .server()
-            .capabilities
-            .resources
-            .as_ref()
-            .and_then(|r| r.subscribe)
-            == Some(true);
+        // reads (see `crate::cache`): only a 2026-07-28 upstream gives the hints reads are cached by
+        // (a handshake-era one would cost a `resources/subscribe` per resource for nothing).
+        let subscribe = client.is_modern()
+            && client
+                .server()
+                .capabilities
+                .resources
+                .as_ref()
+                .and_then(|r| r.subscribe)
+                == Some(true);
         let resource_subscriptions = subscribe.then(|| {
             let listed = gw.listed.lock().unwrap_or_else(|e| e.into_inner());
             listed
