@@ -23,7 +23,7 @@ pub use prompts::{PromptArgs, PromptHandler, PromptRoute};
 pub use raw_tool::RawToolHandler;
 pub use request_state::{RequestStateKeys, StateKeyError, STATE_KEYS_ENV};
 pub use resources::{ResourceHandler, ResourceRoute, ResourceTemplateRoute, UriTemplate, UriVars};
-pub use skills::{Skill, SkillError};
+pub use skills::{Skill, SkillError, SkillsFeature};
 pub use tasks::{MemoryTaskStore, TaskConfig, TaskLimits, TaskStore};
 pub use tool_result::{IntoContent, IntoPromptResult, IntoResourceResult};
 pub use tools::{ArgumentError, Arguments, ToolHandler, ToolRoute};
@@ -868,9 +868,9 @@ impl ServerBuilder {
     /// now, within the extension's limits ([`MAX_SKILL_FILES`] files and [`MAX_SKILL_BYTES`] bytes per
     /// skill), and never again: restart to serve changes. An unreadable directory, a symbolic link or
     /// a skill over the limits makes [`ServerBuilder::build`] fail, naming the file. An empty directory
-    /// still declares the extension, with no skill.
-    pub fn skills_dir(mut self, root: impl AsRef<Path>) -> Self {
-        match skills::skills_in(root.as_ref()) {
+    /// still declares the extension, with no skill. Needs the `skills` feature (see [`skills::SkillsFeature`]).
+    pub fn skills_dir(mut self, root: impl AsRef<Path> + skills::SkillsFeature) -> Self {
+        match skills::skills_in(&root) {
             Ok(found) => self.skills.get_or_insert_with(Vec::new).extend(found),
             Err(e) => self.errors.push(ServerError::InvalidSkill(e)),
         }
