@@ -26,6 +26,8 @@ pub mod header_params;
 mod portable;
 
 pub use def::ToolDef;
+
+mod arguments;
 pub use header_params::{header_params, HeaderParam, HeaderParamType};
 pub use portable::{make_portable, STANDARD_FORMATS};
 
@@ -145,11 +147,16 @@ fn into_object(v: Value) -> JsonObject {
 /// Used by the code `#[tool]`, `#[prompt]` and `#[resource]` generate; not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use super::arguments::{
+        decode_argument, decode_arguments, is_option, missing_argument, object_schema, subschema,
+        ArgumentSchemaSpec,
+    };
     pub use super::def::{SchemaCache, Schemas, ToolSpec};
     pub use crate::server::tool_result::{
         error_result, ContentProbe, ContentReturn, Returned, SchemaProbe, StructuredProbe,
         StructuredReturn, ToolError,
     };
+    pub use crate::server::ArgumentError;
 
     /// Checks an argument type has a schema; the message is what the user sees instead of E0277.
     #[diagnostic::on_unimplemented(
