@@ -22,7 +22,7 @@ COLD_RUNS=${COLD_RUNS:-1}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-/tmp/mcp-build-bench}
 unset CARGO_BUILD_TARGET_DIR
-export CARGO_INCREMENTAL=${CARGO_INCREMENTAL:-0}
+# CARGO_INCREMENTAL is taken from the environment (unset: cargo's default, incremental debug builds).
 [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$OUT"' EXIT
 mkdir -p "$OUT/ours/src" "$OUT/rmcp/src" "$OUT/one-ours/src" "$OUT/one-rmcp/src"
 
