@@ -8,13 +8,16 @@
 //! marks it down (its calls fail at once with the reason: exit status and stderr tail) and restarts it
 //! with exponential backoff and jitter. Upstreams never wait for each other.
 
-use crate::breaker::{Breaker, Next};
+use crate::breaker::Breaker;
 use crate::cache::ReadCache;
 use crate::config::{Composite, Config, Prefixing, Sessions, UpstreamConfig};
 use crate::discovery::{self, Catalogue};
+use crate::health::{SessionsStatus, UpstreamStatus};
 use crate::hop::Hop;
+use crate::listing::{all_pages, route};
 use crate::metrics::Metrics;
 use crate::names::{NameTable, Target};
+use crate::restart::{pause, FIRST_BACKOFF, HEALTHY_AFTER};
 use crate::upstream::{State, Upstream};
 use crate::{composite, relay};
 use mcp_runtime::client::Client;
@@ -22,9 +25,7 @@ use mcp_runtime::protocol::{
     methods, CompleteParams, CompleteResult, CompletionRef, ErrorObject, LoggingLevel, Prompt,
     SubscriptionFilter, TaskSupport, Tool,
 };
-use mcp_runtime::server::{
-    Arguments, PromptArgs, PromptRoute, ResourceRoute, ResourceTemplateRoute, ToolRoute, UriVars,
-};
+use mcp_runtime::server::{PromptArgs, PromptRoute, ResourceRoute, ResourceTemplateRoute, UriVars};
 use mcp_runtime::{Context, Error, Server};
 use std::collections::BTreeMap;
 use std::hash::{Hash, Hasher};
@@ -34,15 +35,8 @@ use std::time::{Duration, Instant};
 use tokio::sync::{watch, Notify};
 use tokio_util::sync::CancellationToken;
 
-/// Pages of one upstream's `tools/list` followed before it is taken as misbehaving.
-const MAX_PAGES: usize = 1000;
 /// Changes within this window become one `list_changed` downstream.
 const COALESCE: Duration = Duration::from_millis(25);
-const FIRST_BACKOFF: Duration = Duration::from_millis(200);
-const MAX_BACKOFF: Duration = Duration::from_secs(30);
-/// An upstream that stayed up this long restarts from the first backoff again.
-const HEALTHY_AFTER: Duration = Duration::from_secs(30);
-
 /// A running gateway: give [`Gateway::server`] to a transport.
 #[derive(Clone)]
 pub struct Gateway {
@@ -104,33 +98,6 @@ pub(crate) struct Inner {
     /// Held by a reload from its start to its end: the coalescer waits for it, so that a reload's
     /// changes go out as one notification per kind.
     pub(crate) reload_gate: tokio::sync::Mutex<()>,
-}
-
-/// One upstream's state, for health reports.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UpstreamStatus {
-    pub name: String,
-    /// `starting`, `up` or `down`.
-    pub state: &'static str,
-    /// Why it is down.
-    pub reason: Option<String>,
-    pub tools: usize,
-    pub restarts: u32,
-    /// The process id of a stdio upstream that is up.
-    pub pid: Option<u32>,
-    /// A per-session upstream's connections (`None`: it is shared).
-    pub sessions: Option<SessionsStatus>,
-}
-
-/// The connections of a per-session upstream, for health reports.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SessionsStatus {
-    /// Sessions with a connection (or one starting).
-    pub live: usize,
-    /// How many may have one at once (`maxSessions`).
-    pub max: usize,
-    /// The process ids of their children (stdio upstreams).
-    pub pids: Vec<u32>,
 }
 
 impl Gateway {
@@ -840,55 +807,6 @@ impl Inner {
     }
 }
 
-/// The route of one upstream tool under its exposed name.
-/// The tool keeps its `execution.taskSupport`: the gateway serves tasks downstream with the runtime's
-/// task machinery, the handler following the upstream's task (see [`relay::upstream_call`]). A direct
-/// call's result stays JSON text from the upstream's answer to the downstream frame. Its
-/// immediate window is the call's timeout, so a call becomes a task downstream when (and only when)
-/// the upstream makes it one.
-fn route(mut hop: Hop, exposed: String, mut tool: Tool) -> ToolRoute {
-    tool.name = exposed;
-    if let Some(rt) = crate::rich_text::rules(&hop.upstream) {
-        // The tool says which arguments take Markdown, and keeps no output schema Markdown would break.
-        mcp_openapi::rich_text::describe(&mut tool, rt);
-    }
-    hop.support = tool.task_support();
-    let window = hop.upstream.config.timeout;
-    let hop = Arc::new(hop);
-    ToolRoute::raw(tool, move |args: Arguments, ctx: Context| {
-        let hop = hop.clone();
-        async move { hop.call(args, ctx).await }
-    })
-    .task_after(window)
-}
-
-/// Every page of a list, within [`MAX_PAGES`] and refusing a cursor that repeats.
-async fn all_pages<T, F, Fut>(method: &str, mut page: F) -> Result<Vec<T>, Error>
-where
-    F: FnMut(Option<String>) -> Fut,
-    Fut: std::future::Future<Output = Result<(Vec<T>, Option<String>), Error>>,
-{
-    let mut all = Vec::new();
-    let mut cursor: Option<String> = None;
-    let mut seen = std::collections::HashSet::new();
-    for _ in 0..MAX_PAGES {
-        let (items, next) = page(cursor.take()).await?;
-        all.extend(items);
-        match next {
-            None => return Ok(all),
-            Some(c) if !seen.insert(c.clone()) => {
-                return Err(Error::Protocol(format!(
-                    "{method} repeated the cursor {c:?}: the list does not end"
-                )))
-            }
-            Some(c) => cursor = Some(c),
-        }
-    }
-    Err(Error::Protocol(format!(
-        "{method} did not end after {MAX_PAGES} pages"
-    )))
-}
-
 /// One upstream's life: connect, serve, watch, restart. `started` turns true after the first attempt.
 async fn supervise(
     inner: std::sync::Weak<Inner>,
@@ -905,6 +823,8 @@ async fn supervise(
         let outcome = match up.connect().await {
             Ok(c) => {
                 let c = Arc::new(c);
+                // Up before its tools are listed downstream, so that a client that sees a tool can call it.
+                up.set_state(State::Up(c.clone()));
                 let listed = gw.refresh(i, &up, &c).await;
                 match listed {
                     Ok(()) => Ok(c),
@@ -918,7 +838,6 @@ async fn supervise(
                 // What the last connection answered may have changed with the restart.
                 gw.cache.drop_upstream(&name);
                 tracing::info!(upstream = %name, elapsed = ?t0.elapsed(), "upstream up");
-                up.set_state(State::Up(c.clone()));
                 let _ = started.send(true);
                 c
             }
@@ -1036,39 +955,6 @@ async fn supervise(
         }
         pause(&mut breaker, &mut backoff, &up, &reason).await;
     }
-}
-
-/// After a failure: the backoff, or, past the restart budget, the circuit breaker's cooldown, during
-/// which calls fail at once with an error that says the circuit is open, until when, and why.
-async fn pause(breaker: &mut Breaker, backoff: &mut Duration, up: &Upstream, reason: &str) {
-    match breaker.failed(Instant::now()) {
-        Next::Backoff => wait(backoff, up).await,
-        Next::Open(cooldown) => {
-            let p = breaker.policy();
-            let why = format!(
-                "circuit open: more than {} failures within {}s, cut off for {}s (last failure: {reason})",
-                p.budget,
-                p.window.as_secs_f64(),
-                cooldown.as_secs_f64(),
-            );
-            tracing::warn!(upstream = %up.config.name, "{why}");
-            up.set_state(State::Down(why));
-            tokio::time::sleep(cooldown).await;
-            up.count_restart();
-        }
-    }
-}
-
-/// Sleeps the backoff with ±25% jitter, then doubles it (up to [`MAX_BACKOFF`]).
-async fn wait(backoff: &mut Duration, up: &Upstream) {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    let jitter = 0.75 + f64::from(nanos % 1000) / 2000.0;
-    tokio::time::sleep(backoff.mul_f64(jitter)).await;
-    *backoff = (*backoff * 2).min(MAX_BACKOFF);
-    up.count_restart();
 }
 
 /// Sends one `tools/list_changed` downstream per burst of changes.

@@ -1,8 +1,34 @@
 //! The health report: the gateway's overall state and each upstream's, as JSON (served at `GET /health`
 //! in HTTP mode). Reasons are already free of secrets (the supervisor redacts them when it records them).
 
-use crate::gateway::UpstreamStatus;
 use serde_json::{json, Value};
+
+/// One upstream's state, for health reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpstreamStatus {
+    pub name: String,
+    /// `starting`, `up` or `down`.
+    pub state: &'static str,
+    /// Why it is down.
+    pub reason: Option<String>,
+    pub tools: usize,
+    pub restarts: u32,
+    /// The process id of a stdio upstream that is up.
+    pub pid: Option<u32>,
+    /// A per-session upstream's connections (`None`: it is shared).
+    pub sessions: Option<SessionsStatus>,
+}
+
+/// The connections of a per-session upstream, for health reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionsStatus {
+    /// Sessions with a connection (or one starting).
+    pub live: usize,
+    /// How many may have one at once (`maxSessions`).
+    pub max: usize,
+    /// The process ids of their children (stdio upstreams).
+    pub pids: Vec<u32>,
+}
 
 /// The gateway's overall state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,21 +1,162 @@
 #!/usr/bin/env bash
-# Build time of a crate of 50 tools: `#[tool]` (mcp-runtime) against rmcp 3.x `#[tool_router]`.
+# What a user pays to build a server: mcp-runtime (default features, `#[tool]`) against rmcp 3.11 (`server`,
+# `macros`, `transport-io`; `#[tool_router]`), side by side in one run, on crates this script writes itself.
 #
-# Generates two crates under $OUT (default /tmp/mcp-build-bench) with the same 50 tools (three
-# documented arguments each), builds their dependencies once, then times a rebuild of each crate
-# alone (`touch src/lib.rs && cargo build`), in the same run, alternating, $RUNS times each, in wall and in
-# CPU seconds (the CPU figure is the one to trust while other builds share the machine), and in
-# instructions under callgrind (repeatable to 0.01%, whatever else runs). Then the
-# size of each crate's macro expansion: `rustc -Zunpretty=expanded` (what `cargo expand` prints, before
-# formatting; RUSTC_BOOTSTRAP=1 lets stable rustc print it), in bytes and in lines after rustfmt.
-# Usage: mcp-macros/bench/build-time.sh [runs]
+# 1. A one-tool stdio server (`one-ours`, `one-rmcp`): the crates in its dependency tree (`cargo tree --prefix
+#    none -e normal`, unique lines), a cold debug and a cold release build (each in a fresh target directory,
+#    sources fetched beforehand; ours and rmcp's interleaved, $COLD_RUNS times each; wall and CPU seconds, the
+#    CPU figure being the one to trust while other builds share the machine), and its release binary's size
+#    once stripped (`strip -s`; cargo's default release profile otherwise).
+# 2. A crate of 50 tools with three documented arguments each (`ours`, `rmcp`): its dependencies built once,
+#    then a rebuild of the crate alone (`touch src/lib.rs && cargo build`), alternating, $RUNS times each
+#    (median), in wall and CPU seconds, and in instructions under callgrind when valgrind is installed
+#    (repeatable to 0.01% whatever else runs). Then the size of each crate's macro expansion: `rustc
+#    -Zunpretty=expanded` (what `cargo expand` prints, before formatting; RUSTC_BOOTSTRAP=1 lets stable rustc
+#    print it), in bytes and in lines after rustfmt.
+# Last, a Markdown table of the figures with their ratios (ours / rmcp).
+# Usage: mcp-macros/bench/build-time.sh [rebuild runs, default 5]
+#   COLD_RUNS=n (default 1); OUT=dir (default /tmp/mcp-build-bench, deleted at the end unless KEEP=1).
 set -euo pipefail
-RUNS=${1:-3}
+RUNS=${1:-5}
+COLD_RUNS=${COLD_RUNS:-1}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${OUT:-/tmp/mcp-build-bench}
-export CARGO_TARGET_DIR=$OUT/target
-mkdir -p "$OUT/ours/src" "$OUT/rmcp/src"
+unset CARGO_BUILD_TARGET_DIR
+# CARGO_INCREMENTAL is taken from the environment (unset: cargo's default, incremental debug builds).
+[ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$OUT"' EXIT
+mkdir -p "$OUT/ours/src" "$OUT/rmcp/src" "$OUT/one-ours/src" "$OUT/one-rmcp/src"
 
+median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+ratio() { echo "$1 $2" | awk '{printf "%.2f", $1 / $2}'; }
+TABLE=()
+row() { TABLE+=("| $1 | $2 | $3 | $(ratio "$4" "$5")x |"); }
+# Wall seconds and CPU seconds (user + sys of cargo and rustc) of a command run in a directory.
+timed() {
+    local dir=$1; shift
+    local TIMEFORMAT='%R %U %S' t
+    t=$( { time (cd "$dir" && "$@" >"$OUT/last-build.log" 2>&1); } 2>&1 ) || {
+        echo "failed in $dir: $*" >&2; cat "$OUT/last-build.log" >&2; kill $$; }
+    echo "$t" | awk '{printf "%.2f %.2f\n", $1, $2 + $3}'
+}
+
+# ---- 1. A one-tool stdio server ----
+cat > "$OUT/one-ours/Cargo.toml" <<TOML
+[package]
+name = "one-ours"
+version = "0.0.0"
+edition = "2021"
+publish = false
+[dependencies]
+mcp-runtime = { path = "$ROOT/mcp-runtime" }
+[workspace]
+TOML
+cat > "$OUT/one-ours/src/main.rs" <<'RS'
+use mcp_runtime::{tool, Server};
+
+/// Says hello to someone.
+#[tool]
+fn hello(
+    /// Who to greet
+    name: String,
+) -> String {
+    format!("Hello, {name}!")
+}
+
+#[mcp_runtime::tokio::main(crate = "mcp_runtime::tokio", flavor = "current_thread")]
+async fn main() -> std::io::Result<()> {
+    let server = Server::builder().name("one").tool(hello_tool()).build().expect("valid");
+    server.serve_stdio().await
+}
+RS
+cat > "$OUT/one-rmcp/Cargo.toml" <<TOML
+[package]
+name = "one-rmcp"
+version = "0.0.0"
+edition = "2021"
+publish = false
+[dependencies]
+rmcp = { version = "3.11", default-features = false, features = ["server", "macros", "transport-io"] }
+serde = { version = "1", features = ["derive"] }
+tokio = { version = "1", features = ["macros", "rt"] }
+[workspace]
+TOML
+cat > "$OUT/one-rmcp/src/main.rs" <<'RS'
+use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
+use rmcp::model::{ServerCapabilities, ServerConfig};
+use rmcp::{schemars, tool, tool_handler, tool_router, ServerHandler, ServiceExt};
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+pub struct Hello {
+    /// Who to greet
+    name: String,
+}
+
+#[derive(Clone)]
+pub struct One {
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl One {
+    /// Says hello to someone.
+    #[tool]
+    fn hello(&self, Parameters(h): Parameters<Hello>) -> String {
+        format!("Hello, {}!", h.name)
+    }
+}
+
+#[tool_handler]
+impl ServerHandler for One {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let one = One { tool_router: One::tool_router() };
+    one.serve(rmcp::transport::stdio()).await?.waiting().await?;
+    Ok(())
+}
+RS
+
+for c in one-ours one-rmcp; do (cd "$OUT/$c" && cargo fetch -q); done
+crates() { (cd "$OUT/$1" && cargo tree --offline --prefix none -e normal | sed 's/ (\*)$//' | sort -u | wc -l); }
+c_ours=$(crates one-ours); c_rmcp=$(crates one-rmcp)
+echo "crates in a one-tool stdio server's tree: mcp-runtime $c_ours, rmcp $c_rmcp"
+row "crates in a one-tool stdio server's tree" "$c_ours" "$c_rmcp" "$c_ours" "$c_rmcp"
+
+# A cold build: a fresh target directory each time, deleted after.
+cold() {
+    local t
+    rm -rf "$OUT/cold-target"
+    t=$(CARGO_TARGET_DIR=$OUT/cold-target timed "$OUT/$1" cargo build --offline "${@:2}")
+    echo "$t"
+}
+for profile in debug release; do
+    flag=(); [ "$profile" = release ] && flag=(--release)
+    ow=(); oc=(); rw=(); rc=()
+    for _ in $(seq "$COLD_RUNS"); do
+        read -r w c < <(cold one-ours "${flag[@]}"); ow+=("$w"); oc+=("$c")
+        if [ "$profile" = release ]; then
+            strip -s -o "$OUT/one-ours.bin" "$OUT/cold-target/release/one-ours"
+        fi
+        read -r w c < <(cold one-rmcp "${flag[@]}"); rw+=("$w"); rc+=("$c")
+        if [ "$profile" = release ]; then
+            strip -s -o "$OUT/one-rmcp.bin" "$OUT/cold-target/release/one-rmcp"
+        fi
+    done
+    echo "cold $profile build of the one-tool server (wall s, CPU s): mcp-runtime ${ow[*]} / ${oc[*]}, rmcp ${rw[*]} / ${rc[*]}"
+    row "cold $profile build, wall s" "$(median "${ow[@]}")" "$(median "${rw[@]}")" "$(median "${ow[@]}")" "$(median "${rw[@]}")"
+    row "cold $profile build, CPU s" "$(median "${oc[@]}")" "$(median "${rc[@]}")" "$(median "${oc[@]}")" "$(median "${rc[@]}")"
+done
+rm -rf "$OUT/cold-target"
+b_ours=$(stat -c %s "$OUT/one-ours.bin"); b_rmcp=$(stat -c %s "$OUT/one-rmcp.bin")
+echo "stripped release binary: mcp-runtime $b_ours bytes, rmcp $b_rmcp bytes"
+row "stripped release binary, bytes" "$b_ours" "$b_rmcp" "$b_ours" "$b_rmcp"
+
+# ---- 2. A crate of 50 tools ----
+export CARGO_TARGET_DIR=$OUT/target
 cat > "$OUT/ours/Cargo.toml" <<TOML
 [package]
 name = "fifty-ours"
@@ -90,25 +231,17 @@ echo "building dependencies (not timed)..." >&2
 (cd "$OUT/ours" && cargo build --offline -q)
 (cd "$OUT/rmcp" && cargo build --offline -q)
 
-# Wall seconds and CPU seconds (user + sys of cargo and rustc) of one rebuild. On a machine shared with other
-# builds the wall time mostly measures the others; the CPU time is this build's own work.
-rebuild() {
-    local TIMEFORMAT='%R %U %S'
-    local t
-    t=$( { time (cd "$1" && touch src/lib.rs && cargo build --offline -q 2>/dev/null); } 2>&1 )
-    echo "$t" | awk '{printf "%.3f %.3f\n", $1, $2 + $3}'
-}
+rebuild() { timed "$1" sh -c 'touch src/lib.rs && cargo build --offline -q'; }
 ours=(); theirs=(); ours_cpu=(); theirs_cpu=()
 for _ in $(seq "$RUNS"); do
     read -r w c < <(rebuild "$OUT/ours"); ours+=("$w"); ours_cpu+=("$c")
     read -r w c < <(rebuild "$OUT/rmcp"); theirs+=("$w"); theirs_cpu+=("$c")
 done
-median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-ratio() { echo "$1 $2" | awk '{printf "%.2f", $1 / $2}'; }
 echo "crate of 50 tools, rebuild of the crate alone (debug, median of $RUNS; wall s, CPU s):"
 echo "  #[tool] (mcp-runtime):   wall $(median "${ours[@]}") [${ours[*]}], CPU $(median "${ours_cpu[@]}") [${ours_cpu[*]}]"
 echo "  rmcp 3.x #[tool_router]: wall $(median "${theirs[@]}") [${theirs[*]}], CPU $(median "${theirs_cpu[@]}") [${theirs_cpu[*]}]"
-echo "  ours / rmcp: wall $(ratio "$(median "${ours[@]}")" "$(median "${theirs[@]}")")x, CPU $(ratio "$(median "${ours_cpu[@]}")" "$(median "${theirs_cpu[@]}")")x"
+row "50-tool crate rebuilt after a touch, wall s (median of $RUNS)" "$(median "${ours[@]}")" "$(median "${theirs[@]}")" "$(median "${ours[@]}")" "$(median "${theirs[@]}")"
+row "50-tool crate rebuilt after a touch, CPU s" "$(median "${ours_cpu[@]}")" "$(median "${theirs_cpu[@]}")" "$(median "${ours_cpu[@]}")" "$(median "${theirs_cpu[@]}")"
 
 # The same rebuild in instructions: rustc of the crate alone under callgrind (every thread counted),
 # which other builds on the machine do not change (the same count to 0.01% run after run).
@@ -131,18 +264,22 @@ WRAP
     # The first build with the wrapper is a cargo rebuild of its own; count the second.
     instructions "$OUT/ours" >/dev/null; instructions "$OUT/rmcp" >/dev/null
     i_ours=$(instructions "$OUT/ours"); i_rmcp=$(instructions "$OUT/rmcp")
-    echo "rebuild of the crate alone in instructions (rustc under callgrind, load-independent):"
-    echo "  #[tool] (mcp-runtime): $i_ours"
-    echo "  rmcp 3.x #[tool_router]: $i_rmcp"
-    echo "  ours / rmcp: $(echo "$i_ours $i_rmcp" | awk '{printf "%.3f", $1 / $2}')x"
+    echo "rebuild of the crate alone in instructions (rustc under callgrind): ours $i_ours, rmcp $i_rmcp"
+    row "50-tool crate rebuilt, instructions (callgrind)" "$i_ours" "$i_rmcp" "$i_ours" "$i_rmcp"
 fi
 
 expanded() {
     (cd "$1" && RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR=$OUT/target-expand \
         cargo rustc --offline -q --lib --profile=check -- -Zunpretty=expanded 2>/dev/null) > "$1/expanded.rs"
     rustfmt --edition 2021 "$1/expanded.rs" 2>/dev/null || true
-    echo "$(wc -c < "$1/expanded.rs") bytes, $(wc -l < "$1/expanded.rs") lines"
 }
-echo "macro expansion of the crate (rustc -Zunpretty=expanded, then rustfmt):"
-echo "  #[tool] (mcp-runtime): $(expanded "$OUT/ours")"
-echo "  rmcp 3.x #[tool_router]: $(expanded "$OUT/rmcp")"
+expanded "$OUT/ours"; expanded "$OUT/rmcp"
+e_ours=$(wc -c < "$OUT/ours/expanded.rs"); e_rmcp=$(wc -c < "$OUT/rmcp/expanded.rs")
+l_ours=$(wc -l < "$OUT/ours/expanded.rs"); l_rmcp=$(wc -l < "$OUT/rmcp/expanded.rs")
+echo "macro expansion of the 50-tool crate (rustc -Zunpretty=expanded, rustfmt): ours $e_ours bytes / $l_ours lines, rmcp $e_rmcp bytes / $l_rmcp lines"
+row "50-tool crate's macro expansion, lines (rustfmt)" "$l_ours" "$l_rmcp" "$l_ours" "$l_rmcp"
+
+echo
+echo "| | mcp-runtime | rmcp 3.11 | ratio |"
+echo "|---|---|---|---|"
+printf '%s\n' "${TABLE[@]}"

@@ -244,12 +244,25 @@ fn tool_def(attr: &ToolAttr, f: &Function, method: bool) -> (TokenStream, TokenS
         });
     }
 
+    // Arguments whose types serde and schemars know, with no attribute of theirs, are decoded and
+    // described by the runtime's code (`schema/arguments.rs`) rather than by derives expanded per tool.
+    let direct = values
+        .iter()
+        .all(|a| a.forwarded.is_empty() && known_type(&a.ty));
     let (items, input_schema, build, arg) = if values.is_empty() {
         (
             quote!(),
             quote!(::mcp_runtime::schema::no_arguments()),
             quote!(build_bare),
             quote!(_: ()),
+        )
+    } else if direct {
+        checks.clear();
+        (
+            direct_items(&args_ty, &values, &default_fns),
+            quote!(__p.input_schema::<#args_ty>()),
+            quote!(build_parsed),
+            quote!(__a: #args_ty),
         )
     } else {
         let default_impl = (!default_fns.is_empty()).then(|| {
@@ -326,6 +339,7 @@ fn tool_def(attr: &ToolAttr, f: &Function, method: bool) -> (TokenStream, TokenS
         (&__m::SchemaProbe::<#ok>::new()).output_schema(__p)
     }};
     let this_inner = method.then(|| quote!(let __this = ::std::sync::Arc::clone(&__this);));
+    let parse = (direct && !values.is_empty()).then(|| quote!(#args_ty::__parse,));
 
     let expr = quote! {{
         #[allow(unused_imports)]
@@ -335,6 +349,7 @@ fn tool_def(attr: &ToolAttr, f: &Function, method: bool) -> (TokenStream, TokenS
         __m::ToolSpec::new(#name) #description #annotations #cache #task #scopes .#build(
             &__S,
             |__p: ::mcp_runtime::schema::SchemaProfile| (#input_schema, #output_schema),
+            #parse
             move |#arg, __ctx, __w| {
                 #this_inner
                 async move {
@@ -361,4 +376,142 @@ fn annotations(attr: &ToolAttr) -> TokenStream {
     let idempotent = hint("idempotent", attr.idempotent.as_ref().map(|v| **v));
     let open_world = hint("open_world", attr.open_world);
     quote!(#title #read_only #destructive #idempotent #open_world)
+}
+
+/// Whether serde and schemars know `ty` without a derive: text, numbers, booleans, and `Option`s and
+/// `Vec`s of them, named as the prelude names them.
+fn known_type(ty: &syn::Type) -> bool {
+    let syn::Type::Path(p) = ty else {
+        return false;
+    };
+    if p.qself.is_some() || p.path.leading_colon.is_some() || p.path.segments.len() != 1 {
+        return false;
+    }
+    let seg = &p.path.segments[0];
+    let name = seg.ident.to_string();
+    match &seg.arguments {
+        syn::PathArguments::None => matches!(
+            name.as_str(),
+            "String"
+                | "bool"
+                | "char"
+                | "i8"
+                | "i16"
+                | "i32"
+                | "i64"
+                | "i128"
+                | "isize"
+                | "u8"
+                | "u16"
+                | "u32"
+                | "u64"
+                | "u128"
+                | "usize"
+                | "f32"
+                | "f64"
+        ),
+        syn::PathArguments::AngleBracketed(a) if name == "Option" || name == "Vec" => {
+            a.args.len() == 1
+                && matches!(&a.args[0], syn::GenericArgument::Type(t) if known_type(t))
+        }
+        _ => false,
+    }
+}
+
+/// The argument struct of a tool whose arguments all have [known types](known_type), with what the
+/// derives would write for it, written through the runtime's helpers: its `JsonSchema` (the object
+/// schema from each argument's type, description, default and header) and `__parse` (decoding the call's
+/// arguments member by member, with the derive's errors).
+fn direct_items(
+    args_ty: &syn::Ident,
+    values: &[&crate::ast::Arg],
+    default_fns: &[TokenStream],
+) -> TokenStream {
+    let name = args_ty.to_string();
+    let idents: Vec<_> = values.iter().map(|a| &a.ident).collect();
+    let tys: Vec<_> = values.iter().map(|a| &a.ty).collect();
+    let keys: Vec<_> = values.iter().map(|a| a.key.as_str()).collect();
+    let vars: Vec<_> = (0..values.len()).map(|i| format_ident!("__v{i}")).collect();
+    let specs = values.iter().map(|a| {
+        let (key, ty) = (&a.key, &a.ty);
+        let description = match &a.description {
+            Some(d) => quote!(::core::option::Option::Some(#d)),
+            None => quote!(::core::option::Option::None),
+        };
+        let default = match &a.default {
+            Some(_) => {
+                let fname = format_ident!("__default_{}", a.ident.unraw());
+                quote!(::core::option::Option::Some(|| ::mcp_runtime::serde_json::to_value(#args_ty::#fname()).ok()))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        let header = match &a.header {
+            Some(h) => {
+                let h = h.as_str();
+                quote!(::core::option::Option::Some(#h))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        quote! {
+            __m::ArgumentSchemaSpec {
+                key: #key,
+                schema: __m::subschema::<#ty>,
+                is_option: __m::is_option::<#ty>,
+                description: #description,
+                default: #default,
+                header: #header,
+            }
+        }
+    });
+    let last = values.len() - 1;
+    let arms = values.iter().enumerate().map(|(i, a)| {
+        let (var, key) = (&vars[i], &a.key);
+        let pat = if i == last { quote!(_) } else { quote!(#i) };
+        quote!(#pat => #var = ::core::option::Option::Some(__m::decode_argument(__raw, #key)?),)
+    });
+    let absent = values.iter().map(|a| {
+        let (key, ty) = (&a.key, &a.ty);
+        match &a.default {
+            Some(_) => {
+                let fname = format_ident!("__default_{}", a.ident.unraw());
+                quote!(Self::#fname())
+            }
+            None => quote!(__m::missing_argument::<#ty>(#key)?),
+        }
+    });
+    quote! {
+        #[allow(non_camel_case_types, dead_code)]
+        #[doc(hidden)]
+        struct #args_ty { #(#idents: #tys),* }
+        #[allow(non_snake_case)]
+        impl #args_ty {
+            #(#default_fns)*
+            fn __parse(__text: &str) -> ::core::result::Result<Self, ::mcp_runtime::schema::__private::ArgumentError> {
+                use ::mcp_runtime::schema::__private as __m;
+                #(let mut #vars: ::core::option::Option<#tys> = ::core::option::Option::None;)*
+                __m::decode_arguments(__text, &[#(#keys),*], &mut |__i, __raw| {
+                    match __i { #(#arms)* }
+                    ::core::result::Result::Ok(())
+                })?;
+                ::core::result::Result::Ok(Self {
+                    #(#idents: match #vars {
+                        ::core::option::Option::Some(__v) => __v,
+                        ::core::option::Option::None => #absent,
+                    },)*
+                })
+            }
+        }
+        impl ::mcp_runtime::schemars::JsonSchema for #args_ty {
+            fn schema_name() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed(#name)
+            }
+            fn schema_id() -> ::std::borrow::Cow<'static, str> {
+                ::std::borrow::Cow::Borrowed(::core::concat!(::core::module_path!(), "::", #name))
+            }
+            fn json_schema(__g: &mut ::mcp_runtime::schemars::SchemaGenerator) -> ::mcp_runtime::schemars::Schema {
+                use ::mcp_runtime::schema::__private as __m;
+                __m::object_schema(__g, &[#(#specs),*])
+            }
+        }
+    }
 }

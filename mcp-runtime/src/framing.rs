@@ -891,15 +891,10 @@ pub fn parse_params<'a, T: Deserialize<'a>>(
                 .with_data(serde_json::json!({ "reason": WHY })),
         );
     }
-    // The plain parse is the fast path; only a failure is parsed again to find the field at fault.
-    if let Ok(v) = serde_json::from_str(text) {
-        return Ok(v);
-    }
-    let mut de = serde_json::Deserializer::from_str(text);
-    serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner();
-        let field = if path == "." { None } else { Some(path) };
+    // The field at fault is found from where the error points (as serde_path_to_error would name it).
+    serde_json::from_str(text).map_err(|inner| {
+        let path = error_path(text, &inner);
+        let field = if path.is_empty() { None } else { Some(path) };
         let msg = match &field {
             Some(f) => format!("Invalid params: {f}: {inner}"),
             None => format!("Invalid params: {inner}"),

@@ -77,6 +77,23 @@
 //! [`framing`] (bytes and messages), [`connection`], [`cancel`] and [`budget`] (correlation, one pump),
 //! [`server`] and [`client`] (the services), [`protocol`] (every message, typed) and [`schema`] (tool
 //! schemas as the model sees them).
+//!
+//! ## Features
+//!
+//! The default is what a stdio server needs; the rest is opt-in, so a one-tool server compiles none of it.
+//!
+//! | feature | brings |
+//! |---|---|
+//! | `macros` (default) | `#[tool]`, `#[prompt]`, `#[resource]`, `#[tools]`, the `JsonSchema` derive |
+//! | `skills` | serving skills (SEP-2640: `Skill`, `ServerBuilder::skills_dir`) and `Client::load_skill`, which read YAML front matter |
+//! | `http` | Streamable HTTP and legacy HTTP+SSE, server and client |
+//! | `oauth`, `compression`, `tls`, `redis` | OAuth resource server, compressed answers, HTTPS, shared stores (each implies `http`) |
+//! | `testing` | `mcp_runtime::testing`, helpers for dev-dependencies |
+//!
+//! An item that needs a feature you did not enable fails to compile with a message naming the feature
+//! (e.g. `Skill::new` without `skills`: "serving skills needs the `skills` feature of mcp-runtime"). Logging
+//! to stderr with `RUST_LOG` filters is `tracing-subscriber`'s (`fmt`, `env-filter`) in your own crate; the
+//! runtime needs only its `Layer` trait ([`Server::logging_layer`]).
 
 #![warn(missing_docs)]
 

@@ -115,7 +115,20 @@ impl Client {
     }
 
     /// Loads a skill: reads its `SKILL.md`, checks its size and digest against the manifest and its front
-    /// matter against the entry's, and returns it only if everything matches.
+    /// matter against the entry's, and returns it only if everything matches. Needs the `skills` feature
+    /// (the front matter is YAML).
+    #[cfg(not(feature = "skills"))]
+    pub async fn load_skill(
+        &self,
+        entry: &(impl std::borrow::Borrow<SkillEntry> + crate::server::SkillsFeature),
+    ) -> Result<LoadedSkill, Error> {
+        match entry.unavailable() {}
+    }
+
+    /// Loads a skill: reads its `SKILL.md`, checks its size and digest against the manifest and its front
+    /// matter against the entry's, and returns it only if everything matches. Needs the `skills` feature
+    /// (the front matter is YAML).
+    #[cfg(feature = "skills")]
     pub async fn load_skill(&self, entry: &SkillEntry) -> Result<LoadedSkill, Error> {
         let file = match &entry.resources {
             SkillResources::Files(_) => {

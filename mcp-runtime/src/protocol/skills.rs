@@ -16,10 +16,13 @@
 //! Server and client share these types.
 
 use super::{CacheHints, Cursor, JsonObject, ListResourcesResult};
-use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+#[cfg(feature = "skills")]
+use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
+#[cfg(feature = "skills")]
 use std::cell::Cell;
+#[cfg(feature = "skills")]
 use std::fmt;
 
 /// The extension's identifier, the key of its settings under `capabilities.extensions`.
@@ -200,6 +203,7 @@ pub struct SkillFrontmatter {
 }
 
 impl SkillFrontmatter {
+    #[cfg(feature = "skills")]
     /// The front matter at the start of a `SKILL.md` (a UTF-8 BOM is skipped): the YAML between a first
     /// line `---` and the next line `---`, with non-empty `name` and `description`. Bounded: at most
     /// [`MAX_FRONTMATTER_BYTES`] of YAML, and aliases cannot expand it past a fixed budget.
@@ -224,6 +228,7 @@ impl SkillFrontmatter {
         })
     }
 
+    #[cfg(feature = "skills")]
     /// [`SkillFrontmatter::parse`] of raw bytes (which must be UTF-8).
     pub fn parse_bytes(skill_md: &[u8]) -> Result<SkillFrontmatter, FrontmatterError> {
         let text = std::str::from_utf8(skill_md).map_err(|_| FrontmatterError::NotUtf8)?;
@@ -332,6 +337,7 @@ pub enum FrontmatterError {
 }
 
 /// The YAML between the opening `---` line and the closing one (which may end in spaces or tabs).
+#[cfg(feature = "skills")]
 fn frontmatter_block(text: &str) -> Result<&str, FrontmatterError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let rest = text
@@ -362,6 +368,7 @@ fn frontmatter_block(text: &str) -> Result<&str, FrontmatterError> {
 
 /// YAML to JSON with a budget of values and bytes, checked as the tree is built, so that an alias bomb
 /// fails before it takes memory.
+#[cfg(feature = "skills")]
 fn parse_yaml_bounded(yaml: &str) -> Result<Value, FrontmatterError> {
     let budget = Budget {
         values: Cell::new(MAX_FRONTMATTER_VALUES),
@@ -378,12 +385,14 @@ fn parse_yaml_bounded(yaml: &str) -> Result<Value, FrontmatterError> {
     }
 }
 
+#[cfg(feature = "skills")]
 struct Budget {
     values: Cell<usize>,
     bytes: Cell<usize>,
     exceeded: Cell<bool>,
 }
 
+#[cfg(feature = "skills")]
 impl Budget {
     fn take<E: de::Error>(&self, bytes: usize) -> Result<(), E> {
         let values = self.values.get().checked_sub(1);
@@ -402,9 +411,11 @@ impl Budget {
     }
 }
 
+#[cfg(feature = "skills")]
 #[derive(Clone, Copy)]
 struct Bounded<'b>(&'b Budget);
 
+#[cfg(feature = "skills")]
 impl<'de> DeserializeSeed<'de> for Bounded<'_> {
     type Value = Value;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
@@ -413,8 +424,10 @@ impl<'de> DeserializeSeed<'de> for Bounded<'_> {
 }
 
 /// A mapping key: YAML allows any scalar, JSON wants text (`1: x` becomes `"1"`).
+#[cfg(feature = "skills")]
 struct Key<'b>(&'b Budget);
 
+#[cfg(feature = "skills")]
 impl<'de> DeserializeSeed<'de> for Key<'_> {
     type Value = String;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
@@ -432,6 +445,7 @@ impl<'de> DeserializeSeed<'de> for Key<'_> {
     }
 }
 
+#[cfg(feature = "skills")]
 impl<'de> Visitor<'de> for Bounded<'_> {
     type Value = Value;
 

@@ -151,6 +151,23 @@ impl ToolSpec {
         self.build_with(schemas, make, parse_arguments::<A>, call)
     }
 
+    /// [`Self::build`] with the arguments read by `parse` (what `#[tool]` writes when it decodes them
+    /// itself, without a `Deserialize` derive).
+    pub fn build_parsed<A, F, Fut>(
+        self,
+        schemas: &'static SchemaCache,
+        make: fn(SchemaProfile) -> Schemas,
+        parse: fn(&str) -> Result<A, ArgumentError>,
+        call: F,
+    ) -> ToolDef
+    where
+        A: Send + 'static,
+        F: Fn(A, Context, bool) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = CallToolResult> + Send + 'static,
+    {
+        self.build_with(schemas, make, parse, call)
+    }
+
     /// [`Self::build`] for a tool without arguments (whatever the call sends is ignored).
     pub fn build_bare<F, Fut>(
         self,

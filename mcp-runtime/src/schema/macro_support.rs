@@ -2,11 +2,16 @@
 //! names (not a public API): the schema and result glue, and the checks whose messages a user sees
 //! instead of E0277.
 
+pub use super::arguments::{
+    decode_argument, decode_arguments, is_option, missing_argument, object_schema, subschema,
+    ArgumentSchemaSpec,
+};
 pub use super::def::{SchemaCache, Schemas, ToolSpec};
 pub use crate::server::tool_result::{
     error_result, ContentProbe, ContentReturn, Returned, SchemaProbe, StructuredProbe,
     StructuredReturn, ToolError,
 };
+pub use crate::server::ArgumentError;
 
 /// Checks an argument type has a schema; the message is what the user sees instead of E0277.
 #[diagnostic::on_unimplemented(

@@ -26,6 +26,8 @@ pub mod header_params;
 mod portable;
 
 pub use def::ToolDef;
+
+mod arguments;
 pub use header_params::{header_params, HeaderParam, HeaderParamType};
 pub use portable::{make_portable, STANDARD_FORMATS};
 

@@ -138,9 +138,9 @@ impl ServerBuilder {
     /// now, within the extension's limits ([`MAX_SKILL_FILES`] files and [`MAX_SKILL_BYTES`] bytes per
     /// skill), and never again: restart to serve changes. An unreadable directory, a symbolic link or
     /// a skill over the limits makes [`ServerBuilder::build`] fail, naming the file. An empty directory
-    /// still declares the extension, with no skill.
-    pub fn skills_dir(mut self, root: impl AsRef<Path>) -> Self {
-        match skills::skills_in(root.as_ref()) {
+    /// still declares the extension, with no skill. Needs the `skills` feature (see [`skills::SkillsFeature`]).
+    pub fn skills_dir(mut self, root: impl AsRef<Path> + skills::SkillsFeature) -> Self {
+        match skills::skills_in(&root) {
             Ok(found) => self.skills.get_or_insert_with(Vec::new).extend(found),
             Err(e) => self.errors.push(ServerError::InvalidSkill(e)),
         }

@@ -28,7 +28,7 @@ pub use prompts::{PromptArgs, PromptHandler, PromptRoute};
 pub use raw_tool::RawToolHandler;
 pub use request_state::{RequestStateKeys, StateKeyError, STATE_KEYS_ENV};
 pub use resources::{ResourceHandler, ResourceRoute, ResourceTemplateRoute, UriTemplate, UriVars};
-pub use skills::{Skill, SkillError};
+pub use skills::{Skill, SkillError, SkillsFeature};
 pub use tasks::{MemoryTaskStore, TaskConfig, TaskLimits, TaskStore};
 pub use tool_result::{IntoContent, IntoPromptResult, IntoResourceResult};
 pub use tools::{ArgumentError, Arguments, ToolHandler, ToolRoute};

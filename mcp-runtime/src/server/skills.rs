@@ -33,9 +33,32 @@ use crate::protocol::*;
 use futures_util::future::BoxFuture;
 use serde_json::value::RawValue;
 use std::collections::{BTreeMap, HashMap, HashSet};
+#[cfg(feature = "skills")]
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+/// What serving skills needs: the `skills` feature of mcp-runtime (a YAML parser for the front matter).
+/// With the feature every type has it, so the bound is invisible; without it no type has it, so a call of
+/// [`Skill::new`], [`Skill::from_dir`] or `ServerBuilder::skills_dir` fails to compile, naming the feature.
+#[cfg(feature = "skills")]
+pub trait SkillsFeature {}
+#[cfg(feature = "skills")]
+impl<T: ?Sized> SkillsFeature for T {}
+
+/// What serving skills needs: the `skills` feature of mcp-runtime (a YAML parser for the front matter).
+/// With the feature every type has it, so the bound is invisible; without it no type has it, so a call of
+/// [`Skill::new`], [`Skill::from_dir`] or `ServerBuilder::skills_dir` fails to compile, naming the feature.
+#[cfg(not(feature = "skills"))]
+#[diagnostic::on_unimplemented(
+    message = "serving skills needs the `skills` feature of mcp-runtime",
+    label = "available with the `skills` feature",
+    note = "in Cargo.toml: mcp-runtime = {{ version = \"0.1\", features = [\"skills\"] }}"
+)]
+pub trait SkillsFeature {
+    /// Never called: no type implements this trait without the feature.
+    fn unavailable(&self) -> std::convert::Infallible;
+}
 
 /// A skill to serve: its `SKILL.md` and its supporting files. Nothing is checked until the server is
 /// built; then the front matter is parsed, the name, paths and limits are checked, and every file's
@@ -51,6 +74,9 @@ pub struct Skill {
     dir: Option<PathBuf>,
     cache: Option<CacheHints>,
     meta: Option<JsonObject>,
+    /// Without the `skills` feature no `Skill` exists (its constructors do not compile).
+    #[cfg(not(feature = "skills"))]
+    unavailable: std::convert::Infallible,
 }
 
 /// A skill that cannot be served, naming the file and the problem.
@@ -74,7 +100,15 @@ impl SkillError {
 
 impl Skill {
     /// A skill from the text of its `SKILL.md`, which names it (front matter `name`). It is served at
+    /// `skill://<name>/SKILL.md` unless placed [`under`](Skill::under) a path. Needs the `skills` feature.
+    #[cfg(not(feature = "skills"))]
+    pub fn new(skill_md: impl Into<Vec<u8>> + SkillsFeature) -> Self {
+        match skill_md.unavailable() {}
+    }
+
+    /// A skill from the text of its `SKILL.md`, which names it (front matter `name`). It is served at
     /// `skill://<name>/SKILL.md` unless placed [`under`](Skill::under) a path.
+    #[cfg(feature = "skills")]
     pub fn new(skill_md: impl Into<Vec<u8>>) -> Self {
         Skill {
             skill_md: skill_md.into(),
@@ -118,7 +152,18 @@ impl Skill {
     /// Reads a skill from a directory holding a `SKILL.md`: every regular file below it, hidden ones
     /// (a name starting with `.`) left out. The directory's name must be the skill's name. Symbolic
     /// links and special files are refused, and so is a skill over [`MAX_SKILL_FILES`] files or
+    /// [`MAX_SKILL_BYTES`] bytes, before more than that is read. Needs the `skills` feature.
+    #[cfg(not(feature = "skills"))]
+    #[allow(unreachable_code)] // the lint's view of a `Result` made from `Infallible`
+    pub fn from_dir(dir: impl AsRef<Path> + SkillsFeature) -> Result<Skill, SkillError> {
+        match dir.unavailable() {}
+    }
+
+    /// Reads a skill from a directory holding a `SKILL.md`: every regular file below it, hidden ones
+    /// (a name starting with `.`) left out. The directory's name must be the skill's name. Symbolic
+    /// links and special files are refused, and so is a skill over [`MAX_SKILL_FILES`] files or
     /// [`MAX_SKILL_BYTES`] bytes, before more than that is read.
+    #[cfg(feature = "skills")]
     pub fn from_dir(dir: impl AsRef<Path>) -> Result<Skill, SkillError> {
         let dir = dir.as_ref();
         let mut walk = Walk {
@@ -162,7 +207,19 @@ impl Skill {
     }
 }
 
+/// The skill's front matter, parsed (with the `skills` feature; without it no `Skill` exists).
+#[cfg(feature = "skills")]
+fn frontmatter_of(skill: &Skill) -> Result<SkillFrontmatter, FrontmatterError> {
+    SkillFrontmatter::parse_bytes(&skill.skill_md)
+}
+
+#[cfg(not(feature = "skills"))]
+fn frontmatter_of(skill: &Skill) -> Result<SkillFrontmatter, FrontmatterError> {
+    match skill.unavailable {}
+}
+
 /// Reads a skill's files depth first, in name order, within the limits.
+#[cfg(feature = "skills")]
 struct Walk<'a> {
     root: &'a Path,
     files: Vec<(String, Vec<u8>)>,
@@ -170,8 +227,10 @@ struct Walk<'a> {
 }
 
 /// Deeper than this is a loop or a mistake, not a skill.
+#[cfg(feature = "skills")]
 const MAX_DEPTH: usize = 32;
 
+#[cfg(feature = "skills")]
 impl Walk<'_> {
     fn visit(&mut self, dir: &Path, rel: &str, depth: usize) -> Result<(), SkillError> {
         let io = |path: &Path, e: std::io::Error| {
@@ -253,7 +312,21 @@ impl Walk<'_> {
 
 /// Every directory below `root` that holds a `SKILL.md`, as a skill placed under its parent directories
 /// (`root/acme/billing/SKILL.md` is `skill://acme/billing/SKILL.md`), in path order.
-pub(crate) fn skills_in(root: &Path) -> Result<Vec<Skill>, SkillError> {
+#[cfg(not(feature = "skills"))]
+#[allow(unreachable_code)] // the lint's view of a `Result` made from `Infallible`
+pub(crate) fn skills_in(
+    root: &(impl AsRef<Path> + SkillsFeature),
+) -> Result<Vec<Skill>, SkillError> {
+    match root.unavailable() {}
+}
+
+/// Every directory below `root` that holds a `SKILL.md`, as a skill placed under its parent directories
+/// (`root/acme/billing/SKILL.md` is `skill://acme/billing/SKILL.md`), in path order.
+#[cfg(feature = "skills")]
+pub(crate) fn skills_in(
+    root: &(impl AsRef<Path> + SkillsFeature),
+) -> Result<Vec<Skill>, SkillError> {
+    let root = root.as_ref();
     let mut found = Vec::new();
     find(root, &mut Vec::new(), &mut found)?;
     if found.iter().any(|(segments, _)| segments.is_empty()) {
@@ -273,6 +346,7 @@ pub(crate) fn skills_in(root: &Path) -> Result<Vec<Skill>, SkillError> {
         .collect()
 }
 
+#[cfg(feature = "skills")]
 fn find(
     dir: &Path,
     segments: &mut Vec<String>,
@@ -404,8 +478,8 @@ impl SkillCatalog {
         children: &mut BTreeMap<String, BTreeMap<String, Resource>>,
     ) -> Result<(SkillRoute, Resource), SkillError> {
         let md_name = skill.describe(SKILL_MD, None);
-        let frontmatter = SkillFrontmatter::parse_bytes(&skill.skill_md)
-            .map_err(|e| SkillError::new(&md_name, e.to_string()))?;
+        let frontmatter =
+            frontmatter_of(&skill).map_err(|e| SkillError::new(&md_name, e.to_string()))?;
         frontmatter
             .check()
             .map_err(|e| SkillError::new(&md_name, e))?;
@@ -740,7 +814,7 @@ impl ServerInner {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "skills"))]
 mod tests {
     use super::*;
 
