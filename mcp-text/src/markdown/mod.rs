@@ -16,6 +16,7 @@ mod marker;
 mod read;
 mod table;
 mod write;
+mod writer;
 
 use crate::mention::MentionResolver;
 use crate::model::{Node, NodeType};
@@ -34,7 +35,7 @@ pub struct WriteOptions<'a> {
 
 /// Writes a document as Markdown.
 pub fn write(doc: &Node, options: &WriteOptions) -> String {
-    let mut w = write::W::new(options, 64);
+    let mut w = writer::W::new(options, 64);
     // The root's own members: a doc is inferred with `version: 1` and content.
     let mut probe = Node::new(doc.kind.clone());
     probe.attrs = doc.attrs.clone();
@@ -67,7 +68,7 @@ pub fn write(doc: &Node, options: &WriteOptions) -> String {
         w.marker("doc", Some(d), false);
         w.blank();
     }
-    w.blocks(doc.children(), write::Parent::Doc);
+    w.blocks(doc.children(), writer::Parent::Doc);
     w.out
 }
 

@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::forms;
 use super::inline::Place;
 use super::marker::{self, Inf, Inferred};
-use super::write::{is_empty_paragraph, plain_inline_container, Parent, W};
+use super::writer::{is_empty_paragraph, plain_inline_container, Parent, W};
 use crate::model::{Node, NodeType};
 
 /// Whether the table has rows of cells (else it is written whole).
@@ -57,7 +57,8 @@ fn pipe_ok(table: &Node) -> bool {
     })
 }
 
-pub(super) fn write(w: &mut W, table: &Node) {
+/// `blocks` is the block walk (write.rs), which a cell of an HTML table holds.
+pub(super) fn write<'a>(w: &mut W<'a>, table: &Node, blocks: fn(&mut W<'a>, &[Node], Parent)) {
     let d = marker::diff(
         table,
         Inferred {
@@ -71,7 +72,7 @@ pub(super) fn write(w: &mut W, table: &Node) {
     if pipe_ok(table) {
         pipe(w, table);
     } else {
-        html(w, table);
+        html(w, table, blocks);
     }
 }
 
@@ -134,7 +135,7 @@ fn pipe(w: &mut W, table: &Node) {
     }
 }
 
-fn html(w: &mut W, table: &Node) {
+fn html<'a>(w: &mut W<'a>, table: &Node, blocks: fn(&mut W<'a>, &[Node], Parent)) {
     w.line("<table>");
     for row in table.children() {
         w.line("<tr>");
@@ -196,7 +197,7 @@ fn html(w: &mut W, table: &Node) {
                 [] => {}
                 [p] if is_empty_paragraph(p) => {}
                 children => {
-                    w.blocks(children, Parent::Cell);
+                    blocks(w, children, Parent::Cell);
                     w.blank();
                 }
             }

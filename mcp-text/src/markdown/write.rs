@@ -5,171 +5,19 @@
 //! line gets (`> `, two spaces), with a list item's marker on its first line, so nothing is indented by
 //! copying. A node the Markdown cannot show at all is one marker holding its JSON.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::forms::{autolink_safe, reserved};
-use super::inline::{self, Place, Scratch};
+use super::inline::{self, Place};
 use super::marker::{self, Inf, Inferred};
-use super::WriteOptions;
+use super::writer::{is_empty_paragraph, plain_inline_container, Parent, W};
 use crate::model::{MarkType, Node, NodeType};
 
 /// Deeper than this (no reader produces such trees: they cap nesting at 512) the writer stops
 /// descending, so that no tree overflows the stack.
 const MAX_DEPTH: usize = 1200;
 
-/// What holds a block: decides what the reader would infer (and so which markers are needed).
-#[derive(Clone, Copy, PartialEq)]
-pub(super) enum Parent {
-    Doc,
-    Item,
-    Quote,
-    Cell,
-    Expand,
-    Other,
-}
-
-struct Prefix {
-    /// Where this segment's continuation text starts in `W::pre`.
-    at: usize,
-    first: Option<String>,
-}
-
-pub(super) struct W<'a> {
-    pub out: String,
-    pre: String,
-    segs: Vec<Prefix>,
-    pending: usize,
-    opts: &'a WriteOptions<'a>,
-    scratch: Scratch,
-    line: String,
-    depth: usize,
-}
-
 impl<'a> W<'a> {
-    pub fn new(opts: &'a WriteOptions<'a>, capacity: usize) -> Self {
-        W {
-            out: String::with_capacity(capacity),
-            pre: String::new(),
-            segs: Vec::new(),
-            pending: 0,
-            opts,
-            scratch: Scratch::default(),
-            line: String::new(),
-            depth: 0,
-        }
-    }
-
-    fn start_line(&mut self) {
-        if self.pending == 0 {
-            self.out.push_str(&self.pre);
-            return;
-        }
-        for i in 0..self.segs.len() {
-            let end = self.segs.get(i + 1).map_or(self.pre.len(), |s| s.at);
-            match self.segs[i].first.take() {
-                Some(m) => self.out.push_str(&m),
-                None => self.out.push_str(&self.pre[self.segs[i].at..end]),
-            }
-        }
-        self.pending = 0;
-    }
-
-    /// One line of text (no newline inside) under the current prefixes.
-    pub fn line(&mut self, s: &str) {
-        self.start_line();
-        self.out.push_str(s);
-        self.trim_line_end_if(s.is_empty());
-        self.out.push('\n');
-    }
-
-    /// Several lines (separated by `\n`).
-    pub fn lines(&mut self, s: &str) {
-        for l in s.split('\n') {
-            self.line(l);
-        }
-    }
-
-    fn trim_line_end_if(&mut self, empty: bool) {
-        if empty {
-            let keep = self.out.trim_end_matches(' ').len();
-            self.out.truncate(keep);
-        }
-    }
-
-    pub fn blank(&mut self) {
-        if self.pending > 0 {
-            // An item whose first line has not been written yet: the marker line itself.
-            self.line("");
-            return;
-        }
-        let t = self.pre.trim_end();
-        self.out.push_str(t);
-        self.out.push('\n');
-    }
-
-    fn push_prefix(&mut self, cont: &str, first: Option<String>) {
-        if first.is_some() {
-            self.pending += 1;
-        }
-        self.segs.push(Prefix {
-            at: self.pre.len(),
-            first,
-        });
-        self.pre.push_str(cont);
-    }
-
-    fn pop_prefix(&mut self) {
-        if let Some(seg) = self.segs.pop() {
-            if seg.first.is_some() {
-                self.pending -= 1;
-            }
-            self.pre.truncate(seg.at);
-        }
-    }
-
-    /// A marker line: `<!--adf:TYPE {diff}-->` (or `… /-->` for a whole node).
-    pub fn marker(&mut self, kind: &str, d: Option<&Map<String, Value>>, leaf: bool) {
-        if self.opts.plain {
-            return;
-        }
-        let mut s = String::with_capacity(32);
-        s.push_str("<!--adf:");
-        marker::push_type_name(&mut s, kind);
-        if let Some(d) = d.filter(|d| !d.is_empty()) {
-            s.push(' ');
-            marker::push_comment_json(&mut s, d);
-        }
-        if leaf {
-            s.push_str(" /");
-        }
-        s.push_str("-->");
-        self.line(&s);
-    }
-
-    /// `<!--adf:TYPE {diff} N-->`: the open marker of a container holding `count` blocks.
-    fn open_marker(&mut self, kind: &str, d: Option<&Map<String, Value>>, count: usize) {
-        if self.opts.plain {
-            return;
-        }
-        let mut s = String::with_capacity(32);
-        s.push_str("<!--adf:");
-        marker::push_type_name(&mut s, kind);
-        if let Some(d) = d.filter(|d| !d.is_empty()) {
-            s.push(' ');
-            marker::push_comment_json(&mut s, d);
-        }
-        if count > 0 {
-            s.push(' ');
-            s.push_str(&count.to_string());
-        }
-        s.push_str("-->");
-        self.line(&s);
-    }
-
-    pub fn plain(&self) -> bool {
-        self.opts.plain
-    }
-
     pub fn leaf(&mut self, node: &Node) {
         if self.opts.plain {
             // No markers: the node's content is what a reader can use of it.
@@ -184,20 +32,6 @@ impl<'a> W<'a> {
         }
         let d = marker::whole(node);
         self.marker(node.kind.name(), Some(&d), true);
-    }
-
-    pub fn inline_line(&mut self, nodes: &[Node], place: Place) {
-        let mut line = std::mem::take(&mut self.line);
-        line.clear();
-        inline::write(&mut line, nodes, place, self.opts, &mut self.scratch);
-        self.lines(&line);
-        self.line = line;
-    }
-
-    pub fn inline_string(&mut self, nodes: &[Node], place: Place) -> String {
-        let mut s = String::new();
-        inline::write(&mut s, nodes, place, self.opts, &mut self.scratch);
-        s
     }
 
     /// Blocks, separated by blank lines (a list right after a paragraph in a list item stays tight).
@@ -266,7 +100,7 @@ impl<'a> W<'a> {
                 self.decision_list(node, bullet);
                 used = (Some(bullet), None);
             }
-            NodeType::Table if super::table::ok(node) => super::table::write(self, node),
+            NodeType::Table if super::table::ok(node) => super::table::write(self, node, W::blocks),
             NodeType::Panel => self.panel(node),
             NodeType::Expand | NodeType::NestedExpand => self.expand(node, parent),
             NodeType::MediaSingle if media_single_ok(node) => self.media_single(node),
@@ -731,20 +565,6 @@ fn only_empty_paragraph(node: &Node) -> bool {
 
 fn is_item(n: &Node) -> bool {
     n.kind == NodeType::ListItem && n.text.is_none()
-}
-
-pub(super) fn is_empty_paragraph(p: &Node) -> bool {
-    p.kind == NodeType::Paragraph
-        && p.attrs.is_none()
-        && p.content.is_none()
-        && p.marks.is_none()
-        && p.text.is_none()
-        && p.extra.is_none()
-}
-
-/// A paragraph or heading whose content the inline writer can show (else the node is written whole).
-pub(super) fn plain_inline_container(node: &Node) -> bool {
-    node.text.is_none() && !node.children().is_empty()
 }
 
 fn plain_code(node: &Node) -> bool {

@@ -20,6 +20,7 @@ mod links;
 mod macros;
 mod read;
 mod write;
+mod xml_out;
 
 use crate::error::Error;
 use crate::model::Node;

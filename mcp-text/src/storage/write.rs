@@ -8,6 +8,7 @@ use super::elements::mapped;
 use super::entities;
 use super::links::{self, push_attr, LinkText};
 use super::macros;
+use super::xml_out::Out;
 use super::{ELEMENT, RAW, STORAGE};
 use crate::model::{Attrs, Mark, MarkType, Node, NodeType};
 
@@ -39,6 +40,16 @@ pub(super) fn caption(content: &[Node]) -> String {
 
 pub(super) struct Writer {
     pub out: String,
+}
+
+impl Out for Writer {
+    fn out(&mut self) -> &mut String {
+        &mut self.out
+    }
+
+    fn children(&mut self, nodes: &[Node]) {
+        Writer::children(self, nodes)
+    }
 }
 
 fn storage(node_attrs: Option<&Attrs>) -> Option<&Map<String, Value>> {

@@ -13,6 +13,8 @@ mod md_to_adf_fixtures;
 mod schema;
 mod storage_bad_input;
 mod storage_edits;
+mod storage_links;
+mod storage_macros;
 mod storage_markdown;
 mod storage_props;
 mod storage_read;

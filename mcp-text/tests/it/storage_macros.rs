@@ -1,0 +1,61 @@
+//! Storage macros (`ac:structured-macro`): what goes without saying is not kept, what differs comes back
+//! (moved from the unit tests of `src/storage/macros.rs`).
+
+use mcp_text::model::Node;
+use mcp_text::storage::{self, STORAGE};
+
+fn round_trip(xml: &str) -> Node {
+    let doc = storage::read(xml).expect("reads").doc;
+    assert_eq!(storage::write(&doc), xml);
+    doc
+}
+
+#[test]
+fn what_goes_without_saying_is_not_kept() {
+    let doc = round_trip(concat!(
+        r#"<p><ac:structured-macro ac:name="profile" ac:schema-version="1">"#,
+        r#"<ac:parameter ac:name="user"><ri:user ri:account-id="557058:f5a3" /></ac:parameter>"#,
+        r#"</ac:structured-macro></p>"#
+    ));
+    let ext = &doc.children()[0].children()[0];
+    assert_eq!(
+        ext.attr("parameters"),
+        Some(&serde_json::json!({ "macroParams": { "user": { "value": "557058:f5a3" } } }))
+    );
+    assert!(ext.attr(STORAGE).is_none());
+    let doc = round_trip(
+        r#"<ac:structured-macro ac:name="info" ac:schema-version="1"><ac:rich-text-body><p>x</p></ac:rich-text-body></ac:structured-macro>"#,
+    );
+    assert!(doc.children()[0].attr(STORAGE).is_none());
+}
+
+#[test]
+fn what_differs_from_the_defaults_comes_back() {
+    for xml in [
+        r#"<p><ac:structured-macro ac:name="profile"><ac:parameter ac:name="user">plain text</ac:parameter></ac:structured-macro></p>"#,
+        r#"<p><ac:structured-macro ac:name="profile" ac:schema-version="2"><ac:parameter ac:name="user"><ri:user ri:userkey="k1" /></ac:parameter></ac:structured-macro></p>"#,
+        r#"<p><ac:structured-macro ac:name="profile" ac:schema-version="1"><ac:parameter ac:name="user"><ri:user ri:account-id="a" ri:local-id="x" /></ac:parameter><ac:parameter ac:name="user" /></ac:structured-macro></p>"#,
+        r#"<ac:structured-macro ac:name="code"><ac:plain-text-body><![CDATA[x]]></ac:plain-text-body></ac:structured-macro>"#,
+        r#"<p><ac:structured-macro ac:name="jira"><ac:parameter ac:name="key">A-1</ac:parameter></ac:structured-macro></p>"#,
+    ] {
+        round_trip(xml);
+    }
+}
+
+#[test]
+fn an_edited_user_is_written_as_that_user() {
+    let mut doc = round_trip(concat!(
+        r#"<p><ac:structured-macro ac:name="profile" ac:schema-version="1">"#,
+        r#"<ac:parameter ac:name="user"><ri:user ri:account-id="a" /></ac:parameter>"#,
+        r#"</ac:structured-macro></p>"#
+    ));
+    let ext = &mut doc.content.as_mut().expect("doc")[0]
+        .content
+        .as_mut()
+        .expect("p")[0];
+    ext.set_attr(
+        "parameters",
+        serde_json::json!({ "macroParams": { "user": { "value": "b" } } }),
+    );
+    assert!(storage::write(&doc).contains(r#"<ri:user ri:account-id="b" />"#));
+}
