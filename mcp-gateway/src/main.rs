@@ -160,45 +160,9 @@ mod help {
     use super::Args;
     use clap::CommandFactory;
 
-    /// The arguments without help and the commands without an example in their long help, as
-    /// `path: problem` lines. An example is an invocation: the binary's name, then the command's path.
-    fn problems(cmd: &clap::Command, path: &str, out: &mut Vec<String>) {
-        for arg in cmd.get_arguments() {
-            let id = arg.get_id().as_str();
-            if id == "help" || id == "version" {
-                continue;
-            }
-            if arg.get_help().is_none() && arg.get_long_help().is_none() {
-                let name = arg.get_long().unwrap_or(id);
-                out.push(format!("{path}: --{name} has no help"));
-            }
-        }
-        let subs: Vec<_> = cmd
-            .get_subcommands()
-            .filter(|s| s.get_name() != "help")
-            .collect();
-        if subs.is_empty() {
-            let long = [cmd.get_long_about(), cmd.get_after_long_help()]
-                .into_iter()
-                .flatten()
-                .map(|s| s.to_string())
-                .collect::<String>();
-            if !long.contains(&format!("{path} ")) {
-                out.push(format!(
-                    "{path}: no example (`{path} ...`) in its long help"
-                ));
-            }
-        }
-        for sub in subs {
-            problems(sub, &format!("{path} {}", sub.get_name()), out);
-        }
-    }
-
     #[test]
     fn every_argument_says_what_it_does_and_every_command_shows_an_example() {
-        let cmd = Args::command();
-        let mut out = Vec::new();
-        problems(&cmd, cmd.get_name(), &mut out);
-        assert!(out.is_empty(), "{}", out.join("\n"));
+        let problems = test_support::cli_help::problems(&Args::command());
+        assert!(problems.is_empty(), "{}", problems.join("\n"));
     }
 }

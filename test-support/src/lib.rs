@@ -2,6 +2,8 @@
 //! `scripts/install-peers.sh` and `scripts/install-openapi-specs.sh` put under `.peers` (required in CI,
 //! skipped with a message elsewhere), loopback ports, and child processes that never outlive their test.
 
+pub mod cli_help;
+
 use serde_json::Value;
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
