@@ -2,7 +2,7 @@
 //! `baggage`), or on HTTP the `traceparent` and `tracestate` headers, carry the caller's trace.
 //!
 //! - **Server.** The trace a request carries is read when its [`Context`](crate::Context) is made
-//!   (`_meta` first, then the HTTP headers of the POST it came in): [`Context::trace_context`]
+//!   (`_meta` first, then the HTTP headers of the POST it came in): [`Context::trace_context`](crate::Context::trace_context)
 //!   (crate::Context::trace_context) is that incoming context, as the caller sent it. A handler runs in
 //!   a span of its own, a child of it (same trace id, a new span id): [`TraceContext::current`].
 //! - **Client.** Every request a [`Client`](crate::Client) sends while a trace is current (inside a

@@ -17,7 +17,7 @@ pub enum ResponseMode {
 /// Settings of the Streamable HTTP server.
 #[derive(Debug, Clone)]
 pub struct HttpConfig {
-    /// The endpoint path of [`StreamableHttpService::router`] (default `/mcp`).
+    /// The endpoint path of [`StreamableHttpService::router`](crate::http::StreamableHttpService::router) (default `/mcp`).
     pub path: String,
     /// How POSTs are answered: an SSE stream per request (default) or JSON bodies.
     pub response_mode: ResponseMode,
@@ -38,7 +38,7 @@ pub struct HttpConfig {
     pub sse_retry: Option<Duration>,
     /// Events each SSE stream keeps for `Last-Event-ID` resumption.
     pub replay_buffer: usize,
-    /// Serve the 2024-11-05 transport too (`GET /sse`, `POST /messages`) from [`StreamableHttpService::router`].
+    /// Serve the 2024-11-05 transport too (`GET /sse`, `POST /messages`) from [`StreamableHttpService::router`](crate::http::StreamableHttpService::router).
     pub legacy_sse: bool,
     /// The legacy endpoints' paths.
     pub legacy_sse_path: String,
@@ -47,7 +47,7 @@ pub struct HttpConfig {
     /// The longest accepted request head (request line and headers; 431 beyond). At least 8 KiB.
     pub max_header_bytes: usize,
     /// How long a connection may take to send a request head, and how long a kept-alive connection may
-    /// sit idle between requests ([`serve_http`] only; a mounted router inherits the host server's).
+    /// sit idle between requests ([`serve_http`](crate::http::serve_http) only; a mounted router inherits the host server's).
     pub header_read_timeout: Duration,
     /// How long a request body may take to arrive (408 beyond).
     pub body_read_timeout: Duration,
@@ -67,18 +67,18 @@ pub struct HttpConfig {
     /// Compress answers and SSE streams for clients that accept it. `None`: never.
     #[cfg(feature = "compression")]
     pub compression: Option<super::Compression>,
-    /// Serve HTTP/2 beside HTTP/1.1 ([`serve_http`] only): h2c by prior knowledge, or by ALPN over TLS.
+    /// Serve HTTP/2 beside HTTP/1.1 ([`serve_http`](crate::http::serve_http) only): h2c by prior knowledge, or by ALPN over TLS.
     pub http2: bool,
     /// Concurrent streams (requests, SSE streams included) one HTTP/2 connection may open.
     pub http2_max_streams: u32,
-    /// Serve HTTPS with this certificate ([`serve_http`] only).
+    /// Serve HTTPS with this certificate ([`serve_http`](crate::http::serve_http) only).
     #[cfg(feature = "tls")]
     pub tls: Option<super::TlsConfig>,
     /// What this instance shares with the other instances of its deployment (sessions, SSE event
     /// logs, a bus; see [`crate::scale`]), so that a load balancer may send any request anywhere.
     /// `None` (the default): everything stays in this process.
     pub shared: Option<crate::scale::SharedStores>,
-    /// More routes [`serve_http`] serves beside the MCP endpoints (a health check, metrics), outside
+    /// More routes [`serve_http`](crate::http::serve_http) serves beside the MCP endpoints (a health check, metrics), outside
     /// the MCP endpoints' admission, CORS and compression layers. A mounted router adds its own.
     pub extra_routes: Option<axum::Router>,
 }
@@ -135,7 +135,7 @@ impl HttpConfig {
         self.bearer_token = Some(token.into());
         self
     }
-    /// Whether [`serve_http`] serves HTTPS.
+    /// Whether [`serve_http`](crate::http::serve_http) serves HTTPS.
     pub(crate) fn is_https(&self) -> bool {
         #[cfg(feature = "tls")]
         return self.tls.is_some();

@@ -60,7 +60,7 @@ pub struct StreamableHttpService {
 
 impl StreamableHttpService {
     /// The service for `server`: sessions share one byte budget, the server's `max_buffered_bytes`. Mount
-    /// [`StreamableHttpService::router`] or serve it with [`serve_http`].
+    /// [`StreamableHttpService::router`](crate::http::StreamableHttpService::router) or serve it with [`serve_http`](crate::http::serve_http).
     pub fn new(server: Server, config: HttpConfig) -> Self {
         let budget = ByteBudget::new(server.connection_config().max_buffered_bytes);
         let me = StreamableHttpService {
