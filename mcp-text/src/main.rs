@@ -157,16 +157,21 @@ fn convert(args: &Args) -> ExitCode {
     // (freeing a document node by node, and glibc consolidating its free lists when the output goes, cost
     // a third of a conversion's time).
     let read = std::mem::ManuallyDrop::new(read);
-    let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let written = if args.to == Format::Adf {
+        let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
         // ADF is serialized straight to stdout: no second copy of the output in memory.
         let json = if args.pretty {
             serde_json::to_writer_pretty(&mut stdout, &read.doc)
         } else {
             serde_json::to_writer(&mut stdout, &read.doc)
         };
-        json.map_err(std::io::Error::from)
+        let written = json
+            .map_err(std::io::Error::from)
             .and_then(|()| stdout.write_all(b"\n"))
+            .and_then(|()| stdout.flush());
+        let (_, buffer) = stdout.into_parts();
+        std::mem::forget(buffer);
+        written
     } else {
         let options = Options {
             plain: args.plain,
@@ -179,13 +184,13 @@ fn convert(args: &Args) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
-        // The whole text at once: the buffer passes it straight through.
-        stdout.write_all(text.as_bytes())
+        // The whole text at once, unbuffered (a buffer would only be one more copy, and freeing it one
+        // more consolidation of glibc's free lists).
+        let mut stdout = std::io::stdout().lock();
+        stdout
+            .write_all(text.as_bytes())
+            .and_then(|()| stdout.flush())
     };
-    let written = written.and_then(|()| stdout.flush());
-    let (stdout, buffer) = stdout.into_parts();
-    std::mem::forget(buffer);
-    drop(stdout);
     match written {
         Ok(()) => ExitCode::SUCCESS,
         // A reader that stopped early (`| head`) is not a failure of ours.
