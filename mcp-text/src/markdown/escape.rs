@@ -115,12 +115,12 @@ fn escape_chars(out: &mut String, chars: &[char], ctx: &Ctx) {
         .take_while(|c| **c == ' ' || **c == '\t')
         .count();
     let line_escape = if ctx.line_start {
-        line_start_escape(&chars)
+        line_start_escape(chars)
     } else {
         None
     };
     let heading_hash = if ctx.in_heading && ctx.line_end {
-        closing_hashes(&chars)
+        closing_hashes(chars)
     } else {
         None
     };
