@@ -155,7 +155,7 @@ pub fn convert_read(
     })
 }
 
-/// Writes a document read from `from` and [`prepare`]d for `to`: [`write`], with the Markdown of HTML
+/// Writes a document read from `from` and [`prepare`]d for `to`: [`write()`], with the Markdown of HTML
 /// input plain. For a caller that keeps the document (the CLI, which ends without freeing it).
 pub fn write_prepared(
     doc: &Node,

@@ -342,6 +342,20 @@ mod tests {
     }
 
     #[test]
+    fn a_failed_read_leaves_nothing_for_the_next() {
+        // Children gather on one shared stack while their arrays are read: an error half-way through
+        // must take its own off, or the next document would get them.
+        let bad = r#"{"type":"doc","content":[{"type":"paragraph","content":[{"type":"text","text":"a"},{"text":"b"}]}]}"#;
+        assert!(read(bad.as_bytes()).is_err());
+        let good = r#"{"type":"doc","content":[{"type":"paragraph","content":[{"type":"text","text":"c"}]}]}"#;
+        let doc = read(good.as_bytes()).unwrap();
+        assert_eq!(doc.children().len(), 1);
+        assert_eq!(doc.children()[0].children().len(), 1);
+        assert_eq!(doc.children()[0].children()[0].text.as_deref(), Some("c"));
+        PENDING.with(|p| assert!(p.borrow().is_empty()));
+    }
+
+    #[test]
     fn invalid_utf8_names_the_place() {
         let err = read(b"{\"type\":\"text\",\n\"text\":\"a\xff\"}").unwrap_err();
         assert_eq!(
