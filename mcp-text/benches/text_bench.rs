@@ -10,7 +10,8 @@
 //!
 //! A conversion whose code is not there yet (a reader that panics) is reported as skipped, as is a peer that
 //! is not installed (`bash scripts/install-text-corpora.sh`). `TEXT_BENCH_RUNS` (default 5) and
-//! `TEXT_BENCH_MB` (default 4) change the runs and the size. `TEXT_BENCH_GENERATE_ONLY=1` writes the documents
+//! `TEXT_BENCH_MB` (default 4) change the runs and the size; `TEXT_BENCH_BASELINE=PATH` adds a row for another
+//! build of the CLI (main's, to compare before and after in one run). `TEXT_BENCH_GENERATE_ONLY=1` writes the documents
 //! and stops (`bench/marker_cost.mjs` measures the markers' cost on them).
 
 use std::collections::{BTreeMap, HashSet};
@@ -78,6 +79,8 @@ fn main() {
         return;
     }
 
+    // `TEXT_BENCH_BASELINE=PATH`: another build of the CLI (main's, say) measured in the same run.
+    let baseline = std::env::var_os("TEXT_BENCH_BASELINE").map(PathBuf::from);
     let mut report = Report::default();
     let cases = [
         ("ADF → MD", "adf", Format::Adf, Format::Markdown),
@@ -95,7 +98,21 @@ fn main() {
             floor(&input, runs).map(|t| (t, None)),
             mb,
         );
-        report.row(case, "mcp-text CLI", cli(&input, input_name, to, runs), mb);
+        let ours = Path::new(env!("CARGO_BIN_EXE_mcp-text"));
+        report.row(
+            case,
+            "mcp-text CLI",
+            cli(ours, &input, input_name, to, runs),
+            mb,
+        );
+        if let Some(baseline) = &baseline {
+            report.row(
+                case,
+                "mcp-text CLI, baseline",
+                cli(baseline, &input, input_name, to, runs),
+                mb,
+            );
+        }
         let (result, output) = in_process(&bytes, from, to, runs);
         report.row(case, "mcp-text in-process", result.map(|t| (t, None)), mb);
         if case == "ADF → MD" {
@@ -197,15 +214,16 @@ fn floor(input: &Path, runs: usize) -> Result<Duration, String> {
     })
 }
 
-/// Our CLI as a whole process (`target/release/mcp-text convert`), best wall time and its peak RSS.
-fn cli(input: &Path, from: &str, to: Format, runs: usize) -> Measured {
+/// Our CLI (`exe convert`, `target/release/mcp-text` or a baseline build) as a whole process, best wall
+/// time and its peak RSS.
+fn cli(exe: &Path, input: &Path, from: &str, to: Format, runs: usize) -> Measured {
     let to = match to {
         Format::Markdown => "markdown",
         Format::Adf => "adf",
         _ => "storage",
     };
     let time = best_of(runs, || {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_mcp-text"));
+        let mut command = Command::new(exe);
         command
             .args(["convert", "--from", from, "--to", to])
             .arg(input);
@@ -214,13 +232,13 @@ fn cli(input: &Path, from: &str, to: Format, runs: usize) -> Measured {
     // The peak RSS, from one more run under a small process of our own (see `main`).
     let rss = Command::new(std::env::current_exe().map_err(|e| e.to_string())?)
         .args([
-            "--rss-of",
-            env!("CARGO_BIN_EXE_mcp-text"),
-            "convert",
-            "--from",
-            from,
-            "--to",
-            to,
+            "--rss-of".as_ref(),
+            exe.as_os_str(),
+            "convert".as_ref(),
+            "--from".as_ref(),
+            from.as_ref(),
+            "--to".as_ref(),
+            to.as_ref(),
         ])
         .arg(input)
         .output()

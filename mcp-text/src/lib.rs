@@ -149,15 +149,26 @@ pub fn convert_read(
     options: &Options,
 ) -> Result<Converted, Error> {
     let Read { doc, warnings } = prepare(read, from, to);
+    Ok(Converted {
+        text: write_prepared(&doc, from, to, options)?,
+        warnings,
+    })
+}
+
+/// Writes a document read from `from` and [`prepare`]d for `to`: [`write()`], with the Markdown of HTML
+/// input plain. For a caller that keeps the document (the CLI, which ends without freeing it).
+pub fn write_prepared(
+    doc: &Node,
+    from: Format,
+    to: Format,
+    options: &Options,
+) -> Result<String, Error> {
     // HTML is read-only (lossy on purpose): its Markdown is for reading, so it carries no markers.
     let options = Options {
         plain: options.plain || from == Format::Html,
         ..*options
     };
-    Ok(Converted {
-        text: write(&doc, to, &options)?,
-        warnings,
-    })
+    write(doc, to, &options)
 }
 
 /// What a document read from `from` needs before it is written as `to`: ADF written from another format is

@@ -631,16 +631,29 @@ mod attrs {
                     f.write_str("a JSON object")
                 }
                 fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Attrs, A::Error> {
-                    let mut attrs = Attrs::with_capacity(map.size_hint().unwrap_or(0).min(16));
-                    while let Some((k, v)) = map.next_entry::<String, Value>()? {
-                        attrs.insert(k, v);
-                    }
-                    attrs.shrink_to_fit();
-                    Ok(attrs)
+                    // The members gather in one reused map (JSON tells no object's size; no value read
+                    // here is an `Attrs`, so nothing else uses it meanwhile), then move to one exact
+                    // allocation.
+                    let mut attrs = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
+                    attrs.clear();
+                    let read = (|| {
+                        while let Some((k, v)) = map.next_entry::<String, Value>()? {
+                            attrs.insert(k, v);
+                        }
+                        Ok(())
+                    })();
+                    let exact = Attrs(attrs.0.drain(..).collect());
+                    SCRATCH.with(|s| *s.borrow_mut() = attrs);
+                    read.map(|()| exact)
                 }
             }
             d.deserialize_map(AttrsVisitor)
         }
+    }
+
+    thread_local! {
+        /// The members of the attrs being read (see `Attrs::deserialize`).
+        static SCRATCH: std::cell::RefCell<Attrs> = const { std::cell::RefCell::new(Attrs::new()) };
     }
 }
 

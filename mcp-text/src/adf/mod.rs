@@ -223,13 +223,37 @@ impl<'de> Visitor<'de> for ChildrenSeed {
         f.write_str("an array of ADF nodes")
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Node>, A::Error> {
-        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(64));
-        while let Some(node) = seq.next_element::<Node>()? {
-            out.push(node);
+        // JSON tells no array's length: the children gather on one stack shared by every level (a
+        // child's own children are gathered and taken off above them before it is pushed), and each
+        // array is then allocated once at its exact size, not grown and shrunk node by node.
+        let start = PENDING.with(|p| p.borrow().len());
+        let taken = |start| {
+            PENDING.with(|p| {
+                let mut p = p.borrow_mut();
+                let taken = p.drain(start..).collect::<Vec<_>>();
+                if p.is_empty() && p.capacity() > 4096 {
+                    // A large document's top level gathered here: its room is not kept for good.
+                    p.shrink_to(4096);
+                }
+                taken
+            })
+        };
+        loop {
+            match seq.next_element::<Node>() {
+                Ok(Some(node)) => PENDING.with(|p| p.borrow_mut().push(node)),
+                Ok(None) => return Ok(taken(start)),
+                Err(e) => {
+                    drop(taken(start));
+                    return Err(e);
+                }
+            }
         }
-        out.shrink_to_fit();
-        Ok(out)
     }
+}
+
+thread_local! {
+    /// The children of the arrays being read, innermost last (see `ChildrenSeed::visit_seq`).
+    static PENDING: std::cell::RefCell<Vec<Node>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 impl<'de> Deserialize<'de> for Mark {
@@ -315,6 +339,20 @@ mod tests {
         }
         let err = read(s.as_bytes()).unwrap_err();
         assert!(err.message.contains("recursion limit"), "{err}");
+    }
+
+    #[test]
+    fn a_failed_read_leaves_nothing_for_the_next() {
+        // Children gather on one shared stack while their arrays are read: an error half-way through
+        // must take its own off, or the next document would get them.
+        let bad = r#"{"type":"doc","content":[{"type":"paragraph","content":[{"type":"text","text":"a"},{"text":"b"}]}]}"#;
+        assert!(read(bad.as_bytes()).is_err());
+        let good = r#"{"type":"doc","content":[{"type":"paragraph","content":[{"type":"text","text":"c"}]}]}"#;
+        let doc = read(good.as_bytes()).unwrap();
+        assert_eq!(doc.children().len(), 1);
+        assert_eq!(doc.children()[0].children().len(), 1);
+        assert_eq!(doc.children()[0].children()[0].text.as_deref(), Some("c"));
+        PENDING.with(|p| assert!(p.borrow().is_empty()));
     }
 
     #[test]

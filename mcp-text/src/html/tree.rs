@@ -47,7 +47,8 @@ pub enum Data {
         name: LocalName,
         attrs: Vec<(LocalName, StrTendril)>,
     },
-    Text(String),
+    /// Text as the tokenizer gave it: a view of the input (or a small inline copy), not a new string.
+    Text(StrTendril),
 }
 
 impl Dom {
@@ -168,7 +169,7 @@ impl TokenSink for Builder {
                 TagKind::StartTag => return state.start(tag, line),
                 TagKind::EndTag => state.end(tag),
             },
-            Token::CharacterTokens(text) => state.text(&text),
+            Token::CharacterTokens(text) => state.text(text),
             // Comments, doctypes, NULs and parse errors carry nothing a reader sees.
             _ => state.skip_newline = false,
         }
@@ -279,10 +280,9 @@ impl State {
         }
     }
 
-    fn text(&mut self, text: &str) {
-        let mut text = text;
-        if std::mem::take(&mut self.skip_newline) {
-            text = text.strip_prefix('\n').unwrap_or(text);
+    fn text(&mut self, mut text: StrTendril) {
+        if std::mem::take(&mut self.skip_newline) && text.starts_with('\n') {
+            text.pop_front(1);
         }
         if text.is_empty() || self.stack.last().is_some_and(|top| top.dropped) {
             return;
@@ -291,11 +291,11 @@ impl State {
         let last = self.nodes[parent as usize].last_child;
         if last != 0 {
             if let Data::Text(existing) = &mut self.nodes[last as usize].data {
-                existing.push_str(text);
+                existing.push_tendril(&text);
                 return;
             }
         }
-        self.append(parent, Data::Text(text.to_owned()));
+        self.append(parent, Data::Text(text));
     }
 
     /// Closes the elements that `name`'s start tag ends implicitly.

@@ -65,6 +65,12 @@ struct Seg<'d> {
 #[derive(Default)]
 pub(super) struct Scratch {
     bodies: String,
+    kinds: Vec<Kind>,
+    toks: Vec<Tok>,
+    stack: Vec<usize>,
+    pieces: Vec<Piece>,
+    body_tok: Vec<usize>,
+    link_depth_at: Vec<usize>,
 }
 
 /// Whether a text node can be written plainly (else it is written whole, as a marker).
@@ -148,29 +154,29 @@ pub(super) fn write(
     scratch: &mut Scratch,
 ) {
     let n = nodes.len();
-    let kinds: Vec<Kind> = nodes
-        .iter()
-        .enumerate()
-        .map(|(i, node)| match node.kind {
-            NodeType::Text if plain_text(node) => Kind::Text,
-            NodeType::HardBreak
-                if node.attrs.is_none()
-                    && node.content.is_none()
-                    && node.marks.is_none()
-                    && node.text.is_none()
-                    && node.extra.is_none()
-                    && (place.single_line || i + 1 < n) =>
-            {
-                Kind::Break
-            }
-            _ => Kind::Other,
-        })
-        .collect();
+    let mut kinds = std::mem::take(&mut scratch.kinds);
+    kinds.clear();
+    kinds.extend(nodes.iter().enumerate().map(|(i, node)| match node.kind {
+        NodeType::Text if plain_text(node) => Kind::Text,
+        NodeType::HardBreak
+            if node.attrs.is_none()
+                && node.content.is_none()
+                && node.marks.is_none()
+                && node.text.is_none()
+                && node.extra.is_none()
+                && (place.single_line || i + 1 < n) =>
+        {
+            Kind::Break
+        }
+        _ => Kind::Other,
+    }));
 
     // 1. Spans: a stack simulation gives the order of opens, closes and bodies.
     let mut segs: Vec<Seg> = Vec::new();
-    let mut toks: Vec<Tok> = Vec::with_capacity(n * 2);
-    let mut stack: Vec<usize> = Vec::new();
+    let mut toks = std::mem::take(&mut scratch.toks);
+    toks.clear();
+    let mut stack = std::mem::take(&mut scratch.stack);
+    stack.clear();
     for k in 0..n {
         let node = &nodes[k];
         let keep = stack
@@ -226,15 +232,20 @@ pub(super) fn write(
 
     // 2. Bodies, each escaped for where it sits.
     scratch.bodies.clear();
-    let mut pieces: Vec<Piece> = Vec::with_capacity(n);
-    let mut body_tok = vec![0usize; n];
+    let mut pieces = std::mem::take(&mut scratch.pieces);
+    pieces.clear();
+    let mut body_tok = std::mem::take(&mut scratch.body_tok);
+    body_tok.clear();
+    body_tok.resize(n, 0);
     for (t, tok) in toks.iter().enumerate() {
         if let Tok::Body(k) = tok {
             body_tok[*k] = t;
         }
     }
     let mut in_link = 0usize;
-    let mut link_depth_at = vec![0usize; n];
+    let mut link_depth_at = std::mem::take(&mut scratch.link_depth_at);
+    link_depth_at.clear();
+    link_depth_at.resize(n, 0);
     for tok in &toks {
         match tok {
             Tok::Open(s) if segs[*s].form == Form::Link => in_link += 1,
@@ -381,6 +392,12 @@ pub(super) fn write(
             Tok::Close(s) => close_tag(out, &segs[s], place, opts.plain),
         }
     }
+    scratch.kinds = kinds;
+    scratch.toks = toks;
+    scratch.stack = stack;
+    scratch.pieces = pieces;
+    scratch.body_tok = body_tok;
+    scratch.link_depth_at = link_depth_at;
 }
 
 /// The first character a piece will be written with (escaping aside: an escape is punctuation too).
