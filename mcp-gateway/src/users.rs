@@ -46,7 +46,9 @@ struct Slot {
 
 impl Slot {
     fn idle_since(&self) -> Option<Instant> {
-        (self.callers.len() == 0).then(|| *self.last_used.lock().unwrap_or_else(|e| e.into_inner()))
+        self.callers
+            .is_empty()
+            .then(|| *self.last_used.lock().unwrap_or_else(|e| e.into_inner()))
     }
 }
 
