@@ -57,6 +57,8 @@ struct Setup {
     gateway: Gateway,
     url: String,
     python: std::path::PathBuf,
+    /// The config the gateway runs, as JSON (a reload test changes its rules).
+    config: Value,
 }
 
 /// The authorization server, the two HTTP upstreams, and the gateway serving HTTP with `gateway.auth`
@@ -78,7 +80,7 @@ async fn setup() -> Option<Setup> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let script = test_support::workspace().join("scripts/python_server_whoami.py");
-    let config: mcp_gateway::Config = json!({
+    let config_json = json!({
         "mcpServers": {
             "pt": {"url": pt, "headers": {"Authorization": format!("Bearer {pt_service}")},
                    "credentials": {"mode": "passthrough", "audience": PT_AUD}},
@@ -97,10 +99,8 @@ async fn setup() -> Option<Setup> {
                  "deny": {"tools": ["*secret*"], "prompts": ["*secret*"], "resources": ["memo://secret*"]}},
             ],
         },
-    })
-    .to_string()
-    .parse()
-    .expect("a valid config");
+    });
+    let config: mcp_gateway::Config = config_json.to_string().parse().expect("a valid config");
     let front = config.auth.as_ref().unwrap().resource_server();
     let gateway = Gateway::start(config).await;
     let http = HttpConfig {
@@ -118,6 +118,7 @@ async fn setup() -> Option<Setup> {
         gateway,
         url,
         python,
+        config: config_json,
     })
 }
 
@@ -362,4 +363,37 @@ fn a_bad_rule_is_refused_with_the_file_the_place_and_the_problem() {
             .unwrap_err();
     assert_eq!(e.place, "mcpServers.a.env.T");
     assert!(e.problem.contains("perUser"), "{}", e.problem);
+}
+
+#[tokio::test]
+async fn new_rules_apply_at_a_reload_and_clients_are_told() {
+    let Some(s) = setup().await else { return };
+    let bob_t = token(&s, "bob", "files:read", "intern", json!([s.url, PT_AUD])).await;
+    let bob = client(&s, &bob_t).await;
+    // Change notifications in whichever era the client speaks (a `subscriptions/listen` stream in
+    // 2026-07-28).
+    let filter = mcp_runtime::protocol::SubscriptionFilter {
+        tools_list_changed: Some(true),
+        ..Default::default()
+    };
+    let mut changes = bob.listen(filter).await.unwrap();
+    assert_eq!(tools(&bob).await, ["me_whoami", "pt_whoami", "tx_whoami"]);
+    // Interns lose the passthrough upstream.
+    let mut config = s.config.clone();
+    config["gateway"]["rules"][2]["deny"]["tools"] = json!(["*secret*", "pt_*"]);
+    let report = s.gateway.reload(config.to_string().parse().unwrap()).await;
+    assert!(report.notified.contains(&"tools"), "{:?}", report.notified);
+    assert!(report.restarted.is_empty(), "rules restart no upstream");
+    let told = tokio::time::timeout(std::time::Duration::from_secs(5), async {
+        while let Some(n) = changes.next().await {
+            if n.method == "notifications/tools/list_changed" {
+                return;
+            }
+        }
+    })
+    .await;
+    assert!(told.is_ok(), "bob was told his tools changed");
+    assert_eq!(tools(&bob).await, ["me_whoami", "tx_whoami"]);
+    let e = bob.call_tool("pt_whoami", json!({})).await.unwrap_err();
+    assert!(e.to_string().contains("Unknown tool: pt_whoami"), "{e}");
 }
