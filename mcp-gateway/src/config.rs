@@ -88,6 +88,9 @@ pub struct UpstreamConfig {
     /// Rich-text fields converted on the way (`richText`: `results` to Markdown, `arguments` from
     /// Markdown; see [`crate::rich_text`]).
     pub rich_text: RichText,
+    /// Connections per caller, carrying its credentials (`credentials`, `perUser`, `maxUsers`,
+    /// `userIdleMs`; see [`crate::credentials`]).
+    pub per_user: Option<crate::credentials::PerUser>,
 }
 
 /// How downstream sessions reach an upstream.
@@ -107,6 +110,12 @@ pub enum Sessions {
 }
 
 impl UpstreamConfig {
+    /// Whether its `resources/read` answers may be cached for every caller: its connection is shared
+    /// (a per-session or per-user one answers for its own session or caller).
+    pub fn shares_reads(&self) -> bool {
+        self.sessions == Sessions::Shared && self.per_user.is_none()
+    }
+
     /// Whether a tool of this upstream is served, by its upstream name.
     pub fn admits(&self, tool: &str) -> bool {
         self.allow
@@ -147,6 +156,10 @@ pub struct Config {
     /// `gateway.cacheBytes`: the bound of the `resources/read` cache, in bytes (`0`: no cache; see
     /// [`crate::cache`]).
     pub cache_bytes: usize,
+    /// `gateway.auth`: the HTTP front's resource server (see [`crate::auth`]).
+    pub auth: Option<crate::auth::FrontAuth>,
+    /// `gateway.rules`: what each caller sees (see [`crate::authz`]).
+    pub rules: Option<crate::authz::Rules>,
 }
 
 /// A tool declared in the config whose steps call upstream tools, each with arguments taken from the
@@ -239,6 +252,12 @@ struct RawGateway {
     /// The bound of the `resources/read` cache, in bytes (`0`: no cache).
     #[serde(default, rename = "cacheBytes")]
     cache_bytes: Option<u64>,
+    /// The HTTP front's resource server.
+    #[serde(default)]
+    auth: Option<crate::auth::FrontAuth>,
+    /// Per-caller authorization rules.
+    #[serde(default)]
+    rules: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -281,6 +300,13 @@ struct RawServer {
     max_sessions: Option<u32>,
     /// Rich-text fields: `{"results": {"<path>": "<format>"}, "arguments": {...}}`.
     rich_text: Option<RawRichText>,
+    /// An HTTP upstream's per-user credentials (`{"mode": "passthrough" | "token-exchange", ...}`).
+    credentials: Option<serde_json::Value>,
+    /// A stdio upstream: a child per caller, its `env` rendered from the caller.
+    #[serde(default)]
+    per_user: bool,
+    max_users: Option<u32>,
+    user_idle_ms: Option<u64>,
 }
 
 /// `richText` of an upstream: field paths to formats, for results and for arguments.
@@ -369,12 +395,32 @@ impl Config {
             },
         };
         let mut upstreams = Vec::new();
-        for (name, server) in raw.mcp_servers {
+        for (name, mut server) in raw.mcp_servers {
             let place = format!("mcpServers.{name}");
             if server.disabled {
                 continue;
             }
-            upstreams.push(upstream(&name, &place, server)?);
+            let raw = crate::credentials::RawPerUser {
+                credentials: server.credentials.take(),
+                per_user: server.per_user,
+                max_users: server.max_users,
+                user_idle_ms: server.user_idle_ms,
+            };
+            let mut u = upstream(&name, &place, server)?;
+            let kind = match &u.transport {
+                Transport::Stdio { env, .. } => crate::credentials::Kind::Stdio(env),
+                Transport::Http { .. } => crate::credentials::Kind::Http,
+                Transport::OpenApi { .. } => crate::credentials::Kind::OpenApi,
+            };
+            u.per_user = crate::credentials::per_user(&place, kind, raw)
+                .map_err(|(p, why)| Problem::at(p, why))?;
+            if u.per_user.is_some() && u.sessions != Sessions::Shared {
+                return Err(Problem::at(
+                    format!("{place}.sessions"),
+                    "a per-user upstream has a connection per caller already: drop \"per-session\"",
+                ));
+            }
+            upstreams.push(u);
         }
         if upstreams.is_empty() {
             return Err(Problem::at(
@@ -417,7 +463,25 @@ impl Config {
                 )
             })?,
         };
+        if let Some(a) = &raw.gateway.auth {
+            a.check().map_err(|(p, why)| Problem::at(p, why))?;
+        }
+        let names: Vec<&str> = upstreams.iter().map(|u| u.name.as_str()).collect();
+        let rules = match &raw.gateway.rules {
+            None => None,
+            Some(_) if raw.gateway.discovery => {
+                return Err(Problem::at(
+                    "gateway.rules",
+                    "do not go with discovery mode (its meta-tools reach every tool)",
+                ))
+            }
+            Some(v) => Some(
+                crate::authz::Rules::parse(v, &names).map_err(|(p, why)| Problem::at(p, why))?,
+            ),
+        };
         Ok(Config {
+            auth: raw.gateway.auth,
+            rules,
             upstreams,
             prefixing,
             composites,
@@ -752,6 +816,7 @@ fn finish(
         }
     };
     Ok(UpstreamConfig {
+        per_user: None,
         name: name.to_string(),
         sessions,
         rich_text,

@@ -8,13 +8,14 @@
 //! marks it down (its calls fail at once with the reason: exit status and stderr tail) and restarts it
 //! with exponential backoff and jitter. Upstreams never wait for each other.
 
+use crate::authz::Authz;
 use crate::breaker::Breaker;
 use crate::cache::ReadCache;
-use crate::config::{Composite, Config, Prefixing, Sessions, UpstreamConfig};
+use crate::config::{Composite, Config, Prefixing, UpstreamConfig};
 use crate::discovery::{self, Catalogue};
 use crate::health::{SessionsStatus, UpstreamStatus};
 use crate::hop::Hop;
-use crate::listing::{all_pages, route};
+use crate::listing::{all_pages, digest_of, route};
 use crate::metrics::Metrics;
 use crate::names::{NameTable, Target};
 use crate::restart::{pause, FIRST_BACKOFF, HEALTHY_AFTER};
@@ -50,11 +51,11 @@ pub(crate) const RESOURCES: u8 = 4;
 /// What one upstream has registered in the server: tools and prompts by upstream name (→ exposed
 /// name), resource URIs and URI templates as they are.
 #[derive(Default, Clone)]
-struct Listed {
+pub(crate) struct Listed {
     tools: BTreeMap<String, String>,
     prompts: BTreeMap<String, String>,
-    resources: Vec<String>,
-    templates: Vec<String>,
+    pub(crate) resources: Vec<String>,
+    pub(crate) templates: Vec<String>,
     /// A digest of what it registered, per kind (tools, prompts, resources): a reload notifies only
     /// the kinds whose lists changed.
     digest: [u64; 3],
@@ -73,10 +74,10 @@ pub(crate) struct Inner {
     pub(crate) upstreams: RwLock<Vec<Option<Slot>>>,
     /// Whether new names get their upstream's prefix (a reload recomputes it; names given are kept).
     pub(crate) prefixed: AtomicBool,
-    names: Mutex<NameTable>,
+    pub(crate) names: Mutex<NameTable>,
     /// What each upstream has registered now, by index.
-    listed: Mutex<Vec<Listed>>,
-    prompt_names: Mutex<NameTable>,
+    pub(crate) listed: Mutex<Vec<Listed>>,
+    pub(crate) prompt_names: Mutex<NameTable>,
     /// Kinds changed since the last notification (bits of [`TOOLS`], [`PROMPTS`], [`RESOURCES`]).
     pub(crate) dirty: AtomicU8,
     pub(crate) server: Server,
@@ -98,6 +99,8 @@ pub(crate) struct Inner {
     /// Held by a reload from its start to its end: the coalescer waits for it, so that a reload's
     /// changes go out as one notification per kind.
     pub(crate) reload_gate: tokio::sync::Mutex<()>,
+    /// `gateway.rules`, applied by the server's visibility (see [`crate::authz`]).
+    pub(crate) authz: Arc<Authz>,
 }
 
 impl Gateway {
@@ -130,8 +133,9 @@ impl Gateway {
         let metrics = Arc::new(Metrics::new());
         let (hits, misses) = metrics.cache_counters();
         let cache = Arc::new(ReadCache::new(config.cache_bytes, hits, misses));
+        let authz = Authz::new(config.rules.clone());
         let inner = Arc::new_cyclic(|me: &std::sync::Weak<Inner>| {
-            let me = me.clone();
+            let (me, me2) = (me.clone(), me.clone());
             let meta = catalogue.as_ref().map(discovery::meta_tools);
             let server = Server::builder()
                 .name("mcp-gateway")
@@ -156,6 +160,14 @@ impl Gateway {
                 Some(keys) => server.request_state_keys(keys),
                 None => server,
             };
+            // Rules or authentication at start: each list and call is judged (a reload may change them).
+            let judged = config.rules.is_some() || config.auth.is_some();
+            let server = match judged {
+                true => server.visibility(
+                    authz.visibility(move |item| me2.upgrade().and_then(|g| g.owner(item))),
+                ),
+                false => server,
+            };
             let server = meta
                 .into_iter()
                 .flatten()
@@ -179,6 +191,7 @@ impl Gateway {
                 config: Mutex::new(config.clone()),
                 composites: Mutex::new((Vec::new(), 0)),
                 reload_gate: tokio::sync::Mutex::new(()),
+                authz,
             }
         });
         // Composite tools keep their names: they are taken before any upstream lists a tool.
@@ -273,18 +286,6 @@ pub(crate) fn prefixed(config: &Config) -> bool {
         Prefixing::Never => false,
         Prefixing::Auto => config.upstreams.len() > 1,
     }
-}
-
-/// A digest of a value's JSON (stable within the process).
-fn digest_of<T: serde::Serialize>(items: impl Iterator<Item = (String, T)>) -> u64 {
-    let mut h = std::hash::DefaultHasher::new();
-    for (name, item) in items {
-        name.hash(&mut h);
-        serde_json::to_string(&item)
-            .unwrap_or_default()
-            .hash(&mut h);
-    }
-    h.finish()
 }
 
 impl Inner {
@@ -749,7 +750,7 @@ impl Inner {
         let remove_templates: Vec<&str> = old_templates.iter().map(String::as_str).collect();
         // Reads of a shared connection go through the cache (a per-session connection's are the
         // session's own).
-        let cache = (up.config.sessions == Sessions::Shared).then(|| self.cache.clone());
+        let cache = up.config.shares_reads().then(|| self.cache.clone());
         let reader = |u: Arc<Upstream>| {
             let cache = cache.clone();
             move |uri: String, _vars: UriVars, ctx: Context| {

@@ -16,10 +16,13 @@
 //! # Ok(()) }
 //! ```
 
+pub mod auth;
+pub mod authz;
 pub mod breaker;
 pub mod cache;
 pub mod composite;
 pub mod config;
+pub mod credentials;
 pub mod discovery;
 pub mod gateway;
 pub mod health;
@@ -30,6 +33,7 @@ pub mod metrics;
 pub mod names;
 pub mod ndjson;
 pub mod ops;
+mod ownership;
 pub mod relay;
 pub mod reload;
 mod restart;
@@ -39,6 +43,7 @@ pub mod sessions;
 pub mod template;
 pub mod upstream;
 mod upstream_errors;
+pub mod users;
 
 pub use config::{Config, ConfigError};
 pub use gateway::Gateway;

@@ -5,6 +5,7 @@ use crate::hop::Hop;
 use mcp_runtime::protocol::Tool;
 use mcp_runtime::server::{Arguments, ToolRoute};
 use mcp_runtime::{Context, Error};
+use std::hash::{Hash, Hasher};
 use std::sync::Arc;
 
 /// Pages of one upstream's `tools/list` followed before it is taken as misbehaving.
@@ -57,4 +58,16 @@ where
     Err(Error::Protocol(format!(
         "{method} did not end after {MAX_PAGES} pages"
     )))
+}
+
+/// A digest of a value's JSON (stable within the process).
+pub(crate) fn digest_of<T: serde::Serialize>(items: impl Iterator<Item = (String, T)>) -> u64 {
+    let mut h = std::hash::DefaultHasher::new();
+    for (name, item) in items {
+        name.hash(&mut h);
+        serde_json::to_string(&item)
+            .unwrap_or_default()
+            .hash(&mut h);
+    }
+    h.finish()
 }

@@ -100,6 +100,11 @@ fn main() -> ExitCode {
         }
     };
     let redis = args.redis.clone().or_else(|| config.redis.clone());
+    let auth = config.auth.clone();
+    if auth.is_some() && args.http.is_none() {
+        eprintln!("mcp-gateway: gateway.auth is for the HTTP front (--http): stdio has no tokens");
+        return ExitCode::from(2);
+    }
     if redis.is_some() && args.http.is_none() {
         eprintln!("mcp-gateway: --redis (or gateway.redis) needs --http: stdio serves one client");
         return ExitCode::from(2);
@@ -135,6 +140,9 @@ fn main() -> ExitCode {
             Some(addr) => {
                 tracing::info!("serving http://{addr}/mcp (and /health, /metrics)");
                 let config = mcp_runtime::http::HttpConfig {
+                    auth: auth
+                        .as_ref()
+                        .map(mcp_gateway::auth::FrontAuth::resource_server),
                     extra_routes: Some(mcp_gateway::ops::routes(&gateway)),
                     shared: stores.map(|s| s.shared),
                     ..Default::default()

@@ -16,7 +16,10 @@
 //! - **Notifications.** The changes of one reload reach clients as at most one `list_changed` per kind
 //!   (tools, prompts, resources), and only for the kinds whose lists clients see actually changed: the
 //!   coalescer waits while a reload runs, and the reload compares digests of the lists before and after.
-//! - **What a reload does not change.** `gateway.discovery` and `gateway.redis` are read at start
+//! - **Rules.** New `gateway.rules` apply at once, and every kind's `list_changed` goes out (what each
+//!   caller sees may have changed). Rules added to a gateway started with neither rules nor
+//!   `gateway.auth` take effect at its restart (its server judges no list).
+//! - **What a reload does not change.** `gateway.discovery`, `gateway.redis` and `gateway.auth` are read at start
 //!   (a change is logged as needing a restart). Under `"prefixes": "auto"`, names already given are
 //!   kept: an upstream added next to a single one gets a prefixed name, the first keeps its own.
 
@@ -113,7 +116,7 @@ impl Gateway {
         let inner = self.inner().clone();
         let _gate = inner.reload_gate.lock().await;
         // Changes made before the reload began and not yet told go out with the reload's.
-        let pending = inner.dirty.swap(0, Ordering::AcqRel);
+        let mut pending = inner.dirty.swap(0, Ordering::AcqRel);
         let before = inner.fingerprint();
         let old = inner
             .config
@@ -129,6 +132,13 @@ impl Gateway {
         let d = diff(&old.upstreams, &config.upstreams);
         let grace = config.reload_grace;
         inner.cache.set_cap(config.cache_bytes);
+        if config.auth != old.auth {
+            tracing::warn!("gateway.auth changed: it takes effect when the gateway restarts");
+        }
+        // New rules apply at once: every caller's lists may have changed.
+        if inner.authz.set(config.rules.clone()) {
+            pending |= TOOLS | PROMPTS | RESOURCES;
+        }
         let index_of = |name: &str| {
             let slots = inner.upstreams.read().unwrap_or_else(|e| e.into_inner());
             slots
@@ -246,7 +256,11 @@ async fn retire(up: Arc<Upstream>, grace: Duration) {
     up.set_state(State::Down(
         "it was removed from the configuration by a reload".into(),
     ));
-    let in_flight = || up.callers.len() + up.sessions.as_ref().map_or(0, |p| p.in_flight());
+    let in_flight = || {
+        up.callers.len()
+            + up.sessions.as_ref().map_or(0, |p| p.in_flight())
+            + up.users.as_ref().map_or(0, |p| p.in_flight())
+    };
     let t0 = Instant::now();
     while in_flight() > 0 && t0.elapsed() < grace {
         tokio::time::sleep(DRAIN_POLL).await;
@@ -264,6 +278,9 @@ async fn retire(up: Arc<Upstream>, grace: Duration) {
         "the upstream was removed from the configuration by a reload".to_string()
     };
     if let Some(pool) = &up.sessions {
+        pool.abort_all(&reason);
+    }
+    if let Some(pool) = &up.users {
         pool.abort_all(&reason);
     }
     let Some(mut client) = client else { return };

@@ -8,6 +8,7 @@ pub use crate::link::{call_handlers, CallerGuard, Callers, Link};
 use crate::secrets::Secrets;
 use crate::sessions::SessionPool;
 use crate::upstream_errors::unavailable;
+use crate::users::{UserCredentials, UserPool};
 use mcp_openapi::{Bridge, BridgeConfig, ConvertOptions};
 use mcp_runtime::client::{Client, StderrMode};
 use mcp_runtime::http::{HttpClientConfig, HttpTransportKind};
@@ -37,6 +38,8 @@ pub struct Upstream {
     pub secrets: Arc<Secrets>,
     /// Its per-session connections, when it has them (`"sessions": "per-session"`).
     pub sessions: Option<Arc<SessionPool>>,
+    /// Its per-user connections, when they carry the caller's credentials (see [`crate::users`]).
+    pub users: Option<Arc<UserPool>>,
     /// Each listed tool's `execution.taskSupport` (for composite steps, which call tools by name).
     task_support: Mutex<HashMap<String, TaskSupport>>,
 }
@@ -47,7 +50,9 @@ impl Upstream {
             Sessions::Shared => None,
             Sessions::PerSession { max } => Some(Arc::new(SessionPool::new(max))),
         };
+        let users = config.per_user.clone().map(|p| Arc::new(UserPool::new(p)));
         Upstream {
+            users,
             secrets: Arc::new(Secrets::of(&config)),
             config,
             state: Mutex::new(State::Starting),
@@ -81,6 +86,17 @@ impl Upstream {
     /// no session (see [`crate::sessions`]).
     pub async fn link(&self, ctx: &Context) -> Result<Link, ErrorObject> {
         let shared = self.client()?;
+        if let Some(users) = &self.users {
+            let connect = |callers: Callers, creds: UserCredentials| async move {
+                self.connect_as(&callers, Some(&creds)).await
+            };
+            let env = match &self.config.transport {
+                Transport::Stdio { env, .. } => Some(env),
+                _ => None,
+            };
+            let name = &self.config.name;
+            return Box::pin(users.link(name, env, &self.secrets, ctx, connect)).await;
+        }
         match (&self.sessions, ctx.session()) {
             // Boxed: a session's first call starts its connection, and that state would otherwise
             // ride in every call's future (moved at each layer of the hop).
@@ -131,8 +147,17 @@ impl Upstream {
 
     /// Starts a connection whose requests that name no call go to the newest of `callers`.
     pub(crate) async fn connect_for(&self, callers: &Callers) -> Result<Client, Error> {
+        self.connect_as(callers, None).await
+    }
+
+    /// [`Self::connect_for`], with one caller's credentials (a per-user connection).
+    async fn connect_as(
+        &self,
+        callers: &Callers,
+        user: Option<&UserCredentials>,
+    ) -> Result<Client, Error> {
         let init = self.config.init_timeout;
-        match tokio::time::timeout(init, self.connect_now(callers)).await {
+        match tokio::time::timeout(init, self.connect_now(callers, user)).await {
             Ok(r) => r,
             Err(_) => Err(Error::Timeout {
                 method: "start and initialize".into(),
@@ -141,7 +166,11 @@ impl Upstream {
         }
     }
 
-    async fn connect_now(&self, callers: &Callers) -> Result<Client, Error> {
+    async fn connect_now(
+        &self,
+        callers: &Callers,
+        user: Option<&UserCredentials>,
+    ) -> Result<Client, Error> {
         let relay = Relay::Newest(callers.clone());
         let builder = Client::builder()
             .name("mcp-gateway")
@@ -166,7 +195,11 @@ impl Upstream {
                 cwd,
             } => {
                 let mut cmd = tokio::process::Command::new(command);
-                cmd.args(args).envs(env);
+                // A per-user child gets its caller's rendered env; the shared one none of it.
+                match user {
+                    Some(u) => cmd.args(args).envs(&u.env),
+                    None => cmd.args(args).envs(crate::credentials::without_user(env)),
+                };
                 if let Some(cwd) = cwd {
                     cmd.current_dir(cwd);
                 }
@@ -181,7 +214,8 @@ impl Upstream {
                     request_timeout: Some(self.config.timeout),
                     ..ConnectionConfig::default()
                 };
-                crate::ndjson::connect(builder, url, headers, config).await
+                let headers = with_user(headers, user);
+                crate::ndjson::connect(builder, url, &headers, config).await
             }
             Transport::Http { url, headers, kind } => {
                 let config = HttpClientConfig {
@@ -190,10 +224,7 @@ impl Upstream {
                         HttpKind::StreamableHttp => HttpTransportKind::StreamableHttp,
                         HttpKind::LegacySse => HttpTransportKind::LegacySse,
                     },
-                    headers: headers
-                        .iter()
-                        .map(|(k, v)| (k.clone(), v.clone()))
-                        .collect(),
+                    headers: with_user(headers, user).into_iter().collect(),
                     ..HttpClientConfig::default()
                 };
                 builder.connect_http(url, config).await
@@ -224,6 +255,19 @@ impl Upstream {
             }
         }
     }
+}
+
+/// An HTTP upstream's headers, with a caller's in place of any of the same name.
+fn with_user(
+    headers: &std::collections::BTreeMap<String, String>,
+    user: Option<&UserCredentials>,
+) -> std::collections::BTreeMap<String, String> {
+    let mut all = headers.clone();
+    for (k, v) in user.map_or(&[][..], |u| &u.headers[..]) {
+        all.retain(|name, _| !name.eq_ignore_ascii_case(k));
+        all.insert(k.clone(), v.clone());
+    }
+    all
 }
 
 /// The buffer of the in-process pipe to an OpenAPI bridge.

@@ -22,6 +22,31 @@ pub struct AuthInfo {
     pub expires_at: Option<u64>,
     /// Every claim of the token (a JWT's payload, or the introspection answer).
     pub claims: Map<String, Value>,
+    /// The access token itself, as the caller presented it (set by the HTTP transport once verified),
+    /// for a server that forwards or exchanges it upstream (a gateway). Its `Debug` hides it.
+    pub token: Option<BearerToken>,
+}
+
+/// A bearer token: its `Debug` shows its length, never its text.
+#[derive(Clone, PartialEq, Eq)]
+pub struct BearerToken(String);
+
+impl BearerToken {
+    /// Wraps a token.
+    pub fn new(token: impl Into<String>) -> Self {
+        BearerToken(token.into())
+    }
+
+    /// The token's text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for BearerToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "BearerToken({} bytes)", self.0.len())
+    }
 }
 
 impl AuthInfo {

@@ -123,7 +123,7 @@ pub use client::{
 };
 pub use connection::{ConnectionConfig, Peer};
 pub use error::Error;
-pub use identity::AuthInfo;
+pub use identity::{AuthInfo, BearerToken};
 pub use server::{Context, Server, ServerBuilder};
 pub use trace_context::TraceContext;
 

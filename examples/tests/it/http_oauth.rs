@@ -6,15 +6,14 @@
 
 use crate::http_support;
 
+use http_support::auth_server::AuthServer;
 use http_support::*;
 use mcp_runtime::http::{
     HttpClientConfig, HttpConfig, IntrospectionVerifier, JwtVerifier, OAuthConfig, ResourceServer,
 };
 use mcp_runtime::{tool, Client, Context, Server};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -48,82 +47,6 @@ fn server() -> Server {
         .tool(write_file_tool())
         .build()
         .unwrap()
-}
-
-/// The authorization server, stopped on drop.
-struct AuthServer {
-    child: Child,
-    /// The issuer identifier, as its metadata and tokens spell it (with a trailing slash).
-    issuer: String,
-}
-
-impl Drop for AuthServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl AuthServer {
-    fn start(python: &Path) -> AuthServer {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let script = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/it/http_support/oauth_as.py"
-        );
-        let mut child = Command::new(python)
-            .args([script, &port.to_string()])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start the authorization server");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        assert_eq!(
-            line.trim(),
-            "ready",
-            "the authorization server did not start"
-        );
-        // uvicorn binds right after the lifespan starts.
-        for _ in 0..100 {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        AuthServer {
-            child,
-            issuer: format!("http://127.0.0.1:{port}/"),
-        }
-    }
-
-    async fn mint(&self, body: Value) -> String {
-        let r: Value = http()
-            .post(format!("{}test/mint", self.issuer))
-            .json(&body)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        r["token"].as_str().unwrap().to_string()
-    }
-
-    async fn rotate(&self) {
-        let r = http()
-            .post(format!("{}test/rotate", self.issuer))
-            .send()
-            .await
-            .unwrap();
-        assert!(r.status().is_success());
-    }
 }
 
 fn now() -> u64 {

@@ -1,9 +1,14 @@
 //! The gateway's integration tests, one binary: real upstreams and downstreams, faults, sessions, operations,
 //! the composite pipeline, scale-out behind nginx. One binary links once (it was 11).
 
+/// The examples' local OAuth authorization server (oauth_as.py), shared.
+#[path = "../../../examples/tests/it/http_support/auth_server.rs"]
+#[allow(dead_code)] // not every binary that includes it rotates keys
+mod auth_server;
 mod common;
 mod future_size;
 mod gateway_audit;
+mod gateway_authz;
 mod gateway_cache;
 mod gateway_cli;
 mod gateway_downstream_peers;

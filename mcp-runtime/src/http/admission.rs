@@ -96,7 +96,10 @@ impl StreamableHttpService {
             return Err(refuse(None));
         };
         match rs.verifier.verify(token).await {
-            Ok(info) => Ok(info),
+            Ok(info) => Ok(AuthInfo {
+                token: Some(crate::identity::BearerToken::new(token)),
+                ..info
+            }),
             Err(TokenError::Invalid(why)) => {
                 tracing::debug!(%why, "access token refused");
                 Err(refuse(Some(&why)))

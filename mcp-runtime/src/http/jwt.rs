@@ -279,6 +279,7 @@ pub(crate) fn auth_info(claims: Map<String, Value>) -> AuthInfo {
         scopes,
         expires_at: claims.get("exp").and_then(Value::as_u64),
         claims,
+        token: None,
     }
 }
 

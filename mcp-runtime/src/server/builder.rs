@@ -28,6 +28,7 @@ pub struct ServerBuilder {
     pub(super) task_config: TaskConfig,
     pub(super) task_store: Option<Arc<dyn TaskStore>>,
     pub(super) connection_handler: Option<ConnectionHandlerFn>,
+    pub(super) visibility: Option<Arc<dyn Visibility>>,
 }
 
 impl ServerBuilder {
@@ -240,6 +241,29 @@ impl ServerBuilder {
         self
     }
 
+    /// Decides per caller which tools, prompts, resources and templates exist for it: what it may not
+    /// see is absent from its lists (and their pages), and a call, get or read of it is answered as one
+    /// of an unknown name or URI. The caller is the identity the HTTP transport verified
+    /// ([`crate::AuthInfo`]).
+    ///
+    /// ```
+    /// use mcp_runtime::server::Listed;
+    /// let server = mcp_runtime::Server::builder()
+    ///     .visibility(|item: Listed<'_>, caller: Option<&mcp_runtime::AuthInfo>| match item {
+    ///         Listed::Tool(name) if name.starts_with("admin_") => {
+    ///             caller.is_some_and(|c| c.has_scope("admin"))
+    ///         }
+    ///         _ => true,
+    ///     })
+    ///     .build()
+    ///     .unwrap();
+    /// # drop(server);
+    /// ```
+    pub fn visibility(mut self, v: impl Visibility) -> Self {
+        self.visibility = Some(Arc::new(v));
+        self
+    }
+
     /// Builds the server; duplicate names and invalid definitions are errors.
     pub fn build(self) -> Result<Server, ServerError> {
         if let Some(e) = self.errors.into_iter().next() {
@@ -287,6 +311,7 @@ impl ServerBuilder {
             tasks: tasks::Tasks::new(self.task_store, self.task_config),
             forward: Default::default(),
             connection_handler: self.connection_handler,
+            visibility: self.visibility,
         };
         inner
             .tools

@@ -20,6 +20,7 @@ mod task_channel;
 pub mod tasks;
 pub mod tool_result;
 pub mod tools;
+pub mod visibility;
 
 pub use builder::ServerBuilder;
 pub use context::{Context, NamedInput, SessionHandle};
@@ -32,6 +33,7 @@ pub use skills::{Skill, SkillError, SkillsFeature};
 pub use tasks::{MemoryTaskStore, TaskConfig, TaskLimits, TaskStore};
 pub use tool_result::{IntoContent, IntoPromptResult, IntoResourceResult};
 pub use tools::{ArgumentError, Arguments, ToolHandler, ToolRoute};
+pub use visibility::{Listed, Visibility};
 
 use crate::connection::{self, ConnectionConfig, Handler, Peer};
 use crate::framing::{parse_params, to_raw};
@@ -157,6 +159,8 @@ pub(crate) struct ServerInner {
     forward: crate::scale::forward::Forwarder,
     /// Serves every connection in place of the dispatch (see [`ServerBuilder::connection_handler`]).
     connection_handler: Option<ConnectionHandlerFn>,
+    /// What each caller may see (see [`ServerBuilder::visibility`]); `None`: everything.
+    pub(crate) visibility: Option<Arc<dyn Visibility>>,
 }
 
 /// Makes the handler of one connection from its peer (see [`ServerBuilder::connection_handler`]).
@@ -207,6 +211,7 @@ impl ServerInner {
     /// A page of a list; `stamp` (2026-07-28) adds `resultType`, the server's identity and caching hints:
     /// the shortest freshness of the page's items, and a scope that is private if any item of the whole
     /// list is (every page of a list has the same scope).
+    #[allow(clippy::too_many_arguments)]
     fn page<T: registry::Keyed + Clone, I: serde::Serialize>(
         &self,
         set: &registry::Set<T>,
@@ -215,10 +220,22 @@ impl ServerInner {
         item: impl Fn(&T) -> &I,
         hints: impl Fn(&T) -> Option<CacheHints>,
         stamp: Option<&stamp::Stamp<'_>>,
+        listed: Option<fn(&str) -> Listed<'_>>,
     ) -> Result<Box<RawValue>, ErrorObject> {
         let p: PaginatedParams = parse_params(params)?;
-        let (page, next) = set.page(p.cursor.as_deref(), self.page_size)?;
-        let items: Vec<&I> = page.iter().map(&item).collect();
+        // With a visibility, the caller's own list is paged (its cursors count its items only).
+        let mine: Vec<&T> = match (&self.visibility, listed) {
+            (Some(v), Some(listed)) => {
+                let caller = crate::identity::current();
+                set.items
+                    .iter()
+                    .filter(|t| v.visible(listed(t.key()), caller.as_deref()))
+                    .collect()
+            }
+            _ => set.items.iter().collect(),
+        };
+        let (page, next) = registry::page_of(&mine, p.cursor.as_deref(), self.page_size)?;
+        let items: Vec<&I> = page.iter().map(|t| item(t)).collect();
         let body = ListPage {
             items: (key, &items),
             next_cursor: next,
@@ -230,12 +247,15 @@ impl ServerInner {
         // page, and private if any item of the whole list is.
         let base = stamp.cache.unwrap_or(self.cache);
         let effective = |t: &T| hints(t).unwrap_or(base);
-        let scope = set
-            .items
-            .iter()
-            .map(|t| effective(t).cache_scope)
-            .max()
-            .unwrap_or(base.cache_scope);
+        // A list that differs per caller is private, whatever its items say.
+        let scope = match (&self.visibility, listed) {
+            (Some(_), Some(_)) => CacheScope::Private,
+            _ => mine
+                .iter()
+                .map(|t| effective(t).cache_scope)
+                .max()
+                .unwrap_or(base.cache_scope),
+        };
         let ttl = page
             .iter()
             .map(|t| effective(t).ttl_ms)
@@ -255,7 +275,15 @@ impl ServerInner {
         stamp: Option<&stamp::Stamp<'_>>,
     ) -> Result<Box<RawValue>, ErrorObject> {
         let set = self.tools.snapshot();
-        self.page(&set, params, "tools", |r| &r.tool, |r| r.cache, stamp)
+        self.page(
+            &set,
+            params,
+            "tools",
+            |r| &r.tool,
+            |r| r.cache,
+            stamp,
+            Some(Listed::tool),
+        )
     }
 
     pub(crate) fn list_resources(
@@ -271,6 +299,7 @@ impl ServerInner {
             |r| &r.resource,
             |r| r.cache,
             stamp,
+            Some(Listed::resource),
         )
     }
 
@@ -287,6 +316,7 @@ impl ServerInner {
             |r| &r.template,
             |r| r.cache,
             stamp,
+            Some(Listed::resource_template),
         )
     }
 
@@ -296,7 +326,15 @@ impl ServerInner {
         stamp: Option<&stamp::Stamp<'_>>,
     ) -> Result<Box<RawValue>, ErrorObject> {
         let set = self.prompts.snapshot();
-        self.page(&set, params, "prompts", |r| &r.prompt, |r| r.cache, stamp)
+        self.page(
+            &set,
+            params,
+            "prompts",
+            |r| &r.prompt,
+            |r| r.cache,
+            stamp,
+            Some(Listed::prompt),
+        )
     }
 
     /// Whether `subscriptions/listen` has anything to deliver.
@@ -310,7 +348,9 @@ impl ServerInner {
         uri: &str,
     ) -> Option<(Arc<dyn ResourceHandler>, UriVars, Option<CacheHints>)> {
         if let Some(r) = self.resources.snapshot().get(uri) {
-            return Some((r.handler.clone(), UriVars::new(), r.cache));
+            return self
+                .visible(Listed::Resource(uri))
+                .then(|| (r.handler.clone(), UriVars::new(), r.cache));
         }
         // A skill's files other than its SKILL.md are read like resources but not listed.
         if let Some((handler, cache)) = self.skills.as_ref().and_then(|s| s.file(uri)) {
@@ -320,8 +360,17 @@ impl ServerInner {
         templates.items.iter().find_map(|t| {
             t.parsed
                 .matches(uri)
+                .filter(|_| self.visible(Listed::ResourceTemplate(registry::Keyed::key(t))))
                 .map(|vars| (t.handler.clone(), vars, t.cache))
         })
+    }
+
+    /// Whether the caller of the request being dispatched may see `item` (see [`Visibility`]).
+    pub(crate) fn visible(&self, item: Listed<'_>) -> bool {
+        match &self.visibility {
+            None => true,
+            Some(v) => v.visible(item, crate::identity::current().as_deref()),
+        }
     }
 
     pub(crate) fn add_session(&self, s: &Arc<SessionState>) {
@@ -443,6 +492,7 @@ impl Server {
             task_config: TaskConfig::default(),
             task_store: None,
             connection_handler: None,
+            visibility: None,
         }
     }
 

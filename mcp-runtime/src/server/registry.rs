@@ -34,27 +34,27 @@ impl<T: Keyed + Clone> Set<T> {
     pub fn get(&self, key: &str) -> Option<&T> {
         self.index.get(key).map(|&i| &self.items[i])
     }
+}
 
-    /// One page: the items and the cursor of the next page. A cursor we did not issue is `-32602`.
-    pub fn page(
-        &self,
-        cursor: Option<&str>,
-        page_size: usize,
-    ) -> Result<(&[T], Option<String>), ErrorObject> {
-        let start = match cursor {
-            None => 0,
-            Some(c) => c
-                .strip_prefix("o")
-                .and_then(|n| n.parse::<usize>().ok())
-                .filter(|&n| n <= self.items.len())
-                .ok_or_else(|| {
-                    ErrorObject::invalid_params(format!("Invalid params: unknown cursor {c:?}"))
-                })?,
-        };
-        let end = (start + page_size.max(1)).min(self.items.len());
-        let next = (end < self.items.len()).then(|| format!("o{end}"));
-        Ok((&self.items[start..end], next))
-    }
+/// One page of `items`: the items and the cursor of the next page. A cursor we did not issue is `-32602`.
+pub fn page_of<'a, U>(
+    items: &'a [U],
+    cursor: Option<&str>,
+    page_size: usize,
+) -> Result<(&'a [U], Option<String>), ErrorObject> {
+    let start = match cursor {
+        None => 0,
+        Some(c) => c
+            .strip_prefix("o")
+            .and_then(|n| n.parse::<usize>().ok())
+            .filter(|&n| n <= items.len())
+            .ok_or_else(|| {
+                ErrorObject::invalid_params(format!("Invalid params: unknown cursor {c:?}"))
+            })?,
+    };
+    let end = (start + page_size.max(1)).min(items.len());
+    let next = (end < items.len()).then(|| format!("o{end}"));
+    Ok((&items[start..end], next))
 }
 
 impl<T: Keyed + Clone> Default for Registry<T> {

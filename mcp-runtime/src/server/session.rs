@@ -544,14 +544,21 @@ impl ServerHandler {
         }
         // Before 2025-11-25 there were no tasks: every call is direct, and `task` an unknown field.
         let tasks_known = modern.is_some() || self.0.version() >= ProtocolVersion::V2025_11_25;
-        let Some((handler, raw, plan)) = srv.tools.snapshot().get(&call.name).map(|r| {
-            let plan = if tasks_known {
-                srv.tasks.plan(&srv.tools, r, modern.as_deref(), call.task)
-            } else {
-                Plan::Direct
-            };
-            (r.handler.clone(), r.raw.clone(), plan)
-        }) else {
+        let visible = |r: &&super::ToolRoute| srv.visible(super::Listed::Tool(&r.tool.name));
+        let Some((handler, raw, plan)) =
+            srv.tools
+                .snapshot()
+                .get(&call.name)
+                .filter(visible)
+                .map(|r| {
+                    let plan = if tasks_known {
+                        srv.tasks.plan(&srv.tools, r, modern.as_deref(), call.task)
+                    } else {
+                        Plan::Direct
+                    };
+                    (r.handler.clone(), r.raw.clone(), plan)
+                })
+        else {
             return Reply::Now(Err(ErrorObject::invalid_params(format!(
                 "Unknown tool: {}",
                 call.name
@@ -749,7 +756,8 @@ impl ServerHandler {
         let args = p.arguments.unwrap_or_default();
         let handler = {
             let prompts = self.0.server.prompts.snapshot();
-            let Some(route) = prompts.get(&p.name) else {
+            let visible = |_: &_| self.0.server.visible(super::Listed::Prompt(&p.name));
+            let Some(route) = prompts.get(&p.name).filter(visible) else {
                 return Reply::Now(Err(ErrorObject::invalid_params(format!(
                     "Unknown prompt: {}",
                     p.name
@@ -788,6 +796,25 @@ impl ServerHandler {
         let Some(handler) = self.0.server.completion.clone() else {
             return Reply::Now(Err(ErrorObject::method_not_found(req.method)));
         };
+        // A prompt or template the caller may not see completes like an unknown one.
+        let (item, what) = match &p.reference {
+            CompletionRef::Prompt { name } => (super::Listed::Prompt(name), "prompt"),
+            CompletionRef::Resource { uri } => match self.0.server.resources.snapshot().get(uri) {
+                Some(_) => (super::Listed::Resource(uri), "resource"),
+                None => (super::Listed::ResourceTemplate(uri), "resource template"),
+            },
+        };
+        if !self.0.server.visible(item) {
+            let key = match item {
+                super::Listed::Prompt(k)
+                | super::Listed::Resource(k)
+                | super::Listed::ResourceTemplate(k)
+                | super::Listed::Tool(k) => k,
+            };
+            return Reply::Now(Err(ErrorObject::invalid_params(format!(
+                "Invalid params: unknown {what} `{key}`"
+            ))));
+        }
         let mut ctx = self.0.ctx(req, None);
         let stamped = modern.is_some();
         if let Some(m) = modern {

@@ -761,6 +761,7 @@ impl ServerInner {
                 |r| &r.entry,
                 |r| r.cache,
                 stamp,
+                None,
             ),
             methods::SKILLS_GET => self.get_skill(catalog, params, stamp),
             methods::RESOURCES_DIRECTORY_READ => {
@@ -769,7 +770,9 @@ impl ServerInner {
                     Err(e) => return Some(Err(e)),
                 };
                 match catalog.directories.get(&p.uri) {
-                    Some(set) => self.page(set, params, "resources", |c| &c.0, |_| None, stamp),
+                    Some(set) => {
+                        self.page(set, params, "resources", |c| &c.0, |_| None, stamp, None)
+                    }
                     None => Err(ErrorObject::invalid_params(format!(
                         "Invalid params: {} is not a directory this server serves",
                         p.uri

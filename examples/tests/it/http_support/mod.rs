@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod auth_server;
+
 use mcp_runtime::http::sse::{SseEvent, SseParser};
 use mcp_runtime::http::{serve_http_on, HttpConfig, StreamableHttpService};
 use mcp_runtime::protocol::{CallToolResult, LoggingLevel, Tool};

@@ -9,6 +9,10 @@ Test-only endpoints, to make the tokens a test needs:
                      (claims override the defaults; stray signs with a key not in the JWKS but with
                      the current kid; opaque makes an introspectable random token)
   POST /test/rotate  -> {"kid": ...}: a new signing key; the JWKS then holds only the new one
+  POST /test/exchange  RFC 8693 token exchange (form: subject_token, audience, ...; client gw:gw-secret
+                     by HTTP Basic): a token for `audience` with the subject token's sub and scope and
+                     `act: {"sub": "gw"}`, valid 600 s
+  GET  /test/exchanges -> {"<sub>": n}: how many exchanges each subject had
 
 Usage: oauth_as.py PORT   (prints "ready" once listening)
 """
@@ -142,6 +146,35 @@ async def mint(request: Request):
     return JSONResponse({"token": KEYS.sign(c, stray=body.get("stray", False))})
 
 
+EXCHANGES: dict[str, int] = {}
+
+
+async def exchange(request: Request):
+    if request.headers.get("authorization") != "Basic " + base64.b64encode(b"gw:gw-secret").decode():
+        return JSONResponse({"error": "invalid_client"}, status_code=401)
+    form = await request.form()
+    if form.get("grant_type") != "urn:ietf:params:oauth:grant-type:token-exchange":
+        return JSONResponse({"error": "unsupported_grant_type"}, status_code=400)
+    try:
+        subject = jwt.decode(str(form.get("subject_token", "")), KEYS.private.public_key(),
+                             algorithms=["RS256"], options={"verify_aud": False})
+    except jwt.PyJWTError as e:
+        return JSONResponse({"error": "invalid_grant", "error_description": str(e)}, status_code=400)
+    audience = str(form.get("audience", ""))
+    if not audience:
+        return JSONResponse({"error": "invalid_target"}, status_code=400)
+    EXCHANGES[subject["sub"]] = EXCHANGES.get(subject["sub"], 0) + 1
+    c = claims_for(subject["sub"], "gw", subject.get("scope", "").split(), audience)
+    c["act"] = {"sub": "gw"}
+    return JSONResponse({"access_token": KEYS.sign(c), "issued_token_type":
+                         "urn:ietf:params:oauth:token-type:access_token", "token_type": "Bearer",
+                         "expires_in": 600})
+
+
+async def exchanges(request: Request):
+    return JSONResponse(EXCHANGES)
+
+
 async def rotate(request: Request):
     KEYS.rotate()
     return JSONResponse({"kid": KEYS.kid})
@@ -168,6 +201,8 @@ routes = [
     Route("/introspect", introspect, methods=["POST"]),
     Route("/test/mint", mint, methods=["POST"]),
     Route("/test/rotate", rotate, methods=["POST"]),
+    Route("/test/exchange", exchange, methods=["POST"]),
+    Route("/test/exchanges", exchanges, methods=["GET"]),
 ]
 
 @asynccontextmanager
