@@ -84,7 +84,7 @@ impl Function {
         if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
             errors.push_spanned(&sig.generics, format!("{noun} cannot be a generic function: its schema is made from the concrete argument types; write a non-generic function that calls the generic one"));
         }
-        if let Some(u) = &sig.unsafety {
+        if let syn::Safety::Unsafe(u) = &sig.safety {
             errors.push_spanned(
                 u,
                 format!(
@@ -103,9 +103,9 @@ impl Function {
                 FnArg::Receiver(r) => {
                     if !in_impl {
                         errors.push_spanned(&*r, format!("`#[{0}]` on a method needs `#[tools]` on its impl block: write `#[tools] impl Type {{ #[{0}] fn ... }}`", kind.attr()));
-                    } else if r.reference.is_none() || r.colon_token.is_some() {
+                    } else if !matches!(r.kind, syn::ReceiverKind::Reference(..)) {
                         errors.push_spanned(&*r, "a tool method takes `&self`: the value is shared by every call (an `Arc`), so it cannot be taken by value");
-                    } else if r.mutability.is_some() {
+                    } else if matches!(r.kind, syn::ReceiverKind::Reference(_, _, Some(_))) {
                         errors.push_spanned(&*r, "a tool method takes `&self`, not `&mut self`: calls may run at the same time; keep mutable state behind a `Mutex` or an atomic");
                     }
                     r.attrs.clear();

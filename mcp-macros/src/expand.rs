@@ -76,7 +76,7 @@ pub fn tools(args: TokenStream, input: TokenStream) -> syn::Result<TokenStream> 
             "`#[tools]` takes no arguments; put tool options on each method's `#[tool(...)]`",
         );
     }
-    if let Some((_, path, _)) = &imp.trait_ {
+    if let Some((path, _)) = &imp.trait_ {
         errors.push_spanned(
             path,
             "`#[tools]` goes on an inherent impl block (`impl Type { ... }`), not on a trait impl",

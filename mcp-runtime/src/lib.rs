@@ -112,6 +112,7 @@ pub mod protocol;
 pub mod scale;
 pub mod schema;
 pub mod server;
+mod sha256;
 pub mod stdio;
 #[cfg(feature = "testing")]
 pub mod testing;

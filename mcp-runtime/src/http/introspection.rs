@@ -8,7 +8,6 @@ use super::resource_server::{TokenError, TokenVerifier};
 use crate::identity::AuthInfo;
 use futures_util::future::BoxFuture;
 use serde_json::{Map, Value};
-use sha2::Digest;
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -100,7 +99,7 @@ impl IntrospectionVerifier {
     }
 
     async fn introspect(&self, token: &str) -> Result<AuthInfo, TokenError> {
-        let key: [u8; 32] = sha2::Sha256::digest(token.as_bytes()).into();
+        let key: [u8; 32] = crate::sha256::Sha256::digest(token.as_bytes());
         if let Some(info) = self.cached(&key) {
             return Ok(info);
         }

@@ -177,7 +177,6 @@ impl StreamableHttpService {
     /// subject, else (a static bearer token, a verifier without subjects) a digest of the token (never
     /// the token itself). Called inside the dispatch of an admitted request.
     pub(crate) fn principal(&self, headers: &HeaderMap) -> Option<String> {
-        use sha2::Digest;
         self.inner.gate.auth.as_ref()?;
         if let Some(sub) = crate::identity::current().and_then(|a| a.subject.clone()) {
             return Some(format!("sub:{sub}"));
@@ -185,7 +184,7 @@ impl StreamableHttpService {
         let token = headers
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())?;
-        let d = sha2::Sha256::digest(token.as_bytes());
+        let d = crate::sha256::Sha256::digest(token.as_bytes());
         Some(format!(
             "bearer:{}",
             d[..12]

@@ -546,9 +546,8 @@ pub fn skill_name_from_uri(uri: &str) -> Option<&str> {
 
 /// The `sha256:<64 lowercase hex digits>` digest of `bytes`.
 pub fn sha256_digest(bytes: &[u8]) -> String {
-    use sha2::Digest;
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let hash = sha2::Sha256::digest(bytes);
+    let hash = crate::sha256::Sha256::digest(bytes);
     let mut out = String::with_capacity(7 + 64);
     out.push_str("sha256:");
     for b in hash.iter() {

@@ -18,8 +18,8 @@
 
 use super::request_state::{RequestStateKeys, MAX_STATE_BYTES};
 use crate::protocol::*;
+use crate::sha256::Sha256;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicU32, Ordering};

@@ -5,13 +5,10 @@
 //! A sealed state reads `<kid>.<payload>.<mac>` (both base64url): the key id names which of the server's
 //! keys sealed it, so keys can rotate (seal with the new one, still open states sealed with old ones).
 
+use crate::sha256::{HmacSha256, Sha256};
 use base64::engine::general_purpose::URL_SAFE_NO_PAD as B64;
 use base64::Engine;
-use hmac::{Hmac, KeyInit, Mac};
-use sha2::Sha256;
 use std::fmt;
-
-type HmacSha256 = Hmac<Sha256>;
 
 /// The longest sealed state accepted or issued. States carry the client's earlier answers, so they grow
 /// with the rounds; beyond this a request must keep its state elsewhere.
@@ -84,7 +81,7 @@ impl RequestStateKeys {
                 std::process::id(),
                 &secret
             );
-            secret = <Sha256 as sha2::Digest>::digest(seed.as_bytes()).to_vec();
+            secret = Sha256::digest(seed.as_bytes()).to_vec();
         }
         RequestStateKeys {
             keys: vec![("k0".into(), secret)],
@@ -146,8 +143,7 @@ impl RequestStateKeys {
     }
 
     fn mac(secret: &[u8], kid: &str, payload: &str) -> HmacSha256 {
-        let mut m =
-            <HmacSha256 as KeyInit>::new_from_slice(secret).expect("HMAC takes any key length");
+        let mut m = HmacSha256::new(secret);
         m.update(kid.as_bytes());
         m.update(b".");
         m.update(payload.as_bytes());
@@ -158,7 +154,7 @@ impl RequestStateKeys {
     pub(crate) fn seal(&self, payload: &[u8]) -> String {
         let (kid, secret) = &self.keys[0];
         let body = B64.encode(payload);
-        let tag = Self::mac(secret, kid, &body).finalize().into_bytes();
+        let tag = Self::mac(secret, kid, &body).finalize();
         format!("{kid}.{body}.{}", B64.encode(tag))
     }
 
@@ -174,7 +170,9 @@ impl RequestStateKeys {
         }
         let (_, secret) = self.keys.iter().find(|(k, _)| k == kid)?;
         let tag = B64.decode(tag).ok()?;
-        Self::mac(secret, kid, body).verify_slice(&tag).ok()?;
+        if !Self::mac(secret, kid, body).verify(&tag) {
+            return None;
+        }
         B64.decode(body).ok()
     }
 }

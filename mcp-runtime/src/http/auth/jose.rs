@@ -6,7 +6,6 @@ use base64::Engine;
 use ring::rand::SystemRandom;
 use ring::signature::{self, EcdsaKeyPair, KeyPair, RsaKeyPair};
 use serde_json::{json, Value};
-use sha2::Digest;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// A key that signs JWS.
@@ -157,7 +156,7 @@ pub(crate) fn dpop_proof(
         "iat": now(),
     });
     if let Some(t) = access_token {
-        claims["ath"] = b64(&sha2::Sha256::digest(t.as_bytes())).into();
+        claims["ath"] = b64(&crate::sha256::Sha256::digest(t.as_bytes())).into();
     }
     if let Some(n) = nonce {
         claims["nonce"] = n.into();
@@ -213,7 +212,10 @@ mod tests {
         assert_eq!(c["htu"], "http://localhost:3000/mcp");
         assert_eq!(c["htm"], "POST");
         assert_eq!(c["nonce"], "n1");
-        assert_eq!(c["ath"], b64(&sha2::Sha256::digest(b"tok")).as_str());
+        assert_eq!(
+            c["ath"],
+            b64(&crate::sha256::Sha256::digest(b"tok")).as_str()
+        );
         // The signature verifies with the public key in the header.
         let SigningKey::Es256(k) = &key else { panic!() };
         let (input, sig) = proof.rsplit_once('.').unwrap();

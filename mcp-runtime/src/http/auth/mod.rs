@@ -36,7 +36,6 @@ use jose::SigningKey;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION, LOCATION};
 use reqwest::{StatusCode, Url};
 use serde_json::Value;
-use sha2::Digest;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -690,7 +689,7 @@ impl OAuth {
         let client = self.client_for(&d.issuer, meta).await?;
         let verifier = random_token();
         let challenge_s256 = base64::engine::general_purpose::URL_SAFE_NO_PAD
-            .encode(sha2::Sha256::digest(verifier.as_bytes()));
+            .encode(crate::sha256::Sha256::digest(verifier.as_bytes()));
         let state = uuid::Uuid::new_v4().simple().to_string();
         let mut auth_url =
             Url::parse(endpoint).map_err(|e| format!("bad authorization endpoint: {e}"))?;
