@@ -147,6 +147,9 @@ pub struct Config {
     /// `gateway.cacheBytes`: the bound of the `resources/read` cache, in bytes (`0`: no cache; see
     /// [`crate::cache`]).
     pub cache_bytes: usize,
+    /// `gateway.otlp`: the OTLP/HTTP collector the `hop` spans are exported to (the `otel` feature; the
+    /// `--otlp-endpoint` flag overrides it).
+    pub otlp: Option<String>,
 }
 
 /// A tool declared in the config whose steps call upstream tools, each with arguments taken from the
@@ -233,6 +236,9 @@ struct RawGateway {
     /// Where several instances share their downstream sessions (`redis://host:port`).
     #[serde(default)]
     redis: Option<String>,
+    /// The OTLP/HTTP collector spans go to (`http://127.0.0.1:4318`).
+    #[serde(default)]
+    otlp: Option<String>,
     /// How long calls in flight to an upstream a reload removed may go on.
     #[serde(default, rename = "reloadGraceMs")]
     reload_grace_ms: Option<u64>,
@@ -425,6 +431,7 @@ impl Config {
             redis: raw.gateway.redis,
             reload_grace,
             cache_bytes,
+            otlp: raw.gateway.otlp,
         })
     }
 }

@@ -30,6 +30,8 @@ pub mod metrics;
 pub mod names;
 pub mod ndjson;
 pub mod ops;
+#[cfg(feature = "otel")]
+pub mod otel;
 pub mod relay;
 pub mod reload;
 mod restart;
