@@ -21,7 +21,9 @@
 //! a short run divided by the calls between them. The count is independent of the machine's load,
 //! unlike every rate above; callgrind slows the gateway down, so more requests arrive in each read than
 //! they would at full speed (64 in flight batches more). `--keep` keeps callgrind's files, for
-//! `callgrind_annotate --inclusive=yes`; `--only TEXT` counts only the rows whose name contains TEXT.
+//! `callgrind_annotate --inclusive=yes`; `--only TEXT` counts only the rows whose name contains TEXT;
+//! `--baseline PATH` counts another build of `bench-server` (another commit's) first, for a before and
+//! after in one run.
 
 use mcp_runtime::client::Client;
 use mcp_runtime::http::HttpClientConfig;
@@ -402,14 +404,22 @@ async fn instructions(cfg: &Path) {
         .iter()
         .position(|a| a == "--only")
         .and_then(|i| args.get(i + 1));
+    // `--baseline PATH`: another build of `bench-server` (another commit's) counted first, in the same run.
+    let baseline = args
+        .iter()
+        .position(|a| a == "--baseline")
+        .and_then(|i| args.get(i + 1))
+        .map(PathBuf::from);
     let paths = [
-        Counted::Direct(&server),
-        Counted::PumpRelay(&server),
-        Counted::Gateway(cfg),
-        Counted::GatewayHttp(cfg),
+        baseline.as_deref().map(Counted::Baseline),
+        Some(Counted::Direct(&server)),
+        Some(Counted::PumpRelay(&server)),
+        Some(Counted::Gateway(cfg)),
+        Some(Counted::GatewayHttp(cfg)),
     ];
     for path in paths
         .into_iter()
+        .flatten()
         .filter(|p| only.is_none_or(|o| p.name().contains(o.as_str())))
     {
         for in_flight in [1, IN_FLIGHT] {
@@ -429,6 +439,7 @@ async fn instructions(cfg: &Path) {
 /// front of it, or the gateway in front of it.
 #[derive(Clone, Copy)]
 enum Counted<'a> {
+    Baseline(&'a Path),
     Direct(&'a Path),
     PumpRelay(&'a Path),
     Gateway(&'a Path),
@@ -438,6 +449,7 @@ enum Counted<'a> {
 impl Counted<'_> {
     fn name(self) -> &'static str {
         match self {
+            Counted::Baseline(_) => "bench-server (baseline)",
             Counted::Direct(_) => "bench-server (direct)",
             Counted::PumpRelay(_) => "least relay on the runtime",
             Counted::Gateway(_) => "gateway stdio→stdio",
@@ -462,7 +474,7 @@ async fn count_instructions(counted: Counted<'_>, in_flight: usize, calls: usize
         .env("RUST_LOG", "warn")
         .stderr(Stdio::null());
     match counted {
-        Counted::Direct(server) => gw.arg(server),
+        Counted::Direct(server) | Counted::Baseline(server) => gw.arg(server),
         Counted::PumpRelay(server) => gw
             .arg(std::env::current_exe().unwrap())
             .arg("--pump-relay")

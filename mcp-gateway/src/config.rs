@@ -160,6 +160,9 @@ pub struct Config {
     pub auth: Option<crate::auth::FrontAuth>,
     /// `gateway.rules`: what each caller sees (see [`crate::authz`]).
     pub rules: Option<crate::authz::Rules>,
+    /// `gateway.otlp`: the OTLP/HTTP collector the `hop` spans are exported to (the `otel` feature; the
+    /// `--otlp-endpoint` flag overrides it).
+    pub otlp: Option<String>,
 }
 
 /// A tool declared in the config whose steps call upstream tools, each with arguments taken from the
@@ -246,6 +249,9 @@ struct RawGateway {
     /// Where several instances share their downstream sessions (`redis://host:port`).
     #[serde(default)]
     redis: Option<String>,
+    /// The OTLP/HTTP collector spans go to (`http://127.0.0.1:4318`).
+    #[serde(default)]
+    otlp: Option<String>,
     /// How long calls in flight to an upstream a reload removed may go on.
     #[serde(default, rename = "reloadGraceMs")]
     reload_grace_ms: Option<u64>,
@@ -489,6 +495,7 @@ impl Config {
             redis: raw.gateway.redis,
             reload_grace,
             cache_bytes,
+            otlp: raw.gateway.otlp,
         })
     }
 }

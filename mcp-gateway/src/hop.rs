@@ -61,10 +61,22 @@ impl Hop {
             span_id = tracing::field::Empty,
             parent_id = tracing::field::Empty,
         );
+        // Exported over OTLP (the `otel` feature, when an endpoint is set): the upstream request carries
+        // the exported span as its parent.
+        #[cfg(feature = "otel")]
+        let exported = crate::otel::HopSpan::start(
+            ctx.trace_context(),
+            &self.upstream.config.name,
+            &self.tool,
+        );
         // The hop joins the caller's trace (SEP-414): its span is the handler's, a child of the
         // request's, and the upstream request carries it as its parent (see `mcp_runtime::trace_context`).
         if !span.is_disabled() {
-            if let Some(hop) = mcp_runtime::TraceContext::current() {
+            #[cfg(feature = "otel")]
+            let current = exported.as_ref().and_then(|e| e.upstream.clone());
+            #[cfg(not(feature = "otel"))]
+            let current = None;
+            if let Some(hop) = current.or_else(mcp_runtime::TraceContext::current) {
                 use tracing::field::display;
                 span.record("trace_id", display(hop.trace_id()));
                 span.record("span_id", display(hop.parent_id()));
@@ -82,6 +94,13 @@ impl Hop {
             args,
             ctx,
         ));
+        #[cfg(feature = "otel")]
+        let relay = match exported.as_ref().and_then(|e| e.upstream.clone()) {
+            Some(t) => {
+                futures_util::future::Either::Left(mcp_runtime::TraceContext::scope(Some(t), relay))
+            }
+            None => futures_util::future::Either::Right(relay),
+        };
         let r = relay.instrument(span.clone()).await;
         let elapsed = t0.elapsed();
         let outcome = match &r {
@@ -90,6 +109,16 @@ impl Hop {
             Err(_) => Outcome::RpcError,
         };
         self.metrics.record(elapsed, outcome);
+        #[cfg(feature = "otel")]
+        if let Some(e) = exported {
+            let error = r.as_ref().err().map(|e| {
+                (
+                    i64::from(e.code),
+                    self.secrets.redact(&e.message).into_owned(),
+                )
+            });
+            e.end(outcome, error);
+        }
         if !span.is_disabled() {
             span.record("latency_us", elapsed.as_micros() as u64);
             span.record("outcome", tracing::field::display(outcome.as_str()));

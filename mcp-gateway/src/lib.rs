@@ -34,6 +34,8 @@ pub mod names;
 pub mod ndjson;
 pub mod ops;
 mod ownership;
+#[cfg(feature = "otel")]
+pub mod otel;
 pub mod relay;
 pub mod reload;
 mod restart;

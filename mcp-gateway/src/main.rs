@@ -46,6 +46,11 @@ struct Args {
     /// SIGHUP reloads the file either way.
     #[arg(long)]
     no_watch: bool,
+    /// Export each relayed call's `hop` span over OTLP/HTTP to this collector
+    /// (`http://127.0.0.1:4318`; spans go to its `/v1/traces`), joined to the caller's W3C trace.
+    /// Overrides `gateway.otlp` and OTEL_EXPORTER_OTLP_ENDPOINT. Needs the `otel` feature.
+    #[arg(long, value_name = "URL")]
+    otlp_endpoint: Option<String>,
 }
 
 const EXAMPLE: &str = "\
@@ -99,6 +104,15 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    #[cfg(not(feature = "otel"))]
+    if args.otlp_endpoint.is_some() || config.otlp.is_some() {
+        eprintln!(
+            "mcp-gateway: --otlp-endpoint (or gateway.otlp) needs a build with the `otel` feature"
+        );
+        return ExitCode::from(2);
+    }
+    #[cfg(feature = "otel")]
+    let otlp = mcp_gateway::otel::endpoint(args.otlp_endpoint.as_deref(), config.otlp.as_deref());
     let redis = args.redis.clone().or_else(|| config.redis.clone());
     let auth = config.auth.clone();
     if auth.is_some() && args.http.is_none() {
@@ -110,6 +124,21 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     rt.block_on(async move {
+        #[cfg(feature = "otel")]
+        let otlp = match otlp.as_deref().map(mcp_gateway::otel::Otlp::install) {
+            None => None,
+            Some(Ok(o)) => {
+                tracing::info!(
+                    "exporting spans over OTLP to {}",
+                    otlp.as_deref().unwrap_or("")
+                );
+                Some(o)
+            }
+            Some(Err(e)) => {
+                eprintln!("mcp-gateway: {e}");
+                return ExitCode::from(2);
+            }
+        };
         let stores = match redis {
             None => None,
             Some(url) => {
@@ -153,6 +182,12 @@ fn main() -> ExitCode {
                 .await
             }
         };
+        // The spans still queued go out before the process ends (off this runtime's thread, which
+        // sends them).
+        #[cfg(feature = "otel")]
+        if let Some(o) = otlp {
+            let _ = tokio::task::spawn_blocking(move || o.shutdown()).await;
+        }
         match served {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {

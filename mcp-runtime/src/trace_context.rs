@@ -248,7 +248,8 @@ impl TraceContext {
 
     /// The trace in a request's params (`_meta.traceparent`, `_meta.tracestate`, `_meta.baggage`).
     /// The params are only searched for the key unless it is there, so a request without a trace
-    /// costs one scan of its text.
+    /// costs one scan of its text. (A server reads it in the one pass over `_meta` its dispatcher
+    /// makes anyway, and costs a request without a trace nothing more.)
     pub fn from_params(params: Option<&RawValue>) -> Option<TraceContext> {
         let text = params?.get();
         memchr::memmem::find(text.as_bytes(), b"\"traceparent\"")?;
@@ -270,6 +271,20 @@ impl TraceContext {
         let m = p.meta?;
         TraceContext::parse(m.traceparent.as_deref()?, m.tracestate.as_deref())
             .map(|t| t.with_baggage(m.baggage.as_deref()))
+    }
+
+    /// The trace of `_meta` members read as JSON text by the dispatcher's one pass over `_meta`; a
+    /// member that is not a string is as if absent.
+    pub(crate) fn from_meta_values(
+        traceparent: &RawValue,
+        tracestate: Option<&RawValue>,
+        baggage: Option<&RawValue>,
+    ) -> Option<TraceContext> {
+        let text = |v: &RawValue| serde_json::from_str::<std::borrow::Cow<'_, str>>(v.get()).ok();
+        let state = tracestate.and_then(text);
+        let baggage = baggage.and_then(text);
+        TraceContext::parse(&text(traceparent)?, state.as_deref())
+            .map(|t| t.with_baggage(baggage.as_deref()))
     }
 
     /// Writes this context into a request's `_meta` (created if absent), unless the params carry a

@@ -20,7 +20,7 @@ const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CALLER_SPAN: &str = "00f067aa0ba902b7";
 
 /// A runtime server whose tool `trace` answers with the trace context its request carried.
-async fn rust_upstream() -> String {
+pub(crate) async fn rust_upstream() -> String {
     let route = ToolRoute::new(
         Tool::new(
             "trace",

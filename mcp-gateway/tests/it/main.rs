@@ -15,6 +15,8 @@ mod gateway_downstream_peers;
 mod gateway_examples;
 mod gateway_faults;
 mod gateway_ops;
+#[cfg(feature = "otel")]
+mod gateway_otlp;
 mod gateway_peers;
 mod gateway_pipeline;
 mod gateway_reload;

@@ -39,6 +39,21 @@ pub(crate) struct MetaRaw<'a> {
     pub client_info: Option<&'a RawValue>,
     #[serde(rename = "io.modelcontextprotocol/logLevel", borrow, default)]
     pub log_level: Option<&'a RawValue>,
+    /// SEP-414: read in this same pass over `_meta`, decoded only when present (any JSON value: an
+    /// invalid one is ignored, never an error).
+    #[serde(borrow, default)]
+    pub traceparent: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub tracestate: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    pub baggage: Option<&'a RawValue>,
+}
+
+/// What a handler's [`Context`](super::Context) takes from its request's `_meta`.
+#[derive(Default)]
+pub(crate) struct RequestMeta {
+    pub progress_token: Option<ProgressToken>,
+    pub trace: Option<crate::TraceContext>,
 }
 
 /// Params with nothing read but `_meta`.
@@ -131,6 +146,16 @@ fn invalid(field: &str, why: impl std::fmt::Display) -> ErrorObject {
 }
 
 impl MetaRaw<'_> {
+    /// The progress token and the trace (a valid `traceparent`, with its `tracestate` and `baggage`).
+    pub(crate) fn request_meta(self) -> RequestMeta {
+        RequestMeta {
+            trace: self.traceparent.and_then(|tp| {
+                crate::TraceContext::from_meta_values(tp, self.tracestate, self.baggage)
+            }),
+            progress_token: self.progress_token,
+        }
+    }
+
     /// Whether any per-request protocol field is present.
     pub(crate) fn is_modern(&self) -> bool {
         self.protocol_version.is_some()
@@ -251,6 +276,38 @@ mod tests {
         let text = meta.to_string();
         let m: MetaRaw<'_> = serde_json::from_str(&text).unwrap();
         m.resolve()
+    }
+
+    #[test]
+    fn the_trace_is_read_in_the_same_pass_and_a_bad_one_is_no_error() {
+        let tp = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+        let read = |meta: serde_json::Value| {
+            let text = meta.to_string();
+            let m: MetaRaw<'_> = serde_json::from_str(&text).unwrap();
+            m.request_meta()
+        };
+        let m = read(serde_json::json!({
+            "progressToken": 7, "traceparent": tp, "tracestate": "a=1", "baggage": "k=v"
+        }));
+        let t = m.trace.unwrap();
+        assert_eq!(m.progress_token, Some(ProgressToken::Number(7)));
+        assert_eq!(
+            (t.traceparent().as_str(), t.tracestate(), t.baggage()),
+            (tp, Some("a=1"), Some("k=v"))
+        );
+        // Not a string, or not valid: as if absent, and the rest of `_meta` still read.
+        for bad in [
+            serde_json::json!(5),
+            serde_json::json!({"x": 1}),
+            serde_json::json!("00-x"),
+        ] {
+            let m = read(
+                serde_json::json!({"progressToken": "p", "traceparent": bad, "tracestate": 3}),
+            );
+            assert!(m.trace.is_none());
+            assert_eq!(m.progress_token, Some(ProgressToken::String("p".into())));
+        }
+        assert!(read(serde_json::json!({})).trace.is_none());
     }
 
     #[test]

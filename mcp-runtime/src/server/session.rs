@@ -5,7 +5,7 @@
 //! (the lifecycle below: `initialize`, then `notifications/initialized`). Both can arrive on one
 //! connection.
 
-use super::era::{self, MetaRaw, ModernRequest, Resolved, WithMeta};
+use super::era::{self, MetaRaw, ModernRequest, RequestMeta, Resolved, WithMeta};
 use super::listen::{self, Listener};
 use super::mrtr::{Binding, InputRound};
 use super::session_state::{Phase, SessionState};
@@ -151,18 +151,14 @@ fn empty() -> Result<Box<RawValue>, ErrorObject> {
 }
 
 impl SessionState {
-    fn ctx(
-        self: &Arc<Self>,
-        req: &RequestIn<'_>,
-        progress_token: Option<ProgressToken>,
-    ) -> Context {
+    fn ctx(self: &Arc<Self>, req: &RequestIn<'_>, meta: RequestMeta) -> Context {
         Context::new(
             self.clone(),
             req.id.clone(),
             req.token.clone(),
-            progress_token,
+            meta.progress_token,
         )
-        .with_trace(crate::TraceContext::from_params(req.params))
+        .with_trace(meta.trace)
     }
 }
 
@@ -180,8 +176,8 @@ impl Handler for ServerHandler {
         };
         match self.era(&meta) {
             Err(e) => Reply::Now(Err(e)),
-            Ok(Some(m)) => self.modern(&req, m, meta.progress_token),
-            Ok(None) => self.legacy(&req, meta.progress_token),
+            Ok(Some(m)) => self.modern(&req, m, meta.request_meta()),
+            Ok(None) => self.legacy(&req, meta.request_meta()),
         }
     }
 
@@ -252,7 +248,7 @@ impl ServerHandler {
 
     // ---- the handshake era ----
 
-    fn legacy(&self, req: &RequestIn<'_>, progress_token: Option<ProgressToken>) -> Reply {
+    fn legacy(&self, req: &RequestIn<'_>, meta: RequestMeta) -> Reply {
         let s = &self.0;
         match req.method {
             methods::INITIALIZE => return Reply::Now(s.initialize(req.params)),
@@ -280,9 +276,7 @@ impl ServerHandler {
             methods::RESOURCES_TEMPLATES_LIST if srv.has_resources() => {
                 Reply::Now(srv.list_resource_templates(req.params, None))
             }
-            methods::RESOURCES_READ if srv.has_resources() => {
-                self.read_resource(req, progress_token, None)
-            }
+            methods::RESOURCES_READ if srv.has_resources() => self.read_resource(req, meta, None),
             methods::RESOURCES_SUBSCRIBE if srv.has_resources() => {
                 Reply::Now(self.subscribe(req.params, true))
             }
@@ -292,8 +286,10 @@ impl ServerHandler {
             methods::PROMPTS_LIST if srv.has_prompts() => {
                 Reply::Now(srv.list_prompts(req.params, None))
             }
-            methods::PROMPTS_GET if srv.has_prompts() => self.get_prompt(req, progress_token, None),
-            methods::COMPLETION_COMPLETE if srv.completion.is_some() => self.complete(req, None),
+            methods::PROMPTS_GET if srv.has_prompts() => self.get_prompt(req, meta, None),
+            methods::COMPLETION_COMPLETE if srv.completion.is_some() => {
+                self.complete(req, meta, None)
+            }
             methods::LOGGING_SET_LEVEL => Reply::Now(self.set_level(req.params)),
             methods::TASKS_GET
             | methods::TASKS_RESULT
@@ -309,12 +305,7 @@ impl ServerHandler {
 
     // ---- 2026-07-28 ----
 
-    fn modern(
-        &self,
-        req: &RequestIn<'_>,
-        m: Arc<ModernRequest>,
-        progress_token: Option<ProgressToken>,
-    ) -> Reply {
+    fn modern(&self, req: &RequestIn<'_>, m: Arc<ModernRequest>, meta: RequestMeta) -> Reply {
         let srv = &self.0.server;
         let list = srv.cache;
         match req.method {
@@ -334,16 +325,16 @@ impl ServerHandler {
                 ))
             }
             methods::RESOURCES_READ if srv.has_resources() => {
-                self.read_resource(req, progress_token, Some(m))
+                self.read_resource(req, meta, Some(m))
             }
             methods::PROMPTS_LIST if srv.has_prompts() => Reply::Now(srv.list_prompts(
                 req.params,
                 Some(&self.stamp(ResultType::Complete, Some(list))),
             )),
-            methods::PROMPTS_GET if srv.has_prompts() => {
-                self.get_prompt(req, progress_token, Some(m))
+            methods::PROMPTS_GET if srv.has_prompts() => self.get_prompt(req, meta, Some(m)),
+            methods::COMPLETION_COMPLETE if srv.completion.is_some() => {
+                self.complete(req, meta, Some(m))
             }
-            methods::COMPLETION_COMPLETE if srv.completion.is_some() => self.complete(req, Some(m)),
             methods::SUBSCRIPTIONS_LISTEN if srv.offers_listen() => self.listen(req),
             methods::TASKS_GET | methods::TASKS_UPDATE | methods::TASKS_CANCEL => {
                 super::tasks::extension_method(&self.0, req, &m)
@@ -532,6 +523,7 @@ impl ServerHandler {
             Ok(m) => m,
             Err(e) => return Reply::Now(Err(e)),
         };
+        let meta = meta.request_meta();
         let srv = &self.0.server;
         match &modern {
             None if self.0.phase() == Phase::Connected => {
@@ -570,7 +562,7 @@ impl ServerHandler {
             // A direct handshake-era call: the arguments are decoded from the request's bytes where
             // they lie, and the result is serialized into the response frame (sized like the request).
             let hint = req.params.map_or(0, |p| p.get().len());
-            let ctx = self.0.ctx(req, meta.progress_token);
+            let ctx = self.0.ctx(req, meta);
             let trace = ctx.trace_context().cloned();
             let fut = handler.call_borrowed(arguments.unwrap_or("{}"), ctx);
             let fut = crate::trace_context::instrument(trace.as_ref(), fut);
@@ -585,7 +577,7 @@ impl ServerHandler {
             Plan::Handshake(ttl) => {
                 return super::tasks::call_handshake(
                     &self.0,
-                    (req.id, crate::TraceContext::from_params(req.params)),
+                    (req.id, meta.trace),
                     meta.progress_token,
                     name,
                     handler,
@@ -621,7 +613,7 @@ impl ServerHandler {
                 let (s1, s2) = (self.0.clone(), self.0.clone());
                 return super::tasks::call_extension(
                     &self.0,
-                    req,
+                    (req, meta.trace),
                     (tool, handler, args),
                     modern,
                     window,
@@ -638,7 +630,7 @@ impl ServerHandler {
             }
             (_, modern) => modern,
         };
-        let ctx = self.0.ctx(req, meta.progress_token);
+        let ctx = self.0.ctx(req, meta);
         if let Some(raw) = raw {
             // A direct call of a raw tool: its result goes into the frame as the JSON text it is.
             return self.run_handler(
@@ -665,7 +657,7 @@ impl ServerHandler {
     fn read_resource(
         &self,
         req: &RequestIn<'_>,
-        progress_token: Option<ProgressToken>,
+        meta: RequestMeta,
         modern: Option<Arc<ModernRequest>>,
     ) -> Reply {
         let p: ResourceUriParams = match parse_params(req.params) {
@@ -695,7 +687,7 @@ impl ServerHandler {
         let read_uri = uri.clone();
         self.run_handler(
             modern.zip(round),
-            self.0.ctx(req, progress_token),
+            self.0.ctx(req, meta),
             move |ctx| handler.read(read_uri, vars, ctx),
             bind,
             move |h, mut r: ReadResourceResult| {
@@ -746,7 +738,7 @@ impl ServerHandler {
     fn get_prompt(
         &self,
         req: &RequestIn<'_>,
-        progress_token: Option<ProgressToken>,
+        meta: RequestMeta,
         modern: Option<Arc<ModernRequest>>,
     ) -> Reply {
         let p: GetPromptParams = match parse_params(req.params) {
@@ -778,7 +770,7 @@ impl ServerHandler {
         };
         self.run_handler(
             modern.zip(round),
-            self.0.ctx(req, progress_token),
+            self.0.ctx(req, meta),
             move |ctx| handler.get(args, ctx),
             bind,
             |h, mut r: GetPromptResult| {
@@ -788,7 +780,12 @@ impl ServerHandler {
         )
     }
 
-    fn complete(&self, req: &RequestIn<'_>, modern: Option<Arc<ModernRequest>>) -> Reply {
+    fn complete(
+        &self,
+        req: &RequestIn<'_>,
+        meta: RequestMeta,
+        modern: Option<Arc<ModernRequest>>,
+    ) -> Reply {
         let p: CompleteParams = match parse_params(req.params) {
             Ok(p) => p,
             Err(e) => return Reply::Now(Err(e)),
@@ -815,7 +812,12 @@ impl ServerHandler {
                 "Invalid params: unknown {what} `{key}`"
             ))));
         }
-        let mut ctx = self.0.ctx(req, None);
+        // No progress token: a completion is answered at once.
+        let meta = RequestMeta {
+            progress_token: None,
+            ..meta
+        };
+        let mut ctx = self.0.ctx(req, meta);
         let stamped = modern.is_some();
         if let Some(m) = modern {
             ctx = ctx.modern(m, None);

@@ -105,7 +105,7 @@ pub(crate) fn call_handshake(
 /// handler goes on in the background, where its input requests wait for `tasks/update`.
 pub(crate) fn call_extension(
     session: &Arc<SessionState>,
-    req: &RequestIn<'_>,
+    (req, trace): (&RequestIn<'_>, Option<crate::TraceContext>),
     (tool, handler, args): (String, Arc<dyn ToolHandler>, Arguments),
     (modern, round): (Arc<ModernRequest>, Arc<InputRound>),
     window: Duration,
@@ -115,7 +115,6 @@ pub(crate) fn call_extension(
     let session = session.clone();
     let id = req.id.clone();
     let request_token = req.token.clone();
-    let trace = crate::TraceContext::from_params(req.params);
     Reply::Spawn {
         fut: Box::pin(async move {
             let shared = session.server.tasks.shared().clone();
