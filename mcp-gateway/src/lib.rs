@@ -33,9 +33,9 @@ pub mod metrics;
 pub mod names;
 pub mod ndjson;
 pub mod ops;
-mod ownership;
 #[cfg(feature = "otel")]
 pub mod otel;
+mod ownership;
 pub mod relay;
 pub mod reload;
 mod restart;
