@@ -6,6 +6,7 @@
 # With the argument `bench`, also the proxies the gateway benchmark compares against (not needed by tests):
 #   .peers/fastmcp/bin/python with FastMCP (PyPI `fastmcp`, its own venv: it pins its own `mcp`)
 #   .peers/bench/node_modules/mcp-proxy (npm)
+#   .peers/bench/cargo/bin/mcp-proxy (crates.io `mcp-proxy` 0.6.0, the tower-mcp gateway, built by cargo)
 # Idempotent; prints nothing but errors unless something is installed.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -31,5 +32,8 @@ if [ "${1:-}" = bench ]; then
     mkdir -p "$P/bench"
     (cd "$P/bench" && { [ -f package.json ] || echo '{"private":true}' > package.json; } &&
       npm install --no-fund --no-audit --loglevel=error mcp-proxy@6.7.19 >&2)
+  fi
+  if [ ! -x "$P/bench/cargo/bin/mcp-proxy" ]; then
+    cargo install --quiet mcp-proxy --version 0.6.0 --no-default-features --locked --root "$P/bench/cargo" >&2
   fi
 fi

@@ -10,7 +10,9 @@
 //! `fastmcp`); our gateway over Streamable HTTP; the npm `mcp-proxy` over Streamable HTTP. Each:
 //! sequential `echo` calls, then 64 in flight. A proxy's peak resident memory (VmHWM) is read from
 //! /proc at the end of its row. The peers come from `scripts/install-peers.sh bench`; a row whose peer
-//! is missing says so.
+//! is missing says so. Then Streamable HTTP as many users reach it: 64 sessions, each calling in turn,
+//! against `bench-server` reached directly over HTTP, our gateway (one thread and one per core) and the
+//! Rust `mcp-proxy` 0.6.0 (the tower-mcp gateway, `cargo install`ed by `install-peers.sh bench`).
 //!
 //! Slow paths are measured for a bounded time (at most [`SEQ_TIME`] and [`CONC_TIME`]) rather than for a
 //! fixed count, so the FastMCP row ends in seconds; its rates are computed from what completed.
@@ -354,6 +356,8 @@ async fn run() {
     )
     .await;
 
+    sessions(&server, cfg.path(), &peers).await;
+
     let mcp_proxy = peers.join("bench/node_modules/mcp-proxy/dist/bin/mcp-proxy.mjs");
     if mcp_proxy.exists() {
         let port = free_port();
@@ -380,6 +384,165 @@ async fn run() {
             "run scripts/install-peers.sh bench",
         );
     }
+}
+
+/// Downstream sessions of the HTTP comparison: each its own client (its own `initialize`, its own
+/// connection pool), calling sequentially, as many users of one gateway would.
+const SESSIONS: usize = 64;
+
+/// A child started for an HTTP row: waits until `url` answers `initialize`, then measures [`SESSIONS`]
+/// sessions calling `tool` for [`CONC_TIME`], and prints calls/s against `direct` (when given) and the
+/// child's peak RSS. Returns the rate.
+async fn sessions_row(
+    name: &str,
+    url: &str,
+    tool: &str,
+    mut child: tokio::process::Child,
+    direct: Option<f64>,
+) -> Option<f64> {
+    let t0 = Instant::now();
+    let mut clients = Vec::with_capacity(SESSIONS);
+    while clients.len() < SESSIONS {
+        match Client::builder()
+            .connect_http(url, HttpClientConfig::default())
+            .await
+        {
+            Ok(c) => clients.push(Arc::new(c)),
+            Err(e) if t0.elapsed() > Duration::from_secs(60) => {
+                skipped(name, &format!("did not come up: {e}"));
+                return None;
+            }
+            Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+        }
+    }
+    for c in &clients {
+        c.call_tool(tool, json!({"text": "warm"})).await.unwrap();
+    }
+    let done = Arc::new(AtomicUsize::new(0));
+    let t0 = Instant::now();
+    let tasks: Vec<_> = clients
+        .iter()
+        .map(|c| {
+            let (c, done, tool) = (c.clone(), done.clone(), tool.to_string());
+            tokio::spawn(async move {
+                while t0.elapsed() < CONC_TIME {
+                    c.call_tool(&tool, json!({"text": "hello"})).await.unwrap();
+                    done.fetch_add(1, Ordering::Relaxed);
+                }
+            })
+        })
+        .collect();
+    for t in tasks {
+        t.await.unwrap();
+    }
+    let rate = done.load(Ordering::Relaxed) as f64 / t0.elapsed().as_secs_f64();
+    let rss = child.id().and_then(peak_rss_mib);
+    println!(
+        "{name:<34} {rate:>9.0} calls/s{}{}",
+        direct
+            .map(|d| format!(" ({:.3}x)", rate / d))
+            .unwrap_or_default(),
+        rss.map(|m| format!("  peak RSS {m:.1} MiB"))
+            .unwrap_or_default(),
+    );
+    drop(clients);
+    let _ = child.kill().await;
+    Some(rate)
+}
+
+/// Streamable HTTP with [`SESSIONS`] sessions: `bench-server` reached directly over HTTP, our gateway
+/// (one thread, its default, and one per core) and the Rust `mcp-proxy` 0.6.0 (tower-mcp), each
+/// fronting `bench-server` over stdio. Ratios are against the direct row.
+async fn sessions(server: &Path, cfg: &Path, peers: &Path) {
+    println!("Streamable HTTP, {SESSIONS} sessions calling sequentially, {CONC_TIME:?} each:");
+    let mut direct = tokio::process::Command::new(server);
+    direct
+        .arg("--http")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = direct.spawn().unwrap();
+    let mut out = tokio::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    tokio::io::AsyncBufReadExt::read_line(&mut out, &mut line)
+        .await
+        .unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("listening on ")
+        .unwrap()
+        .to_string();
+    let Some(d) = sessions_row(
+        "direct (bench-server HTTP)",
+        &format!("http://{addr}/mcp"),
+        "echo",
+        child,
+        None,
+    )
+    .await
+    else {
+        return;
+    };
+    for threads in ["1", "0"] {
+        let port = free_port();
+        let gw = tokio::process::Command::new(env!("CARGO_BIN_EXE_mcp-gateway"))
+            .arg("--config")
+            .arg(cfg)
+            .args(["--http", &format!("127.0.0.1:{port}"), "--threads", threads])
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let name = if threads == "1" {
+            "gateway HTTP→stdio"
+        } else {
+            "gateway HTTP→stdio, thread/core"
+        };
+        sessions_row(
+            name,
+            &format!("http://127.0.0.1:{port}/mcp"),
+            "echo",
+            gw,
+            Some(d),
+        )
+        .await;
+    }
+    let proxy = peers.join("bench/cargo/bin/mcp-proxy");
+    if !proxy.exists() {
+        return skipped(
+            "mcp-proxy 0.6.0 HTTP→stdio",
+            "run scripts/install-peers.sh bench",
+        );
+    }
+    let port = free_port();
+    let mut toml = tempfile::Builder::new().suffix(".toml").tempfile().unwrap();
+    write!(
+        toml,
+        "[proxy]\nname = \"bench-proxy\"\n[proxy.listen]\nhost = \"127.0.0.1\"\nport = {port}\n\
+         [[backends]]\nname = \"bench\"\ntransport = \"stdio\"\ncommand = {:?}\n",
+        server.display().to_string()
+    )
+    .unwrap();
+    let child = tokio::process::Command::new(&proxy)
+        .arg("--config")
+        .arg(toml.path())
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    // It serves MCP at the root of its address.
+    sessions_row(
+        "mcp-proxy 0.6.0 HTTP→stdio",
+        &format!("http://127.0.0.1:{port}/"),
+        "bench/echo",
+        child,
+        Some(d),
+    )
+    .await;
 }
 
 /// Calls in the short and the long run of [`instructions`]; the figure is per call of the difference.
@@ -413,6 +576,7 @@ async fn instructions(cfg: &Path) {
     let paths = [
         baseline.as_deref().map(Counted::Baseline),
         Some(Counted::Direct(&server)),
+        Some(Counted::DirectHttp(&server)),
         Some(Counted::PumpRelay(&server)),
         Some(Counted::Gateway(cfg)),
         Some(Counted::GatewayHttp(cfg)),
@@ -441,6 +605,7 @@ async fn instructions(cfg: &Path) {
 enum Counted<'a> {
     Baseline(&'a Path),
     Direct(&'a Path),
+    DirectHttp(&'a Path),
     PumpRelay(&'a Path),
     Gateway(&'a Path),
     GatewayHttp(&'a Path),
@@ -451,6 +616,7 @@ impl Counted<'_> {
         match self {
             Counted::Baseline(_) => "bench-server (baseline)",
             Counted::Direct(_) => "bench-server (direct)",
+            Counted::DirectHttp(_) => "bench-server HTTP (direct)",
             Counted::PumpRelay(_) => "least relay on the runtime",
             Counted::Gateway(_) => "gateway stdio→stdio",
             Counted::GatewayHttp(_) => "gateway HTTP→stdio",
@@ -475,6 +641,7 @@ async fn count_instructions(counted: Counted<'_>, in_flight: usize, calls: usize
         .stderr(Stdio::null());
     match counted {
         Counted::Direct(server) | Counted::Baseline(server) => gw.arg(server),
+        Counted::DirectHttp(server) => gw.arg(server).arg("--http"),
         Counted::PumpRelay(server) => gw
             .arg(std::env::current_exe().unwrap())
             .arg("--pump-relay")
@@ -484,13 +651,30 @@ async fn count_instructions(counted: Counted<'_>, in_flight: usize, calls: usize
             .arg("--config")
             .arg(cfg),
     };
-    let (client, pid, child) = if let Counted::GatewayHttp(_) = counted {
-        let port = free_port();
-        gw.args(["--http", &format!("127.0.0.1:{port}")])
-            .stdin(Stdio::null())
-            .kill_on_drop(true);
-        let child = gw.spawn().unwrap();
-        let url = format!("http://127.0.0.1:{port}/mcp");
+    let http = matches!(counted, Counted::GatewayHttp(_) | Counted::DirectHttp(_));
+    let (client, pid, child) = if http {
+        gw.kill_on_drop(true);
+        let (child, url) = if let Counted::DirectHttp(_) = counted {
+            // bench-server prints its address first, and stops when its stdin closes.
+            gw.stdin(Stdio::piped()).stdout(Stdio::piped());
+            let mut child = gw.spawn().unwrap();
+            let mut out = tokio::io::BufReader::new(child.stdout.take().unwrap());
+            let mut line = String::new();
+            tokio::io::AsyncBufReadExt::read_line(&mut out, &mut line)
+                .await
+                .unwrap();
+            let addr = line
+                .trim()
+                .strip_prefix("listening on ")
+                .unwrap()
+                .to_string();
+            (child, format!("http://{addr}/mcp"))
+        } else {
+            let port = free_port();
+            gw.args(["--http", &format!("127.0.0.1:{port}")])
+                .stdin(Stdio::null());
+            (gw.spawn().unwrap(), format!("http://127.0.0.1:{port}/mcp"))
+        };
         let t0 = Instant::now();
         let client = loop {
             match Client::builder()
