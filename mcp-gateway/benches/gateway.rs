@@ -450,6 +450,19 @@ async fn sessions_row(
     Some(rate)
 }
 
+/// The address `bench-server --http` prints on its first line (`listening on ADDR`).
+async fn listening_on(child: &mut tokio::process::Child) -> String {
+    let mut out = tokio::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    tokio::io::AsyncBufReadExt::read_line(&mut out, &mut line)
+        .await
+        .unwrap();
+    line.trim()
+        .strip_prefix("listening on ")
+        .unwrap()
+        .to_string()
+}
+
 /// Streamable HTTP with [`SESSIONS`] sessions: `bench-server` reached directly over HTTP, our gateway
 /// (one thread, its default, and one per core) and the Rust `mcp-proxy` 0.6.0 (tower-mcp), each
 /// fronting `bench-server` over stdio. Ratios are against the direct row.
@@ -462,16 +475,7 @@ async fn sessions(server: &Path, cfg: &Path, peers: &Path) {
         .stdout(Stdio::piped())
         .kill_on_drop(true);
     let mut child = direct.spawn().unwrap();
-    let mut out = tokio::io::BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    tokio::io::AsyncBufReadExt::read_line(&mut out, &mut line)
-        .await
-        .unwrap();
-    let addr = line
-        .trim()
-        .strip_prefix("listening on ")
-        .unwrap()
-        .to_string();
+    let addr = listening_on(&mut child).await;
     let Some(d) = sessions_row(
         "direct (bench-server HTTP)",
         &format!("http://{addr}/mcp"),
@@ -658,16 +662,7 @@ async fn count_instructions(counted: Counted<'_>, in_flight: usize, calls: usize
             // bench-server prints its address first, and stops when its stdin closes.
             gw.stdin(Stdio::piped()).stdout(Stdio::piped());
             let mut child = gw.spawn().unwrap();
-            let mut out = tokio::io::BufReader::new(child.stdout.take().unwrap());
-            let mut line = String::new();
-            tokio::io::AsyncBufReadExt::read_line(&mut out, &mut line)
-                .await
-                .unwrap();
-            let addr = line
-                .trim()
-                .strip_prefix("listening on ")
-                .unwrap()
-                .to_string();
+            let addr = listening_on(&mut child).await;
             (child, format!("http://{addr}/mcp"))
         } else {
             let port = free_port();
