@@ -722,6 +722,15 @@ impl ServerHandler {
 
     fn subscribe(&self, params: Option<&RawValue>, on: bool) -> Result<Box<RawValue>, ErrorObject> {
         let p: ResourceUriParams = parse_params(params)?;
+        // A caller may not subscribe to what it may not see: answered as a read of it would be.
+        if on && self.0.server.visibility.is_some() && self.0.server.find_resource(&p.uri).is_none()
+        {
+            return Err(ErrorObject::new(
+                codes::RESOURCE_NOT_FOUND,
+                format!("Resource not found: {}", p.uri),
+            )
+            .with_data(serde_json::json!({"uri": p.uri})));
+        }
         let mut subs = self
             .0
             .subscriptions

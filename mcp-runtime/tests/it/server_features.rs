@@ -376,6 +376,41 @@ async fn resources_templates_and_subscriptions() {
 }
 
 #[tokio::test]
+async fn a_resource_hidden_from_the_caller_cannot_be_subscribed_to() {
+    use mcp_runtime::server::Listed;
+    let server = features()
+        .visibility(|item: Listed<'_>, _: Option<&mcp_runtime::AuthInfo>| {
+            item != Listed::Resource("mem://a")
+        })
+        .build()
+        .unwrap();
+    let c = pair(server.clone(), Client::builder()).await;
+    assert!(c.list_all_resources().await.unwrap().is_empty());
+    for res in [
+        c.read_resource("mem://a").await.map(drop),
+        c.subscribe("mem://a").await,
+    ] {
+        match res {
+            Err(Error::Rpc(e)) => assert_eq!(
+                (e.code, e.message.as_str()),
+                (-32002, "Resource not found: mem://a")
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
+    let mut n = c.notifications();
+    server.notify_resource_updated("mem://a");
+    assert!(
+        tokio::time::timeout(Duration::from_millis(200), n.recv())
+            .await
+            .is_err(),
+        "no update of a resource the caller may not see"
+    );
+    // What it may see through a template still subscribes.
+    c.subscribe("mem://items/7").await.unwrap();
+}
+
+#[tokio::test]
 async fn prompts_require_their_arguments() {
     let c = pair(features().build().unwrap(), Client::builder()).await;
     let p = c.list_all_prompts().await.unwrap();
