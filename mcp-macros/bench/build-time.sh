@@ -40,6 +40,12 @@ timed() {
 }
 
 # ---- 1. A one-tool stdio server ----
+# mcp-runtime comes by path here, and cargo builds a path dependency incrementally (as it would a user's own
+# crate); a user's crates.io or git dependency is built without, as rmcp is here. Built as a user's would be:
+OVERRIDE='[profile.dev.package.mcp-runtime]
+incremental = false
+[profile.dev.package.mcp-macros]
+incremental = false'
 cat > "$OUT/one-ours/Cargo.toml" <<TOML
 [package]
 name = "one-ours"
@@ -48,6 +54,7 @@ edition = "2021"
 publish = false
 [dependencies]
 mcp-runtime = { path = "$ROOT/mcp-runtime" }
+$OVERRIDE
 [workspace]
 TOML
 cat > "$OUT/one-ours/src/main.rs" <<'RS'
@@ -165,6 +172,7 @@ edition = "2021"
 publish = false
 [dependencies]
 mcp-runtime = { path = "$ROOT/mcp-runtime" }
+$OVERRIDE
 [workspace]
 TOML
 cat > "$OUT/rmcp/Cargo.toml" <<TOML
