@@ -49,5 +49,5 @@ pub mod users;
 
 pub use config::{Config, ConfigError};
 pub use gateway::Gateway;
-pub use health::{SessionsStatus, UpstreamStatus};
+pub use health::{SessionsStatus, UpstreamStatus, UsersStatus};
 pub use reload::{ReloadReport, WatchOptions};

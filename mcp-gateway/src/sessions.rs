@@ -102,7 +102,7 @@ impl SessionPool {
     pub(crate) async fn link<F: Future<Output = Result<Client, Error>>>(
         self: &Arc<Self>,
         name: &str,
-        secrets: &Secrets,
+        secrets: &Arc<Secrets>,
         session: &SessionHandle,
         connect: impl FnOnce(Callers) -> F,
     ) -> Result<Link, ErrorObject> {
@@ -159,6 +159,7 @@ impl SessionPool {
         Ok(Link {
             client,
             callers: slot.callers.clone(),
+            secrets: secrets.clone(),
         })
     }
 }

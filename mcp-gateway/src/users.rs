@@ -12,9 +12,12 @@
 //! - **Bounds.** At most `maxUsers` connections at once; a new caller beyond that takes the place of the
 //!   connection idle longest (one with no call in flight), or, when every one is busy, is refused with a
 //!   JSON-RPC error that says so.
+//! - **Observed.** `/health` reports the live connections, `maxUsers`, the evictions and the refusals
+//!   per upstream, and `/metrics` exports them ([`crate::metrics::PoolMetrics`]).
 
 use crate::credentials::{self, Exchanged, PerUser};
 use crate::link::{Callers, Link};
+use crate::metrics::PoolMetrics;
 use crate::secrets::Secrets;
 use crate::upstream_errors::unavailable;
 use mcp_runtime::client::Client;
@@ -36,12 +39,15 @@ pub struct UserPool {
     /// Tokens obtained by exchange, per caller token.
     pub(crate) exchanged: Exchanged,
     sweeping: AtomicBool,
+    metrics: PoolMetrics,
 }
 
 struct Slot {
     client: OnceCell<Arc<Client>>,
     callers: Callers,
     last_used: Mutex<Instant>,
+    /// The upstream's secrets and this connection's credentials.
+    secrets: Arc<Secrets>,
 }
 
 impl Slot {
@@ -53,13 +59,27 @@ impl Slot {
 }
 
 impl UserPool {
-    pub fn new(per_user: PerUser) -> UserPool {
+    /// A pool that counts in `metrics`.
+    pub fn new(per_user: PerUser, metrics: PoolMetrics) -> UserPool {
         UserPool {
             per_user,
             slots: Mutex::new(HashMap::new()),
             exchanged: Exchanged::new(),
             sweeping: AtomicBool::new(false),
+            metrics,
         }
+    }
+
+    /// Its live connections, evictions and refusals.
+    pub fn metrics(&self) -> &PoolMetrics {
+        &self.metrics
+    }
+
+    /// Records the number of connections after a change of `slots`.
+    fn counted(&self, slots: &HashMap<[u8; 32], Arc<Slot>>) {
+        self.metrics
+            .live
+            .set(i64::try_from(slots.len()).unwrap_or(i64::MAX));
     }
 
     /// How many callers have a connection (or one starting) now.
@@ -92,7 +112,12 @@ impl UserPool {
 
     /// Ends every connection now (a removed upstream).
     pub(crate) fn abort_all(&self, reason: &str) {
-        let slots: Vec<Arc<Slot>> = self.lock().drain().map(|(_, s)| s).collect();
+        let slots: Vec<Arc<Slot>> = {
+            let mut slots = self.lock();
+            let gone = slots.drain().map(|(_, s)| s).collect();
+            self.counted(&slots);
+            gone
+        };
         for s in slots {
             if let Some(c) = s.client.get() {
                 c.abort(reason);
@@ -126,6 +151,7 @@ impl UserPool {
                 .is_some_and(|s| s.client.get().is_some_and(|c| c.peer().is_closed()));
             if dead {
                 slots.remove(&key);
+                self.counted(&slots);
             }
             match slots.get(&key) {
                 Some(s) => s.clone(),
@@ -139,10 +165,12 @@ impl UserPool {
                         match oldest {
                             Some((_, k)) => {
                                 if let Some(s) = slots.remove(&k) {
+                                    self.metrics.evictions.inc();
                                     tokio::spawn(close(s));
                                 }
                             }
                             None => {
+                                self.metrics.refusals.inc();
                                 return Err(ErrorObject::internal(format!(
                                     "upstream `{name}` already serves {} callers, each with its own \
                                      connection (its maxUsers), all busy: try again when one is done",
@@ -151,16 +179,21 @@ impl UserPool {
                                 .with_data(serde_json::json!({
                                     "upstream": name, "maxUsers": self.per_user.max_users,
                                     "state": "users exhausted",
-                                })))
+                                })));
                             }
                         }
                     }
+                    let own = creds.headers.iter().map(|(_, v)| v.as_str());
                     let slot = Arc::new(Slot {
                         client: OnceCell::new(),
                         callers: Callers::default(),
                         last_used: Mutex::new(Instant::now()),
+                        secrets: Arc::new(
+                            secrets.with(own, creds.secrets.iter().map(String::as_str)),
+                        ),
                     });
                     slots.insert(key, slot.clone());
+                    self.counted(&slots);
                     slot
                 }
             }
@@ -170,7 +203,7 @@ impl UserPool {
             .client
             .get_or_try_init(|| async {
                 let client = connect(slot.callers.clone(), creds).await.map_err(|e| {
-                    let why = secrets.redact(&e.to_string()).into_owned();
+                    let why = slot.secrets.redact(&e.to_string()).into_owned();
                     tracing::warn!(upstream = %name, "per-user start failed: {why}");
                     unavailable(name, &why)
                 })?;
@@ -185,6 +218,7 @@ impl UserPool {
         Ok(Link {
             client,
             callers: slot.callers.clone(),
+            secrets: slot.secrets.clone(),
         })
     }
 
@@ -210,7 +244,9 @@ async fn sweep(pool: Weak<UserPool>, idle: std::time::Duration) {
                 .filter(|(_, s)| s.idle_since().is_some_and(|t| t.elapsed() >= idle))
                 .map(|(k, _)| *k)
                 .collect();
-            stale.iter().filter_map(|k| slots.remove(k)).collect()
+            let gone = stale.iter().filter_map(|k| slots.remove(k)).collect();
+            pool.counted(&slots);
+            gone
         };
         drop(pool);
         for s in gone {
