@@ -258,12 +258,16 @@ impl Gateway {
                     tools: listed[i].tools.len(),
                     restarts: u.restarts(),
                     pid,
-                    sessions: u.sessions.as_ref().map(|p| SessionsStatus {
-                        live: p.len(),
-                        max: p.max(),
-                        pids: p.pids(),
-                    }),
-                    users: u.users.as_ref().map(|p| UsersStatus {
+                    sessions: u
+                        .sessions
+                        .as_ref()
+                        .map(|p| p.pool())
+                        .map(|p| SessionsStatus {
+                            live: p.len(),
+                            max: p.max(),
+                            pids: p.pids(),
+                        }),
+                    users: u.users.as_ref().map(|p| p.pool()).map(|p| UsersStatus {
                         live: p.len(),
                         max: p.max(),
                         evictions: p.metrics().evictions.get(),

@@ -36,6 +36,7 @@ pub mod ops;
 #[cfg(feature = "otel")]
 pub mod otel;
 mod ownership;
+mod pool;
 pub mod relay;
 pub mod reload;
 mod restart;
