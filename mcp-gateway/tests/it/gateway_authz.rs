@@ -74,11 +74,11 @@ struct Setup {
 /// and rules: `files:write` sees everything; `files:read` sees the three upstreams; an intern sees
 /// nothing secret.
 async fn setup() -> Option<Setup> {
-    setup_with(4).await
+    setup_with(4, |_| {}).await
 }
 
-/// [`setup`], with the per-user stdio upstream's `maxUsers`.
-async fn setup_with(max_users: u32) -> Option<Setup> {
+/// [`setup`], with the per-user stdio upstream's `maxUsers`, and the config as `tweak` changes it.
+async fn setup_with(max_users: u32, tweak: impl FnOnce(&mut Value)) -> Option<Setup> {
     let python = test_support::python()?;
     let auth = AuthServer::start(&python);
     let (pt, tx) = (
@@ -114,6 +114,8 @@ async fn setup_with(max_users: u32) -> Option<Setup> {
             ],
         },
     });
+    let mut config_json = config_json;
+    tweak(&mut config_json);
     let config: mcp_gateway::Config = config_json.to_string().parse().expect("a valid config");
     let front = config.auth.as_ref().unwrap().resource_server();
     let gateway = Gateway::start(config).await;
@@ -394,8 +396,54 @@ fn metric(s: &Setup, series: &str) -> Option<u64> {
 }
 
 #[tokio::test]
+async fn discovery_and_composites_redact_a_per_user_connection_too() {
+    // Discovery mode (no rules with it) and a composite whose steps call the per-user upstreams.
+    let Some(s) = setup_with(4, |c| {
+        c["gateway"].as_object_mut().unwrap().remove("rules");
+        c["gateway"]["discovery"] = json!(true);
+        c["composites"] = json!({"both": {"steps": [
+            {"id": "child", "server": "me", "tool": "whoami"},
+            {"id": "http", "server": "tx", "tool": "whoami",
+             "arguments": {"seen": "${child.result}"}},
+        ]}});
+    })
+    .await
+    else {
+        return;
+    };
+    let alice_t = token(&s, "alice", "files:read", "staff", json!([s.url, PT_AUD])).await;
+    let alice = client(&s, &alice_t).await;
+    let call = |name: &'static str, arguments: Value| {
+        let alice = &alice;
+        async move {
+            alice
+                .call_tool("call_tool", json!({"name": name, "arguments": arguments}))
+                .await
+        }
+    };
+    for name in ["me_whoami", "pt_whoami", "tx_whoami"] {
+        let seen = text(&call(name, json!({})).await.unwrap());
+        assert_eq!(seen["token"], REDACTED, "{name}: {seen}");
+        assert_no_token(&seen.to_string());
+    }
+    let r = call("me_whoami", json!({"leak": "result"})).await.unwrap();
+    assert!(r.text_content().contains(REDACTED), "{r:?}");
+    assert_no_token(&format!("{r:?}"));
+    let e = call("pt_whoami", json!({"leak": true})).await.unwrap_err();
+    assert!(e.to_string().contains(REDACTED), "{e}");
+    assert_no_token(&format!("{e:?}"));
+    // The composite's steps: the last one's result, and nothing of the first reaches the second.
+    let seen = text(&call("both", json!({})).await.unwrap());
+    assert_eq!(seen["sub"], "alice", "{seen}");
+    assert_eq!(seen["token"], REDACTED, "{seen}");
+    assert_no_token(&seen.to_string());
+}
+
+#[tokio::test]
 async fn health_and_metrics_report_per_user_connections_evictions_and_refusals() {
-    let Some(s) = setup_with(1).await else { return };
+    let Some(s) = setup_with(1, |_| {}).await else {
+        return;
+    };
     let aud = json!([s.url, PT_AUD]);
     let alice_t = token(&s, "alice", "files:read", "staff", aud.clone()).await;
     let bob_t = token(&s, "bob", "files:read", "staff", aud).await;
