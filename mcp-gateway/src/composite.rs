@@ -13,8 +13,9 @@
 //! **Tasks.** A step whose tool the upstream runs only as a task is called as a task and waited for
 //! (the runtime client follows it to its result), so it takes its place in the sequence like any step.
 //!
-//! **Secrets.** A step's result and error are redacted with its upstream's secrets before anything else
-//! sees them (a later step's arguments included).
+//! **Secrets.** A step's result and error come from the relay with its connection's secrets taken out
+//! (its upstream's, and a per-user connection's credentials), before anything else sees them (a later
+//! step's arguments included).
 //!
 //! **Cancellation and errors.** A cancel of the composite call cancels the running step's upstream
 //! request, and no further step starts. A step that fails (a JSON-RPC error, or a tool error) ends the
@@ -137,10 +138,7 @@ async fn run(
             Some(rt) => crate::rich_text::result(rt, r, &sent),
             None => r,
         })
-        // The step's upstream's secrets never reach the caller, nor a later step's arguments.
-        .map(|r| up.secrets.redact_result(r))
         .map_err(|e| {
-            let e = up.secrets.redact_error(e);
             let data = e.data.clone().unwrap_or(Value::Null);
             let mut out = fail(e.message.clone(), data);
             out.code = e.code;

@@ -279,6 +279,9 @@ pub(crate) struct UserCredentials {
     pub headers: Vec<(String, String)>,
     /// The environment of a stdio child.
     pub env: BTreeMap<String, String>,
+    /// What the connection must never relay besides its upstream's secrets: the values of `env`
+    /// rendered from `${user.token}`, and the token itself (the header values are secrets too).
+    pub secrets: Vec<String>,
     /// A digest of the subject and of everything above: equal keys, equal credentials.
     pub key: [u8; 32],
 }
@@ -433,6 +436,7 @@ pub(crate) async fn for_caller(
     };
     let mut headers = Vec::new();
     let mut env = BTreeMap::new();
+    let mut secrets = Vec::new();
     match (&per_user.credentials, env_template) {
         (Credentials::Passthrough { audience }, _) => {
             let aud_ok = match caller.claims.get("aud") {
@@ -454,7 +458,12 @@ pub(crate) async fn for_caller(
         }
         (Credentials::Env, Some(template)) => {
             for (k, v) in template {
-                env.insert(k.clone(), render(v, caller)?);
+                let value = render(v, caller)?;
+                if v.contains("${user.token}") {
+                    secrets.push(token()?.to_string());
+                    secrets.push(value.clone());
+                }
+                env.insert(k.clone(), value);
             }
         }
         (Credentials::Env, _) => return Err("perUser applies to stdio upstreams".into()),
@@ -463,6 +472,7 @@ pub(crate) async fn for_caller(
         key: digest(caller, &headers, &env),
         headers,
         env,
+        secrets,
     })
 }
 

@@ -13,7 +13,7 @@ use crate::breaker::Breaker;
 use crate::cache::ReadCache;
 use crate::config::{Composite, Config, Prefixing, UpstreamConfig};
 use crate::discovery::{self, Catalogue};
-use crate::health::{SessionsStatus, UpstreamStatus};
+use crate::health::{SessionsStatus, UpstreamStatus, UsersStatus};
 use crate::hop::Hop;
 use crate::listing::{all_pages, digest_of, route};
 use crate::metrics::Metrics;
@@ -258,9 +258,20 @@ impl Gateway {
                     tools: listed[i].tools.len(),
                     restarts: u.restarts(),
                     pid,
-                    sessions: u.sessions.as_ref().map(|p| SessionsStatus {
+                    sessions: u
+                        .sessions
+                        .as_ref()
+                        .map(|p| p.pool())
+                        .map(|p| SessionsStatus {
+                            live: p.len(),
+                            max: p.max(),
+                            pids: p.pids(),
+                        }),
+                    users: u.users.as_ref().map(|p| p.pool()).map(|p| UsersStatus {
                         live: p.len(),
                         max: p.max(),
+                        evictions: p.metrics().evictions.get(),
+                        refusals: p.metrics().refusals.get(),
                         pids: p.pids(),
                     }),
                 }
@@ -341,7 +352,7 @@ impl Inner {
 
     /// Gives a new upstream an index (a free one if there is one). Its supervisor is not started.
     pub(crate) fn insert(&self, config: UpstreamConfig) -> Arc<Upstream> {
-        let up = Arc::new(Upstream::new(config));
+        let up = Arc::new(Upstream::new(config, &self.metrics));
         let mut listed = self.listed.lock().unwrap_or_else(|e| e.into_inner());
         let mut slots = self.upstreams.write().unwrap_or_else(|e| e.into_inner());
         let slot = Slot {
@@ -582,7 +593,6 @@ impl Inner {
                 upstream: up.clone(),
                 tool: upstream_name.as_str().into(),
                 metrics: self.metrics.tool(&up.config.name, &upstream_name),
-                secrets: up.secrets.clone(),
                 support: TaskSupport::Forbidden,
             };
             defs.push((

@@ -17,6 +17,23 @@ pub struct UpstreamStatus {
     pub pid: Option<u32>,
     /// A per-session upstream's connections (`None`: it is shared).
     pub sessions: Option<SessionsStatus>,
+    /// The per-user connections of an upstream with per-user credentials (`credentials`, `perUser`).
+    pub users: Option<UsersStatus>,
+}
+
+/// The per-user connections of an upstream, for health reports (see [`crate::users`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsersStatus {
+    /// Connections live (or starting) now, one per distinct caller credential.
+    pub live: usize,
+    /// How many may live at once (`maxUsers`).
+    pub max: usize,
+    /// Connections closed, idle, to make room for a new caller (since the gateway started).
+    pub evictions: u64,
+    /// Callers refused because all `maxUsers` connections were busy (since the gateway started).
+    pub refusals: u64,
+    /// The process ids of the per-user children (stdio upstreams).
+    pub pids: Vec<u32>,
 }
 
 /// The connections of a per-session upstream, for health reports.
@@ -74,7 +91,8 @@ impl Overall {
 }
 
 /// The report: `{"status": "ok"|"degraded"|"down", "upstreams": [{name, state, reason?, tools,
-/// restarts, pid?, sessions?: {live, max, pids}}]}` (`sessions` for per-session upstreams).
+/// restarts, pid?, sessions?: {live, max, pids}, users?: {live, max, evictions, refusals, pids}}]}`
+/// (`sessions` for per-session upstreams, `users` for those with per-user credentials).
 pub fn report(upstreams: &[UpstreamStatus]) -> (Overall, Value) {
     let overall = Overall::of(upstreams);
     let list: Vec<Value> = upstreams
@@ -94,6 +112,10 @@ pub fn report(upstreams: &[UpstreamStatus]) -> (Overall, Value) {
             }
             if let Some(s) = &u.sessions {
                 o["sessions"] = json!({"live": s.live, "max": s.max, "pids": s.pids});
+            }
+            if let Some(u) = &u.users {
+                o["users"] = json!({"live": u.live, "max": u.max, "evictions": u.evictions,
+                                    "refusals": u.refusals, "pids": u.pids});
             }
             o
         })
@@ -117,6 +139,7 @@ mod tests {
             restarts: 0,
             pid: None,
             sessions: None,
+            users: None,
         }
     }
 
@@ -130,5 +153,18 @@ mod tests {
         assert_eq!(report(&[status("a", "up")]).0, Overall::Ok);
         let (o, _) = report(&[status("a", "starting")]);
         assert_eq!((o, o.http_status()), (Overall::Down, 503));
+        let mut per_user = status("u", "up");
+        per_user.users = Some(UsersStatus {
+            live: 2,
+            max: 4,
+            evictions: 1,
+            refusals: 3,
+            pids: vec![7, 9],
+        });
+        let (_, v) = report(&[per_user]);
+        assert_eq!(
+            v["upstreams"][0]["users"],
+            json!({"live": 2, "max": 4, "evictions": 1, "refusals": 3, "pids": [7, 9]})
+        );
     }
 }

@@ -1,12 +1,11 @@
 //! One tool call across the hop as operations see it: a tracing span (`hop`, at debug level, with the
 //! upstream, the tool, the latency and the outcome, and the W3C trace it joined: `trace_id`, its own
 //! `span_id` and the caller's `parent_id`; `RUST_LOG=mcp_gateway=debug` shows it), the call's
-//! metrics, and the upstream's secrets taken out of what comes back. The relaying itself is
+//! metrics. The relaying itself, with the connection's secrets taken out of what comes back, is
 //! [`relay::call_tool_raw`].
 
 use crate::metrics::{Outcome, ToolMetrics};
 use crate::relay;
-use crate::secrets::Secrets;
 use crate::upstream::Upstream;
 use mcp_runtime::protocol::{ErrorObject, RawCallToolResult, TaskSupport};
 use mcp_runtime::server::Arguments;
@@ -15,8 +14,7 @@ use std::sync::Arc;
 use std::time::Instant;
 use tracing::Instrument;
 
-/// What a tool route needs besides its upstream: the upstream's name of the tool, its metrics, and the
-/// upstream's secrets.
+/// What a tool route needs besides its upstream: the upstream's name of the tool and its metrics.
 #[derive(Clone)]
 pub struct Hop {
     /// The upstream.
@@ -25,8 +23,6 @@ pub struct Hop {
     pub tool: Arc<str>,
     /// Bumped once per call.
     pub metrics: ToolMetrics,
-    /// Taken out of results and errors.
-    pub secrets: Arc<Secrets>,
     /// The tool's `execution.taskSupport` upstream (the route sets it from the listed tool).
     pub support: TaskSupport,
 }
@@ -111,12 +107,11 @@ impl Hop {
         self.metrics.record(elapsed, outcome);
         #[cfg(feature = "otel")]
         if let Some(e) = exported {
-            let error = r.as_ref().err().map(|e| {
-                (
-                    i64::from(e.code),
-                    self.secrets.redact(&e.message).into_owned(),
-                )
-            });
+            // Free of secrets already (the relay took them out).
+            let error = r
+                .as_ref()
+                .err()
+                .map(|e| (i64::from(e.code), e.message.clone()));
             e.end(outcome, error);
         }
         if !span.is_disabled() {
@@ -124,21 +119,13 @@ impl Hop {
             span.record("outcome", tracing::field::display(outcome.as_str()));
             let _in = span.enter();
             match &r {
-                Err(e) => tracing::debug!(
-                    code = e.code,
-                    "call failed: {}",
-                    self.secrets.redact(&e.message)
-                ),
+                Err(e) => tracing::debug!(code = e.code, "call failed: {}", e.message),
                 Ok(_) => tracing::debug!("call done"),
             }
         }
-        let r = match (r, rich_text) {
+        match (r, rich_text) {
             (Ok(r), Some(rt)) => Ok(crate::rich_text::raw_result(rt, r, &sent)),
             (r, _) => r,
-        };
-        match r {
-            Ok(r) => Ok(self.secrets.redact_raw_result(r)),
-            Err(e) => Err(self.secrets.redact_error(e)),
         }
     }
 }

@@ -36,6 +36,7 @@ pub mod ops;
 #[cfg(feature = "otel")]
 pub mod otel;
 mod ownership;
+mod pool;
 pub mod relay;
 pub mod reload;
 mod restart;
@@ -49,5 +50,5 @@ pub mod users;
 
 pub use config::{Config, ConfigError};
 pub use gateway::Gateway;
-pub use health::{SessionsStatus, UpstreamStatus};
+pub use health::{SessionsStatus, UpstreamStatus, UsersStatus};
 pub use reload::{ReloadReport, WatchOptions};

@@ -2,6 +2,7 @@
 //! own requests (sampling, elicitation, roots) and log messages reach the downstream client. Below both
 //! `upstream.rs` (the shared connection) and `sessions.rs` (a session's own).
 
+use crate::secrets::Secrets;
 use crate::upstream_errors::rpc_error;
 use futures_util::future::BoxFuture;
 use mcp_runtime::client::{
@@ -20,6 +21,9 @@ pub struct Link {
     pub client: Arc<Client>,
     /// Where the connection's requests and log messages that name no call find their caller.
     pub callers: Callers,
+    /// What is taken out of everything relayed from it: its upstream's secrets, and a per-user
+    /// connection's own credentials (see [`crate::users`]).
+    pub secrets: Arc<Secrets>,
 }
 
 /// The downstream calls one upstream connection is serving now, newest last. An upstream's sampling,

@@ -1,6 +1,8 @@
 //! The gateway's metrics in the Prometheus / OpenMetrics text format (`prometheus-client`): calls,
-//! errors and a latency histogram per upstream and tool, and the `resources/read` cache's hits and
-//! misses (see [`crate::cache`]), served at `/metrics` in HTTP mode.
+//! errors and a latency histogram per upstream and tool, the `resources/read` cache's hits and
+//! misses (see [`crate::cache`]), and per upstream with per-user credentials its live per-user
+//! connections, their bound (`maxUsers`), the evictions and the refusals (see [`crate::users`]),
+//! served at `/metrics` in HTTP mode.
 //!
 //! Each tool route takes its [`ToolMetrics`] handles once, when it is registered, so a call only bumps
 //! atomics: no label strings are built and no map is searched on the hot path. The number of series is
@@ -10,6 +12,7 @@
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::Registry;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -36,6 +39,23 @@ struct ErrorLabels {
     kind: &'static str,
 }
 
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct UpstreamLabels {
+    upstream: String,
+}
+
+/// The handles a per-user pool of one upstream sets and bumps (see [`crate::users`]); detached ones
+/// (never exported) by default.
+#[derive(Clone, Debug, Default)]
+pub struct PoolMetrics {
+    /// Connections live (or starting) now.
+    pub live: Gauge,
+    /// Connections closed to make room for a new caller.
+    pub evictions: Counter,
+    /// Callers refused because every connection was busy.
+    pub refusals: Counter,
+}
+
 type HistogramFamily = Family<ToolLabels, Histogram, fn() -> Histogram>;
 
 fn latency_histogram() -> Histogram {
@@ -52,6 +72,10 @@ pub struct Metrics {
     series: AtomicUsize,
     cache_hits: Counter,
     cache_misses: Counter,
+    user_live: Family<UpstreamLabels, Gauge>,
+    user_max: Family<UpstreamLabels, Gauge>,
+    user_evictions: Family<UpstreamLabels, Counter>,
+    user_refusals: Family<UpstreamLabels, Counter>,
 }
 
 /// The handles one tool route bumps.
@@ -125,6 +149,30 @@ impl Metrics {
             "resources/read sent upstream while the cache is on",
             cache_misses.clone(),
         );
+        let user_live = Family::<UpstreamLabels, Gauge>::default();
+        let user_max = Family::<UpstreamLabels, Gauge>::default();
+        let user_evictions = Family::<UpstreamLabels, Counter>::default();
+        let user_refusals = Family::<UpstreamLabels, Counter>::default();
+        registry.register(
+            "user_connections",
+            "Per-user connections of an upstream with per-user credentials, live or starting",
+            user_live.clone(),
+        );
+        registry.register(
+            "user_connections_max",
+            "Per-user connections an upstream may have at once (its maxUsers)",
+            user_max.clone(),
+        );
+        registry.register(
+            "user_connection_evictions",
+            "Per-user connections closed, idle, to make room for a new caller",
+            user_evictions.clone(),
+        );
+        registry.register(
+            "user_connection_refusals",
+            "Callers refused a per-user connection because all maxUsers were busy",
+            user_refusals.clone(),
+        );
         Metrics {
             registry,
             calls,
@@ -133,6 +181,30 @@ impl Metrics {
             series: AtomicUsize::new(0),
             cache_hits,
             cache_misses,
+            user_live,
+            user_max,
+            user_evictions,
+            user_refusals,
+        }
+    }
+
+    /// The handles of the per-user pool of `upstream`, which may hold `max` connections. An upstream
+    /// replaced by a reload gets the same counters back (they keep counting).
+    pub fn users(&self, upstream: &str, max: usize) -> PoolMetrics {
+        let labels = UpstreamLabels {
+            upstream: upstream.to_string(),
+        };
+        // One statement each: a family's read guard must be gone before the next insert takes its lock.
+        self.user_max
+            .get_or_create(&labels)
+            .set(i64::try_from(max).unwrap_or(i64::MAX));
+        let live = self.user_live.get_or_create(&labels).clone();
+        let evictions = self.user_evictions.get_or_create(&labels).clone();
+        let refusals = self.user_refusals.get_or_create(&labels).clone();
+        PoolMetrics {
+            live,
+            evictions,
+            refusals,
         }
     }
 
@@ -237,5 +309,25 @@ mod tests {
             r#"mcp_gateway_tool_call_duration_seconds_count{upstream="bench",tool="echo"} 3"#
         ));
         assert!(text.ends_with("# EOF\n"));
+    }
+
+    #[test]
+    fn per_user_pools_are_counted_per_upstream() {
+        let m = Metrics::new();
+        let pool = m.users("github", 8);
+        pool.live.set(3);
+        pool.evictions.inc();
+        pool.refusals.inc();
+        // A reload's new pool shares the counters.
+        m.users("github", 8).refusals.inc();
+        let text = m.encode();
+        for line in [
+            r#"mcp_gateway_user_connections{upstream="github"} 3"#,
+            r#"mcp_gateway_user_connections_max{upstream="github"} 8"#,
+            r#"mcp_gateway_user_connection_evictions_total{upstream="github"} 1"#,
+            r#"mcp_gateway_user_connection_refusals_total{upstream="github"} 2"#,
+        ] {
+            assert!(text.contains(line), "{line} in {text}");
+        }
     }
 }

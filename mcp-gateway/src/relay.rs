@@ -5,7 +5,7 @@
 //! goes into the downstream response frame as it is); a composite step takes it typed.
 
 use crate::cache::Fetched;
-use crate::link::{call_handlers, CallerGuard, Link};
+use crate::link::{call_handlers, CallerGuard};
 use crate::secrets::Secrets;
 use crate::upstream::Upstream;
 pub use crate::upstream_errors::rpc_error;
@@ -54,6 +54,9 @@ pub trait Fetch: Sized + Send {
         opts: &'a CallOptions,
         ctx: &'a Context,
     ) -> impl Future<Output = Result<Self, Error>> + Send + 'a;
+
+    /// The result with `secrets` taken out.
+    fn redact(self, secrets: &Secrets) -> Self;
 }
 
 impl Fetch for CallToolResult {
@@ -66,6 +69,10 @@ impl Fetch for CallToolResult {
         ctx: &'a Context,
     ) -> impl Future<Output = Result<Self, Error>> + Send + 'a {
         upstream_call(client, tool, arguments, support, opts, ctx)
+    }
+
+    fn redact(self, secrets: &Secrets) -> Self {
+        secrets.redact_result(self)
     }
 }
 
@@ -93,6 +100,10 @@ impl Fetch for RawCallToolResult {
             }
             client.call_tool_raw(tool, arguments, opts.clone()).await
         }
+    }
+
+    fn redact(self, secrets: &Secrets) -> Self {
+        secrets.redact_raw_result(self)
     }
 }
 
@@ -193,7 +204,7 @@ async fn relay_call<R: Fetch>(
     progress_as: Progress,
 ) -> Result<R, ErrorObject> {
     let link = upstream.link(&ctx).await?;
-    let client = link.client;
+    let (client, secrets) = (link.client, link.secrets);
     let name = &upstream.config.name;
     // Borrowed: the arguments travel as the text they came in.
     let arguments: &RawValue = serde_json::from_str(args.as_str())
@@ -229,21 +240,26 @@ async fn relay_call<R: Fetch>(
                 // Progress and logs sent before the result are queued already: relay them first.
                 if let Some(rx) = progress.as_mut() {
                     while let Ok(p) = rx.try_recv() {
-                        progress_as.send(&ctx, upstream.secrets.redact_progress(p)).await;
+                        progress_as.send(&ctx, secrets.redact_progress(p)).await;
                     }
                 }
                 if let Some(rx) = notes.as_mut() {
                     while let Ok(n) = rx.try_recv() {
-                        relay_log(&caller, &ctx, &upstream.secrets, n).await;
+                        relay_log(&caller, &ctx, &secrets, n).await;
                     }
                 }
-                // Failures are logged by the hop (`crate::hop`), with the upstream's secrets taken out.
-                return r.map_err(|e| rpc_error(e, name));
+                // The connection's secrets (its upstream's, and a per-user connection's credentials)
+                // never reach the caller, the hop's logs and spans (`crate::hop`), nor a composite's
+                // later steps.
+                return match r {
+                    Ok(r) => Ok(r.redact(&secrets)),
+                    Err(e) => Err(secrets.redact_error(rpc_error(e, name))),
+                };
             }
             Some(p) = next_progress(&mut progress) => {
-                progress_as.send(&ctx, upstream.secrets.redact_progress(p)).await
+                progress_as.send(&ctx, secrets.redact_progress(p)).await
             }
-            Some(n) = next_note(&mut notes) => relay_log(&caller, &ctx, &upstream.secrets, n).await,
+            Some(n) = next_note(&mut notes) => relay_log(&caller, &ctx, &secrets, n).await,
             // Returning drops the upstream request, which sends it `notifications/cancelled`.
             _ = ctx.cancelled() => {
                 tracing::debug!(upstream = %name, tool, "cancelled downstream; cancelling upstream");
@@ -342,14 +358,15 @@ pub async fn get_prompt(
     args: PromptArgs,
     ctx: Context,
 ) -> Result<GetPromptResult, ErrorObject> {
-    let Link { client, callers } = upstream.link(&ctx).await?;
+    let link = upstream.link(&ctx).await?;
     let name = &upstream.config.name;
     let opts = caller_options(upstream, &ctx);
-    let _caller = callers.enter(ctx.clone());
-    tokio::select! {
-        r = client.get_prompt_with(prompt, args, &opts) => r.map_err(|e| rpc_error(e, name)),
+    let _caller = link.callers.enter(ctx.clone());
+    let r = tokio::select! {
+        r = link.client.get_prompt_with(prompt, args, &opts) => r.map_err(|e| rpc_error(e, name)),
         _ = ctx.cancelled() => Err(ErrorObject::internal("cancelled")),
-    }
+    };
+    redacted(r, &link.secrets)
 }
 
 /// `resources/read` of `uri` on `upstream` (URIs pass unchanged: the gateway routes them by its table).
@@ -378,17 +395,18 @@ async fn read_noting(
     ctx: Context,
     input_used: Option<Arc<AtomicBool>>,
 ) -> Result<ReadResourceResult, ErrorObject> {
-    let Link { client, callers } = upstream.link(&ctx).await?;
+    let link = upstream.link(&ctx).await?;
     let name = &upstream.config.name;
     let mut opts = caller_options(upstream, &ctx);
     if let (Some(used), Some(h)) = (input_used, opts.handlers.take()) {
         opts.handlers = Some(crate::cache::witnessed(h, used));
     }
-    let _caller = callers.enter(ctx.clone());
-    tokio::select! {
-        r = client.read_resource_with(uri, &opts) => r.map_err(|e| rpc_error(e, name)),
+    let _caller = link.callers.enter(ctx.clone());
+    let r = tokio::select! {
+        r = link.client.read_resource_with(uri, &opts) => r.map_err(|e| rpc_error(e, name)),
         _ = ctx.cancelled() => Err(ErrorObject::internal("cancelled")),
-    }
+    };
+    redacted(r, &link.secrets)
 }
 
 /// `completion/complete` on `upstream`, with the reference as the upstream knows it.
@@ -397,11 +415,25 @@ pub async fn complete(
     params: CompleteParams,
     ctx: Context,
 ) -> Result<CompleteResult, ErrorObject> {
-    let client = upstream.link(&ctx).await?.client;
+    let link = upstream.link(&ctx).await?;
     let name = &upstream.config.name;
-    tokio::select! {
-        r = client.complete(params) => r.map_err(|e| rpc_error(e, name)),
+    let r = tokio::select! {
+        r = link.client.complete(params) => r.map_err(|e| rpc_error(e, name)),
         _ = ctx.cancelled() => Err(ErrorObject::internal("cancelled")),
+    };
+    redacted(r, &link.secrets)
+}
+
+/// A prompt, read or completion answer (or its error) with `secrets` taken out.
+fn redacted<T: serde::Serialize + serde::de::DeserializeOwned>(
+    r: Result<T, ErrorObject>,
+    secrets: &Secrets,
+) -> Result<T, ErrorObject> {
+    match r {
+        Ok(r) => secrets.redact_answer(r).ok_or_else(|| {
+            ErrorObject::internal("mcp-gateway: the answer held a secret and was withheld")
+        }),
+        Err(e) => Err(secrets.redact_error(e)),
     }
 }
 

@@ -258,8 +258,8 @@ async fn retire(up: Arc<Upstream>, grace: Duration) {
     ));
     let in_flight = || {
         up.callers.len()
-            + up.sessions.as_ref().map_or(0, |p| p.in_flight())
-            + up.users.as_ref().map_or(0, |p| p.in_flight())
+            + up.sessions.as_ref().map_or(0, |p| p.pool().in_flight())
+            + up.users.as_ref().map_or(0, |p| p.pool().in_flight())
     };
     let t0 = Instant::now();
     while in_flight() > 0 && t0.elapsed() < grace {
@@ -277,11 +277,11 @@ async fn retire(up: Arc<Upstream>, grace: Duration) {
     } else {
         "the upstream was removed from the configuration by a reload".to_string()
     };
-    if let Some(pool) = &up.sessions {
-        pool.abort_all(&reason);
+    if let Some(p) = &up.sessions {
+        p.pool().abort_all(&reason);
     }
-    if let Some(pool) = &up.users {
-        pool.abort_all(&reason);
+    if let Some(p) = &up.users {
+        p.pool().abort_all(&reason);
     }
     let Some(mut client) = client else { return };
     if left > 0 {

@@ -5,11 +5,17 @@
 //! A value shorter than [`MIN_SECRET`] bytes is not treated as a secret: it cannot be told apart from
 //! ordinary words (`NODE_ENV=production` must not blank out every "production"). A header value of the
 //! form `Scheme credentials` (`Bearer abc…`) also hides the credentials alone.
+//!
+//! A per-user connection ([`crate::users`]) hides its own credentials besides its upstream's
+//! ([`Secrets::with`]): the token it sends (the caller's, or one exchanged for it) and the env values
+//! rendered from `${user.token}`, so that an upstream that echoes them gives nothing away.
 
 use crate::config::{Transport, UpstreamConfig};
 use mcp_runtime::protocol::{
     CallToolResult, ErrorObject, LoggingMessageParams, ProgressParams, RawCallToolResult,
 };
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use std::borrow::Cow;
 
 /// Values shorter than this are not redacted (see the module docs).
@@ -27,27 +33,50 @@ pub struct Secrets {
 impl Secrets {
     /// The secrets of an upstream: its `env` values (stdio) or `headers` values (HTTP, OpenAPI).
     pub fn of(config: &UpstreamConfig) -> Secrets {
-        let mut values: Vec<String> = Vec::new();
-        let mut add = |v: &str| {
-            let v = v.trim();
-            if v.len() >= MIN_SECRET && !values.iter().any(|x| x == v) {
-                values.push(v.to_string());
-            }
-        };
+        let mut s = Secrets::default();
         match &config.transport {
-            Transport::Stdio { env, .. } => env.values().for_each(|v| add(v)),
+            Transport::Stdio { env, .. } => env.values().for_each(|v| s.add(v)),
             Transport::Http { headers, .. } | Transport::OpenApi { headers, .. } => {
-                for v in headers.values() {
-                    add(v);
-                    // `Bearer <token>`, `Basic <credentials>`: the credentials alone too.
-                    if let Some((_, credentials)) = v.trim().split_once(' ') {
-                        add(credentials);
-                    }
-                }
+                headers.values().for_each(|v| s.add_header(v))
             }
         }
-        values.sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
-        Secrets { values }
+        s.sort();
+        s
+    }
+
+    /// These secrets and those of one connection's own credentials: `headers` values (a header value
+    /// of the form `Scheme credentials` hides the credentials alone too) and `values`.
+    pub fn with<'a>(
+        &self,
+        headers: impl IntoIterator<Item = &'a str>,
+        values: impl IntoIterator<Item = &'a str>,
+    ) -> Secrets {
+        let mut s = self.clone();
+        headers.into_iter().for_each(|v| s.add_header(v));
+        values.into_iter().for_each(|v| s.add(v));
+        s.sort();
+        s
+    }
+
+    fn add(&mut self, v: &str) {
+        let v = v.trim();
+        if v.len() >= MIN_SECRET && !self.values.iter().any(|x| x == v) {
+            self.values.push(v.to_string());
+        }
+    }
+
+    fn add_header(&mut self, v: &str) {
+        self.add(v);
+        // `Bearer <token>`, `Basic <credentials>`: the credentials alone too.
+        if let Some((_, credentials)) = v.trim().split_once(' ') {
+            self.add(credentials);
+        }
+    }
+
+    /// Longest first: a secret that contains another is replaced whole.
+    fn sort(&mut self) {
+        self.values
+            .sort_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
     }
 
     /// Whether there is nothing to hide (then every method here is free).
@@ -83,22 +112,28 @@ impl Secrets {
     /// A tool result with every string in it redacted (content blocks, structured content, `_meta`).
     /// Results without a secret in them are returned as they were.
     pub fn redact_result(&self, r: CallToolResult) -> CallToolResult {
+        self.redact_answer(r).unwrap_or_else(withheld)
+    }
+
+    /// Any answer (a prompt, a read) with every string in it redacted, as it was when there is no
+    /// secret in it; `None` when it held one and could not be rebuilt without it.
+    pub fn redact_answer<T: Serialize + DeserializeOwned>(&self, r: T) -> Option<T> {
         if self.is_empty() {
-            return r;
+            return Some(r);
         }
         let Ok(text) = serde_json::to_string(&r) else {
-            return r;
+            return Some(r);
         };
         if !self
             .values
             .iter()
             .any(|v| text.contains(json_escaped(v).as_ref()))
         {
-            return r;
+            return Some(r);
         }
         match serde_json::to_value(&r) {
-            Ok(v) => serde_json::from_value(self.redact_json(v)).unwrap_or_else(|_| withheld()),
-            Err(_) => r,
+            Ok(v) => serde_json::from_value(self.redact_json(v)).ok(),
+            Err(_) => Some(r),
         }
     }
 
@@ -264,5 +299,15 @@ mod tests {
             "sent [redacted]",
             "the whole header value goes first"
         );
+        // A per-user connection's own credentials join its upstream's.
+        let mine = s.with(
+            ["Bearer user-token-0123456789"],
+            ["env-value-99999", "short"],
+        );
+        assert_eq!(
+            mine.redact("abcdefgh12345 user-token-0123456789 env-value-99999 short"),
+            "[redacted] [redacted] [redacted] short"
+        );
+        assert_eq!(s.redact("user-token-0123456789"), "user-token-0123456789");
     }
 }

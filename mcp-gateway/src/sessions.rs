@@ -20,171 +20,78 @@
 //!   gets a JSON-RPC error that says so (`-32603`, with `upstream` and `maxSessions` in `data`) until one
 //!   ends. While the upstream's shared connection is down (or its circuit open), per-session requests
 //!   fail the same way shared ones do.
+//!
+//! The pool itself (one start per key, the bound, closing) is `pool.rs`'s, one mechanism for per-session
+//! and per-user connections.
 
 use crate::link::{Callers, Link};
+use crate::metrics::PoolMetrics;
+use crate::pool::{self, Pool, Slot, WhenFull};
 use crate::secrets::Secrets;
 use crate::upstream_errors::unavailable;
 use mcp_runtime::client::Client;
-use mcp_runtime::protocol::{ErrorObject, LoggingLevel};
+use mcp_runtime::protocol::ErrorObject;
 use mcp_runtime::server::SessionHandle;
 use mcp_runtime::Error;
-use std::collections::HashMap;
 use std::future::Future;
-use std::sync::{Arc, Mutex, Weak};
-use tokio::sync::OnceCell;
+use std::sync::{Arc, Weak};
 
-/// The per-session connections of one upstream, by session.
+/// The per-session connections of one upstream, by session (one keyed pool, `pool.rs`, by session id).
 pub struct SessionPool {
-    max: usize,
-    slots: Mutex<HashMap<u64, Arc<Slot>>>,
-}
-
-/// One session's connection: started once, by the first request that needs it.
-#[derive(Default)]
-struct Slot {
-    client: OnceCell<Arc<Client>>,
-    callers: Callers,
+    pool: Pool<u64>,
 }
 
 impl SessionPool {
     /// A pool of at most `max` connections.
     pub fn new(max: usize) -> SessionPool {
         SessionPool {
-            max,
-            slots: Mutex::new(HashMap::new()),
+            pool: Pool::new(max, PoolMetrics::default()),
         }
     }
 
-    /// How many sessions may have a connection at once.
-    pub fn max(&self) -> usize {
-        self.max
-    }
-
-    /// How many sessions have a connection (or one starting) now.
-    pub fn len(&self) -> usize {
-        self.lock().len()
-    }
-
-    /// Whether no session has a connection.
-    pub fn is_empty(&self) -> bool {
-        self.lock().is_empty()
-    }
-
-    /// The process ids of the sessions' children (stdio upstreams), in no order.
-    pub fn pids(&self) -> Vec<u32> {
-        self.lock()
-            .values()
-            .filter_map(|s| s.client.get().and_then(|c| c.server_pid()))
-            .collect()
-    }
-
-    /// How many calls are in flight on the sessions' connections.
-    pub(crate) fn in_flight(&self) -> usize {
-        self.lock().values().map(|s| s.callers.len()).sum()
-    }
-
-    /// Ends every session's connection now (a removed upstream): calls in flight fail with `reason`,
-    /// and a session's next call finds the upstream gone.
-    pub(crate) fn abort_all(&self, reason: &str) {
-        let slots: Vec<Arc<Slot>> = self.lock().drain().map(|(_, s)| s).collect();
-        for s in slots {
-            if let Some(c) = s.client.get() {
-                c.abort(reason);
-            }
-        }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<Slot>>> {
-        self.slots.lock().unwrap_or_else(|e| e.into_inner())
+    /// Its connections: counts, children, calls in flight, and the end of them all.
+    pub(crate) fn pool(&self) -> &Pool<u64> {
+        &self.pool
     }
 
     /// The connection of `session` to `up`, started now if it has none (or its last one died).
     pub(crate) async fn link<F: Future<Output = Result<Client, Error>>>(
         self: &Arc<Self>,
         name: &str,
-        secrets: &Secrets,
+        secrets: &Arc<Secrets>,
         session: &SessionHandle,
         connect: impl FnOnce(Callers) -> F,
     ) -> Result<Link, ErrorObject> {
         if session.is_ended() {
             return Err(unavailable(name, "the downstream session has ended"));
         }
-        let slot = {
-            let mut slots = self.lock();
-            let dead = slots.get(&session.id()).is_some_and(|s| {
-                s.client
-                    .get()
-                    .is_some_and(|c: &Arc<Client>| c.peer().is_closed())
-            });
-            if dead {
-                slots.remove(&session.id());
-            }
-            match slots.get(&session.id()) {
-                Some(s) => s.clone(),
-                None if slots.len() >= self.max => {
-                    return Err(ErrorObject::internal(format!(
-                        "upstream `{name}` already serves {} sessions, each with its own connection (its \
-                         maxSessions): try again when one ends",
-                        self.max
-                    ))
-                    .with_data(serde_json::json!({
-                        "upstream": name, "maxSessions": self.max, "state": "sessions exhausted",
-                    })));
-                }
-                None => {
-                    let slot = Arc::new(Slot::default());
-                    slots.insert(session.id(), slot.clone());
-                    tokio::spawn(reap(Arc::downgrade(self), session.clone(), slot.clone()));
-                    slot
-                }
-            }
+        let max = self.pool.max();
+        let full = || {
+            ErrorObject::internal(format!(
+                "upstream `{name}` already serves {max} sessions, each with its own connection (its \
+                 maxSessions): try again when one ends"
+            ))
+            .with_data(serde_json::json!({
+                "upstream": name, "maxSessions": max, "state": "sessions exhausted",
+            }))
         };
-        let client = slot
-            .client
-            .get_or_try_init(|| async {
-                let client = connect(slot.callers.clone()).await.map_err(|e| {
-                    let why = secrets.redact(&e.to_string()).into_owned();
-                    tracing::warn!(upstream = %name, session = session.id(), "per-session start failed: {why}");
-                    unavailable(name, &why)
-                })?;
-                // As for the shared connection: log messages reach the session's calls.
-                if client.server().capabilities.logging.is_some() {
-                    let _ = client.set_logging_level(LoggingLevel::Debug).await;
-                }
-                tracing::debug!(upstream = %name, session = session.id(), pid = ?client.server_pid(), "per-session connection up");
-                Ok::<_, ErrorObject>(Arc::new(client))
-            })
-            .await?
-            .clone();
-        Ok(Link {
-            client,
-            callers: slot.callers.clone(),
-        })
+        let (slot, fresh) =
+            self.pool
+                .slot(&session.id(), WhenFull::Refuse, || secrets.clone(), full)?;
+        if fresh {
+            tokio::spawn(reap(Arc::downgrade(self), session.clone(), slot.clone()));
+        }
+        pool::link(&slot, name, "per-session", Some(session.id()), connect).await
     }
 }
 
 /// Stops a session's connection when the session ends.
 async fn reap(pool: Weak<SessionPool>, session: SessionHandle, slot: Arc<Slot>) {
     session.ended().await;
-    if let Some(pool) = pool.upgrade() {
-        let mut slots = pool.lock();
-        if slots
-            .get(&session.id())
-            .is_some_and(|s| Arc::ptr_eq(s, &slot))
-        {
-            slots.remove(&session.id());
-        }
+    if let Some(p) = pool.upgrade() {
+        p.pool.remove_if(&session.id(), &slot);
     }
-    let Ok(slot) = Arc::try_unwrap(slot) else {
-        // A request still holds it (it was cancelled with the session): the child goes when it lets go,
-        // killed as its client drops.
-        return;
-    };
-    if let Some(client) = slot.client.into_inner() {
-        match Arc::try_unwrap(client) {
-            // Its input closed; two seconds to exit; then killed (and reaped).
-            Ok(client) => client.close().await,
-            Err(client) => drop(client),
-        }
-    }
+    // A request that still holds it (it was cancelled with the session) lets the child go when it
+    // lets go, killed as its client drops.
+    pool::close(slot).await;
 }

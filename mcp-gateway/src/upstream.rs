@@ -5,6 +5,7 @@
 use crate::config::{HttpKind, Sessions, Transport, UpstreamConfig};
 use crate::link::Relay;
 pub use crate::link::{call_handlers, CallerGuard, Callers, Link};
+use crate::metrics::Metrics;
 use crate::secrets::Secrets;
 use crate::sessions::SessionPool;
 use crate::upstream_errors::unavailable;
@@ -45,12 +46,16 @@ pub struct Upstream {
 }
 
 impl Upstream {
-    pub fn new(config: UpstreamConfig) -> Upstream {
+    /// An upstream whose per-user pool, if it has one, counts in `metrics`.
+    pub fn new(config: UpstreamConfig, metrics: &Metrics) -> Upstream {
         let sessions = match config.sessions {
             Sessions::Shared => None,
             Sessions::PerSession { max } => Some(Arc::new(SessionPool::new(max))),
         };
-        let users = config.per_user.clone().map(|p| Arc::new(UserPool::new(p)));
+        let users = config.per_user.clone().map(|p| {
+            let observed = metrics.users(&config.name, p.max_users);
+            Arc::new(UserPool::new(p, observed))
+        });
         Upstream {
             users,
             secrets: Arc::new(Secrets::of(&config)),
@@ -107,6 +112,7 @@ impl Upstream {
             _ => Ok(Link {
                 client: shared,
                 callers: self.callers.clone(),
+                secrets: self.secrets.clone(),
             }),
         }
     }

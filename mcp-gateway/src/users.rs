@@ -12,96 +12,49 @@
 //! - **Bounds.** At most `maxUsers` connections at once; a new caller beyond that takes the place of the
 //!   connection idle longest (one with no call in flight), or, when every one is busy, is refused with a
 //!   JSON-RPC error that says so.
+//! - **Observed.** `/health` reports the live connections, `maxUsers`, the evictions and the refusals
+//!   per upstream, and `/metrics` exports them ([`crate::metrics::PoolMetrics`]).
+//!
+//! The pool itself (one start per key, the bound, closing) is `pool.rs`'s, one mechanism for per-session
+//! and per-user connections.
 
 use crate::credentials::{self, Exchanged, PerUser};
 use crate::link::{Callers, Link};
+use crate::metrics::PoolMetrics;
+use crate::pool::{self, Pool, WhenFull};
 use crate::secrets::Secrets;
-use crate::upstream_errors::unavailable;
 use mcp_runtime::client::Client;
-use mcp_runtime::protocol::{ErrorObject, LoggingLevel};
+use mcp_runtime::protocol::ErrorObject;
 use mcp_runtime::{Context, Error};
-use std::collections::HashMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, Weak};
-use std::time::Instant;
-use tokio::sync::OnceCell;
+use std::sync::{Arc, Weak};
 
 pub(crate) use crate::credentials::UserCredentials;
 
-/// The per-user connections of one upstream.
+/// The per-user connections of one upstream (one keyed pool, `pool.rs`, by credential).
 pub struct UserPool {
     per_user: PerUser,
-    slots: Mutex<HashMap<[u8; 32], Arc<Slot>>>,
+    pool: Pool<[u8; 32]>,
     /// Tokens obtained by exchange, per caller token.
     pub(crate) exchanged: Exchanged,
     sweeping: AtomicBool,
 }
 
-struct Slot {
-    client: OnceCell<Arc<Client>>,
-    callers: Callers,
-    last_used: Mutex<Instant>,
-}
-
-impl Slot {
-    fn idle_since(&self) -> Option<Instant> {
-        self.callers
-            .is_empty()
-            .then(|| *self.last_used.lock().unwrap_or_else(|e| e.into_inner()))
-    }
-}
-
 impl UserPool {
-    pub fn new(per_user: PerUser) -> UserPool {
+    /// A pool that counts in `metrics`.
+    pub fn new(per_user: PerUser, metrics: PoolMetrics) -> UserPool {
         UserPool {
+            pool: Pool::new(per_user.max_users, metrics),
             per_user,
-            slots: Mutex::new(HashMap::new()),
             exchanged: Exchanged::new(),
             sweeping: AtomicBool::new(false),
         }
     }
 
-    /// How many callers have a connection (or one starting) now.
-    pub fn len(&self) -> usize {
-        self.lock().len()
-    }
-
-    /// Whether no caller has a connection.
-    pub fn is_empty(&self) -> bool {
-        self.lock().is_empty()
-    }
-
-    /// How many connections it may hold.
-    pub fn max(&self) -> usize {
-        self.per_user.max_users
-    }
-
-    /// The process ids of the callers' children (stdio upstreams).
-    pub fn pids(&self) -> Vec<u32> {
-        self.lock()
-            .values()
-            .filter_map(|s| s.client.get().and_then(|c| c.server_pid()))
-            .collect()
-    }
-
-    /// How many calls are in flight on the callers' connections.
-    pub(crate) fn in_flight(&self) -> usize {
-        self.lock().values().map(|s| s.callers.len()).sum()
-    }
-
-    /// Ends every connection now (a removed upstream).
-    pub(crate) fn abort_all(&self, reason: &str) {
-        let slots: Vec<Arc<Slot>> = self.lock().drain().map(|(_, s)| s).collect();
-        for s in slots {
-            if let Some(c) = s.client.get() {
-                c.abort(reason);
-            }
-        }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<[u8; 32], Arc<Slot>>> {
-        self.slots.lock().unwrap_or_else(|e| e.into_inner())
+    /// Its connections: counts, children, calls in flight, the end of them all, and its metrics.
+    pub(crate) fn pool(&self) -> &Pool<[u8; 32]> {
+        &self.pool
     }
 
     /// The connection of the caller of `ctx`, started now with its credentials if it has none.
@@ -118,74 +71,29 @@ impl UserPool {
                 .await
                 .map_err(|why| credentials::refused(name, &why))?;
         self.start_sweep();
-        let key = creds.key;
-        let slot = {
-            let mut slots = self.lock();
-            let dead = slots
-                .get(&key)
-                .is_some_and(|s| s.client.get().is_some_and(|c| c.peer().is_closed()));
-            if dead {
-                slots.remove(&key);
-            }
-            match slots.get(&key) {
-                Some(s) => s.clone(),
-                None => {
-                    if slots.len() >= self.per_user.max_users {
-                        // The connection idle longest makes room, if one is idle.
-                        let oldest = slots
-                            .iter()
-                            .filter_map(|(k, s)| s.idle_since().map(|t| (t, *k)))
-                            .min();
-                        match oldest {
-                            Some((_, k)) => {
-                                if let Some(s) = slots.remove(&k) {
-                                    tokio::spawn(close(s));
-                                }
-                            }
-                            None => {
-                                return Err(ErrorObject::internal(format!(
-                                    "upstream `{name}` already serves {} callers, each with its own \
-                                     connection (its maxUsers), all busy: try again when one is done",
-                                    self.per_user.max_users
-                                ))
-                                .with_data(serde_json::json!({
-                                    "upstream": name, "maxUsers": self.per_user.max_users,
-                                    "state": "users exhausted",
-                                })))
-                            }
-                        }
-                    }
-                    let slot = Arc::new(Slot {
-                        client: OnceCell::new(),
-                        callers: Callers::default(),
-                        last_used: Mutex::new(Instant::now()),
-                    });
-                    slots.insert(key, slot.clone());
-                    slot
-                }
-            }
+        // The connection's own credentials are secrets too, beside its upstream's.
+        let own = || {
+            let headers = creds.headers.iter().map(|(_, v)| v.as_str());
+            Arc::new(secrets.with(headers, creds.secrets.iter().map(String::as_str)))
         };
-        *slot.last_used.lock().unwrap_or_else(|e| e.into_inner()) = Instant::now();
-        let client = slot
-            .client
-            .get_or_try_init(|| async {
-                let client = connect(slot.callers.clone(), creds).await.map_err(|e| {
-                    let why = secrets.redact(&e.to_string()).into_owned();
-                    tracing::warn!(upstream = %name, "per-user start failed: {why}");
-                    unavailable(name, &why)
-                })?;
-                if client.server().capabilities.logging.is_some() {
-                    let _ = client.set_logging_level(LoggingLevel::Debug).await;
-                }
-                tracing::debug!(upstream = %name, pid = ?client.server_pid(), "per-user connection up");
-                Ok::<_, ErrorObject>(Arc::new(client))
-            })
-            .await?
-            .clone();
-        Ok(Link {
-            client,
-            callers: slot.callers.clone(),
+        let max = self.per_user.max_users;
+        // The pool makes room by closing the connection idle longest, if one is idle.
+        let full = || {
+            ErrorObject::internal(format!(
+                "upstream `{name}` already serves {max} callers, each with its own connection \
+                 (its maxUsers), all busy: try again when one is done"
+            ))
+            .with_data(serde_json::json!({
+                "upstream": name, "maxUsers": max, "state": "users exhausted",
+            }))
+        };
+        let (slot, _) = self
+            .pool
+            .slot(&creds.key, WhenFull::EvictIdlest, own, full)?;
+        pool::link(&slot, name, "per-user", None, |callers| {
+            connect(callers, creds)
         })
+        .await
     }
 
     /// Starts the idle sweep once (on the first request: a pool is made before any runtime runs it).
@@ -198,36 +106,15 @@ impl UserPool {
 }
 
 /// Closes the connections unused for `idle`, every quarter of it, while the pool lives.
-async fn sweep(pool: Weak<UserPool>, idle: std::time::Duration) {
+async fn sweep(users: Weak<UserPool>, idle: std::time::Duration) {
     let every = (idle / 4).max(std::time::Duration::from_millis(10));
     loop {
         tokio::time::sleep(every).await;
-        let Some(pool) = pool.upgrade() else { return };
-        let gone: Vec<Arc<Slot>> = {
-            let mut slots = pool.lock();
-            let stale: Vec<[u8; 32]> = slots
-                .iter()
-                .filter(|(_, s)| s.idle_since().is_some_and(|t| t.elapsed() >= idle))
-                .map(|(k, _)| *k)
-                .collect();
-            stale.iter().filter_map(|k| slots.remove(k)).collect()
-        };
-        drop(pool);
+        let Some(users) = users.upgrade() else { return };
+        let gone = users.pool.take_idle(idle);
+        drop(users);
         for s in gone {
-            close(s).await;
-        }
-    }
-}
-
-/// Closes a connection nobody holds any more (a child: stdin closed, two seconds, killed).
-async fn close(slot: Arc<Slot>) {
-    let Ok(slot) = Arc::try_unwrap(slot) else {
-        return;
-    };
-    if let Some(client) = slot.client.into_inner() {
-        match Arc::try_unwrap(client) {
-            Ok(client) => client.close().await,
-            Err(client) => drop(client),
+            pool::close(s).await;
         }
     }
 }

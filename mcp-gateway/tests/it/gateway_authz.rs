@@ -10,14 +10,15 @@
 use crate::auth_server::AuthServer;
 use mcp_gateway::Gateway;
 use mcp_runtime::http::{HttpClientConfig, HttpConfig, JwtVerifier, ResourceServer};
-use mcp_runtime::protocol::{CallToolResult, Tool};
+use mcp_runtime::protocol::{CallToolResult, ErrorObject, LoggingLevel, Tool};
 use mcp_runtime::server::{Arguments, ToolRoute};
 use mcp_runtime::{Client, Context, Error, Server};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
 /// An MCP server over HTTP on loopback whose tokens must be `audience`'s (from `issuer`); its tool
-/// `whoami` answers with the caller's `sub`, `act` and a digest-free echo of the token's `jti`.
+/// `whoami` answers with the caller's `sub`, `act`, the token's `jti` and the token itself (which a
+/// gateway must redact); `whoami {"leak": true}` logs the token and fails with it in a JSON-RPC error.
 async fn upstream(issuer: &str, audience: &str) -> String {
     let whoami = ToolRoute::new(
         Tool::new(
@@ -25,10 +26,18 @@ async fn upstream(issuer: &str, audience: &str) -> String {
             "who called",
             json!({"type": "object"}).as_object().unwrap().clone(),
         ),
-        |_: Arguments, ctx: Context| async move {
+        |args: Arguments, ctx: Context| async move {
             let a = ctx.auth().expect("the upstream checks tokens");
-            let who =
-                json!({"sub": a.subject, "act": a.claims.get("act"), "jti": a.claims.get("jti")});
+            let token = a.token.as_ref().map(|t| t.as_str().to_string());
+            let args: Value = args.parse().unwrap_or(Value::Null);
+            if args["leak"] == true {
+                let note = json!({"note": format!("rejected {token:?}"), "token": token});
+                ctx.log(LoggingLevel::Warning, Some("auth"), note).await;
+                return Err(ErrorObject::internal(format!("rejected token {token:?}"))
+                    .with_data(json!({"token": token})));
+            }
+            let who = json!({"sub": a.subject, "act": a.claims.get("act"), "jti": a.claims.get("jti"),
+                             "token": token});
             Ok(CallToolResult::text(who.to_string()))
         },
     );
@@ -65,6 +74,11 @@ struct Setup {
 /// and rules: `files:write` sees everything; `files:read` sees the three upstreams; an intern sees
 /// nothing secret.
 async fn setup() -> Option<Setup> {
+    setup_with(4, |_| {}).await
+}
+
+/// [`setup`], with the per-user stdio upstream's `maxUsers`, and the config as `tweak` changes it.
+async fn setup_with(max_users: u32, tweak: impl FnOnce(&mut Value)) -> Option<Setup> {
     let python = test_support::python()?;
     let auth = AuthServer::start(&python);
     let (pt, tx) = (
@@ -87,7 +101,7 @@ async fn setup() -> Option<Setup> {
             "tx": {"url": tx, "headers": {"Authorization": format!("Bearer {tx_service}")},
                    "credentials": {"mode": "token-exchange", "tokenEndpoint": auth.exchange_endpoint(),
                                    "audience": TX_AUD, "clientId": "gw", "clientSecret": "gw-secret"}},
-            "me": {"command": python, "args": [script], "perUser": true, "maxUsers": 4,
+            "me": {"command": python, "args": [script], "perUser": true, "maxUsers": max_users,
                    "env": {"CALLER": "${user.sub}", "CALLER_TOKEN": "${user.token}"}},
         },
         "gateway": {
@@ -100,6 +114,8 @@ async fn setup() -> Option<Setup> {
             ],
         },
     });
+    let mut config_json = config_json;
+    tweak(&mut config_json);
     let config: mcp_gateway::Config = config_json.to_string().parse().expect("a valid config");
     let front = config.auth.as_ref().unwrap().resource_server();
     let gateway = Gateway::start(config).await;
@@ -159,6 +175,16 @@ async fn uris(c: &Client) -> Vec<String> {
     let mut u: Vec<String> = r.into_iter().map(|r| r.uri).collect();
     u.sort();
     u
+}
+
+const REDACTED: &str = mcp_gateway::secrets::REDACTED;
+
+fn sha256(s: &str) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(s.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn text(r: &CallToolResult) -> Value {
@@ -257,13 +283,19 @@ async fn two_users_see_and_call_what_their_rules_allow_with_their_own_credential
     // Per-user stdio children: each caller's child has its own token in its environment.
     let a = text(&alice.call_tool("me_whoami", json!({})).await.unwrap());
     let b = text(&bob.call_tool("me_whoami", json!({})).await.unwrap());
+    // The child has its caller's token (its digest says so), and the gateway keeps it out of what the
+    // child says.
     assert_eq!(
-        (a["caller"].as_str(), a["token"].as_str()),
-        (Some("alice"), Some(alice_t.as_str()))
+        (a["caller"].as_str(), a["token_sha256"].as_str()),
+        (Some("alice"), Some(sha256(&alice_t).as_str()))
     );
     assert_eq!(
-        (b["caller"].as_str(), b["token"].as_str()),
-        (Some("bob"), Some(bob_t.as_str()))
+        (b["caller"].as_str(), b["token_sha256"].as_str()),
+        (Some("bob"), Some(sha256(&bob_t).as_str()))
+    );
+    assert_eq!(
+        (a["token"].as_str(), b["token"].as_str()),
+        (Some(REDACTED), Some(REDACTED))
     );
     assert_ne!(a["pid"], b["pid"], "one child per user");
     let again = text(&alice.call_tool("me_whoami", json!({})).await.unwrap());
@@ -273,6 +305,196 @@ async fn two_users_see_and_call_what_their_rules_allow_with_their_own_credential
     );
     let status = s.gateway.status();
     assert!(status.iter().all(|u| u.state == "up"), "{status:?}");
+}
+
+/// Every token is a JWT here: nothing the caller receives may hold one.
+fn assert_no_token(what: &str) {
+    assert!(!what.contains("eyJ"), "a token reached the caller: {what}");
+}
+
+#[tokio::test]
+async fn the_credentials_of_a_per_user_connection_never_come_back_from_its_upstream() {
+    let Some(s) = setup().await else { return };
+    let alice_t = token(&s, "alice", "files:read", "staff", json!([s.url, PT_AUD])).await;
+    // A handshake-era session, so that the upstreams' log messages come back without asking.
+    let alice = Client::builder()
+        .era(mcp_runtime::client::Era::Legacy)
+        .connect_http(&s.url, HttpClientConfig::default().bearer(&alice_t))
+        .await
+        .expect("connect to the gateway");
+    let mut notes = alice.notifications();
+    // Results: the passthrough token, the exchanged one (which alice never saw), the child's env.
+    for tool in ["pt_whoami", "tx_whoami", "me_whoami"] {
+        let r = alice.call_tool(tool, json!({})).await.unwrap();
+        let seen = text(&r);
+        assert_eq!(seen["token"], REDACTED, "{tool}: {seen}");
+        assert_no_token(&seen.to_string());
+    }
+    // Errors (message and data) and log messages of the HTTP upstreams.
+    for tool in ["pt_whoami", "tx_whoami"] {
+        let e = alice
+            .call_tool(tool, json!({"leak": true}))
+            .await
+            .unwrap_err();
+        let Error::Rpc(e) = e else {
+            panic!("{tool}: {e}")
+        };
+        assert!(e.message.contains(REDACTED), "{tool}: {}", e.message);
+        assert_eq!(e.data.as_ref().unwrap()["token"], REDACTED, "{tool}: {e:?}");
+        assert_no_token(&format!("{e:?}"));
+    }
+    let mut logs = Vec::new();
+    while logs.len() < 2 {
+        let n = tokio::time::timeout(std::time::Duration::from_secs(5), notes.recv())
+            .await
+            .expect("both upstreams' log messages are relayed")
+            .unwrap();
+        if n.method == "notifications/message" {
+            logs.push(n.params.unwrap());
+        }
+    }
+    for log in &logs {
+        assert_eq!(log["data"]["token"], REDACTED, "{log}");
+        assert_no_token(&log.to_string());
+    }
+    // The stdio child's tool error and JSON-RPC error.
+    let r = alice
+        .call_tool("me_whoami", json!({"leak": "result"}))
+        .await
+        .unwrap();
+    assert_eq!(r.is_error, Some(true));
+    assert!(
+        r.text_content()
+            .contains(&format!("rejected token {REDACTED}")),
+        "{r:?}"
+    );
+    assert_no_token(&format!("{r:?}"));
+    let e = alice
+        .call_tool("me_whoami", json!({"leak": "error"}))
+        .await
+        .unwrap_err();
+    let Error::Rpc(e) = e else { panic!("{e}") };
+    assert_eq!(e.message, format!("rejected token {REDACTED}"), "{e:?}");
+    assert_no_token(&format!("{e:?}"));
+}
+
+/// The `users` report of upstream `name` in `/health`'s JSON.
+fn users_health(s: &Setup, name: &str) -> Value {
+    let (_, report) = mcp_gateway::health::report(&s.gateway.status());
+    let ups = report["upstreams"].as_array().unwrap();
+    let up = ups.iter().find(|u| u["name"] == name).unwrap();
+    let mut users = up["users"].clone();
+    users["pids"] = json!(users["pids"].as_array().map_or(0, Vec::len));
+    users
+}
+
+/// The value of one series of `/metrics`.
+fn metric(s: &Setup, series: &str) -> Option<u64> {
+    let text = s.gateway.metrics().encode();
+    let line = text.lines().find(|l| l.starts_with(series))?;
+    line[series.len()..].trim().parse().ok()
+}
+
+#[tokio::test]
+async fn discovery_and_composites_redact_a_per_user_connection_too() {
+    // Discovery mode (no rules with it) and a composite whose steps call the per-user upstreams.
+    let Some(s) = setup_with(4, |c| {
+        c["gateway"].as_object_mut().unwrap().remove("rules");
+        c["gateway"]["discovery"] = json!(true);
+        c["composites"] = json!({"both": {"steps": [
+            {"id": "child", "server": "me", "tool": "whoami"},
+            {"id": "http", "server": "tx", "tool": "whoami",
+             "arguments": {"seen": "${child.result}"}},
+        ]}});
+    })
+    .await
+    else {
+        return;
+    };
+    let alice_t = token(&s, "alice", "files:read", "staff", json!([s.url, PT_AUD])).await;
+    let alice = client(&s, &alice_t).await;
+    let call = |name: &'static str, arguments: Value| {
+        let alice = &alice;
+        async move {
+            alice
+                .call_tool("call_tool", json!({"name": name, "arguments": arguments}))
+                .await
+        }
+    };
+    for name in ["me_whoami", "pt_whoami", "tx_whoami"] {
+        let seen = text(&call(name, json!({})).await.unwrap());
+        assert_eq!(seen["token"], REDACTED, "{name}: {seen}");
+        assert_no_token(&seen.to_string());
+    }
+    let r = call("me_whoami", json!({"leak": "result"})).await.unwrap();
+    assert!(r.text_content().contains(REDACTED), "{r:?}");
+    assert_no_token(&format!("{r:?}"));
+    let e = call("pt_whoami", json!({"leak": true})).await.unwrap_err();
+    assert!(e.to_string().contains(REDACTED), "{e}");
+    assert_no_token(&format!("{e:?}"));
+    // The composite's steps: the last one's result, and nothing of the first reaches the second.
+    let seen = text(&call("both", json!({})).await.unwrap());
+    assert_eq!(seen["sub"], "alice", "{seen}");
+    assert_eq!(seen["token"], REDACTED, "{seen}");
+    assert_no_token(&seen.to_string());
+}
+
+#[tokio::test]
+async fn health_and_metrics_report_per_user_connections_evictions_and_refusals() {
+    let Some(s) = setup_with(1, |_| {}).await else {
+        return;
+    };
+    let aud = json!([s.url, PT_AUD]);
+    let alice_t = token(&s, "alice", "files:read", "staff", aud.clone()).await;
+    let bob_t = token(&s, "bob", "files:read", "staff", aud).await;
+    let (alice, bob) = (client(&s, &alice_t).await, client(&s, &bob_t).await);
+    let series = |name: &str| format!("mcp_gateway_{name}{{upstream=\"me\"}}");
+    assert_eq!(
+        users_health(&s, "me"),
+        json!({"live": 0, "max": 1, "evictions": 0, "refusals": 0, "pids": 0})
+    );
+    assert_eq!(metric(&s, &series("user_connections_max")), Some(1));
+    assert_eq!(metric(&s, &series("user_connections")), Some(0));
+    // The HTTP upstreams' per-user connections are reported too (the default maxUsers).
+    assert_eq!(
+        users_health(&s, "pt"),
+        json!({"live": 0, "max": 64, "evictions": 0, "refusals": 0, "pids": 0})
+    );
+
+    alice.call_tool("me_whoami", json!({})).await.unwrap();
+    assert_eq!(
+        users_health(&s, "me"),
+        json!({"live": 1, "max": 1, "evictions": 0, "refusals": 0, "pids": 1})
+    );
+    assert_eq!(metric(&s, &series("user_connections")), Some(1));
+    // Bob takes the place of alice's idle connection.
+    bob.call_tool("me_whoami", json!({})).await.unwrap();
+    assert_eq!(
+        users_health(&s, "me"),
+        json!({"live": 1, "max": 1, "evictions": 1, "refusals": 0, "pids": 1})
+    );
+    assert_eq!(
+        metric(&s, &series("user_connection_evictions_total")),
+        Some(1)
+    );
+    // While bob's call runs, alice finds no room.
+    let busy = bob.call_tool("me_whoami", json!({"wait": 2.0}));
+    let refused = async {
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+        alice.call_tool("me_whoami", json!({})).await
+    };
+    let (busy, refused) = tokio::join!(busy, refused);
+    busy.unwrap();
+    let e = refused.unwrap_err();
+    assert!(e.to_string().contains("maxUsers"), "{e}");
+    assert_eq!(
+        users_health(&s, "me"),
+        json!({"live": 1, "max": 1, "evictions": 1, "refusals": 1, "pids": 1})
+    );
+    assert_eq!(
+        metric(&s, &series("user_connection_refusals_total")),
+        Some(1)
+    );
 }
 
 #[tokio::test]
