@@ -187,8 +187,8 @@ fn html<'a>(w: &mut W<'a>, table: &Node, blocks: fn(&mut W<'a>, &[Node], Parent)
             let mut d = marker::diff(cell, inf);
             if cell.children().is_empty() {
                 // The reader gives an empty cell an empty paragraph; this one has none.
-                d.get_or_insert_with(Default::default)
-                    .insert("content".into(), Value::Array(vec![]));
+                d.get_or_insert_with(marker::Diff::default)
+                    .set_empty_content();
             }
             if let Some(d) = &d {
                 w.marker(cell.kind.name(), Some(d), false);

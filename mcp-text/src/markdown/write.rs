@@ -122,8 +122,8 @@ impl<'a> W<'a> {
                 );
                 if node.children().is_empty() && node.kind != NodeType::LayoutSection {
                     // The reader gives an empty one an empty paragraph (ADF requires a block).
-                    d.get_or_insert_with(Default::default)
-                        .insert("content".into(), Value::Array(vec![]));
+                    d.get_or_insert_with(marker::Diff::default)
+                        .set_empty_content();
                 }
                 let inferred = node.kind != NodeType::LayoutSection && only_empty_paragraph(node);
                 // How many blocks it holds, on both markers: a reader that meets one without the other
@@ -164,8 +164,8 @@ impl<'a> W<'a> {
             )
         {
             // The reader gives an empty one an empty paragraph (ADF requires a block); this one has none.
-            d.get_or_insert_with(Default::default)
-                .insert("content".into(), Value::Array(vec![]));
+            d.get_or_insert_with(marker::Diff::default)
+                .set_empty_content();
         }
         if d.is_some() || force {
             self.marker(node.kind.name(), d.as_ref(), false);
@@ -410,8 +410,8 @@ impl<'a> W<'a> {
         );
         if item.content.as_ref().is_some_and(Vec::is_empty) {
             // The reader gives an empty item an empty paragraph; this one has none.
-            d.get_or_insert_with(Default::default)
-                .insert("content".into(), Value::Array(vec![]));
+            d.get_or_insert_with(marker::Diff::default)
+                .set_empty_content();
         }
         if let Some(d) = &d {
             self.marker("listItem", Some(d), false);

@@ -2,10 +2,8 @@
 //! two spaces, a list item's marker waiting for its first line), lines and blank lines under them, marker
 //! lines, inline content. The block walk (write.rs) and the tables (table.rs) both write through it.
 
-use serde_json::{Map, Value};
-
 use super::inline::{self, Place, Scratch};
-use super::marker;
+use super::marker::{self, Diff};
 use super::WriteOptions;
 use crate::model::{Node, NodeType};
 
@@ -120,7 +118,7 @@ impl<'a> W<'a> {
     }
 
     /// A marker line: `<!--adf:TYPE {diff}-->` (or `… /-->` for a whole node).
-    pub fn marker(&mut self, kind: &str, d: Option<&Map<String, Value>>, leaf: bool) {
+    pub fn marker(&mut self, kind: &str, d: Option<&Diff>, leaf: bool) {
         if self.opts.plain {
             return;
         }
@@ -139,7 +137,7 @@ impl<'a> W<'a> {
     }
 
     /// `<!--adf:TYPE {diff} N-->`: the open marker of a container holding `count` blocks.
-    pub(super) fn open_marker(&mut self, kind: &str, d: Option<&Map<String, Value>>, count: usize) {
+    pub(super) fn open_marker(&mut self, kind: &str, d: Option<&Diff>, count: usize) {
         if self.opts.plain {
             return;
         }
