@@ -122,7 +122,9 @@ impl<'a> W<'a> {
         if self.opts.plain {
             return;
         }
-        let mut s = String::with_capacity(32);
+        // Built in the writer's line buffer (no allocation per marker).
+        let mut s = std::mem::take(&mut self.line);
+        s.clear();
         s.push_str("<!--adf:");
         marker::push_type_name(&mut s, kind);
         if let Some(d) = d.filter(|d| !d.is_empty()) {
@@ -134,6 +136,7 @@ impl<'a> W<'a> {
         }
         s.push_str("-->");
         self.line(&s);
+        self.line = s;
     }
 
     /// `<!--adf:TYPE {diff} N-->`: the open marker of a container holding `count` blocks.
@@ -141,7 +144,8 @@ impl<'a> W<'a> {
         if self.opts.plain {
             return;
         }
-        let mut s = String::with_capacity(32);
+        let mut s = std::mem::take(&mut self.line);
+        s.clear();
         s.push_str("<!--adf:");
         marker::push_type_name(&mut s, kind);
         if let Some(d) = d.filter(|d| !d.is_empty()) {
@@ -154,6 +158,7 @@ impl<'a> W<'a> {
         }
         s.push_str("-->");
         self.line(&s);
+        self.line = s;
     }
 
     pub fn plain(&self) -> bool {
