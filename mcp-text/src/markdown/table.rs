@@ -82,8 +82,11 @@ fn pipe(w: &mut W, table: &Node) {
         in_cell: true,
         ..Place::default()
     };
+    // Each row is built in the writer's line buffer, its cells' inline content written straight into it.
+    let mut line = std::mem::take(&mut w.line);
     for (i, row) in table.children().iter().enumerate() {
-        let mut line = String::from("|");
+        line.clear();
+        line.push('|');
         for (j, cell) in row.children().iter().enumerate() {
             line.push(' ');
             if j == 0 {
@@ -118,21 +121,22 @@ fn pipe(w: &mut W, table: &Node) {
             }
             if let [p] = cell.children() {
                 if !is_empty_paragraph(p) {
-                    let s = w.inline_string(p.children(), place);
-                    line.push_str(&s);
+                    w.inline_into(&mut line, p.children(), place);
                 }
             }
             line.push_str(" |");
         }
         w.line(&line);
         if i == 0 {
-            let mut delim = String::from("|");
+            line.clear();
+            line.push('|');
             for _ in row.children() {
-                delim.push_str(" --- |");
+                line.push_str(" --- |");
             }
-            w.line(&delim);
+            w.line(&line);
         }
     }
+    w.line = line;
 }
 
 fn html<'a>(w: &mut W<'a>, table: &Node, blocks: fn(&mut W<'a>, &[Node], Parent)) {

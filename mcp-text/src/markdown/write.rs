@@ -478,7 +478,9 @@ impl<'a> W<'a> {
 
     /// A task or decision item: its inline content on the marker line, its diff at the line's end.
     fn inline_item(&mut self, item: &Node, inf: &[(&str, Inf)]) {
-        let mut s = self.inline_string(item.children(), Place::default());
+        let mut s = std::mem::take(&mut self.line);
+        s.clear();
+        self.inline_into(&mut s, item.children(), Place::default());
         if let Some(d) = marker::diff(
             item,
             Inferred {
@@ -495,6 +497,7 @@ impl<'a> W<'a> {
             s.push_str("-->");
         }
         self.lines(&s);
+        self.line = s;
     }
 
     fn media_single(&mut self, node: &Node) {

@@ -173,10 +173,9 @@ impl<'a> W<'a> {
         self.line = line;
     }
 
-    pub fn inline_string(&mut self, nodes: &[Node], place: Place) -> String {
-        let mut s = String::new();
-        inline::write(&mut s, nodes, place, self.opts, &mut self.scratch);
-        s
+    /// Inline content appended to `out`.
+    pub(super) fn inline_into(&mut self, out: &mut String, nodes: &[Node], place: Place) {
+        inline::write(out, nodes, place, self.opts, &mut self.scratch);
     }
 }
 
