@@ -190,7 +190,7 @@ impl<'de> Visitor<'de> for NodeVisitor {
                 Key::Type => kind = Some(map.next_value::<TypeName<NodeType>>()?.0),
                 Key::Attrs => node.attrs = Some(map.next_value::<Attrs>()?),
                 Key::Content => node.content = Some(map.next_value_seed(ChildrenSeed)?),
-                Key::Marks => node.marks = Some(map.next_value::<Vec<Mark>>()?),
+                Key::Marks => node.marks = Some(map.next_value_seed(MarksSeed)?),
                 Key::Text => node.text = Some(map.next_value::<String>()?),
                 Key::Other(name) => {
                     let value = map.next_value::<Value>()?;
@@ -248,6 +248,38 @@ impl<'de> Visitor<'de> for ChildrenSeed {
                 }
             }
         }
+    }
+}
+
+/// A node's marks, in a vector of their exact number: most texts have one or two, which a vector grown
+/// by pushing would hold in room for four.
+struct MarksSeed;
+
+impl<'de> DeserializeSeed<'de> for MarksSeed {
+    type Value = Vec<Mark>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<Mark>, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for MarksSeed {
+    type Value = Vec<Mark>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of ADF marks")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<Mark>, A::Error> {
+        let Some(first) = seq.next_element::<Mark>()? else {
+            return Ok(Vec::new());
+        };
+        let Some(second) = seq.next_element::<Mark>()? else {
+            return Ok(vec![first]);
+        };
+        let mut marks = vec![first, second];
+        while let Some(mark) = seq.next_element::<Mark>()? {
+            marks.push(mark);
+        }
+        marks.shrink_to_fit();
+        Ok(marks)
     }
 }
 

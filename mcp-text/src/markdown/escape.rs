@@ -50,13 +50,15 @@ pub(super) fn text(out: &mut String, s: &str, ctx: &Ctx) {
 
 /// Text that no context makes act (most text of a document): no character that could open or close
 /// anything where it stands, and at a line's start a letter first (where `1` could begin `1.` with what
-/// follows, `-` a list, `#` a heading, `>` a quote). Its edges are no spaces, so no delimiter or line edge
-/// can strip them. Each character allowed here is one that `escape_chars` writes as it is in `ctx`.
+/// follows, `-` a list, `#` a heading, `>` a quote). A space at an edge that Markdown would strip (a
+/// line's edge, or an edge the context keeps) needs an entity; anywhere else a space is written as it is
+/// (text before a mention or a marked span ends with one). Each character allowed here is one that
+/// `escape_chars` writes as it is in `ctx`.
 fn needs_nothing(s: &str, ctx: &Ctx) -> bool {
     let b = s.as_bytes();
     if b.is_empty()
-        || b[0] == b' '
-        || b[b.len() - 1] == b' '
+        || (b[0] == b' ' && (ctx.line_start || ctx.keep_lead))
+        || (b[b.len() - 1] == b' ' && (ctx.line_end || ctx.keep_trail))
         || (ctx.line_start && !b[0].is_ascii_alphabetic())
     {
         return false;
@@ -84,7 +86,7 @@ fn text_by_char(out: &mut String, s: &str, ctx: &Ctx) {
     let mut chars = CHARS.with(|c| std::mem::take(&mut *c.borrow_mut()));
     chars.clear();
     chars.extend(s.chars());
-    escape_chars(out, &chars, ctx);
+    escape_chars(out, s, &chars, ctx);
     CHARS.with(|c| *c.borrow_mut() = chars);
 }
 
@@ -92,7 +94,8 @@ thread_local! {
     static CHARS: std::cell::RefCell<Vec<char>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
-fn escape_chars(out: &mut String, chars: &[char], ctx: &Ctx) {
+/// `chars` are the characters of `s`.
+fn escape_chars(out: &mut String, s: &str, chars: &[char], ctx: &Ctx) {
     let n = chars.len();
     let outside_prev = ctx.prev;
     let outside_next = ctx.next;
@@ -139,9 +142,28 @@ fn escape_chars(out: &mut String, chars: &[char], ctx: &Ctx) {
     };
     let before = |i: isize| if entity(i) { Some(';') } else { at(i) };
     let after = |i: isize| if entity(i) { Some('&') } else { at(i) };
+    // Letters, digits, non-ASCII characters and spaces inside the text are written as they are
+    // (no arm below matches them, and no escape index points at one): runs of them are copied whole.
+    let as_is = |i: usize| {
+        let c = chars[i];
+        c.is_ascii_alphanumeric() || !c.is_ascii() || (c == ' ' && !edge_ws(i))
+    };
     let mut i = 0;
+    // The byte offset in `s` of `chars[i]`.
+    let mut byte = 0;
     while i < n {
         let c = chars[i];
+        if as_is(i) {
+            let from = byte;
+            while i < n && as_is(i) {
+                byte += chars[i].len_utf8();
+                i += 1;
+            }
+            out.push_str(&s[from..byte]);
+            continue;
+        }
+        // Every character from here on is ASCII (`as_is` took the others).
+        byte += 1;
         if edge_ws(i) {
             out.push_str(if c == ' ' { "&#32;" } else { "&#9;" });
             i += 1;
@@ -184,6 +206,7 @@ fn escape_chars(out: &mut String, chars: &[char], ctx: &Ctx) {
                     }
                     out.push(c);
                 }
+                byte += j - i - 1;
                 i = j;
                 continue;
             }
@@ -365,6 +388,12 @@ mod tests {
             "+ b",
             "= c",
             "| - |",
+            // Spaces at the edges: written as they are unless a line's edge or the context keeps them.
+            "Hello ",
+            " world",
+            " ",
+            "  a  ",
+            " 1. x ",
         ];
         let mut fast = 0;
         let neighbours = [
@@ -408,7 +437,31 @@ mod tests {
         }
         // Every word but the few that some context or neighbour makes act takes the shortcut.
         assert!(fast > 30 * 64 * 11 * 11, "{fast}");
-        assert!(!needs_nothing(" a", &Ctx::default()));
+        assert!(needs_nothing(" a", &Ctx::default()));
+        for ctx in [
+            Ctx {
+                keep_lead: true,
+                ..Ctx::default()
+            },
+            Ctx {
+                line_start: true,
+                ..Ctx::default()
+            },
+        ] {
+            assert!(!needs_nothing(" a", &ctx));
+        }
+        for ctx in [
+            Ctx {
+                keep_trail: true,
+                ..Ctx::default()
+            },
+            Ctx {
+                line_end: true,
+                ..Ctx::default()
+            },
+        ] {
+            assert!(!needs_nothing("a ", &ctx));
+        }
         assert!(!needs_nothing("a_b", &Ctx::default()));
         assert!(!needs_nothing("www.x", &Ctx::default()));
         assert!(!needs_nothing("http://x", &Ctx::default()));

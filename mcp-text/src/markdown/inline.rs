@@ -7,8 +7,6 @@
 //! space is never broken). The decision is made after the pieces are rendered, on the actual characters
 //! on either side of each delimiter run.
 
-use serde_json::Map;
-
 use super::escape::{self, flanking, Ctx};
 use super::forms::{self, autolink_safe, format_date, rank, reserved, singleton};
 use super::marker::{self, Inf, Inferred};
@@ -439,14 +437,7 @@ fn open_tag(out: &mut String, seg: &Seg) {
                 }
             }
             out.push_str("<span data-mark='");
-            let mut probe = Node::new(NodeType::Text);
-            probe.marks = Some(vec![m.clone()]);
-            let v = crate::adf::to_value(&probe);
-            let json = v
-                .get("marks")
-                .and_then(|m| m.get(0))
-                .map(|m| m.to_string())
-                .unwrap_or_default();
+            let json = marker::mark_json(m);
             for (i, c) in json.char_indices() {
                 match c {
                     // No marker syntax inside a marker.
@@ -529,7 +520,7 @@ pub(super) fn link_close(out: &mut String, m: &Mark, in_cell: bool, plain: bool)
     out.push(')');
 }
 
-fn push_title_diff(out: &mut String, d: &Map<String, serde_json::Value>, in_cell: bool) {
+fn push_title_diff(out: &mut String, d: &marker::Diff, in_cell: bool) {
     let start = out.len();
     marker::push_title_json(out, d);
     if in_cell {

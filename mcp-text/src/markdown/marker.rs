@@ -4,30 +4,19 @@
 //! that differ: `attrs` (merged into the inferred attrs; `null` means no attrs at all), `-attrs` (names
 //! the inferred attrs the node does not have), `marks`, `content`, `text`, `extra` (replaced; `null`
 //! means absent). A diff whose only member is `attrs` is written as the attrs object alone when one of its
-//! names is no member (`{"localId":"x"}`); the reader tells them apart by that. A node with no plain form at all is written as a diff against an empty node of its
-//! type, which is then the whole node. Diffs travel in HTML comments (`<!--adf:TYPE {...}-->`) and link
+//! names is no member (`{"localId":"x"}`); the reader tells them apart by that. A node with no plain
+//! form at all is written as a diff against an empty node of its type, which is then the whole node. The
+//! diff itself (what differs, and its JSON written straight from the node) is diff.rs; here are how diffs
+//! travel and how they are read back. Diffs travel in HTML comments (`<!--adf:TYPE {...}-->`) and link
 //! titles (`[@Ada](mention:ID '{...}')`); the encoders here keep them from ending either early.
 
 use serde_json::{Map, Value};
 
+use super::diff::is_member;
 use crate::adf;
 use crate::model::{Attrs, Mark, Node, NodeType};
 
-/// The members of a diff.
-const MEMBERS: [&str; 6] = ["attrs", "-attrs", "marks", "content", "text", "extra"];
-
-fn is_member(key: &str) -> bool {
-    MEMBERS.contains(&key)
-}
-
-/// The short form of a diff whose only member is `attrs`: the attrs object itself, when one of its names
-/// is no diff member (so the reader tells the two apart: an object with a name that is no member is attrs).
-fn short(d: &Map<String, Value>) -> Option<&Map<String, Value>> {
-    match d.get("attrs") {
-        Some(Value::Object(a)) if d.len() == 1 && a.keys().any(|k| !is_member(k)) => Some(a),
-        _ => None,
-    }
-}
+pub(super) use super::diff::{diff, inferred_attrs, mark_diff, whole, Diff, Inf, Inferred};
 
 /// A diff as written, short or not: an object with a name that is no diff member is the short form
 /// (`{"localId":"x"}` means `{"attrs":{"localId":"x"}}`).
@@ -38,151 +27,6 @@ fn long(d: Map<String, Value>) -> Map<String, Value> {
     let mut full = Map::new();
     full.insert("attrs".into(), Value::Object(d));
     full
-}
-
-/// One attribute value the plain Markdown conveys, borrowed so that checking a node costs nothing.
-#[derive(Clone, Copy)]
-pub(super) enum Inf<'a> {
-    Str(&'a str),
-    Int(u64),
-    Bool(bool),
-}
-
-impl Inf<'_> {
-    fn matches(&self, v: &Value) -> bool {
-        match self {
-            Inf::Str(s) => v.as_str() == Some(*s),
-            Inf::Int(n) => v.as_u64() == Some(*n) && v.is_u64(),
-            Inf::Bool(b) => v.as_bool() == Some(*b),
-        }
-    }
-
-    /// The value the reader sets.
-    pub(super) fn value(&self) -> Value {
-        match self {
-            Inf::Str(s) => Value::from(*s),
-            Inf::Int(n) => Value::from(*n),
-            Inf::Bool(b) => Value::from(*b),
-        }
-    }
-}
-
-/// The attrs the reader sets for inferred members (the same list the writer diffs against).
-pub(super) fn inferred_attrs(inf: &[(&str, Inf)]) -> Attrs {
-    inf.iter()
-        .map(|(k, v)| ((*k).to_string(), v.value()))
-        .collect()
-}
-
-/// The attrs a reader infers: `None` for no attrs, else the listed members.
-pub(super) type InfAttrs<'a, 'b> = Option<&'b [(&'a str, Inf<'a>)]>;
-
-/// What the reader infers about a node besides its attrs.
-#[derive(Clone, Copy)]
-pub(super) struct Inferred<'a, 'b> {
-    pub attrs: InfAttrs<'a, 'b>,
-    /// Whether the reader gives the node a `content` array (holding what the Markdown shows).
-    pub content: bool,
-}
-
-/// The diff of `node` against what the reader infers, as JSON text, or `None` when there is none.
-/// Marks, text and extra members are never inferred (the writer shows text and text marks itself).
-pub(super) fn diff(node: &Node, inf: Inferred) -> Option<Map<String, Value>> {
-    let attrs_same = match (&node.attrs, inf.attrs) {
-        (None, None) => true,
-        (Some(a), Some(i)) => {
-            a.len() == i.len()
-                && i.iter()
-                    .all(|(k, v)| a.get(k).is_some_and(|x| v.matches(x)))
-        }
-        _ => false,
-    };
-    let content_same = node.content.is_some() == inf.content;
-    if attrs_same && content_same && node.marks.is_none() && node.extra.is_none() {
-        return None;
-    }
-    let mut d = Map::new();
-    if !attrs_same {
-        match (&node.attrs, inf.attrs) {
-            (None, _) => {
-                d.insert("attrs".into(), Value::Null);
-            }
-            (Some(a), None) => {
-                d.insert("attrs".into(), Value::Object(a.to_map()));
-            }
-            (Some(a), Some(i)) => {
-                let patch: Map<String, Value> = a
-                    .iter()
-                    .filter(|(k, v)| !i.iter().any(|(ik, iv)| ik == k && iv.matches(v)))
-                    .map(|(k, v)| (k.clone(), v.clone()))
-                    .collect();
-                let removed: Vec<Value> = i
-                    .iter()
-                    .filter(|(k, _)| !a.contains_key(k))
-                    .map(|(k, _)| Value::from(*k))
-                    .collect();
-                if !patch.is_empty() {
-                    d.insert("attrs".into(), Value::Object(patch));
-                }
-                if !removed.is_empty() {
-                    d.insert("-attrs".into(), Value::Array(removed));
-                }
-            }
-        }
-    }
-    if !content_same {
-        let v = match &node.content {
-            None => Value::Null,
-            Some(c) => Value::Array(c.iter().map(adf::to_value).collect()),
-        };
-        d.insert("content".into(), v);
-    }
-    if let Some(marks) = &node.marks {
-        d.insert("marks".into(), marks_value(marks));
-    }
-    if let Some(extra) = &node.extra {
-        d.insert("extra".into(), Value::Object(extra.to_map()));
-    }
-    Some(d)
-}
-
-/// The whole node (but its type) as a diff against an empty node of its type.
-pub(super) fn whole(node: &Node) -> Map<String, Value> {
-    let mut d = diff(
-        node,
-        Inferred {
-            attrs: None,
-            content: false,
-        },
-    )
-    .unwrap_or_default();
-    if let Some(text) = &node.text {
-        d.insert("text".into(), Value::from(text.as_str()));
-    }
-    d
-}
-
-/// The diff of a mark (a link's) against inferred attrs.
-pub(super) fn mark_diff(mark: &Mark, inf: InfAttrs) -> Option<Map<String, Value>> {
-    let mut probe = Node::new(NodeType::Text);
-    probe.attrs = mark.attrs.clone();
-    probe.extra = mark.extra.clone();
-    diff(
-        &probe,
-        Inferred {
-            attrs: inf,
-            content: false,
-        },
-    )
-}
-
-fn marks_value(marks: &[Mark]) -> Value {
-    let mut probe = Node::new(NodeType::Text);
-    probe.marks = Some(marks.to_vec());
-    adf::to_value(&probe)
-        .get("marks")
-        .cloned()
-        .unwrap_or(Value::Null)
 }
 
 /// Applies a diff to a node the reader built. Errors name the member that could not be used (the
@@ -278,8 +122,9 @@ pub(super) fn apply_mark(mark: &mut Mark, d: &Map<String, Value>) -> Result<(), 
 }
 
 /// JSON text of a diff for an HTML comment: `>` never appears (so `-->` cannot end the comment early).
-pub(super) fn push_comment_json(out: &mut String, d: &Map<String, Value>) {
-    let json = serde_json::to_string(short(d).unwrap_or(d)).unwrap_or_default();
+pub(super) fn push_comment_json(out: &mut String, d: &Diff) {
+    let json = diff_json(d);
+    let json = json.as_str();
     // `>` occurs only inside JSON strings, where `\u003e` means the same. `<` before `!--` too: no
     // marker syntax inside a marker (HTML forbids `<!--` in a comment; editors would see one there).
     // A table cell would end at `|`. All three are ASCII: the runs between them are copied whole.
@@ -300,15 +145,59 @@ pub(super) fn push_comment_json(out: &mut String, d: &Map<String, Value>) {
 }
 
 /// A diff as a link title in single quotes: backslashes, quotes and ampersands escaped for Markdown.
-pub(super) fn push_title_json(out: &mut String, d: &Map<String, Value>) {
-    let json = serde_json::to_string(short(d).unwrap_or(d)).unwrap_or_default();
+pub(super) fn push_title_json(out: &mut String, d: &Diff) {
+    let json = diff_json(d);
     // No marker syntax inside a marker: `<!--` in a JSON string is written `\u003c!--`.
-    let json = if json.contains("<!--") {
-        json.replace("<!--", "\\u003c!--")
+    if json.contains("<!--") {
+        push_title(out, &json.replace("<!--", "\\u003c!--"));
     } else {
-        json
-    };
-    push_title(out, &json);
+        push_title(out, &json);
+    }
+}
+
+/// A mark as ADF JSON (members in name order, as its `serde_json::Value` writes them).
+pub(super) fn mark_json(mark: &Mark) -> JsonBuf {
+    let mut buf = JSON.with(|b| std::mem::take(&mut *b.borrow_mut()));
+    buf.clear();
+    super::diff::write_mark(mark, &mut buf);
+    JsonBuf(buf)
+}
+
+/// A diff's JSON, in a buffer that the next marker reuses (the writer takes it back before then).
+fn diff_json(d: &Diff) -> JsonBuf {
+    let mut buf = JSON.with(|b| std::mem::take(&mut *b.borrow_mut()));
+    buf.clear();
+    d.write_json(&mut buf);
+    JsonBuf(buf)
+}
+
+/// JSON text (serde_json writes UTF-8 only) that goes back to [`JSON`] when dropped.
+pub(super) struct JsonBuf(Vec<u8>);
+
+impl JsonBuf {
+    fn as_str(&self) -> &str {
+        // serde_json writes valid UTF-8; the check is a scan of bytes already in cache.
+        std::str::from_utf8(&self.0).unwrap_or_default()
+    }
+}
+
+impl std::ops::Deref for JsonBuf {
+    type Target = str;
+    fn deref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl Drop for JsonBuf {
+    fn drop(&mut self) {
+        let buf = std::mem::take(&mut self.0);
+        JSON.with(|b| *b.borrow_mut() = buf);
+    }
+}
+
+thread_local! {
+    /// The buffer markers' JSON is written into (see [`diff_json`]).
+    static JSON: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 /// A diff's JSON as a single-quoted link title (JSON is full of `"`).
@@ -323,21 +212,24 @@ pub(super) fn push_plain_title(out: &mut String, text: &str) {
 
 fn push_quoted(out: &mut String, text: &str, quote: char) {
     out.push(quote);
-    for c in text.chars() {
-        match c {
-            '\\' | '&' => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            '\n' => out.push_str("&#10;"),
-            '\r' => out.push_str("&#13;"),
-            _ => out.push(c),
-        }
+    // Every character escaped is ASCII: the runs between them are copied whole.
+    let q = quote as u8;
+    let mut from = 0;
+    for (i, &b) in text.as_bytes().iter().enumerate() {
+        let escaped = match b {
+            b'\\' => "\\\\",
+            b'&' => "\\&",
+            b'\n' => "&#10;",
+            b'\r' => "&#13;",
+            b'\'' if q == b => "\\'",
+            b'"' if q == b => "\\\"",
+            _ => continue,
+        };
+        out.push_str(&text[from..i]);
+        out.push_str(escaped);
+        from = i + 1;
     }
+    out.push_str(&text[from..]);
     out.push(quote);
 }
 
@@ -450,8 +342,13 @@ pub(super) fn title_diff(title: &str) -> Option<Map<String, Value>> {
 /// Writes a type name as markers and link destinations carry it: any byte but letters, digits and `-_.:`
 /// percent-encoded, so that a name holding `/`, a space or `>` cannot end the marker early.
 pub(super) fn push_type_name(out: &mut String, name: &str) {
+    let plain = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':');
+    if name.bytes().all(plain) {
+        // Every name the schema defines.
+        return out.push_str(name);
+    }
     for b in name.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':') {
+        if plain(b) {
             out.push(b as char);
         } else {
             out.push_str(&format!("%{b:02X}"));
@@ -501,20 +398,23 @@ mod tests {
             },
         )
         .unwrap();
+        let mut json = String::new();
+        push_comment_json(&mut json, &d);
         let mut back = Node::new(NodeType::Heading);
         back.set_attr("level", 2);
         back.content = Some(vec![]);
-        apply(&mut back, &d).unwrap();
+        apply(&mut back, &title_diff(&json).unwrap()).unwrap();
         assert_eq!(back, node);
     }
 
     #[test]
     fn attrs_alone_take_the_short_form_when_unambiguous() {
         let written = |attrs: Value| {
+            let object = Attrs::from(attrs.as_object().unwrap().clone());
             let mut d = Map::new();
             d.insert("attrs".into(), attrs);
             let mut s = String::new();
-            push_comment_json(&mut s, &d);
+            push_comment_json(&mut s, &Diff::with_attrs(&object));
             let Some(Marker::Open { diff, .. }) = parse_comment(&format!("adf:x {s}")).unwrap()
             else {
                 panic!()
@@ -543,8 +443,9 @@ mod tests {
     fn comments_never_close_early() {
         let mut d = Map::new();
         d.insert("attrs".into(), serde_json::json!({"x": "-->"}));
+        let attrs = Attrs::from(d["attrs"].as_object().unwrap().clone());
         let mut s = String::new();
-        push_comment_json(&mut s, &d);
+        push_comment_json(&mut s, &Diff::with_attrs(&attrs));
         assert!(!s.contains("-->"));
         let Some(Marker::Open { diff, .. }) = parse_comment(&format!("adf:x {s}")).unwrap() else {
             panic!()

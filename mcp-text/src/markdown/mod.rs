@@ -8,6 +8,7 @@
 //! `docs/text-markdown.md` maps every node.
 
 mod autolink;
+mod diff;
 mod escape;
 mod forms;
 mod html;
@@ -50,19 +51,15 @@ pub fn write(doc: &Node, options: &WriteOptions) -> String {
         },
     );
     if doc.extra != inferred_extra {
-        let extra = doc.extra.as_ref().map_or(serde_json::Value::Null, |e| {
-            serde_json::Value::Object(e.to_map())
-        });
-        d.get_or_insert_with(Default::default)
-            .insert("extra".into(), extra);
+        d.get_or_insert_with(marker::Diff::default)
+            .set_extra(doc.extra.as_deref());
     }
     if doc.kind != NodeType::Doc {
-        d.get_or_insert_with(Default::default)
-            .insert("type".into(), doc.kind.name().into());
+        d.get_or_insert_with(marker::Diff::default)
+            .set_kind(doc.kind.name());
     }
-    if doc.text.is_some() {
-        d.get_or_insert_with(Default::default)
-            .insert("text".into(), doc.text.clone().into());
+    if let Some(text) = &doc.text {
+        d.get_or_insert_with(marker::Diff::default).set_text(text);
     }
     if let Some(d) = d.as_ref().filter(|_| !options.plain) {
         w.marker("doc", Some(d), false);

@@ -82,8 +82,11 @@ fn pipe(w: &mut W, table: &Node) {
         in_cell: true,
         ..Place::default()
     };
+    // Each row is built in the writer's line buffer, its cells' inline content written straight into it.
+    let mut line = std::mem::take(&mut w.line);
     for (i, row) in table.children().iter().enumerate() {
-        let mut line = String::from("|");
+        line.clear();
+        line.push('|');
         for (j, cell) in row.children().iter().enumerate() {
             line.push(' ');
             if j == 0 {
@@ -118,21 +121,22 @@ fn pipe(w: &mut W, table: &Node) {
             }
             if let [p] = cell.children() {
                 if !is_empty_paragraph(p) {
-                    let s = w.inline_string(p.children(), place);
-                    line.push_str(&s);
+                    w.inline_into(&mut line, p.children(), place);
                 }
             }
             line.push_str(" |");
         }
         w.line(&line);
         if i == 0 {
-            let mut delim = String::from("|");
+            line.clear();
+            line.push('|');
             for _ in row.children() {
-                delim.push_str(" --- |");
+                line.push_str(" --- |");
             }
-            w.line(&delim);
+            w.line(&line);
         }
     }
+    w.line = line;
 }
 
 fn html<'a>(w: &mut W<'a>, table: &Node, blocks: fn(&mut W<'a>, &[Node], Parent)) {
@@ -187,8 +191,8 @@ fn html<'a>(w: &mut W<'a>, table: &Node, blocks: fn(&mut W<'a>, &[Node], Parent)
             let mut d = marker::diff(cell, inf);
             if cell.children().is_empty() {
                 // The reader gives an empty cell an empty paragraph; this one has none.
-                d.get_or_insert_with(Default::default)
-                    .insert("content".into(), Value::Array(vec![]));
+                d.get_or_insert_with(marker::Diff::default)
+                    .set_empty_content();
             }
             if let Some(d) = &d {
                 w.marker(cell.kind.name(), Some(d), false);

@@ -122,8 +122,8 @@ impl<'a> W<'a> {
                 );
                 if node.children().is_empty() && node.kind != NodeType::LayoutSection {
                     // The reader gives an empty one an empty paragraph (ADF requires a block).
-                    d.get_or_insert_with(Default::default)
-                        .insert("content".into(), Value::Array(vec![]));
+                    d.get_or_insert_with(marker::Diff::default)
+                        .set_empty_content();
                 }
                 let inferred = node.kind != NodeType::LayoutSection && only_empty_paragraph(node);
                 // How many blocks it holds, on both markers: a reader that meets one without the other
@@ -164,8 +164,8 @@ impl<'a> W<'a> {
             )
         {
             // The reader gives an empty one an empty paragraph (ADF requires a block); this one has none.
-            d.get_or_insert_with(Default::default)
-                .insert("content".into(), Value::Array(vec![]));
+            d.get_or_insert_with(marker::Diff::default)
+                .set_empty_content();
         }
         if d.is_some() || force {
             self.marker(node.kind.name(), d.as_ref(), false);
@@ -410,8 +410,8 @@ impl<'a> W<'a> {
         );
         if item.content.as_ref().is_some_and(Vec::is_empty) {
             // The reader gives an empty item an empty paragraph; this one has none.
-            d.get_or_insert_with(Default::default)
-                .insert("content".into(), Value::Array(vec![]));
+            d.get_or_insert_with(marker::Diff::default)
+                .set_empty_content();
         }
         if let Some(d) = &d {
             self.marker("listItem", Some(d), false);
@@ -478,7 +478,9 @@ impl<'a> W<'a> {
 
     /// A task or decision item: its inline content on the marker line, its diff at the line's end.
     fn inline_item(&mut self, item: &Node, inf: &[(&str, Inf)]) {
-        let mut s = self.inline_string(item.children(), Place::default());
+        let mut s = std::mem::take(&mut self.line);
+        s.clear();
+        self.inline_into(&mut s, item.children(), Place::default());
         if let Some(d) = marker::diff(
             item,
             Inferred {
@@ -495,6 +497,7 @@ impl<'a> W<'a> {
             s.push_str("-->");
         }
         self.lines(&s);
+        self.line = s;
     }
 
     fn media_single(&mut self, node: &Node) {

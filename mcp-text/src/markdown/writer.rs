@@ -2,10 +2,8 @@
 //! two spaces, a list item's marker waiting for its first line), lines and blank lines under them, marker
 //! lines, inline content. The block walk (write.rs) and the tables (table.rs) both write through it.
 
-use serde_json::{Map, Value};
-
 use super::inline::{self, Place, Scratch};
-use super::marker;
+use super::marker::{self, Diff};
 use super::WriteOptions;
 use crate::model::{Node, NodeType};
 
@@ -120,11 +118,13 @@ impl<'a> W<'a> {
     }
 
     /// A marker line: `<!--adf:TYPE {diff}-->` (or `… /-->` for a whole node).
-    pub fn marker(&mut self, kind: &str, d: Option<&Map<String, Value>>, leaf: bool) {
+    pub fn marker(&mut self, kind: &str, d: Option<&Diff>, leaf: bool) {
         if self.opts.plain {
             return;
         }
-        let mut s = String::with_capacity(32);
+        // Built in the writer's line buffer (no allocation per marker).
+        let mut s = std::mem::take(&mut self.line);
+        s.clear();
         s.push_str("<!--adf:");
         marker::push_type_name(&mut s, kind);
         if let Some(d) = d.filter(|d| !d.is_empty()) {
@@ -136,14 +136,16 @@ impl<'a> W<'a> {
         }
         s.push_str("-->");
         self.line(&s);
+        self.line = s;
     }
 
     /// `<!--adf:TYPE {diff} N-->`: the open marker of a container holding `count` blocks.
-    pub(super) fn open_marker(&mut self, kind: &str, d: Option<&Map<String, Value>>, count: usize) {
+    pub(super) fn open_marker(&mut self, kind: &str, d: Option<&Diff>, count: usize) {
         if self.opts.plain {
             return;
         }
-        let mut s = String::with_capacity(32);
+        let mut s = std::mem::take(&mut self.line);
+        s.clear();
         s.push_str("<!--adf:");
         marker::push_type_name(&mut s, kind);
         if let Some(d) = d.filter(|d| !d.is_empty()) {
@@ -156,6 +158,7 @@ impl<'a> W<'a> {
         }
         s.push_str("-->");
         self.line(&s);
+        self.line = s;
     }
 
     pub fn plain(&self) -> bool {
@@ -170,10 +173,9 @@ impl<'a> W<'a> {
         self.line = line;
     }
 
-    pub fn inline_string(&mut self, nodes: &[Node], place: Place) -> String {
-        let mut s = String::new();
-        inline::write(&mut s, nodes, place, self.opts, &mut self.scratch);
-        s
+    /// Inline content appended to `out`.
+    pub(super) fn inline_into(&mut self, out: &mut String, nodes: &[Node], place: Place) {
+        inline::write(out, nodes, place, self.opts, &mut self.scratch);
     }
 }
 

@@ -76,6 +76,9 @@ struct Parser<'a> {
     xml: Reader<&'a [u8]>,
     stack: Vec<Open>,
     text: String,
+    /// Content buffers of closed frames, kept for the next frames to fill: a frame's nodes then move
+    /// into one vector of their exact number when it closes, instead of growing one of their own.
+    spare: Vec<Vec<Node>>,
 }
 
 pub(super) fn read(input: &str) -> Result<Read, Error> {
@@ -97,6 +100,7 @@ pub(super) fn read(input: &str) -> Result<Read, Error> {
         xml,
         stack: vec![Open::Frame(doc)],
         text: String::new(),
+        spare: Vec::new(),
     };
     parser.run()?;
     let Some(Open::Frame(doc)) = parser.stack.pop() else {
@@ -218,13 +222,29 @@ impl<'a> Parser<'a> {
         let frame = Frame {
             kind,
             attrs,
-            content: Vec::new(),
+            content: self.buffer(),
             marks: Vec::new(),
             mode,
             role,
             start: pos,
         };
         self.push(Open::Frame(frame), pos)
+    }
+
+    /// A content buffer for a new frame (a spare one, if a closed frame left one).
+    fn buffer(&mut self) -> Vec<Node> {
+        self.spare.pop().unwrap_or_default()
+    }
+
+    /// A closed frame's nodes in a vector of their exact number; the buffer goes back to the spares
+    /// (unless it grew large: a big table's room is not kept for good).
+    fn exact(&mut self, mut buffer: Vec<Node>) -> Vec<Node> {
+        let mut nodes = Vec::with_capacity(buffer.len());
+        nodes.append(&mut buffer);
+        if buffer.capacity() <= 1024 {
+            self.spare.push(buffer);
+        }
+        nodes
     }
 
     /// Adds a finished node to the open frame, under the marks open there.
@@ -275,7 +295,7 @@ impl<'a> Parser<'a> {
         let frame = Frame {
             kind: NodeType::Paragraph,
             attrs: Some(attrs),
-            content: Vec::new(),
+            content: self.buffer(),
             marks: Vec::new(),
             mode: Mode::Inline,
             role: Role::Implicit,
@@ -290,7 +310,8 @@ impl<'a> Parser<'a> {
             let Some(Open::Frame(f)) = self.stack.pop() else {
                 unreachable!()
             };
-            let mut node = Node::with_content(f.kind, f.content);
+            let content = self.exact(f.content);
+            let mut node = Node::with_content(f.kind, content);
             node.attrs = f.attrs;
             self.push_node(node);
         }
@@ -786,6 +807,7 @@ impl<'a> Parser<'a> {
             role,
             ..
         } = f;
+        let content = self.exact(content);
         match role {
             Role::Doc | Role::Implicit => unreachable!("closed elsewhere"),
             Role::Node => {

@@ -1,0 +1,598 @@
+//! A marker's diff: what a node holds beyond what the reader infers from its plain Markdown.
+//!
+//! The diff borrows from the node and is written as JSON straight from it: no `serde_json::Value` is
+//! built for it, and the text is byte for byte what serializing the diff as a `serde_json::Map` gives
+//! (members in name order, nodes and marks with their members in name order too), so Markdown written
+//! before and after reads the same. Its members: `attrs` (merged into the inferred attrs; `null` means no
+//! attrs at all), `-attrs` (names the inferred attrs the node does not have), `marks`, `content`, `text`,
+//! `extra` (replaced; `null` means absent).
+
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+use serde_json::Value;
+
+use crate::model::{Attrs, Mark, Node};
+
+/// The members of a diff.
+const MEMBERS: [&str; 6] = ["attrs", "-attrs", "marks", "content", "text", "extra"];
+
+/// Whether `key` names a member of a diff.
+pub(super) fn is_member(key: &str) -> bool {
+    MEMBERS.contains(&key)
+}
+
+/// One attribute value the plain Markdown conveys, borrowed so that checking a node costs nothing.
+#[derive(Clone, Copy)]
+pub(super) enum Inf<'a> {
+    Str(&'a str),
+    Int(u64),
+    Bool(bool),
+}
+
+impl Inf<'_> {
+    fn matches(&self, v: &Value) -> bool {
+        match self {
+            Inf::Str(s) => v.as_str() == Some(*s),
+            Inf::Int(n) => v.as_u64() == Some(*n) && v.is_u64(),
+            Inf::Bool(b) => v.as_bool() == Some(*b),
+        }
+    }
+
+    /// The value the reader sets.
+    pub(super) fn value(&self) -> Value {
+        match self {
+            Inf::Str(s) => Value::from(*s),
+            Inf::Int(n) => Value::from(*n),
+            Inf::Bool(b) => Value::from(*b),
+        }
+    }
+}
+
+/// The attrs the reader sets for inferred members (the same list the writer diffs against).
+pub(super) fn inferred_attrs(inf: &[(&str, Inf)]) -> Attrs {
+    inf.iter()
+        .map(|(k, v)| ((*k).to_string(), v.value()))
+        .collect()
+}
+
+/// The attrs a reader infers: `None` for no attrs, else the listed members.
+pub(super) type InfAttrs<'a, 'b> = Option<&'b [(&'a str, Inf<'a>)]>;
+
+/// What the reader infers about a node besides its attrs.
+#[derive(Clone, Copy)]
+pub(super) struct Inferred<'a, 'b> {
+    pub attrs: InfAttrs<'a, 'b>,
+    /// Whether the reader gives the node a `content` array (holding what the Markdown shows).
+    pub content: bool,
+}
+
+/// How the node's attrs differ from the inferred ones.
+#[derive(Clone, Copy)]
+enum AttrsDiff<'d> {
+    /// No `attrs` member (`patch`/`removed` of a `Patch` may both be empty).
+    Same,
+    /// `"attrs":null`: the node has none.
+    Null,
+    /// `"attrs":{...}`: all of the node's, none being inferred.
+    Whole(&'d Attrs),
+    /// The node's attrs that the reader does not infer (`"attrs"`, when `patch`), and the inferred
+    /// names the node lacks (`"-attrs"`, when `removed`).
+    Patch {
+        attrs: &'d Attrs,
+        inf: &'d [(&'d str, Inf<'d>)],
+        patch: bool,
+        removed: bool,
+    },
+}
+
+/// A member that is either `null` or a value.
+#[derive(Clone, Copy)]
+enum Nullable<T> {
+    Null,
+    Is(T),
+}
+
+/// The diff of a node (or a mark) against what the reader infers, borrowed from it.
+#[derive(Clone, Copy)]
+pub(super) struct Diff<'d> {
+    attrs: AttrsDiff<'d>,
+    content: Option<Nullable<&'d [Node]>>,
+    extra: Option<Nullable<&'d Attrs>>,
+    marks: Option<&'d [Mark]>,
+    text: Option<&'d str>,
+    /// `"type"`: only a document's root that is no `doc` has it.
+    kind: Option<&'d str>,
+}
+
+impl Default for Diff<'_> {
+    /// No member.
+    fn default() -> Self {
+        Diff::EMPTY
+    }
+}
+
+impl<'d> Diff<'d> {
+    const EMPTY: Diff<'static> = Diff {
+        attrs: AttrsDiff::Same,
+        content: None,
+        extra: None,
+        marks: None,
+        text: None,
+        kind: None,
+    };
+
+    /// A diff holding `attrs` whole (`{"attrs":{...}}`).
+    #[cfg(test)]
+    pub(super) fn with_attrs(attrs: &'d Attrs) -> Self {
+        Diff {
+            attrs: AttrsDiff::Whole(attrs),
+            ..Diff::EMPTY
+        }
+    }
+
+    /// Whether the diff has no member.
+    pub(super) fn is_empty(&self) -> bool {
+        let attrs = match self.attrs {
+            AttrsDiff::Same => true,
+            AttrsDiff::Patch { patch, removed, .. } => !patch && !removed,
+            AttrsDiff::Null | AttrsDiff::Whole(_) => false,
+        };
+        attrs
+            && self.content.is_none()
+            && self.extra.is_none()
+            && self.marks.is_none()
+            && self.text.is_none()
+            && self.kind.is_none()
+    }
+
+    /// Sets `"content":[]` (the reader would give an empty container an empty paragraph).
+    pub(super) fn set_empty_content(&mut self) {
+        self.content = Some(Nullable::Is(&[]));
+    }
+
+    /// Sets `"extra"` (`null`: the node has none).
+    pub(super) fn set_extra(&mut self, extra: Option<&'d Attrs>) {
+        self.extra = Some(extra.map_or(Nullable::Null, Nullable::Is));
+    }
+
+    /// Sets `"text"`.
+    pub(super) fn set_text(&mut self, text: &'d str) {
+        self.text = Some(text);
+    }
+
+    /// Sets `"type"`.
+    pub(super) fn set_kind(&mut self, kind: &'d str) {
+        self.kind = Some(kind);
+    }
+
+    /// The attrs object alone, when it is the diff's only member and one of its names is no diff member
+    /// (the short form: the reader tells it from a diff by that name).
+    fn short(&self) -> Option<AttrsDiff<'d>> {
+        let lone = self.content.is_none()
+            && self.extra.is_none()
+            && self.marks.is_none()
+            && self.text.is_none()
+            && self.kind.is_none();
+        if !lone {
+            return None;
+        }
+        match self.attrs {
+            AttrsDiff::Whole(a) if a.keys().any(|k| !is_member(k)) => Some(self.attrs),
+            AttrsDiff::Patch {
+                attrs,
+                inf,
+                patch: true,
+                removed: false,
+            } if patched(attrs, inf).any(|(k, _)| !is_member(k)) => Some(self.attrs),
+            _ => None,
+        }
+    }
+
+    /// Appends the diff's JSON (the short form where it applies) to `out`.
+    pub(super) fn write_json(&self, out: &mut Vec<u8>) {
+        let mut s = serde_json::Serializer::new(out);
+        let written = match self.short() {
+            Some(attrs) => AttrsValue(attrs).serialize(&mut s),
+            None => self.serialize(&mut s),
+        };
+        // Writing to a vector fails only on a non-string map key, which no member has.
+        debug_assert!(written.is_ok());
+    }
+}
+
+/// Appends a mark's ADF JSON to `out`, its members in name order (as its `serde_json::Value` has them).
+pub(super) fn write_mark(mark: &Mark, out: &mut Vec<u8>) {
+    let written = SortedMark(mark).serialize(&mut serde_json::Serializer::new(out));
+    debug_assert!(written.is_ok());
+}
+
+/// The node's attrs that the reader does not infer.
+fn patched<'d>(
+    attrs: &'d Attrs,
+    inf: &'d [(&'d str, Inf<'d>)],
+) -> impl Iterator<Item = (&'d String, &'d Value)> {
+    attrs
+        .iter()
+        .filter(move |(k, v)| !inf.iter().any(|(ik, iv)| ik == k && iv.matches(v)))
+}
+
+/// The diff of `node` against what the reader infers, or `None` when there is none. Marks, text and
+/// extra members are never inferred (the writer shows text and text marks itself).
+pub(super) fn diff<'d>(node: &'d Node, inf: Inferred<'d, 'd>) -> Option<Diff<'d>> {
+    parts(
+        node.attrs.as_ref(),
+        node.extra.as_deref(),
+        Some((node.content.as_deref(), inf.content)),
+        node.marks.as_deref(),
+        inf.attrs,
+    )
+}
+
+fn parts<'d>(
+    attrs: Option<&'d Attrs>,
+    extra: Option<&'d Attrs>,
+    content: Option<(Option<&'d [Node]>, bool)>,
+    marks: Option<&'d [Mark]>,
+    inf: InfAttrs<'d, 'd>,
+) -> Option<Diff<'d>> {
+    let attrs = match (attrs, inf) {
+        (None, None) => AttrsDiff::Same,
+        (Some(a), Some(i)) => {
+            let same = a.len() == i.len()
+                && i.iter()
+                    .all(|(k, v)| a.get(k).is_some_and(|x| v.matches(x)));
+            if same {
+                AttrsDiff::Same
+            } else {
+                AttrsDiff::Patch {
+                    attrs: a,
+                    inf: i,
+                    patch: patched(a, i).next().is_some(),
+                    removed: i.iter().any(|(k, _)| !a.contains_key(k)),
+                }
+            }
+        }
+        (None, Some(_)) => AttrsDiff::Null,
+        (Some(a), None) => AttrsDiff::Whole(a),
+    };
+    let content = match content {
+        Some((content, inferred)) if content.is_some() != inferred => {
+            Some(content.map_or(Nullable::Null, Nullable::Is))
+        }
+        _ => None,
+    };
+    if matches!(attrs, AttrsDiff::Same) && content.is_none() && marks.is_none() && extra.is_none() {
+        return None;
+    }
+    Some(Diff {
+        attrs,
+        content,
+        extra: extra.map(Nullable::Is),
+        marks,
+        ..Diff::EMPTY
+    })
+}
+
+/// The whole node (but its type) as a diff against an empty node of its type.
+pub(super) fn whole(node: &Node) -> Diff<'_> {
+    let mut d = diff(
+        node,
+        Inferred {
+            attrs: None,
+            content: false,
+        },
+    )
+    .unwrap_or(Diff::EMPTY);
+    d.text = node.text.as_deref();
+    d
+}
+
+/// The diff of a mark (a link's) against inferred attrs.
+pub(super) fn mark_diff<'d>(mark: &'d Mark, inf: InfAttrs<'d, 'd>) -> Option<Diff<'d>> {
+    parts(mark.attrs.as_ref(), mark.extra.as_deref(), None, None, inf)
+}
+
+impl Serialize for Diff<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // Members in name order, as a `serde_json::Map` holds them ("-attrs" sorts first).
+        let mut map = s.serialize_map(None)?;
+        if let AttrsDiff::Patch {
+            attrs,
+            inf,
+            removed: true,
+            ..
+        } = self.attrs
+        {
+            map.serialize_entry("-attrs", &Removed(attrs, inf))?;
+        }
+        match self.attrs {
+            AttrsDiff::Same | AttrsDiff::Patch { patch: false, .. } => {}
+            attrs => map.serialize_entry("attrs", &AttrsValue(attrs))?,
+        }
+        if let Some(content) = self.content {
+            match content {
+                Nullable::Null => map.serialize_entry("content", &())?,
+                Nullable::Is(nodes) => map.serialize_entry("content", &SortedNodes(nodes))?,
+            }
+        }
+        if let Some(extra) = self.extra {
+            match extra {
+                Nullable::Null => map.serialize_entry("extra", &())?,
+                Nullable::Is(extra) => map.serialize_entry("extra", extra)?,
+            }
+        }
+        if let Some(marks) = self.marks {
+            map.serialize_entry("marks", &SortedMarks(marks))?;
+        }
+        if let Some(text) = self.text {
+            map.serialize_entry("text", text)?;
+        }
+        if let Some(kind) = self.kind {
+            map.serialize_entry("type", kind)?;
+        }
+        map.end()
+    }
+}
+
+/// The `attrs` member's value.
+struct AttrsValue<'d>(AttrsDiff<'d>);
+
+impl Serialize for AttrsValue<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            AttrsDiff::Same | AttrsDiff::Null => s.serialize_unit(),
+            AttrsDiff::Whole(attrs) => attrs.serialize(s),
+            AttrsDiff::Patch { attrs, inf, .. } => {
+                let mut map = s.serialize_map(None)?;
+                for (k, v) in patched(attrs, inf) {
+                    map.serialize_entry(k, v)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+/// The `-attrs` member's value: the inferred names the node lacks, in the inferred order.
+struct Removed<'d>(&'d Attrs, &'d [(&'d str, Inf<'d>)]);
+
+impl Serialize for Removed<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(None)?;
+        for (k, _) in self.1.iter().filter(|(k, _)| !self.0.contains_key(k)) {
+            seq.serialize_element(k)?;
+        }
+        seq.end()
+    }
+}
+
+/// One member of a node or a mark, as `serde_json::to_value` of it holds it.
+enum Member<'d> {
+    Str(&'d str),
+    Value(&'d Value),
+    Attrs(&'d Attrs),
+    Nodes(&'d [Node]),
+    Marks(&'d [Mark]),
+}
+
+impl Serialize for Member<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Member::Str(v) => v.serialize(s),
+            Member::Value(v) => v.serialize(s),
+            Member::Attrs(v) => v.serialize(s),
+            Member::Nodes(v) => SortedNodes(v).serialize(s),
+            Member::Marks(v) => SortedMarks(v).serialize(s),
+        }
+    }
+}
+
+/// Writes `members` in name order, the last of equal names winning (as a `serde_json::Map` built from
+/// them in this order would hold them).
+fn sorted_map<S: Serializer>(s: S, mut members: Vec<(&str, Member)>) -> Result<S::Ok, S::Error> {
+    members.sort_by(|a, b| a.0.cmp(b.0));
+    let mut map = s.serialize_map(None)?;
+    for (i, (k, v)) in members.iter().enumerate() {
+        if members.get(i + 1).is_some_and(|next| next.0 == *k) {
+            continue;
+        }
+        map.serialize_entry(k, v)?;
+    }
+    map.end()
+}
+
+/// Nodes as ADF, each node's members in name order.
+struct SortedNodes<'d>(&'d [Node]);
+
+impl Serialize for SortedNodes<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for node in self.0 {
+            seq.serialize_element(&SortedNode(node))?;
+        }
+        seq.end()
+    }
+}
+
+struct SortedNode<'d>(&'d Node);
+
+impl Serialize for SortedNode<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        // The order `adf`'s serializer writes them in, so that a repeated name resolves the same way.
+        let node = self.0;
+        let extra = node.extra.as_deref().map_or(0, Attrs::len);
+        let mut members = Vec::with_capacity(5 + extra);
+        members.push(("type", Member::Str(node.kind.name())));
+        if let Some(extra) = &node.extra {
+            members.extend(extra.iter().map(|(k, v)| (k.as_str(), Member::Value(v))));
+        }
+        if let Some(attrs) = &node.attrs {
+            members.push(("attrs", Member::Attrs(attrs)));
+        }
+        if let Some(content) = &node.content {
+            members.push(("content", Member::Nodes(content)));
+        }
+        if let Some(text) = &node.text {
+            members.push(("text", Member::Str(text)));
+        }
+        if let Some(marks) = &node.marks {
+            members.push(("marks", Member::Marks(marks)));
+        }
+        sorted_map(s, members)
+    }
+}
+
+/// Marks as ADF, each mark's members in name order.
+struct SortedMarks<'d>(&'d [Mark]);
+
+impl Serialize for SortedMarks<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for mark in self.0 {
+            seq.serialize_element(&SortedMark(mark))?;
+        }
+        seq.end()
+    }
+}
+
+struct SortedMark<'d>(&'d Mark);
+
+impl Serialize for SortedMark<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mark = self.0;
+        let extra = mark.extra.as_deref().map_or(0, Attrs::len);
+        let mut members = Vec::with_capacity(2 + extra);
+        members.push(("type", Member::Str(mark.kind.name())));
+        if let Some(extra) = &mark.extra {
+            members.extend(extra.iter().map(|(k, v)| (k.as_str(), Member::Value(v))));
+        }
+        if let Some(attrs) = &mark.attrs {
+            members.push(("attrs", Member::Attrs(attrs)));
+        }
+        sorted_map(s, members)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adf;
+    use crate::model::NodeType;
+    use serde_json::Map;
+
+    /// What the diff was before it was written straight from the node: a `serde_json::Map` of values.
+    fn as_map_json(node: &Node, inf: Inferred) -> Option<String> {
+        let d = diff(node, inf)?;
+        let mut m = Map::new();
+        if let AttrsDiff::Patch {
+            attrs,
+            inf,
+            removed: true,
+            ..
+        } = d.attrs
+        {
+            let names: Vec<Value> = Removed(attrs, inf)
+                .serialize(serde_json::value::Serializer)
+                .map(|v| v.as_array().cloned().unwrap_or_default())
+                .unwrap()
+                .into_iter()
+                .collect();
+            m.insert("-attrs".into(), Value::Array(names));
+        }
+        match d.attrs {
+            AttrsDiff::Same | AttrsDiff::Patch { patch: false, .. } => {}
+            AttrsDiff::Null => {
+                m.insert("attrs".into(), Value::Null);
+            }
+            AttrsDiff::Whole(a) => {
+                m.insert("attrs".into(), Value::Object(a.to_map()));
+            }
+            AttrsDiff::Patch { attrs, inf, .. } => {
+                let p = patched(attrs, inf)
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                m.insert("attrs".into(), Value::Object(p));
+            }
+        }
+        if let Some(c) = d.content {
+            let v = match c {
+                Nullable::Null => Value::Null,
+                Nullable::Is(c) => Value::Array(c.iter().map(adf::to_value).collect()),
+            };
+            m.insert("content".into(), v);
+        }
+        if let Some(marks) = d.marks {
+            let mut probe = Node::new(NodeType::Text);
+            probe.marks = Some(marks.to_vec());
+            m.insert("marks".into(), adf::to_value(&probe)["marks"].clone());
+        }
+        if let Some(Nullable::Is(extra)) = d.extra {
+            m.insert("extra".into(), Value::Object(extra.to_map()));
+        }
+        Some(serde_json::to_string(&m).unwrap())
+    }
+
+    #[test]
+    fn a_diff_writes_what_its_json_map_would() {
+        let nodes = [
+            // Every member: marks, extra, content, attrs against what is inferred.
+            r#"{"type":"panel","zz":[3,{"b":1,"a":2}],"attrs":{"panelType":"info","b":{"y":1,"x":2},"a":null},
+            "marks":[{"type":"breakout","attrs":{"mode":"wide"},"q":1}],
+            "content":[{"type":"paragraph","content":[{"type":"text","text":"a\"<>|","marks":[{"type":"link","attrs":{"href":"h"}}]}]}]}"#,
+            // Attrs alone: the short form, or not when every name is a diff member.
+            r#"{"type":"heading","attrs":{"level":2,"localId":"x"}}"#,
+            r#"{"type":"heading","attrs":{"text":"x","marks":1}}"#,
+            r#"{"type":"heading","attrs":{}}"#,
+            r#"{"type":"heading"}"#,
+        ];
+        let inf = [
+            ("panelType", Inf::Str("note")),
+            ("missing", Inf::Bool(true)),
+        ];
+        let level = [("level", Inf::Int(2))];
+        let mut written = 0;
+        for node in nodes {
+            let node = adf::read(node.as_bytes()).unwrap();
+            for inferred in [
+                Inferred {
+                    attrs: None,
+                    content: false,
+                },
+                Inferred {
+                    attrs: Some(&inf),
+                    content: true,
+                },
+                Inferred {
+                    attrs: Some(&inf[..1]),
+                    content: false,
+                },
+                Inferred {
+                    attrs: Some(&level),
+                    content: false,
+                },
+            ] {
+                let Some(d) = diff(&node, inferred) else {
+                    assert!(as_map_json(&node, inferred).is_none());
+                    continue;
+                };
+                let mut out = Vec::new();
+                d.write_json(&mut out);
+                let mut full = Vec::new();
+                d.serialize(&mut serde_json::Serializer::new(&mut full))
+                    .unwrap();
+                let map = as_map_json(&node, inferred).unwrap();
+                assert_eq!(String::from_utf8(full).unwrap(), map);
+                // Written, the diff takes the short form where the map would.
+                let map: Map<String, Value> = serde_json::from_str(&map).unwrap();
+                let short = match map.get("attrs") {
+                    Some(Value::Object(a)) if map.len() == 1 && a.keys().any(|k| !is_member(k)) => {
+                        serde_json::to_string(a).unwrap()
+                    }
+                    _ => serde_json::to_string(&map).unwrap(),
+                };
+                assert_eq!(String::from_utf8(out).unwrap(), short);
+                written += 1;
+            }
+        }
+        assert!(written >= 12, "{written}");
+    }
+}
