@@ -7,19 +7,16 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 /// Why a typed tool call failed.
-#[derive(Debug, Clone, thiserror::Error)]
+#[derive(Debug, Clone)]
 pub enum ToolCallError {
     /// The call did not complete: the connection closed, timed out, or the server answered a JSON-RPC error.
-    #[error("calling `{tool}` failed: {source}")]
     Call {
         /// The tool's name.
         tool: &'static str,
         /// Why the call failed.
-        #[source]
         source: crate::Error,
     },
     /// The tool ran and reported a failure (`isError: true`); the result carries its explanation.
-    #[error("the tool `{tool}` reported an error: {}", .result.text_content())]
     Tool {
         /// The tool's name.
         tool: &'static str,
@@ -27,7 +24,6 @@ pub enum ToolCallError {
         result: CallToolResult,
     },
     /// The tool declares an output schema but its result did not match the generated type.
-    #[error("the output of `{tool}` does not match its output schema: {reason}")]
     Output {
         /// The tool's name.
         tool: &'static str,
@@ -36,6 +32,32 @@ pub enum ToolCallError {
         /// The result as the server sent it.
         result: CallToolResult,
     },
+}
+
+impl std::fmt::Display for ToolCallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ToolCallError::Call { tool, source } => write!(f, "calling `{tool}` failed: {source}"),
+            ToolCallError::Tool { tool, result } => write!(
+                f,
+                "the tool `{tool}` reported an error: {}",
+                result.text_content()
+            ),
+            ToolCallError::Output { tool, reason, .. } => write!(
+                f,
+                "the output of `{tool}` does not match its output schema: {reason}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ToolCallError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            ToolCallError::Call { source, .. } => Some(source),
+            _ => None,
+        }
+    }
 }
 
 impl ToolCallError {

@@ -19,15 +19,16 @@ use crate::budget::{ByteBudget, Charge};
 use crate::cancel::{CancelGuard, CancelRegistry};
 use crate::error::Error;
 use crate::framing::{self, frame, Incoming, Line, LineBuffer};
+use crate::future::{AbortOnDrop, BoxFuture, CatchUnwind};
 use crate::protocol::{
     methods, CancelledParams, ErrorObject, ProgressParams, ProgressToken, RequestId,
 };
-use futures_util::future::BoxFuture;
-use futures_util::FutureExt;
 use serde_json::value::RawValue;
 use std::any::Any;
 use std::collections::HashMap;
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
@@ -99,7 +100,7 @@ pub struct Peer {
 
 /// Where [`Peer::request_via`] hands a request's frame (one line, ending in `\n`).
 pub(crate) type Deliver =
-    Box<dyn FnOnce(Vec<u8>) -> futures_util::future::BoxFuture<'static, Result<(), Error>> + Send>;
+    Box<dyn FnOnce(Vec<u8>) -> crate::future::BoxFuture<'static, Result<(), Error>> + Send>;
 
 /// Options of one outgoing request.
 #[derive(Default, Clone)]
@@ -668,13 +669,14 @@ impl Peer {
         } else {
             None
         };
-        let mut fut = AssertUnwindSafe(fut).catch_unwind();
+        let mut fut = CatchUnwind::new(AssertUnwindSafe(fut));
         let limit = self.shared.limit.clone();
         let mut run = None;
         if self.shared.config.inline_first_poll {
             if let Ok(permit) = limit.clone().try_acquire_owned() {
                 // The first poll runs here, on the reader: most handlers finish in it.
-                let polled = std::future::poll_fn(|cx| Poll::Ready(fut.poll_unpin(cx))).await;
+                let polled =
+                    std::future::poll_fn(|cx| Poll::Ready(Pin::new(&mut fut).poll(cx))).await;
                 if let Poll::Ready(r) = polled {
                     drop(guard);
                     let answer = Answer {
@@ -693,7 +695,7 @@ impl Peer {
         // A request outside the registry still ends when the connection closes.
         let _on_close = (!cancellable).then(|| {
             let (closed, token) = (self.shared.closed.clone(), token.clone());
-            tokio_util::task::AbortOnDropHandle::new(tokio::spawn(async move {
+            AbortOnDrop(tokio::spawn(async move {
                 closed.cancelled().await;
                 token.cancel();
             }))

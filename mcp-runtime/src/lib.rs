@@ -105,6 +105,7 @@ pub mod codegen_support;
 pub mod connection;
 pub mod error;
 pub mod framing;
+mod future;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod identity;
@@ -124,6 +125,7 @@ pub use client::{
 };
 pub use connection::{ConnectionConfig, Peer};
 pub use error::Error;
+pub use future::BoxFuture;
 pub use identity::{AuthInfo, BearerToken};
 pub use server::{Context, Server, ServerBuilder};
 pub use trace_context::TraceContext;

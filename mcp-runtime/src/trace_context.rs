@@ -333,8 +333,8 @@ impl TraceContext {
 /// trace (boxed only then: the common case keeps its future as it is).
 pub(crate) fn instrument<T: Send + 'static>(
     incoming: Option<&TraceContext>,
-    fut: futures_util::future::BoxFuture<'static, T>,
-) -> futures_util::future::BoxFuture<'static, T> {
+    fut: crate::future::BoxFuture<'static, T>,
+) -> crate::future::BoxFuture<'static, T> {
     match incoming {
         None => fut,
         Some(t) => Box::pin(CURRENT.scope(Some(t.child()), fut)),

@@ -54,7 +54,7 @@ pub(crate) async fn answer_all(
             }
         }
     });
-    let answered = futures_util::future::try_join_all(answers).await?;
+    let answered = crate::future::try_join_all(answers).await?;
     Ok(answered.into_iter().collect())
 }
 

@@ -86,27 +86,32 @@ pub(super) type JsonOut = Result<Box<RawValue>, ErrorObject>;
 
 pub(super) type FrameOut = Result<Vec<u8>, ErrorObject>;
 
-pub(super) type Work = futures_util::future::Either<
-    futures_util::future::Map<BoxFuture<'static, JsonOut>, fn(JsonOut) -> Outcome>,
-    futures_util::future::Map<BoxFuture<'static, FrameOut>, fn(FrameOut) -> Outcome>,
->;
+/// A reply's running work: its future, whose output becomes an [`Outcome`].
+pub(super) enum Work {
+    Json(BoxFuture<'static, JsonOut>),
+    Frame(BoxFuture<'static, FrameOut>),
+}
+
+impl Future for Work {
+    type Output = Outcome;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<Outcome> {
+        match self.get_mut() {
+            Work::Json(f) => f.as_mut().poll(cx).map(|r| r.map(Answered::Json)),
+            Work::Frame(f) => f.as_mut().poll(cx).map(|r| r.map(Answered::Frame)),
+        }
+    }
+}
 
 pub(super) type Outcome = Result<Answered, ErrorObject>;
 
 impl Reply {
     /// The work of a reply that runs: its future, whether it may be cancelled. `Err`: the answer now.
     pub(super) fn into_work(self) -> Result<(Work, bool), Outcome> {
-        use futures_util::future::Either;
         match self {
             Reply::Now(r) => Err(r.map(Answered::Json)),
-            Reply::Spawn { fut, cancellable } => {
-                let json: fn(JsonOut) -> Outcome = |r| r.map(Answered::Json);
-                Ok((Either::Left(fut.map(json)), cancellable))
-            }
-            Reply::Framed { fut, cancellable } => {
-                let frame: fn(FrameOut) -> Outcome = |r| r.map(Answered::Frame);
-                Ok((Either::Right(fut.map(frame)), cancellable))
-            }
+            Reply::Spawn { fut, cancellable } => Ok((Work::Json(fut), cancellable)),
+            Reply::Framed { fut, cancellable } => Ok((Work::Frame(fut), cancellable)),
         }
     }
 }
@@ -144,7 +149,7 @@ pub trait Handler: Send + Sync + 'static {
 
 pub(super) type Handled = Result<Outcome, Box<dyn Any + Send>>;
 
-pub(super) type Supervised = futures_util::future::CatchUnwind<AssertUnwindSafe<Work>>;
+pub(super) type Supervised = CatchUnwind<AssertUnwindSafe<Work>>;
 
 /// A handler's outcome: a panic becomes `-32603` for this request alone.
 pub(super) fn settle(r: Handled) -> Outcome {

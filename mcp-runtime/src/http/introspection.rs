@@ -5,8 +5,8 @@
 
 use super::jwt::{auth_info, now_secs, read_json};
 use super::resource_server::{TokenError, TokenVerifier};
+use crate::future::BoxFuture;
 use crate::identity::AuthInfo;
-use futures_util::future::BoxFuture;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::Mutex;

@@ -8,8 +8,8 @@
 //! verifier has.
 
 use super::resource_server::{TokenError, TokenVerifier};
+use crate::future::BoxFuture;
 use crate::identity::AuthInfo;
-use futures_util::future::BoxFuture;
 use jsonwebtoken::jwk::{Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Map, Value};

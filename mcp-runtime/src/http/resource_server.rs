@@ -19,9 +19,9 @@
 //! # }
 //! ```
 
+use crate::future::BoxFuture;
 use crate::identity::AuthInfo;
 use axum::http::{header, HeaderMap};
-use futures_util::future::BoxFuture;
 use std::sync::Arc;
 
 /// Checks an access token and says who it speaks for. Implementations: [`StaticToken`],
@@ -33,15 +33,24 @@ pub trait TokenVerifier: Send + Sync + 'static {
 }
 
 /// Why a token was not accepted.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TokenError {
     /// Expired, not for this resource, badly signed, revoked, malformed: 401 `invalid_token`.
-    #[error("{0}")]
     Invalid(String),
     /// The token cannot be checked now (the authorization server is unreachable): 503.
-    #[error("the token cannot be verified now: {0}")]
     Unavailable(String),
 }
+
+impl std::fmt::Display for TokenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TokenError::Invalid(why) => f.write_str(why),
+            TokenError::Unavailable(why) => write!(f, "the token cannot be verified now: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for TokenError {}
 
 /// One shared secret, compared in constant time: the simplest mode ([`HttpConfig::bearer_token`](
 /// super::HttpConfig::bearer_token) uses it).

@@ -100,8 +100,7 @@ pub mod codes {
 }
 
 /// A JSON-RPC error object: `{code, message, data?}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
-#[error("{message} ({code})")]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ErrorObject {
     /// The error code: one of [`codes`], or the implementation's own.
     pub code: i32,
@@ -112,6 +111,14 @@ pub struct ErrorObject {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<serde_json::Value>,
 }
+
+impl std::fmt::Display for ErrorObject {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.message, self.code)
+    }
+}
+
+impl std::error::Error for ErrorObject {}
 
 impl ErrorObject {
     /// An error with this code and message and no `data`.

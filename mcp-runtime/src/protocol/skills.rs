@@ -117,10 +117,9 @@ impl SkillFile {
 }
 
 /// Bytes read from a skill that are not the ones its manifest describes.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SkillIntegrityError {
     /// The file's length differs from the manifest's `size`.
-    #[error("{uri}: {actual} bytes, but the skill's manifest says {expected}")]
     Size {
         /// The file's URI.
         uri: String,
@@ -130,7 +129,6 @@ pub enum SkillIntegrityError {
         actual: u64,
     },
     /// The file's SHA-256 digest differs from the manifest's.
-    #[error("{uri}: digest {actual}, but the skill's manifest says {expected}")]
     Digest {
         /// The file's URI.
         uri: String,
@@ -140,6 +138,31 @@ pub enum SkillIntegrityError {
         actual: String,
     },
 }
+
+impl std::fmt::Display for SkillIntegrityError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SkillIntegrityError::Size {
+                uri,
+                expected,
+                actual,
+            } => write!(
+                f,
+                "{uri}: {actual} bytes, but the skill's manifest says {expected}"
+            ),
+            SkillIntegrityError::Digest {
+                uri,
+                expected,
+                actual,
+            } => write!(
+                f,
+                "{uri}: digest {actual}, but the skill's manifest says {expected}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SkillIntegrityError {}
 
 /// The files of a skill: a complete manifest, or `"dynamic"` when the server publishes none (content
 /// generated on demand, with no stable digests).
@@ -302,39 +325,61 @@ fn same_value(a: &Value, b: &Value) -> bool {
 }
 
 /// Why a `SKILL.md` has no usable front matter.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FrontmatterError {
     /// The file's bytes are not UTF-8.
-    #[error("SKILL.md is not UTF-8")]
     NotUtf8,
     /// The first line is not `---`.
-    #[error("SKILL.md must begin with YAML front matter: a first line `---`")]
     Missing,
     /// No closing `---` line.
-    #[error("the front matter has no closing `---` line")]
     Unclosed,
     /// The front matter exceeds the byte limit.
-    #[error("the front matter is larger than {MAX_FRONTMATTER_BYTES} bytes")]
     TooLarge,
     /// The YAML expands (through aliases) past the value or byte limit.
-    #[error("the front matter expands past {MAX_FRONTMATTER_VALUES} values or {MAX_FRONTMATTER_EXPANDED_BYTES} bytes (YAML aliases?)")]
     TooExpanded,
     /// The YAML does not parse; the parser's message.
-    #[error("invalid YAML in the front matter: {0}")]
     Yaml(String),
     /// The YAML is not a mapping.
-    #[error("the front matter is not a mapping of fields")]
     NotAMapping,
     /// A required field (`name` or `description`) is absent.
-    #[error("the front matter has no `{0}`")]
     MissingField(&'static str),
     /// A required field is an empty string.
-    #[error("the front matter's `{0}` is empty")]
     EmptyField(&'static str),
     /// A required field is not a string.
-    #[error("the front matter's `{0}` is not a string")]
     NotAString(&'static str),
 }
+
+impl std::fmt::Display for FrontmatterError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FrontmatterError::NotUtf8 => f.write_str("SKILL.md is not UTF-8"),
+            FrontmatterError::Missing => {
+                f.write_str("SKILL.md must begin with YAML front matter: a first line `---`")
+            }
+            FrontmatterError::Unclosed => f.write_str("the front matter has no closing `---` line"),
+            FrontmatterError::TooLarge => write!(
+                f,
+                "the front matter is larger than {MAX_FRONTMATTER_BYTES} bytes"
+            ),
+            FrontmatterError::TooExpanded => write!(
+                f,
+                "the front matter expands past {MAX_FRONTMATTER_VALUES} values or \
+                 {MAX_FRONTMATTER_EXPANDED_BYTES} bytes (YAML aliases?)"
+            ),
+            FrontmatterError::Yaml(e) => write!(f, "invalid YAML in the front matter: {e}"),
+            FrontmatterError::NotAMapping => {
+                f.write_str("the front matter is not a mapping of fields")
+            }
+            FrontmatterError::MissingField(name) => write!(f, "the front matter has no `{name}`"),
+            FrontmatterError::EmptyField(name) => write!(f, "the front matter's `{name}` is empty"),
+            FrontmatterError::NotAString(name) => {
+                write!(f, "the front matter's `{name}` is not a string")
+            }
+        }
+    }
+}
+
+impl std::error::Error for FrontmatterError {}
 
 /// The YAML between the opening `---` line and the closing one (which may end in spaces or tabs).
 #[cfg(feature = "skills")]

@@ -1,7 +1,7 @@
 //! Notifications between the instances of one deployment.
 
 use super::StoreError;
-use futures_util::future::BoxFuture;
+use crate::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 

@@ -1,7 +1,7 @@
 //! The SSE event log of each stream, for `Last-Event-ID` resumption on any instance.
 
 use super::StoreError;
-use futures_util::future::BoxFuture;
+use crate::future::BoxFuture;
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};

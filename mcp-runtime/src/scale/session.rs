@@ -1,8 +1,8 @@
 //! The session record: what `initialize` established for a handshake-era session, and where it is kept.
 
 use super::StoreError;
+use crate::future::BoxFuture;
 use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel};
-use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::Mutex;

@@ -1,13 +1,13 @@
 //! What `#[tool]` generates next to a function: a tool definition a server registers in one line.
 
 use super::{OutputSchema, SchemaProfile};
+use crate::future::BoxFuture;
 use crate::protocol::{
     CacheHints, CallToolResult, ErrorObject, JsonObject, TaskSupport, Tool, ToolAnnotations,
 };
 use crate::server::tools::parse_arguments;
 use crate::server::{ArgumentError, Arguments, ToolHandler, ToolRoute};
 use crate::Context;
-use futures_util::future::BoxFuture;
 use serde::de::DeserializeOwned;
 use std::future::Future;
 use std::sync::{Arc, OnceLock};

@@ -12,14 +12,21 @@ pub struct Arguments {
 }
 
 /// Why arguments could not be decoded: the argument at fault (its JSON path) and what was expected.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{}", self.message())]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ArgumentError {
     /// The path of the argument at fault, e.g. `max_results` or `filter.labels[2]`; empty for the whole object.
     pub path: String,
     /// What was wrong with it (serde's message: a missing field, a wrong type...).
     pub reason: String,
 }
+
+impl std::fmt::Display for ArgumentError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message())
+    }
+}
+
+impl std::error::Error for ArgumentError {}
 
 impl ArgumentError {
     /// The message the model sees: `Invalid argument `path`: reason` (or `Invalid arguments: reason`).

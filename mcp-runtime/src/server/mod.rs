@@ -37,8 +37,8 @@ pub use visibility::{Listed, Visibility};
 
 use crate::connection::{self, ConnectionConfig, Handler, Peer};
 use crate::framing::{parse_params, to_raw};
+use crate::future::BoxFuture;
 use crate::protocol::*;
-use futures_util::future::BoxFuture;
 use registry::Registry;
 use serde_json::value::RawValue;
 use session::ServerHandler;
@@ -88,28 +88,40 @@ where
 }
 
 /// Why a server could not be built.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum ServerError {
     /// Two tools with the same name were registered.
-    #[error("duplicate tool name `{0}`: every tool of a server needs its own name")]
     DuplicateTool(String),
     /// Two prompts with the same name were registered.
-    #[error("duplicate prompt name `{0}`")]
     DuplicatePrompt(String),
     /// Two resources (or two resource templates) with the same URI were registered.
-    #[error("duplicate resource `{0}`")]
     DuplicateResource(String),
     /// A tool's name is not valid, its input schema is not `type: "object"`, or its `x-mcp-header`
     /// annotations are wrong; the message names the tool and the reason.
-    #[error("invalid tool: {0}")]
     InvalidTool(String),
     /// A resource template is not a valid RFC 6570 URI template.
-    #[error("invalid resource template: {0}")]
     InvalidTemplate(String),
     /// A skill could not be read or breaks the extension's rules (front matter, names, limits).
-    #[error("invalid skill: {0}")]
     InvalidSkill(SkillError),
 }
+
+impl std::fmt::Display for ServerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServerError::DuplicateTool(name) => write!(
+                f,
+                "duplicate tool name `{name}`: every tool of a server needs its own name"
+            ),
+            ServerError::DuplicatePrompt(name) => write!(f, "duplicate prompt name `{name}`"),
+            ServerError::DuplicateResource(uri) => write!(f, "duplicate resource `{uri}`"),
+            ServerError::InvalidTool(why) => write!(f, "invalid tool: {why}"),
+            ServerError::InvalidTemplate(why) => write!(f, "invalid resource template: {why}"),
+            ServerError::InvalidSkill(e) => write!(f, "invalid skill: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for ServerError {}
 
 fn check_tool(route: &mut ToolRoute) -> Result<(), ServerError> {
     tools::validate_tool_name(&route.tool.name).map_err(ServerError::InvalidTool)?;

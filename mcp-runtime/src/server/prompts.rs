@@ -2,8 +2,8 @@
 
 use super::registry::Keyed;
 use super::Context;
+use crate::future::BoxFuture;
 use crate::protocol::{CacheHints, ErrorObject, GetPromptResult, Prompt};
-use futures_util::future::BoxFuture;
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;

@@ -7,8 +7,8 @@
 
 use super::arguments::Arguments;
 use super::Context;
+use crate::future::BoxFuture;
 use crate::protocol::{ErrorObject, RawCallToolResult};
-use futures_util::future::BoxFuture;
 use std::future::Future;
 
 /// What a raw tool does when called. Implemented for `Fn(Arguments, Context) -> impl Future` closures.

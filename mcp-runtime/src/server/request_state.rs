@@ -34,20 +34,35 @@ impl fmt::Debug for RequestStateKeys {
 }
 
 /// Why a key or a state was refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StateKeyError {
     /// A key id outside 1 to 32 characters of `A-Za-z0-9_-`.
-    #[error(
-        "a request-state key id must be 1 to 32 characters of A-Z, a-z, 0-9, `_` or `-`: {0:?}"
-    )]
     BadKeyId(String),
     /// A key shorter than 32 bytes (HMAC-SHA256 wants at least its output's length).
-    #[error("a request-state key must be at least 32 bytes (key {0:?})")]
     ShortKey(String),
     /// A key list not written `kid:hex,kid:hex`; the text says where.
-    #[error("request-state keys are written `kid:hex` separated by commas; {0}")]
     BadSpec(String),
 }
+
+impl std::fmt::Display for StateKeyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StateKeyError::BadKeyId(id) => write!(
+                f,
+                "a request-state key id must be 1 to 32 characters of A-Z, a-z, 0-9, `_` or `-`: {id:?}"
+            ),
+            StateKeyError::ShortKey(id) => {
+                write!(f, "a request-state key must be at least 32 bytes (key {id:?})")
+            }
+            StateKeyError::BadSpec(why) => write!(
+                f,
+                "request-state keys are written `kid:hex` separated by commas; {why}"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for StateKeyError {}
 
 impl RequestStateKeys {
     /// One key, used to seal and to open. Share it between instances that serve the same clients.

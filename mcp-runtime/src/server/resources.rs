@@ -3,8 +3,8 @@
 use super::registry::Keyed;
 use super::tools::ToolRoute;
 use super::Context;
+use crate::future::BoxFuture;
 use crate::protocol::{CacheHints, ErrorObject, ReadResourceResult, Resource, ResourceTemplate};
-use futures_util::future::BoxFuture;
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;

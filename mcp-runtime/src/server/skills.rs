@@ -29,8 +29,8 @@ use super::resources::{ResourceHandler, ResourceRoute, UriVars};
 use super::stamp::Stamp;
 use super::{Context, ServerInner};
 use crate::framing::{parse_params, to_raw};
+use crate::future::BoxFuture;
 use crate::protocol::*;
-use futures_util::future::BoxFuture;
 use serde_json::value::RawValue;
 use std::collections::{BTreeMap, HashMap, HashSet};
 #[cfg(feature = "skills")]
@@ -80,14 +80,21 @@ pub struct Skill {
 }
 
 /// A skill that cannot be served, naming the file and the problem.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}: {problem}")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SkillError {
     /// The file (a path on disk, or `skill://...` for a skill built in code).
     pub file: String,
     /// What is wrong with it.
     pub problem: String,
 }
+
+impl std::fmt::Display for SkillError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.file, self.problem)
+    }
+}
+
+impl std::error::Error for SkillError {}
 
 impl SkillError {
     fn new(file: impl Into<String>, problem: impl Into<String>) -> Self {

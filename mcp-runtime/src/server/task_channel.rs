@@ -5,9 +5,9 @@
 
 use super::mrtr::InputRound;
 use crate::error::Error;
+use crate::future::BoxFuture;
 use crate::protocol::meta::keys;
 use crate::protocol::{InputRequest, JsonObject, RequestId};
-use futures_util::future::BoxFuture;
 use serde_json::value::RawValue;
 use std::sync::Arc;
 

@@ -4,9 +4,9 @@ pub(crate) use super::arguments::parse_arguments;
 pub use super::arguments::{ArgumentError, Arguments};
 use super::raw_tool::RawToolHandler;
 use super::Context;
+use crate::future::BoxFuture;
 use crate::protocol::{CacheHints, CallToolResult, ErrorObject, TaskSupport, Tool, ToolExecution};
 use crate::schema::HeaderParam;
-use futures_util::future::BoxFuture;
 use std::future::Future;
 use std::sync::Arc;
 

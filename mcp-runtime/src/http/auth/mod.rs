@@ -29,9 +29,9 @@ mod jose;
 
 pub(crate) use challenge::Challenge;
 
+use crate::future::BoxFuture;
 use base64::Engine;
 use discovery::ServerMetadata;
-use futures_util::future::BoxFuture;
 use jose::SigningKey;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, AUTHORIZATION, LOCATION};
 use reqwest::{StatusCode, Url};

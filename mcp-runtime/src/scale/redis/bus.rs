@@ -1,8 +1,8 @@
 //! The bus on Redis pub/sub: one channel, a subscriber task per instance that reconnects after errors.
 
 use super::backend;
+use crate::future::BoxFuture;
 use crate::scale::{Bus, BusMessage, StoreError};
-use futures_util::future::BoxFuture;
 use futures_util::StreamExt;
 use redis::aio::ConnectionManager;
 use std::time::Duration;

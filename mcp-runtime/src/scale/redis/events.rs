@@ -1,8 +1,8 @@
 //! SSE event logs in Redis: a list per stream, trimmed and expiring, written in one pipelined round trip.
 
 use super::{backend, millis};
+use crate::future::BoxFuture;
 use crate::scale::{EventStore, Replay, StoreError, StreamEvent};
-use futures_util::future::BoxFuture;
 use redis::aio::ConnectionManager;
 use std::collections::BTreeSet;
 use std::time::Duration;

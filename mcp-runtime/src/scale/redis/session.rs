@@ -1,8 +1,8 @@
 //! Session records in Redis: one JSON value per session, its TTL refreshed by every read.
 
 use super::{backend, millis};
+use crate::future::BoxFuture;
 use crate::scale::{SessionRecord, SessionStore, StoreError};
-use futures_util::future::BoxFuture;
 use redis::aio::ConnectionManager;
 use std::time::Duration;
 

@@ -2,9 +2,9 @@
 //! and the lease of the instance that runs each (a heartbeat key per instance).
 
 use super::{backend, millis, Heartbeat};
+use crate::future::BoxFuture;
 use crate::server::tasks::{StoreError, TaskPage, TaskRecord, TaskStore, TaskUpdate, Updated};
 use crate::server::TaskLimits;
-use futures_util::future::BoxFuture;
 use redis::aio::ConnectionManager;
 use std::sync::{Arc, Weak};
 use std::time::Duration;

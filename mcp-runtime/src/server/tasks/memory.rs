@@ -1,7 +1,7 @@
 //! The default task store: in this process's memory, bounded in tasks and in bytes.
 
 use super::store::{StoreError, TaskPage, TaskRecord, TaskStore, TaskUpdate, Updated};
-use futures_util::future::BoxFuture;
+use crate::future::BoxFuture;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Mutex;
 

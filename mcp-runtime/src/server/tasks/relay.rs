@@ -161,7 +161,7 @@ impl crate::server::task_channel::WaiterRelay for Shared {
         task: String,
         waiter: RequestId,
         frame: Vec<u8>,
-    ) -> futures_util::future::BoxFuture<'static, ()> {
+    ) -> crate::future::BoxFuture<'static, ()> {
         Box::pin(async move { self.send_to_waiter(&task, waiter, frame).await })
     }
 }

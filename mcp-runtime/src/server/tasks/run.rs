@@ -7,6 +7,8 @@ use super::store::{now_ms, TaskEra, TaskOutcome, TaskRecord, TaskUpdate};
 use super::{random_id, Shared};
 use crate::connection::{Reply, RequestIn};
 use crate::framing::to_raw;
+use crate::future::BoxFuture;
+use crate::future::CatchUnwind;
 use crate::protocol::*;
 use crate::server::context::Input;
 use crate::server::era::ModernRequest;
@@ -15,8 +17,6 @@ use crate::server::session_state::SessionState;
 use crate::server::stamp::Stamp;
 use crate::server::tools::{Arguments, ToolHandler};
 use crate::server::Context;
-use futures_util::future::BoxFuture;
-use futures_util::FutureExt;
 use serde_json::value::RawValue;
 use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
@@ -183,7 +183,7 @@ async fn finish_in_background(
     let ended = tokio::select! {
         biased;
         _ = run.token.cancelled() => None,
-        r = AssertUnwindSafe(handler).catch_unwind() => Some(r.unwrap_or_else(|panic| {
+        r = CatchUnwind::new(AssertUnwindSafe(handler)) => Some(r.unwrap_or_else(|panic| {
             let msg = panic
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())

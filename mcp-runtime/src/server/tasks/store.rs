@@ -6,8 +6,8 @@
 //! after its task was cancelled changes nothing. That keeps a shared store (Redis, say) correct when the
 //! instance that cancels a task is not the one that runs it. [`super::MemoryTaskStore`] is the default.
 
+use crate::future::BoxFuture;
 use crate::protocol::{ErrorObject, InputRequest, TaskStatus};
-use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use std::collections::BTreeMap;
@@ -213,10 +213,9 @@ pub struct TaskPage {
 }
 
 /// Why a store refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StoreError {
     /// A bound of the store is reached; `limit` names it.
-    #[error("{what}: the limit is {limit}")]
     Full {
         /// What is full, such as the tasks of one owner.
         what: &'static str,
@@ -224,12 +223,22 @@ pub enum StoreError {
         limit: usize,
     },
     /// A cursor this store did not give out (or one whose task is gone); answered with `-32602`.
-    #[error("unknown cursor {0:?}")]
     BadCursor(String),
     /// The store could not be reached or answered nonsense.
-    #[error("task store: {0}")]
     Backend(String),
 }
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StoreError::Full { what, limit } => write!(f, "{what}: the limit is {limit}"),
+            StoreError::BadCursor(cursor) => write!(f, "unknown cursor {cursor:?}"),
+            StoreError::Backend(why) => write!(f, "task store: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for StoreError {}
 
 impl StoreError {
     /// The JSON-RPC error a request gets for it.
