@@ -7,6 +7,13 @@ use std::process::ExitCode;
 
 use mcp_text::{Format, Options};
 
+#[cfg(target_os = "linux")]
+mod cli_alloc;
+
+#[cfg(target_os = "linux")]
+#[global_allocator]
+static ALLOC: cli_alloc::CliAlloc = cli_alloc::CliAlloc::new();
+
 const HELP: &str = "\
 mcp-text: rich text as a model reads it (ADF, Confluence storage format, HTML, Markdown)
 
