@@ -12,7 +12,6 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::UnsafeCell;
 use std::ptr;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Size classes up to `STEPS` are multiples of this, which is also every small block's alignment; above
 /// it, powers of two.
@@ -26,10 +25,10 @@ const CLASSES: usize = STEPS / CLASS + 8;
 const CHUNK: usize = 4 << 20;
 const HUGE_PAGE: usize = 2 << 20;
 
-pub struct CliAlloc {
-    lock: AtomicBool,
-    state: UnsafeCell<State>,
-}
+/// The allocator: its state is per thread (a thread's own chunk and free lists), so that no allocation takes
+/// a lock. A block freed by another thread joins that thread's lists: chunks are never unmapped, so any
+/// thread may reuse any block.
+pub struct CliAlloc;
 
 struct State {
     /// How many chunks were mapped.
@@ -40,34 +39,23 @@ struct State {
     free: [*mut u8; CLASSES],
 }
 
-// The state is only touched under the spin lock (the CLI has one thread; the lock is for soundness).
-unsafe impl Sync for CliAlloc {}
+thread_local! {
+    // A constant initializer and no destructor: the state is a plain thread-local, which allocates nothing.
+    static STATE: UnsafeCell<State> = const {
+        UnsafeCell::new(State {
+            chunks: 0,
+            next: 0,
+            end: 0,
+            free: [ptr::null_mut(); CLASSES],
+        })
+    };
+}
 
 impl CliAlloc {
-    pub const fn new() -> CliAlloc {
-        CliAlloc {
-            lock: AtomicBool::new(false),
-            state: UnsafeCell::new(State {
-                chunks: 0,
-                next: 0,
-                end: 0,
-                free: [ptr::null_mut(); CLASSES],
-            }),
-        }
-    }
-
     fn with<R>(&self, f: impl FnOnce(&mut State) -> R) -> R {
-        while self
-            .lock
-            .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed)
-            .is_err()
-        {
-            std::hint::spin_loop();
-        }
-        // SAFETY: the lock is held, so this is the only reference to the state.
-        let r = f(unsafe { &mut *self.state.get() });
-        self.lock.store(false, Ordering::Release);
-        r
+        // SAFETY: the state is this thread's, and `f` (carving or releasing a block) neither allocates nor
+        // re-enters the allocator, so this is the only reference to it.
+        STATE.with(|s| f(unsafe { &mut *s.get() }))
     }
 }
 
@@ -291,7 +279,7 @@ mod tests {
 
     #[test]
     fn a_freed_block_is_the_next_of_its_class_and_contents_survive_a_move() {
-        let alloc = CliAlloc::new();
+        let alloc = CliAlloc;
         let small = Layout::from_size_align(40, 8).unwrap();
         unsafe {
             let a = alloc.alloc(small);

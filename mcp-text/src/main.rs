@@ -12,7 +12,7 @@ mod cli_alloc;
 
 #[cfg(target_os = "linux")]
 #[global_allocator]
-static ALLOC: cli_alloc::CliAlloc = cli_alloc::CliAlloc::new();
+static ALLOC: cli_alloc::CliAlloc = cli_alloc::CliAlloc;
 
 const HELP: &str = "\
 mcp-text: rich text as a model reads it (ADF, Confluence storage format, HTML, Markdown)

@@ -63,23 +63,48 @@ fn needs_nothing(s: &str, ctx: &Ctx) -> bool {
     {
         return false;
     }
-    b.iter().enumerate().all(|(i, &c)| match c {
-        b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b' ' => true,
-        // Non-ASCII characters are written as they are (flanking looks at them only beside a `*`, `_`
-        // or `~`, which are not allowed here).
-        0x80.. => true,
-        b'!' | b'"' | b'$' | b'%' | b'\'' | b'(' | b')' | b'+' | b',' | b'-' | b'/' | b';'
-        | b'=' | b'>' | b'?' | b'^' | b'{' | b'}' => true,
-        // A closing `#` run is stripped only at a heading's end.
-        b'#' => !ctx.in_heading,
-        b'|' => !ctx.in_cell,
-        b']' => !ctx.in_link,
-        // `www.` and `scheme://` would become GFM autolinks.
-        b'.' => i < 3 || &b[i - 3..i] != b"www",
-        b':' => b.get(i + 1).is_some_and(|&n| n != b'/'),
-        _ => false,
+    b.iter().enumerate().all(|(i, &c)| match PLAIN[c as usize] {
+        Plain::Always => true,
+        Plain::Never => false,
+        Plain::Maybe => match c {
+            // A closing `#` run is stripped only at a heading's end.
+            b'#' => !ctx.in_heading,
+            b'|' => !ctx.in_cell,
+            b']' => !ctx.in_link,
+            // `www.` and `scheme://` would become GFM autolinks.
+            b'.' => i < 3 || &b[i - 3..i] != b"www",
+            _ => b.get(i + 1).is_some_and(|&n| n != b'/'),
+        },
     })
 }
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Plain {
+    Always,
+    Maybe,
+    Never,
+}
+
+/// What each byte is to `needs_nothing`: one table lookup a byte rather than a chain of comparisons.
+static PLAIN: [Plain; 256] = {
+    let mut t = [Plain::Never; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = match b {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b' ' => Plain::Always,
+            // Non-ASCII characters are written as they are (flanking looks at them only beside a `*`,
+            // `_` or `~`, which are not allowed here).
+            0x80.. => Plain::Always,
+            b'!' | b'"' | b'$' | b'%' | b'\'' | b'(' | b')' | b'+' | b',' | b'-' | b'/' | b';'
+            | b'=' | b'>' | b'?' | b'^' | b'{' | b'}' => Plain::Always,
+            b'#' | b'|' | b']' | b'.' | b':' => Plain::Maybe,
+            _ => Plain::Never,
+        };
+        c += 1;
+    }
+    t
+};
 
 fn text_by_char(out: &mut String, s: &str, ctx: &Ctx) {
     // The characters go into one reused buffer: a document's text nodes do not each allocate.

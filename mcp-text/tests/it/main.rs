@@ -1,6 +1,7 @@
 //! The integration tests of mcp-text: one binary, a module per subject.
 
 mod adf_properties;
+mod cli_inputs;
 mod commonmark_adf;
 mod gen;
 mod html_cli;
