@@ -5,9 +5,10 @@
 //! instructions an allocation, and the kernel faults every 4 KB page of both in one by one. Here blocks
 //! under 256 KB are carved from chunks (256 KB growing to 4 MB) by bumping a pointer and recycled through a
 //! free list per size class (16-byte steps to 1 KB, powers of two above); larger blocks are mappings of
-//! their own, grown by `mremap`. Mappings from 2 MB up are advised as huge pages, so a 25 MB conversion
-//! takes hundreds of page faults rather than thousands (the first 32 MB mapped only: see `advise`). Memory stays what the values hold: a freed block is
-//! reused for the next of its class, a freed mapping is unmapped.
+//! their own, grown by `mremap`. Mappings from 2 MB up start on a huge page's boundary and, for the first
+//! 64 MB mapped, are advised as huge pages (see `advise`), so a 25 MB conversion takes hundreds of page
+//! faults rather than thousands. Memory stays what the values hold: a freed block is reused for the next
+//! of its class, a freed mapping is unmapped.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::UnsafeCell;
@@ -106,7 +107,7 @@ fn advise(p: *mut libc::c_void, size: usize) {
     }
 }
 
-const HUGE_BUDGET: usize = 32 << 20;
+const HUGE_BUDGET: usize = 64 << 20;
 static HUGE_ADVISED: AtomicUsize = AtomicUsize::new(0);
 
 /// A large block's mapping: its size rounded up to whole pages (mappings are page-aligned, which is at least
