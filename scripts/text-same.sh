@@ -10,7 +10,7 @@ old="$(realpath "$1")" new="$(realpath "$2")"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dir="$(mktemp -d)"
 trap 'rm -rf "$dir"' EXIT
-(cd "$root" && MCP_TEXT_CLI_INPUTS="$dir/in" cargo test -q -p mcp-text --test it cli_inputs >/dev/null) || exit 1
+(cd "$root" && MCP_TEXT_CLI_INPUTS="$dir/in" cargo test -q -p mcp-text --test it cli_inputs -- --ignored >/dev/null) || exit 1
 n=0 bad=0
 same() { # FROM TO FILE [--plain]
   "$old" convert --from "$1" --to "$2" ${4:-} "$3" >"$dir/a" 2>"$dir/a.err"; local ra=$?
