@@ -242,7 +242,7 @@ async fn pump_relay(server: &str) {
                     serde_json::from_str(args.as_str())
                         .map_err(|e| ErrorObject::invalid_params(e.to_string()))?;
                 client
-                    .call_tool_raw("echo", arguments, CallOptions::default())
+                    .call_tool_raw("echo", arguments, &CallOptions::default())
                     .await
                     .map_err(|e| ErrorObject::internal(e.to_string()))
             }

@@ -97,7 +97,12 @@ impl Hop {
             }
             None => futures_util::future::Either::Right(relay),
         };
-        let r = relay.instrument(span.clone()).await;
+        // A span no subscriber wants is not entered and left at each poll.
+        let r = if span.is_disabled() {
+            relay.await
+        } else {
+            relay.instrument(span.clone()).await
+        };
         let elapsed = t0.elapsed();
         let outcome = match &r {
             Ok(r) if r.is_error() => Outcome::ToolError,

@@ -98,7 +98,7 @@ impl Fetch for RawCallToolResult {
                     reason: e.to_string(),
                 });
             }
-            client.call_tool_raw(tool, arguments, opts.clone()).await
+            client.call_tool_raw(tool, arguments, opts).await
         }
     }
 
@@ -337,15 +337,16 @@ impl Drop for CancelTask {
 /// the caller's own handlers for the input the upstream asks for, and the caller's capabilities (those
 /// the gateway relays), so that a 2026 upstream asks only for input the caller can give.
 fn caller_options(upstream: &Upstream, ctx: &Context) -> CallOptions {
-    let caller = ctx.client_capabilities();
+    // Borrowed: only these three are copied, not the whole declaration.
+    let caller = ctx.client_capabilities_ref();
     CallOptions {
         timeout: Some(upstream.config.timeout),
         on_progress: None,
         handlers: Some(call_handlers(ctx)),
         capabilities: Some(ClientCapabilities {
-            sampling: caller.sampling,
-            elicitation: caller.elicitation,
-            roots: caller.roots,
+            sampling: caller.sampling.clone(),
+            elicitation: caller.elicitation.clone(),
+            roots: caller.roots.clone(),
             ..ClientCapabilities::default()
         }),
     }

@@ -666,6 +666,13 @@ pub(crate) fn raw_text(text: String) -> Result<Box<RawValue>, ErrorObject> {
     serde_json::value::to_raw_value(&Verbatim(&text)).map_err(serialize_failed)
 }
 
+/// [`raw_text`] of a slice of JSON text that was validated already (a member of a decoded message),
+/// copied without the re-parse [`RawValue::from_string`] does; serde_json's error type, for readers
+/// that report serde's errors.
+pub(crate) fn raw_verbatim(text: &str) -> Result<Box<RawValue>, serde_json::Error> {
+    serde_json::value::to_raw_value(&Verbatim(text))
+}
+
 /// Serializes already-valid JSON text verbatim (as `RawValue` itself does), without a re-parse.
 struct Verbatim<'a>(&'a str);
 

@@ -100,10 +100,14 @@ impl ModernMeta {
             // Absent params are `{}`, as in [`super::call::object`].
             text = "{}".into();
         }
-        let Some(members) = crate::framing::object_members(&text) else {
-            return Ok(None);
-        };
-        if members.iter().any(|(k, _)| *k == "\"_meta\"") {
+        // One walk over the members, nothing collected: whether there is one, and none is `_meta`.
+        let (mut empty, mut own_meta) = (true, false);
+        let walked = crate::framing::each_member(&text, |key, _| {
+            empty = false;
+            own_meta = key == "\"_meta\"";
+            !own_meta
+        });
+        if walked.is_none() || own_meta {
             return Ok(None);
         }
         let caller;
@@ -146,7 +150,7 @@ impl ModernMeta {
         }
         out.pop(); // the last member's comma
         out.push('}');
-        if members.is_empty() {
+        if empty {
             out.push('}');
         } else {
             // Past the opening brace: the params' own members, and their closing brace.

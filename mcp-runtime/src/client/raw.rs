@@ -19,15 +19,16 @@ impl Client {
     /// Calls a tool with arguments given as JSON text (an object) and returns its result as JSON text:
     /// nothing of the result is decoded but its top level, so a relay passes it on as it came. A
     /// result that arrives as a task (2026-07-28) is followed to its end, as [`Client::call_tool_with`]
-    /// does.
+    /// does. The options are borrowed: a relay builds them once per call and keeps them for the
+    /// progress and input it relays while the call runs.
     pub async fn call_tool_raw(
         &self,
         name: &str,
         arguments: &RawValue,
-        opts: CallOptions,
+        opts: &CallOptions,
     ) -> Result<RawCallToolResult, Error> {
         let params = RawCallParams { name, arguments };
-        let answer = self.tool_call(name, &params, &opts).await?;
+        let answer = self.tool_call(name, &params, opts).await?;
         let decode_error = |e: serde_json::Error| Error::Decode {
             method: methods::TOOLS_CALL.into(),
             reason: e.to_string(),
@@ -35,7 +36,7 @@ impl Client {
         if answer.task {
             let task: DetailedTask = call::decode(methods::TOOLS_CALL, &answer.raw)?;
             // Boxed: following a task is rare, and its state would otherwise ride in every call's future.
-            let r = Box::pin(self.task_result_of(task, &opts)).await?;
+            let r = Box::pin(self.task_result_of(task, opts)).await?;
             return RawCallToolResult::from_result(&r).map_err(decode_error);
         }
         RawCallToolResult::from_raw(&answer.raw).map_err(decode_error)

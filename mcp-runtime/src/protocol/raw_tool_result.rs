@@ -187,7 +187,8 @@ impl RawCallToolResult {
                 return None;
             }
         }
-        let copy = |t: &str| RawValue::from_string(t.to_owned());
+        // A slice of a value that was validated as it was decoded: copied without a second parse.
+        let copy = crate::framing::raw_verbatim;
         Some((|| {
             Ok(RawCallToolResult {
                 content: copy(content)?,

@@ -337,9 +337,19 @@ impl Context {
 
     /// What the client declared: in this request's `_meta` (2026-07-28), or at `initialize`.
     pub fn client_capabilities(&self) -> ClientCapabilities {
+        self.client_capabilities_ref().into_owned()
+    }
+
+    /// [`Context::client_capabilities`], borrowed where it can be: a relay reads a few of them on
+    /// every call, and the whole declaration (its maps of extensions) need not be copied for that.
+    pub fn client_capabilities_ref(&self) -> std::borrow::Cow<'_, ClientCapabilities> {
+        use std::borrow::Cow;
         match &self.modern {
-            Some(m) => m.capabilities.clone(),
-            None => self.session.client_capabilities(),
+            Some(m) => Cow::Borrowed(&m.capabilities),
+            None => match self.session.client_caps.get() {
+                Some(c) => Cow::Borrowed(c),
+                None => Cow::Owned(ClientCapabilities::default()),
+            },
         }
     }
 
