@@ -324,6 +324,9 @@ pub(super) async fn a_redis_restart_fails_requests_cleanly_and_they_recover() {
         .await;
         let (status, v, _) = answer(r).await;
         match status {
+            // Answered, but its event could not be logged: the stream ended without it (never sent
+            // unlogged; the client would resume with Last-Event-ID on this instance).
+            200 if v.is_null() => {}
             200 => assert!(v["result"].is_object(), "{v}"),
             503 => {
                 assert_eq!(v["error"]["code"], -32603, "{v}");
@@ -352,7 +355,16 @@ pub(super) async fn a_redis_restart_fails_requests_cleanly_and_they_recover() {
         .await;
         let (status, v, _) = answer(r).await;
         match status {
-            200 => streak += 1,
+            200 if v["result"].is_object() => streak += 1,
+            // Its event not logged yet (the instance's connection to Redis is still down).
+            200 if v.is_null() => {
+                assert!(
+                    Instant::now() < until,
+                    "no recovery: the answers stay unlogged"
+                );
+                streak = 0;
+                tokio::time::sleep(Duration::from_millis(100)).await;
+            }
             503 => {
                 assert_eq!(v["error"]["code"], -32603, "{v}");
                 assert!(Instant::now() < until, "no recovery: {v}");

@@ -1,17 +1,22 @@
 //! The shared-store hooks without any external component: two HTTP services in one process share
 //! `SharedStores::memory()` (and one task store), and a session begun on one is served by the other,
 //! its SSE stream resumed there, its log level and its end seen by both; a 2026-07-28 task's input
-//! answered on the service that does not run it.
+//! answered on the service that does not run it; a quick answer whose event is logged first still sent
+//! as one body, and an event whose write failed never sent.
 
 use crate::http_support;
 
 use http_support::*;
 use mcp_runtime::http::HttpConfig;
 use mcp_runtime::protocol::{CallToolResult, ElicitParams, TaskSupport, Tool};
-use mcp_runtime::scale::{Bus, BusMessage, MemoryBus, SharedStores, StoreError};
+use mcp_runtime::scale::{
+    Bus, BusMessage, EventStore, MemoryBus, MemoryEventStore, Replay, SharedStores, StoreError,
+    StreamEvent,
+};
 use mcp_runtime::server::{Arguments, MemoryTaskStore, TaskStore, ToolRoute};
 use mcp_runtime::Context;
 use serde_json::{json, Value};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -271,4 +276,187 @@ async fn a_session_begun_on_one_service_is_served_by_another() {
     )
     .await;
     assert_eq!(r.status(), 404);
+}
+
+/// An event log that takes 2 ms a write, as a round trip to a store on another machine may, and fails
+/// every write while `fail` is set.
+struct Faulty {
+    inner: MemoryEventStore,
+    fail: AtomicBool,
+}
+
+impl Default for Faulty {
+    fn default() -> Self {
+        Faulty {
+            inner: MemoryEventStore::new(256, 4096),
+            fail: AtomicBool::new(false),
+        }
+    }
+}
+
+type StoreFuture<'a, T> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
+impl EventStore for Faulty {
+    fn append<'a>(&'a self, events: &'a [StreamEvent], ttl: Duration) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            tokio::time::sleep(Duration::from_millis(2)).await;
+            if self.fail.load(Ordering::SeqCst) {
+                return Err(StoreError::Backend("injected write failure".into()));
+            }
+            self.inner.append(events, ttl).await
+        })
+    }
+    fn after<'a>(&'a self, session: &'a str, stream: u64, after: u64) -> StoreFuture<'a, Replay> {
+        self.inner.after(session, stream, after)
+    }
+    fn delete_session<'a>(&'a self, session: &'a str) -> StoreFuture<'a, ()> {
+        self.inner.delete_session(session)
+    }
+}
+
+/// One service whose event log is `events`.
+async fn serving_with(events: Arc<dyn EventStore>) -> Running {
+    let config = HttpConfig {
+        shared: Some(SharedStores {
+            events,
+            ..SharedStores::memory()
+        }),
+        ..Default::default()
+    };
+    start(test_server_builder().build().unwrap(), config).await
+}
+
+/// The position of an event in its stream (`<stream>-<position>`).
+fn position(e: &RawEvent) -> u64 {
+    let id = e.id.as_deref().expect("an event id");
+    id.rsplit_once('-').unwrap().1.parse().unwrap()
+}
+
+#[tokio::test]
+async fn a_quick_answer_waits_for_its_logged_event_and_goes_out_as_one_body() {
+    // Every write to the log takes 2 ms, as a round trip to a store on another machine may.
+    let below = Arc::new(Faulty::default());
+    let a = serving_with(below.clone()).await;
+    let sid = init_session(&a.url()).await;
+    let debug = json!({"jsonrpc": "2.0", "id": 2, "method": "logging/setLevel", "params": {"level": "debug"}});
+    let (status, _) = json_of(post(&a.url(), &debug.to_string(), Some(&sid), &[]).await).await;
+    assert_eq!(status, 200);
+
+    // Quick: the priming event and the answer in one body (its length known), the answer logged.
+    let mut r = post(
+        &a.url(),
+        &call(10, "echo", json!({"text": "hi"})),
+        Some(&sid),
+        &[],
+    )
+    .await;
+    assert_eq!(r.status(), 200);
+    assert!(
+        r.headers().get("content-length").is_some(),
+        "a quick answer was streamed: {:?}",
+        r.headers()
+    );
+    let events = read_events(&mut r, |_| false).await;
+    let answer = events.iter().find(|e| e.is_response()).expect("the answer");
+    assert_eq!(answer.json()["result"]["content"][0]["text"], "hi");
+    let stream: u64 = answer
+        .id
+        .as_deref()
+        .unwrap()
+        .split_once('-')
+        .unwrap()
+        .0
+        .parse()
+        .unwrap();
+    let logged = below.inner.after(&sid, stream, 0).await.unwrap();
+    assert!(logged.finished, "{logged:?}");
+    assert_eq!(logged.events.len(), 1, "{logged:?}");
+
+    // Slow (three log messages 40 ms apart): streamed as it goes, each event after the one before.
+    let mut r = post(
+        &a.url(),
+        &call(11, "slow", json!({"ms": 40, "steps": 3})),
+        Some(&sid),
+        &[],
+    )
+    .await;
+    assert_eq!(r.status(), 200);
+    assert!(
+        r.headers().get("content-length").is_none(),
+        "{:?}",
+        r.headers()
+    );
+    let events = read_events(&mut r, |e| e.iter().any(RawEvent::is_response)).await;
+    let sent: Vec<&RawEvent> = events.iter().filter(|e| !e.data.is_empty()).collect();
+    assert_eq!(sent.len(), 4, "{events:?}");
+    assert!(sent[3].is_response(), "{events:?}");
+    let positions: Vec<u64> = sent.iter().map(|e| position(e)).collect();
+    assert_eq!(positions, vec![1, 2, 3, 4], "{events:?}");
+}
+
+#[tokio::test]
+async fn an_event_whose_write_failed_is_not_sent_and_the_client_resumes() {
+    let below = Arc::new(Faulty::default());
+    let a = serving_with(below.clone()).await;
+    let sid = init_session(&a.url()).await;
+
+    below.fail.store(true, Ordering::SeqCst);
+    let mut r = post(
+        &a.url(),
+        &call(10, "echo", json!({"text": "hi"})),
+        Some(&sid),
+        &[],
+    )
+    .await;
+    assert_eq!(r.status(), 200);
+    // Read to the end: the stream ends without the answer its write failed to store.
+    let events = read_events(&mut r, |_| false).await;
+    assert!(
+        !events.iter().any(|e| !e.data.is_empty()),
+        "an event was sent before it was stored: {events:?}"
+    );
+    let primed = events
+        .iter()
+        .find_map(|e| e.id.clone())
+        .expect("the priming event's id");
+    let stream: u64 = primed.split_once('-').unwrap().0.parse().unwrap();
+    assert!(below
+        .inner
+        .after(&sid, stream, 0)
+        .await
+        .unwrap()
+        .events
+        .is_empty());
+
+    // The client resumes from what it has; the instance still holds the answer.
+    below.fail.store(false, Ordering::SeqCst);
+    let mut g = http()
+        .get(a.url())
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", &sid)
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("last-event-id", &primed)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(g.status(), 200);
+    let rest = read_events(&mut g, |e| e.iter().any(RawEvent::is_response)).await;
+    let answer = rest.iter().find(|e| e.is_response()).expect("the answer");
+    assert_eq!(answer.json()["id"], 10);
+    assert_eq!(answer.json()["result"]["content"][0]["text"], "hi");
+
+    // Later events are written, then sent, again.
+    let (status, v) = json_of(
+        post(
+            &a.url(),
+            &call(11, "echo", json!({"text": "again"})),
+            Some(&sid),
+            &[],
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(v["result"]["content"][0]["text"], "again", "{v}");
 }

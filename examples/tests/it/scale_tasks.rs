@@ -46,8 +46,13 @@ async fn call_as_task(
 
 /// A JSON-RPC answer that is the clean refusal of a store that cannot be reached (Redis down, or an
 /// instance not reconnected yet): a session that must be read from Redis is a 503, a task that must be
-/// read is a `-32603` naming the task store.
+/// read is a `-32603` naming the task store, and an SSE answer whose event could not be logged ends
+/// its stream unsent (`null`).
 fn store_down(status: u16, v: &Value) -> bool {
+    // An SSE answer whose event could not be logged is not sent: the stream ends without it.
+    if status == 200 && v.is_null() {
+        return true;
+    }
     let message = v["error"]["message"].as_str().unwrap_or("");
     v["error"]["code"] == -32603 && (status == 503 || message.contains("task store"))
 }

@@ -45,6 +45,13 @@ impl Outgoing {
             written: None,
         }
     }
+    /// The bytes this frame holds on the budget, for whoever keeps the frame after routing it (an SSE
+    /// event waiting for its write to the shared event log).
+    #[cfg(feature = "http")]
+    pub(crate) fn take_charge(&mut self) -> Charge {
+        std::mem::replace(&mut self.charge, Charge::none())
+    }
+
     /// A response whose request was cancelled after it was queued: drop it.
     pub fn is_cancelled(&self) -> bool {
         self.token

@@ -395,11 +395,24 @@ impl StreamableHttpService {
                     tokio::task::yield_now().await;
                     loop {
                         match rx.try_recv() {
+                            Ok(ev) if ev.is_empty() => return sse_body(first.concat()),
                             Ok(ev) => first.push(ev),
                             Err(mpsc::error::TryRecvError::Empty) => break,
                             Err(mpsc::error::TryRecvError::Disconnected) => {
                                 return sse_body(first.concat())
                             }
+                        }
+                    }
+                }
+                // With a shared event log, even a quick answer waits for its write (a round trip to
+                // the store): wait that long too, so that it still goes out as one body.
+                if session.logs_events() {
+                    let until = tokio::time::Instant::now() + LOGGED_ANSWER_WAIT;
+                    loop {
+                        match tokio::time::timeout_at(until, rx.recv()).await {
+                            Ok(Some(ev)) if !ev.is_empty() => first.push(ev),
+                            Ok(_) => return sse_body(first.concat()),
+                            Err(_) => break,
                         }
                     }
                 }
@@ -412,6 +425,11 @@ impl StreamableHttpService {
 /// How often a POST answered with SSE yields to the runtime for its handler to finish before it sends
 /// the response head (see `answer_requests`).
 const QUICK_ANSWER_YIELDS: usize = 3;
+
+/// How long a POST answered with SSE waits, past those yields, for its stream to finish when the
+/// session's events are written to a shared log first: one body then, instead of a head now and each
+/// event once written. A longer answer streams as usual after it.
+const LOGGED_ANSWER_WAIT: Duration = Duration::from_millis(20);
 
 fn requested_version(params: Option<&RawValue>) -> ProtocolVersion {
     #[derive(serde::Deserialize)]

@@ -274,7 +274,8 @@ impl StreamableHttpService {
     }
 
     /// An SSE answer: `first` events, then whatever arrives on `live`, with keep-alive comments, until the
-    /// stream is finished, the client goes away, or the server shuts down.
+    /// stream is finished (or `live` sends an empty event), the client goes away, or the server shuts
+    /// down.
     pub(crate) fn sse_response(
         &self,
         first: Vec<Bytes>,
@@ -284,7 +285,8 @@ impl StreamableHttpService {
         // A POST stream runs until its answer, even during shutdown; other streams end at shutdown.
         let ends_at_shutdown = busy.is_none();
         let tail = futures_util::stream::unfold((live, busy), |(mut live, busy)| async move {
-            let ev = live.as_mut()?.recv().await?;
+            // An empty event: the stream's connection ends here (an event that could not be logged).
+            let ev = live.as_mut()?.recv().await.filter(|ev| !ev.is_empty())?;
             Some((ev, (live, busy)))
         });
         self.sse_stream(first, tail, ends_at_shutdown)

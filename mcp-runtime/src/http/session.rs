@@ -8,9 +8,12 @@
 //! - a POST stream ends once every request it carried has its response;
 //! - with a shared event store (several instances), every event is written to the store before it is
 //!   sent, by one writer task per session (in order, batched: one round trip per batch), so that the
-//!   client can resume on another instance with nothing lost or repeated.
+//!   client can resume on another instance with nothing lost or repeated. An event whose write failed is not
+//!   sent: its stream's connection ends, and the client resumes from what it has (here, from the
+//!   replay buffer). Until written, an event holds its bytes on the server's budget.
 
 use super::sse;
+use crate::budget::Charge;
 use crate::connection::{Handler, OutKind, Outgoing, Peer};
 use crate::protocol::{ProtocolVersion, RequestId};
 use bytes::Bytes;
@@ -62,6 +65,8 @@ struct Persist {
     /// Empty: the stream finished.
     event: Bytes,
     live: Option<mpsc::UnboundedSender<Bytes>>,
+    /// The event's bytes on the server's budget, given back once it is written and sent.
+    _charge: Charge,
 }
 
 pub(crate) struct HttpSession {
@@ -167,6 +172,11 @@ impl HttpSession {
     pub(crate) fn wants_priming(&self) -> bool {
         self.version()
             .is_some_and(|v| v >= ProtocolVersion::V2025_11_25)
+    }
+
+    /// Whether this session's events are written to a shared event store before they are sent.
+    pub(crate) fn logs_events(&self) -> bool {
+        self.persist.is_some()
     }
 
     pub(crate) fn touch(&self) {
@@ -322,6 +332,7 @@ impl HttpSession {
 
     fn route(&self, mut out: Outgoing) {
         let frame = std::mem::take(&mut out.frame);
+        let charge = out.take_charge();
         let mut r = lock(&self.routes);
         if frame.is_empty() {
             // A marker: end the connection of the stream that carries `related`, keeping its buffer
@@ -347,7 +358,7 @@ impl HttpSession {
                     let _ = tx.send(frame);
                 }
                 Some(Waiter::Stream(k) | Waiter::JsonOrStream(None, k)) => {
-                    self.push(&mut r, k, &frame);
+                    self.push(&mut r, k, &frame, charge);
                     if let Some(s) = r.streams.get_mut(&k) {
                         s.pending = s.pending.saturating_sub(1);
                         if s.pending == 0 {
@@ -359,6 +370,7 @@ impl HttpSession {
                                     seq: 0,
                                     event: Bytes::new(),
                                     live: None,
+                                    _charge: Charge::none(),
                                 });
                             }
                             r.finished.push_back(k);
@@ -383,7 +395,7 @@ impl HttpSession {
                     _ => r.get_stream,
                 };
                 match target {
-                    Some(k) => self.push(&mut r, k, &frame),
+                    Some(k) => self.push(&mut r, k, &frame, charge),
                     None => tracing::debug!(
                         "no stream for a server message (no GET stream open); dropped"
                     ),
@@ -392,7 +404,7 @@ impl HttpSession {
         }
     }
 
-    fn push(&self, r: &mut Routes, key: StreamKey, frame: &[u8]) {
+    fn push(&self, r: &mut Routes, key: StreamKey, frame: &[u8], charge: Charge) {
         let Some(s) = r.streams.get_mut(&key) else {
             return;
         };
@@ -410,6 +422,7 @@ impl HttpSession {
                 seq,
                 event: ev,
                 live: s.live.clone(),
+                _charge: charge,
             });
         } else if let Some(live) = &s.live {
             if live.send(ev).is_err() {
@@ -443,9 +456,10 @@ fn random_key() -> StreamKey {
     u64::from_be_bytes(b) >> 12
 }
 
-/// The session's writer to the shared event store: takes what is queued, stores it in one call, then
-/// sends each event to its stream's connection. A store error is logged and the events are still sent
-/// (the client gets them; only resumption on another instance loses them).
+/// The session's writer to the shared event store: takes what is queued, stores it in one call (which the
+/// store may batch with other sessions' calls), then sends each event to its stream's connection. After
+/// a store error the events are not sent: each of their streams' connections ends (an empty event tells
+/// the answer to end), and the client resumes with `Last-Event-ID`.
 fn spawn_persister(
     session: String,
     store: Arc<dyn crate::scale::EventStore>,
@@ -471,12 +485,18 @@ fn spawn_persister(
                     data: p.event.to_vec(),
                 })
                 .collect();
-            if let Err(e) = store.append(&events, ttl).await {
-                tracing::warn!(error = %e, session = %session, "SSE events not stored; resumption on another instance will miss them");
+            let stored = store.append(&events, ttl).await;
+            if let Err(e) = &stored {
+                tracing::warn!(error = %e, session = %session, "SSE events not stored; their streams end unsent, for the client to resume");
             }
+            let mut ended: Vec<StreamKey> = Vec::new();
             for p in batch.drain(..) {
-                if let Some(live) = p.live {
+                let Some(live) = p.live else { continue };
+                if stored.is_ok() {
                     let _ = live.send(p.event);
+                } else if !ended.contains(&p.stream) {
+                    ended.push(p.stream);
+                    let _ = live.send(Bytes::new());
                 }
             }
         }

@@ -14,7 +14,8 @@
 //!   a local copy, so a request costs at most one store round trip, and only the first one an instance
 //!   sees of that session;
 //! - an SSE event is written to the event log before it is sent to the client, so a client that
-//!   resumes on another instance gets every event after its `Last-Event-ID` exactly once;
+//!   resumes on another instance gets every event after its `Last-Event-ID` exactly once, and an event
+//!   whose write failed is not sent: its stream's connection ends, and the client resumes;
 //! - a server change (a list changed, a resource updated) is told to this instance's sessions and
 //!   listen streams at once and published on the bus through a bounded queue, off the request's path;
 //!   another instance tells its own and never publishes it again, so nothing loops;

@@ -84,6 +84,25 @@ pub fn peers(test: &str) -> Option<(PathBuf, PathBuf)> {
     }
 }
 
+/// The processes whose parent is `parent` (from `/proc`).
+fn children_of(parent: u32) -> Vec<u32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|s| {
+                    // After the command's closing parenthesis: state, then the parent's pid.
+                    let rest = &s[s.rfind(')')? + 2..];
+                    rest.split(' ').nth(1)?.parse::<u32>().ok()
+                })
+                == Some(parent)
+        })
+        .collect()
+}
+
 /// A free loopback port (bound, then released).
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
@@ -113,12 +132,17 @@ pub type Launch = Box<dyn Fn(u16, Option<&str>, &Path) -> Command>;
 
 /// `everything-server --http --port P [--redis URL] --state-keys ...` (in the examples' tests only).
 pub fn everything_server() -> Launch {
-    Box::new(|port, redis, _dir| {
-        // Set when the package under test is `examples` (the gateway's tests bring their own Launch).
-        let Some(bin) = option_env!("CARGO_BIN_EXE_everything-server") else {
-            panic!("everything-server is not a binary of the package under test");
-        };
-        let mut cmd = Command::new(bin);
+    // Set when the package under test is `examples` (the gateway's tests bring their own Launch).
+    let Some(bin) = option_env!("CARGO_BIN_EXE_everything-server") else {
+        panic!("everything-server is not a binary of the package under test");
+    };
+    everything_server_at(PathBuf::from(bin))
+}
+
+/// Like [`everything_server`], with the binary at `bin` (another build of it, for a side-by-side bench).
+pub fn everything_server_at(bin: PathBuf) -> Launch {
+    Box::new(move |port, redis, _dir| {
+        let mut cmd = Command::new(&bin);
         cmd.args(["--http", "--port", &port.to_string()]);
         if let Some(url) = redis {
             cmd.arg("--redis").arg(url);
@@ -143,6 +167,9 @@ pub struct Cluster {
     pub redis_port: u16,
     redis: Option<Proc>,
     use_redis: bool,
+    /// Redis's `appendfsync`: `always` (every write on disk before it is acknowledged, what the tests
+    /// that restart Redis need), `everysec` (Redis's default for its append-only file) or `no`.
+    fsync: &'static str,
     pub instances: Vec<Instance>,
     nginx: Option<Proc>,
     pub port: u16,
@@ -165,6 +192,18 @@ impl Cluster {
 
     /// Like [`Cluster::start_with`], with each instance started by `launch`.
     pub fn launching(test: &str, instances: usize, redis: bool, launch: Launch) -> Option<Cluster> {
+        Cluster::launching_fsync(test, instances, redis.then_some("always"), launch)
+    }
+
+    /// Like [`Cluster::launching`], with Redis (when `fsync` is given) writing its append-only file with
+    /// that `appendfsync` policy (`always`, `everysec` or `no`).
+    pub fn launching_fsync(
+        test: &str,
+        instances: usize,
+        fsync: Option<&'static str>,
+        launch: Launch,
+    ) -> Option<Cluster> {
+        let redis = fsync.is_some();
         let (redis_bin, nginx_bin) = peers(test)?;
         let dir = std::env::temp_dir().join(format!(
             "mcp-scale-{}-{}-{}",
@@ -179,6 +218,7 @@ impl Cluster {
             redis_port: free_port(),
             redis: None,
             use_redis: redis,
+            fsync: fsync.unwrap_or("always"),
             instances: Vec::new(),
             nginx: None,
             port: 0,
@@ -223,6 +263,23 @@ impl Cluster {
         Some(c)
     }
 
+    /// The processes serving the cluster, by role: the instances, Redis (none without it), and nginx's
+    /// master and workers.
+    pub fn processes(&self) -> [Vec<u32>; 3] {
+        let instances = self
+            .instances
+            .iter()
+            .filter_map(|i| i.proc.as_ref().map(|p| p.0.id()))
+            .collect();
+        let redis = self.redis.iter().map(|p| p.0.id()).collect();
+        let mut nginx = Vec::new();
+        if let Some(master) = self.nginx.as_ref().map(|p| p.0.id()) {
+            nginx.push(master);
+            nginx.extend(children_of(master));
+        }
+        [instances, redis, nginx]
+    }
+
     fn spawn_instance(&self, inst: &Instance) -> Proc {
         let log = std::fs::File::create(&inst.log).expect("instance log");
         let redis = format!("redis://127.0.0.1:{}", self.redis_port);
@@ -240,7 +297,7 @@ impl Cluster {
     }
 
     /// Starts redis-server (again) on its port, with an append-only file in the directory, so that a
-    /// restart keeps the data.
+    /// restart keeps the data (all of it with `appendfsync always`, the default here).
     pub fn start_redis(&mut self) {
         let child = Command::new(&self.redis_bin)
             .args(["--port", &self.redis_port.to_string()])
@@ -251,7 +308,7 @@ impl Cluster {
                 "--appendonly",
                 "yes",
                 "--appendfsync",
-                "always",
+                self.fsync,
             ])
             .arg("--dir")
             .arg(&self.dir)

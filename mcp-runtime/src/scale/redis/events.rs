@@ -4,7 +4,7 @@ use super::{backend, millis};
 use crate::future::BoxFuture;
 use crate::scale::{EventStore, Replay, StoreError, StreamEvent};
 use redis::aio::ConnectionManager;
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// The list item that marks a stream finished.
@@ -36,6 +36,13 @@ impl RedisEventStore {
     }
 }
 
+/// One stream's items in a write, and its highest position.
+#[derive(Default)]
+struct Items {
+    items: Vec<Vec<u8>>,
+    top: u64,
+}
+
 fn item(e: &StreamEvent) -> Vec<u8> {
     if e.data.is_empty() {
         return END.to_vec();
@@ -56,23 +63,35 @@ impl EventStore for RedisEventStore {
                 return Ok(());
             }
             let ms = millis(ttl);
-            let mut pipe = redis::pipe();
-            let mut streams = BTreeSet::new();
+            // Each stream's events in order, each session's streams: one command per log and per index.
+            let mut logs: BTreeMap<(&str, u64), Items> = BTreeMap::new();
             for e in events {
-                pipe.cmd("RPUSH")
-                    .arg(self.log_key(&e.session, e.stream))
-                    .arg(item(e))
-                    .ignore();
-                streams.insert((e.session.as_str(), e.stream));
+                let log = logs.entry((e.session.as_str(), e.stream)).or_default();
+                log.items.push(item(e));
+                log.top = log.top.max(e.seq);
             }
+            let mut sessions: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
+            let mut pipe = redis::pipe();
             // One more slot than the bound, for the end marker.
-            let keep = self.per_stream as i64 + 1;
-            for (session, stream) in &streams {
+            let keep = self.per_stream as u64 + 1;
+            for ((session, stream), Items { items, top }) in &logs {
                 let key = self.log_key(session, *stream);
-                pipe.cmd("LTRIM").arg(&key).arg(-keep).arg(-1).ignore();
+                pipe.cmd("RPUSH").arg(&key).arg(items).ignore();
+                // A log holds one item per position from 1 (and the end marker): it can only outgrow
+                // the bound once a position does.
+                if *top >= keep {
+                    pipe.cmd("LTRIM")
+                        .arg(&key)
+                        .arg(-(keep as i64))
+                        .arg(-1)
+                        .ignore();
+                }
                 pipe.cmd("PEXPIRE").arg(&key).arg(ms).ignore();
+                sessions.entry(session).or_default().push(*stream);
+            }
+            for (session, streams) in &sessions {
                 let index = self.index_key(session);
-                pipe.cmd("SADD").arg(&index).arg(*stream).ignore();
+                pipe.cmd("SADD").arg(&index).arg(streams).ignore();
                 pipe.cmd("PEXPIRE").arg(&index).arg(ms).ignore();
             }
             pipe.exec_async(&mut self.conn.clone())

@@ -12,8 +12,10 @@
 //!   ([`Heartbeat`]): the lease on the tasks it runs;
 //! - the channel `bus`: the [`super::Bus`], one JSON [`super::BusMessage`] per message.
 //!
-//! Every request-path operation is one round trip (a `GETEX`, a pipelined `RPUSH`/`LTRIM`/`PEXPIRE`,
-//! a script); a Redis error is a [`StoreError::Backend`], which the request that needed the store
+//! Every request-path operation is one round trip (a `GETEX`, a pipelined `RPUSH`/`PEXPIRE`/`SADD`,
+//! a script), on one multiplexed connection: the pipelines of concurrent sessions go out together in
+//! its writes, and Redis answers (and, with `appendfsync always`, syncs) what arrived together at once,
+//! so the event writes of many sessions already share their round trips and syncs. A Redis error is a [`StoreError::Backend`], which the request that needed the store
 //! answers as a JSON-RPC error.
 
 mod bus;
