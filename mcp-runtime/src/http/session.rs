@@ -8,9 +8,9 @@
 //! - a POST stream ends once every request it carried has its response;
 //! - with a shared event store (several instances), every event is written to the store before it is
 //!   sent, by one writer task per session (in order, batched: one round trip per batch), so that the
-//!   client can resume on another instance with nothing lost or repeated. An event whose write failed is not
-//!   sent: its stream's connection ends, and the client resumes from what it has (here, from the
-//!   replay buffer). Until written, an event holds its bytes on the server's budget.
+//!   client can resume on another instance with nothing lost or repeated. An event whose write failed
+//!   is not sent: its stream's connection ends, and the client resumes from what it has (here, from
+//!   the replay buffer). Until written, an event holds its bytes on the server's budget.
 
 use super::sse;
 use crate::budget::Charge;
@@ -456,10 +456,10 @@ fn random_key() -> StreamKey {
     u64::from_be_bytes(b) >> 12
 }
 
-/// The session's writer to the shared event store: takes what is queued, stores it in one call (which the
-/// store may batch with other sessions' calls), then sends each event to its stream's connection. After
-/// a store error the events are not sent: each of their streams' connections ends (an empty event tells
-/// the answer to end), and the client resumes with `Last-Event-ID`.
+/// The session's writer to the shared event store: takes what is queued, stores it in one call, then
+/// sends each event to its stream's connection. After a store error the events are not sent: each of
+/// their streams' connections ends (an empty event tells the answer to end), and the client resumes
+/// with `Last-Event-ID`.
 fn spawn_persister(
     session: String,
     store: Arc<dyn crate::scale::EventStore>,
