@@ -55,6 +55,7 @@ pub use handler::{Handler, OutKind, Outgoing, Reply, RequestIn};
 use pending::*;
 pub use stream::{read_loop, run, run_with_probe, OutputProbe};
 pub use writer::write_loop;
+pub(crate) use writer::write_until_failed;
 
 /// The method of a streamed piece of an answer (`{"id": <request id>, "delta": ...}`), as servers of
 /// the NDJSON streaming dialect send it; read as progress of that request (see [`Peer::dispatch`]).

@@ -28,13 +28,20 @@ pub(crate) struct ChildGuard {
     pub(crate) pid: Option<u32>,
     child: Arc<tokio::sync::Mutex<Child>>,
     tail: Arc<Mutex<VecDeque<u8>>>,
+    stderr_done: tokio::sync::watch::Receiver<bool>,
 }
 
 /// Explains the end of the connection from the child's exit status and stderr tail.
 pub(crate) struct ReasonSource {
     child: Arc<tokio::sync::Mutex<Child>>,
     tail: Arc<Mutex<VecDeque<u8>>>,
+    /// Turns true once the child's stderr is read to its end (at once when it is not captured).
+    stderr_done: tokio::sync::watch::Receiver<bool>,
 }
+
+/// How long the end of a child is waited for, once its pipes say it is going: its exit status, then the
+/// rest of its stderr (a grandchild may hold stderr open for longer).
+const SETTLE: Duration = Duration::from_millis(50);
 
 pub(crate) fn spawn(
     cmd: &mut Command,
@@ -61,9 +68,11 @@ pub(crate) fn spawn(
         .take()
         .ok_or_else(|| Error::Io("child has no stdin".into()))?;
     let tail = Arc::new(Mutex::new(VecDeque::with_capacity(TAIL)));
+    let (done_tx, stderr_done) = tokio::sync::watch::channel(true);
     if let Some(mut err) = child.stderr.take() {
         let tail = tail.clone();
         let pass = stderr == StderrMode::Capture;
+        done_tx.send_replace(false);
         tokio::spawn(async move {
             let mut buf = vec![0u8; 4096];
             let mut out = tokio::io::stderr();
@@ -79,6 +88,7 @@ pub(crate) fn spawn(
                 let excess = t.len().saturating_sub(TAIL);
                 t.drain(..excess);
             }
+            done_tx.send_replace(true);
         });
     }
     let pid = child.id();
@@ -87,6 +97,7 @@ pub(crate) fn spawn(
             pid,
             child: Arc::new(tokio::sync::Mutex::new(child)),
             tail,
+            stderr_done,
         },
         stdout,
         stdin,
@@ -137,16 +148,9 @@ pub fn spawn_peer(
 ) -> Result<ChildPeer, Error> {
     let (guard, stdout, stdin) = spawn(&mut cmd, stderr)?;
     let (peer, rx) = crate::connection::Peer::new(config);
-    let reason_src = guard.reason_source();
-    let io_peer = peer.clone();
-    let io = tokio::spawn(async move {
-        let writer = tokio::spawn(crate::connection::write_loop(rx, stdin, io_peer.clone()));
-        let why = crate::connection::read_loop(stdout, &io_peer, &handler).await;
-        let reason = reason_src.describe(&why).await;
-        io_peer.close(reason);
-        handler.closed();
-        writer.abort();
-    });
+    let io = guard
+        .reason_source()
+        .drive(stdout, stdin, rx, peer.clone(), handler);
     Ok(ChildPeer { peer, guard, io })
 }
 
@@ -155,6 +159,7 @@ impl ChildGuard {
         ReasonSource {
             child: self.child.clone(),
             tail: self.tail.clone(),
+            stderr_done: self.stderr_done.clone(),
         }
     }
 
@@ -175,15 +180,47 @@ impl ChildGuard {
 }
 
 impl ReasonSource {
+    /// Pumps the child's pipes as `peer`'s connection. When its output ends, or its input fails (the
+    /// child died while we wrote to it), the connection closes with [`ReasonSource::describe`]'s reason.
+    pub(crate) fn drive(
+        self,
+        stdout: ChildStdout,
+        stdin: ChildStdin,
+        rx: tokio::sync::mpsc::Receiver<crate::connection::Outgoing>,
+        peer: crate::connection::Peer,
+        handler: Arc<dyn crate::connection::Handler>,
+    ) -> tokio::task::JoinHandle<()> {
+        tokio::spawn(async move {
+            let mut writer = tokio::spawn(crate::connection::write_until_failed(rx, stdin));
+            let read = crate::connection::read_loop(stdout, &peer, &handler);
+            tokio::pin!(read);
+            let why = tokio::select! {
+                why = &mut read => why,
+                wrote = &mut writer => match wrote {
+                    Ok(Some(e)) => format!("output closed: {e}"),
+                    // Every sender is gone: the input ends when the child has answered and gone.
+                    _ => read.await,
+                },
+            };
+            let reason = self.describe(&why).await;
+            peer.close(reason);
+            handler.closed();
+            writer.abort();
+        })
+    }
+
     pub(crate) async fn describe(&self, why: &str) -> String {
-        // The pipe usually closes a moment before the exit status is ready.
+        // The pipe usually closes a moment before the exit status is ready, and stderr's last lines may
+        // still be on their way to the tail.
         let status = {
             let mut c = self.child.lock().await;
-            match tokio::time::timeout(Duration::from_millis(50), c.wait()).await {
+            match tokio::time::timeout(SETTLE, c.wait()).await {
                 Ok(Ok(s)) => Some(s),
                 _ => None,
             }
         };
+        let mut done = self.stderr_done.clone();
+        let _ = tokio::time::timeout(SETTLE, done.wait_for(|d| *d)).await;
         let mut msg = match status {
             Some(s) => format!("the server process exited ({s})"),
             None => format!("the server closed its output ({why})"),

@@ -314,17 +314,10 @@ impl ClientBuilder {
         let (mut guard, stdout, stdin) = child::spawn(&mut cmd, self.stderr)?;
         let (peer, rx) = Peer::new(self.config.clone());
         let parts = self.parts();
-        let reason_src = guard.reason_source();
-        let io_peer = peer.clone();
-        let io_handler = parts.handler.clone();
-        let io = tokio::spawn(async move {
-            let writer = tokio::spawn(connection::write_loop(rx, stdin, io_peer.clone()));
-            let why = connection::read_loop(stdout, &io_peer, &io_handler).await;
-            let reason = reason_src.describe(&why).await;
-            io_peer.close(reason);
-            io_handler.closed();
-            writer.abort();
-        });
+        let io =
+            guard
+                .reason_source()
+                .drive(stdout, stdin, rx, peer.clone(), parts.handler.clone());
         let info = TransportInfo {
             tool_headers: None,
             server_key: Some(key),
@@ -334,12 +327,7 @@ impl ClientBuilder {
                 c.child = Some(guard);
                 Ok(c)
             }
-            Err(Error::Closed(why)) => {
-                // A child that died at once: its exit status and stderr say more than a broken pipe.
-                let reason = guard.reason_source().describe(&why).await;
-                guard.kill();
-                Err(Error::Closed(reason))
-            }
+            // A child that died at once closed the connection with its exit status and stderr.
             Err(e) => {
                 guard.kill();
                 Err(e)

@@ -350,6 +350,18 @@ pub async fn write_loop<W: AsyncWrite + Unpin>(rx: mpsc::Receiver<Outgoing>, w: 
     drive_writer(WriteSide::new(rx, w), peer).await
 }
 
+/// [`write_loop`] for a connection whose end its owner explains (a child process, whose exit status says
+/// more than a broken pipe): returns the output's error instead of closing the connection with it.
+pub(crate) async fn write_until_failed<W: AsyncWrite + Unpin>(
+    rx: mpsc::Receiver<Outgoing>,
+    w: W,
+) -> Option<io::Error> {
+    match WriteSide::new(rx, w).run().await {
+        Stopped::Failed(e) => Some(e),
+        Stopped::Done => None,
+    }
+}
+
 /// The writer's task: drives `side` until every sender is gone; an output that fails closes the
 /// connection.
 pub(super) async fn drive_writer<W: AsyncWrite + Unpin>(side: Arc<WriteSide<W>>, peer: Peer) {
