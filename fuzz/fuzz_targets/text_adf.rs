@@ -1,12 +1,27 @@
 //! The ADF JSON reader (`mcp-text`): any bytes either fail to read with an error or read into a document that
-//! the Markdown writer writes and the Markdown reader reads back. Never a panic.
+//! the Markdown writer writes and the Markdown reader reads back. Never a panic. Read a block at a time
+//! (`adf::read_streaming`, written by `markdown::BlockWriter`, the CLI's way for large documents), the same
+//! bytes give the same Markdown or the same error.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mcp_text::{read, write, Format, Options};
+use mcp_text::markdown::{BlockWriter, WriteOptions};
+use mcp_text::{adf, read, write, Format, Options};
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(first) = read(data, Format::Adf) else { return };
+    let whole = read(data, Format::Adf);
+    let options = WriteOptions::default();
+    let mut blocks = BlockWriter::new(&options);
+    match (adf::read_streaming(data, &mut |block| blocks.block(&block)), &whole) {
+        (Ok(Some(root)), Ok(whole)) => {
+            let whole = write(&whole.doc, Format::Markdown, &Options::default()).unwrap();
+            assert_eq!(blocks.finish(&root), whole, "read a block at a time");
+        }
+        (Ok(None), _) => {} // `content` twice: left to `read`.
+        (Err(e), Err(whole)) => assert_eq!(&e, whole),
+        (streamed, whole) => panic!("streamed {:?}, whole {:?}", streamed.map(|_| ()), whole.as_ref().map(|_| ())),
+    }
+    let Ok(first) = whole else { return };
     let markdown = write(&first.doc, Format::Markdown, &Options::default()).expect("the model always writes as Markdown");
     let back = read(markdown.as_bytes(), Format::Markdown).expect("Markdown always reads");
     // Reading back must never fail or panic. That the document comes back unchanged is judged on documents

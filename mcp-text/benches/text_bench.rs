@@ -11,8 +11,8 @@
 //! A conversion whose code is not there yet (a reader that panics) is reported as skipped, as is a peer that
 //! is not installed (`bash scripts/install-text-corpora.sh`). `TEXT_BENCH_RUNS` (default 5) and
 //! `TEXT_BENCH_MB` (default 4) change the runs and the size; `TEXT_BENCH_BASELINE=PATH` adds a row for another
-//! build of the CLI (main's, to compare before and after in one run). `TEXT_BENCH_GENERATE_ONLY=1` writes the documents
-//! and stops (`bench/marker_cost.mjs` measures the markers' cost on them).
+//! build of the CLI (main's, to compare before and after in one run). `TEXT_BENCH_ONLY=FORMAT` measures the conversions from one
+//! format only. `TEXT_BENCH_GENERATE_ONLY=1` writes the documents and stops (`bench/marker_cost.mjs` measures the markers' cost on them).
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
@@ -88,7 +88,12 @@ fn main() {
         ("storage → MD", "storage", Format::Storage, Format::Markdown),
         ("HTML → MD", "html", Format::Html, Format::Markdown),
     ];
+    // `TEXT_BENCH_ONLY=adf` (or markdown, storage, html): the conversions from that format alone.
+    let only = std::env::var("TEXT_BENCH_ONLY").ok();
     for (case, input_name, from, to) in cases {
+        if only.as_deref().is_some_and(|only| only != input_name) {
+            continue;
+        }
         let input = file(input_name);
         let bytes = std::fs::read(&input).unwrap();
         let mb = bytes.len() as f64 / (1 << 20) as f64;

@@ -9,6 +9,7 @@ use mcp_text::{Format, Options};
 
 #[cfg(target_os = "linux")]
 mod cli_alloc;
+mod cli_stream;
 
 #[cfg(target_os = "linux")]
 #[global_allocator]
@@ -150,11 +151,47 @@ fn convert(args: &Args) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    let written = if args.from == Format::Adf
+        && args.to == Format::Markdown
+        && input.len() >= cli_stream::FROM_BYTES
+    {
+        let options = mcp_text::markdown::WriteOptions {
+            mentions: None,
+            plain: args.plain,
+        };
+        match cli_stream::adf_to_markdown(&input, &options) {
+            Ok(Some(text)) => Some(write_text(text)),
+            Ok(None) => whole(input, args, name),
+            Err(e) => {
+                eprintln!("mcp-text: {name}: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    } else {
+        whole(input, args, name)
+    };
+    let written = match written {
+        Some(written) => written,
+        None => return ExitCode::FAILURE,
+    };
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        // A reader that stopped early (`| head`) is not a failure of ours.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("mcp-text: <stdout>: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Reads the whole document, then writes it: `None` when that failed (the error is printed).
+fn whole(input: Vec<u8>, args: &Args, name: &str) -> Option<std::io::Result<()>> {
     let read = match mcp_text::read(&input, args.from) {
         Ok(read) => read,
         Err(e) => {
             eprintln!("mcp-text: {name}: {e}");
-            return ExitCode::FAILURE;
+            return None;
         }
     };
     drop(input);
@@ -164,7 +201,7 @@ fn convert(args: &Args) -> ExitCode {
     // (freeing a document node by node, and glibc consolidating its free lists when the output goes, cost
     // a third of a conversion's time).
     let read = std::mem::ManuallyDrop::new(read);
-    let written = if args.to == Format::Adf {
+    if args.to == Format::Adf {
         let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
         // ADF is serialized straight to stdout: no second copy of the output in memory.
         let json = if args.pretty {
@@ -178,35 +215,29 @@ fn convert(args: &Args) -> ExitCode {
             .and_then(|()| stdout.flush());
         let (_, buffer) = stdout.into_parts();
         std::mem::forget(buffer);
-        written
-    } else {
-        let options = Options {
-            plain: args.plain,
-            ..Options::default()
-        };
-        let text = match mcp_text::write_prepared(&read.doc, args.from, args.to, &options) {
-            Ok(text) => std::mem::ManuallyDrop::new(text),
-            Err(e) => {
-                eprintln!("mcp-text: {name}: {e}");
-                return ExitCode::FAILURE;
-            }
-        };
-        // The whole text at once, unbuffered (a buffer would only be one more copy, and freeing it one
-        // more consolidation of glibc's free lists).
-        let mut stdout = std::io::stdout().lock();
-        stdout
-            .write_all(text.as_bytes())
-            .and_then(|()| stdout.flush())
+        return Some(written);
+    }
+    let options = Options {
+        plain: args.plain,
+        ..Options::default()
     };
-    match written {
-        Ok(()) => ExitCode::SUCCESS,
-        // A reader that stopped early (`| head`) is not a failure of ours.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+    match mcp_text::write_prepared(&read.doc, args.from, args.to, &options) {
+        Ok(text) => Some(write_text(text)),
         Err(e) => {
-            eprintln!("mcp-text: <stdout>: {e}");
-            ExitCode::FAILURE
+            eprintln!("mcp-text: {name}: {e}");
+            None
         }
     }
+}
+
+/// The whole text at once, unbuffered (a buffer would only be one more copy, and freeing it one more
+/// consolidation of glibc's free lists); the text is never freed.
+fn write_text(text: String) -> std::io::Result<()> {
+    let text = std::mem::ManuallyDrop::new(text);
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
 }
 
 fn warn(name: &str, warnings: &[mcp_text::Warning]) {

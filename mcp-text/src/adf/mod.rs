@@ -25,6 +25,34 @@ pub fn read(input: &[u8]) -> Result<Node, Error> {
         .map_err(|e| Error::new(e.line(), e.column(), json_message(&e)))
 }
 
+/// Reads an ADF document like [`read`], but hands each child of the root to `each` as soon as it is read
+/// instead of keeping it: the root comes back with its other members and an empty `content` (`None` if
+/// it had none). A writer can then start on the first blocks while the rest is read (the CLI reads on one
+/// core and writes Markdown on the other). Errors are [`read`]'s, at the same places; the children handed
+/// over before an error are then of no use. `Ok(None)` when the root has `content` twice: JSON leaves to
+/// the reader which one counts ([`read`] keeps the last), so such a document is for [`read`].
+pub fn read_streaming(input: &[u8], each: &mut dyn FnMut(Node)) -> Result<Option<Node>, Error> {
+    let input_str = std::str::from_utf8(input)
+        .map_err(|e| Error::at(input, e.valid_up_to(), "invalid UTF-8"))?;
+    let twice = std::cell::Cell::new(false);
+    let mut de = serde_json::Deserializer::from_str(input_str);
+    let root = de::Deserializer::deserialize_map(
+        &mut de,
+        NodeVisitor {
+            root: Some(Root {
+                each,
+                twice: &twice,
+            }),
+        },
+    )
+    .and_then(|root| de.end().map(|()| root));
+    match root {
+        Ok(root) => Ok(Some(root)),
+        Err(_) if twice.get() => Ok(None),
+        Err(e) => Err(Error::new(e.line(), e.column(), json_message(&e))),
+    }
+}
+
 /// Reads an ADF node from an already parsed JSON value.
 pub fn from_value(value: Value) -> Result<Node, Error> {
     Node::deserialize(value).map_err(|e| Error::new(0, 0, json_message(&e)))
@@ -171,25 +199,44 @@ impl<T, F: FnOnce(&str) -> T> Visitor<'_> for NameVisitor<F> {
 
 impl<'de> Deserialize<'de> for Node {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(NodeVisitor)
+        d.deserialize_map(NodeVisitor { root: None })
     }
 }
 
-struct NodeVisitor;
+/// A node's reader; for the root of [`read_streaming`], with where its children go.
+struct NodeVisitor<'f> {
+    root: Option<Root<'f>>,
+}
 
-impl<'de> Visitor<'de> for NodeVisitor {
+/// [`read_streaming`]'s root: its children go to `each`; `twice` is set when it has two `content`s.
+struct Root<'f> {
+    each: &'f mut dyn FnMut(Node),
+    twice: &'f std::cell::Cell<bool>,
+}
+
+impl<'de> Visitor<'de> for NodeVisitor<'_> {
     type Value = Node;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("an ADF node (an object with a \"type\")")
     }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Node, A::Error> {
         let mut kind = None;
         let mut node = Node::new(NodeType::Doc);
         while let Some(key) = map.next_key::<Key>()? {
             match key {
                 Key::Type => kind = Some(map.next_value::<TypeName<NodeType>>()?.0),
                 Key::Attrs => node.attrs = Some(map.next_value::<Attrs>()?),
-                Key::Content => node.content = Some(map.next_value_seed(ChildrenSeed)?),
+                Key::Content => match &mut self.root {
+                    None => node.content = Some(map.next_value_seed(ChildrenSeed)?),
+                    Some(root) if node.content.is_some() => {
+                        root.twice.set(true);
+                        return Err(de::Error::custom("the root has \"content\" twice"));
+                    }
+                    Some(root) => {
+                        map.next_value_seed(StreamSeed(&mut *root.each))?;
+                        node.content = Some(Vec::new());
+                    }
+                },
                 Key::Marks => node.marks = Some(map.next_value_seed(MarksSeed)?),
                 Key::Text => node.text = Some(map.next_value::<String>()?),
                 Key::Other(name) => {
@@ -230,7 +277,8 @@ impl<'de> Visitor<'de> for ChildrenSeed {
         let taken = |start| {
             PENDING.with(|p| {
                 let mut p = p.borrow_mut();
-                let taken = p.drain(start..).collect::<Vec<_>>();
+                // One allocation of the exact size and one copy.
+                let taken = p.split_off(start);
                 if p.is_empty() && p.capacity() > 4096 {
                     // A large document's top level gathered here: its room is not kept for good.
                     p.shrink_to(4096);
@@ -248,6 +296,29 @@ impl<'de> Visitor<'de> for ChildrenSeed {
                 }
             }
         }
+    }
+}
+
+/// The root's children in [`read_streaming`]: each handed over as soon as it is read.
+struct StreamSeed<'f>(&'f mut dyn FnMut(Node));
+
+impl<'de> DeserializeSeed<'de> for StreamSeed<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for StreamSeed<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("an array of ADF nodes")
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(node) = seq.next_element::<Node>()? {
+            (self.0)(node);
+        }
+        Ok(())
     }
 }
 
@@ -385,6 +456,41 @@ mod tests {
         assert_eq!(doc.children()[0].children().len(), 1);
         assert_eq!(doc.children()[0].children()[0].text.as_deref(), Some("c"));
         PENDING.with(|p| assert!(p.borrow().is_empty()));
+    }
+
+    #[test]
+    fn read_streaming_hands_over_the_roots_children_and_keeps_the_rest() {
+        let input = br#"{"version":1,"content":[{"type":"paragraph"},{"type":"rule"}],"type":"doc","x":[1]}"#;
+        let mut children = Vec::new();
+        let root = read_streaming(input, &mut |node| children.push(node))
+            .unwrap()
+            .expect("one content");
+        let whole = read(input).unwrap();
+        assert_eq!(children, whole.children());
+        assert_eq!(root.content, Some(Vec::new()));
+        assert_eq!((&root.kind, &root.extra), (&whole.kind, &whole.extra));
+    }
+
+    #[test]
+    fn read_streaming_leaves_a_root_with_content_twice_to_read() {
+        let input = br#"{"type":"doc","content":[{"type":"rule"}],"content":[]}"#;
+        let mut handed = 0;
+        assert_eq!(read_streaming(input, &mut |_| handed += 1), Ok(None));
+        assert_eq!(read(input).unwrap().children().len(), 0);
+    }
+
+    #[test]
+    fn read_streaming_fails_where_read_fails() {
+        for input in [
+            &b"{\"type\":\"doc\",\n \"content\": [{\"type\":\"rule\"},}"[..],
+            br#"{"type":"doc","content":[{"text":"x"}]}"#,
+            br#"{"type":"doc","content":{}}"#,
+            br#"{"type":"doc","content":[]} x"#,
+            b"{\"type\":\"text\",\n\"text\":\"a\xff\"}",
+        ] {
+            let err = read_streaming(input, &mut |_| {}).unwrap_err();
+            assert_eq!(err, read(input).unwrap_err());
+        }
     }
 
     #[test]

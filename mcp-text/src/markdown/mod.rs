@@ -36,8 +36,53 @@ pub struct WriteOptions<'a> {
 
 /// Writes a document as Markdown.
 pub fn write(doc: &Node, options: &WriteOptions) -> String {
-    let mut w = writer::W::new(options, 64);
-    // The root's own members: a doc is inferred with `version: 1` and content.
+    let mut blocks = BlockWriter::new(options);
+    for block in doc.children() {
+        blocks.block(block);
+    }
+    blocks.finish(doc)
+}
+
+/// [`write()`] block by block, for a document whose root's children arrive one at a time (from
+/// [`crate::adf::read_streaming`]): the same Markdown, started before the rest is read.
+pub struct BlockWriter<'a> {
+    w: writer::W<'a>,
+    seq: write::Sequence,
+}
+
+impl<'a> BlockWriter<'a> {
+    /// A writer with nothing written yet.
+    pub fn new(options: &'a WriteOptions<'a>) -> Self {
+        BlockWriter {
+            w: writer::W::new(options, 64),
+            seq: write::Sequence::default(),
+        }
+    }
+
+    /// Writes the root's next child.
+    pub fn block(&mut self, node: &Node) {
+        self.w.next_block(&mut self.seq, node, writer::Parent::Doc);
+    }
+
+    /// The Markdown of the document whose children were given: `root` is its root, with everything but
+    /// its children (whether it has `content` counts, what it holds does not).
+    pub fn finish(self, root: &Node) -> String {
+        let options = self.w.opts;
+        let header = header(root, options);
+        let mut out = self.w.out;
+        if !header.is_empty() {
+            out.insert_str(0, &header);
+        }
+        out
+    }
+}
+
+/// The root's own members, as a marker and a blank line before its blocks, when they differ from what the
+/// reader infers (a doc with `version: 1` and content); empty otherwise.
+fn header(doc: &Node, options: &WriteOptions) -> String {
+    if options.plain {
+        return String::new();
+    }
     let mut probe = Node::new(doc.kind.clone());
     probe.attrs = doc.attrs.clone();
     probe.marks = doc.marks.clone();
@@ -61,11 +106,12 @@ pub fn write(doc: &Node, options: &WriteOptions) -> String {
     if let Some(text) = &doc.text {
         d.get_or_insert_with(marker::Diff::default).set_text(text);
     }
-    if let Some(d) = d.as_ref().filter(|_| !options.plain) {
-        w.marker("doc", Some(d), false);
-        w.blank();
-    }
-    w.blocks(doc.children(), writer::Parent::Doc);
+    let Some(d) = d else {
+        return String::new();
+    };
+    let mut w = writer::W::new(options, 64);
+    w.marker("doc", Some(&d), false);
+    w.blank();
     w.out
 }
 

@@ -17,6 +17,18 @@ use crate::model::{MarkType, Node, NodeType};
 /// descending, so that no tree overflows the stack.
 const MAX_DEPTH: usize = 1200;
 
+/// Where a sequence of blocks stands between two of them: what the next one's separation and list
+/// delimiters depend on.
+#[derive(Default)]
+pub(super) struct Sequence {
+    started: bool,
+    after_paragraph: bool,
+    /// The bullet or ordered delimiter of the previous block, if it was a list (the next list at this
+    /// level uses the other one and stays a list of its own).
+    bullet: Option<char>,
+    ordered: Option<char>,
+}
+
 impl<'a> W<'a> {
     pub fn leaf(&mut self, node: &Node) {
         if self.opts.plain {
@@ -36,22 +48,30 @@ impl<'a> W<'a> {
 
     /// Blocks, separated by blank lines (a list right after a paragraph in a list item stays tight).
     pub fn blocks(&mut self, nodes: &[Node], parent: Parent) {
-        let mut prev_bullet: Option<char> = None;
-        let mut prev_ordered: Option<char> = None;
-        for (i, node) in nodes.iter().enumerate() {
-            if i > 0 {
-                let tight = parent == Parent::Item
-                    && nodes[i - 1].kind == NodeType::Paragraph
-                    && matches!(node.kind, NodeType::BulletList | NodeType::TaskList)
-                    && self.pending == 0;
-                if !tight {
-                    self.blank();
-                }
-            }
-            let (b, o) = self.block(node, parent, prev_bullet, prev_ordered);
-            prev_bullet = b;
-            prev_ordered = o;
+        let mut seq = Sequence::default();
+        for node in nodes {
+            self.next_block(&mut seq, node, parent);
         }
+    }
+
+    /// The next of a sequence of blocks: [`W::blocks`] one at a time, for blocks that arrive one by one.
+    pub fn next_block(&mut self, seq: &mut Sequence, node: &Node, parent: Parent) {
+        if seq.started {
+            let tight = parent == Parent::Item
+                && seq.after_paragraph
+                && matches!(node.kind, NodeType::BulletList | NodeType::TaskList)
+                && self.pending == 0;
+            if !tight {
+                self.blank();
+            }
+        }
+        let (bullet, ordered) = self.block(node, parent, seq.bullet, seq.ordered);
+        *seq = Sequence {
+            started: true,
+            after_paragraph: node.kind == NodeType::Paragraph,
+            bullet,
+            ordered,
+        };
     }
 
     /// One block. Returns the bullet or ordered delimiter it used, if it was a list (so that the next

@@ -2,6 +2,7 @@
 
 mod adf_properties;
 mod cli_inputs;
+mod cli_stream;
 mod commonmark_adf;
 mod gen;
 mod html_cli;

@@ -1,0 +1,53 @@
+//! The CLI's ADF → Markdown on two cores: a thread reads the JSON while the main thread writes the
+//! Markdown of each top-level block as soon as it is read. Same bytes as the whole-document way
+//! (`scripts/text-same.sh`); worth a thread only for a large document.
+
+use std::sync::mpsc;
+
+use mcp_text::markdown::{BlockWriter, WriteOptions};
+use mcp_text::{adf, Error, Node};
+
+/// Top-level blocks sent over at once (one wake-up of the writer each), and how many such batches the
+/// reader may be ahead of the writer (what it holds beyond that waits, so memory stays the document's).
+const BATCH: usize = 32;
+const AHEAD: usize = 64;
+
+/// From this size on the CLI reads and writes on two threads.
+pub const FROM_BYTES: usize = 256 * 1024;
+
+/// The Markdown of the ADF in `input`, or `None` for a document [`adf::read_streaming`] leaves to
+/// [`adf::read`] (a root with `content` twice).
+pub fn adf_to_markdown(input: &[u8], options: &WriteOptions) -> Result<Option<String>, Error> {
+    std::thread::scope(|s| {
+        let (tx, rx) = mpsc::sync_channel::<Vec<Node>>(AHEAD);
+        let reader = s.spawn(move || {
+            let mut batch = Vec::with_capacity(BATCH);
+            let root = adf::read_streaming(input, &mut |node| {
+                batch.push(node);
+                if batch.len() == BATCH {
+                    let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                    // The writer takes every batch until the channel closes: this cannot fail.
+                    let _ = tx.send(full);
+                }
+            });
+            if !batch.is_empty() {
+                let _ = tx.send(batch);
+            }
+            root
+        });
+        let mut writer = BlockWriter::new(options);
+        for batch in rx {
+            for node in &batch {
+                writer.block(node);
+            }
+            // Never freed, like the whole document in main.rs: the process ends right after writing.
+            std::mem::forget(batch);
+        }
+        match reader.join() {
+            Ok(Ok(Some(root))) => Ok(Some(writer.finish(&root))),
+            Ok(Ok(None)) => Ok(None),
+            Ok(Err(e)) => Err(e),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    })
+}

@@ -1,0 +1,138 @@
+//! The CLI's ADF → Markdown on two threads (`src/cli_stream.rs`, for documents of 256 KiB and more): the
+//! same Markdown as the library's whole-document conversion, the same errors, nothing written on an error.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use mcp_text::{Format, Options};
+use serde_json::{json, Value};
+
+use crate::gen::Gen;
+use crate::schema::schema;
+
+fn cli(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-text"))
+        .args(["convert", "--from", "adf", "--to", "markdown"])
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut input = child.stdin.take().unwrap();
+    let stdin = stdin.to_vec();
+    let feeder = std::thread::spawn(move || input.write_all(&stdin));
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap().unwrap();
+    out
+}
+
+/// The top-level blocks of random schema documents, in one document of at least `bytes`.
+fn large_doc(bytes: usize) -> Vec<Value> {
+    let schema = schema().expect("the ADF schema: bash scripts/install-text-corpora.sh");
+    let mut gen = Gen::new(schema, 7);
+    let (mut blocks, mut size) = (Vec::new(), 0);
+    let mut seed = 0;
+    while size < bytes {
+        gen.reseed(seed);
+        seed += 1;
+        if let Some(Value::Array(content)) = gen.doc().get("content") {
+            for block in content {
+                size += block.to_string().len();
+                blocks.push(block.clone());
+            }
+        }
+    }
+    blocks
+}
+
+fn library(input: &[u8], plain: bool) -> String {
+    let options = Options {
+        plain,
+        ..Options::default()
+    };
+    mcp_text::convert(input, Format::Adf, Format::Markdown, &options)
+        .expect("the library converts it")
+        .text
+}
+
+#[test]
+fn a_large_document_written_while_it_is_read_is_the_librarys_markdown() {
+    let blocks = large_doc(1 << 20);
+    // Members before and after `content`: the root's marker is written once all are read.
+    let docs = [
+        json!({"type": "doc", "version": 1, "content": blocks}),
+        json!({"version": 1, "content": blocks, "type": "doc", "x-later": {"a": [1, 2]}}),
+        json!({"type": "blockquote", "content": blocks, "attrs": {"localId": "q"}}),
+    ];
+    for (i, doc) in docs.into_iter().enumerate() {
+        let input = serde_json::to_vec(&doc).unwrap();
+        assert!(input.len() > 1 << 20);
+        for plain in [false, true] {
+            let out = cli(if plain { &["--plain"] } else { &[] }, &input);
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let ours = String::from_utf8(out.stdout).unwrap();
+            let expected = library(&input, plain);
+            // The root's marker, for a root that is not what a reader infers.
+            assert_eq!(
+                ours.starts_with("<!--adf:doc {"),
+                i > 0 && !plain,
+                "doc {i}"
+            );
+            assert!(
+                ours == expected,
+                "plain {plain}: the CLI's Markdown differs from the library's at byte {}",
+                ours.bytes()
+                    .zip(expected.bytes())
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(ours.len().min(expected.len()))
+            );
+        }
+    }
+}
+
+#[test]
+fn a_large_root_with_content_twice_is_read_as_the_library_reads_it() {
+    let blocks = large_doc(300 * 1024);
+    let second =
+        json!([{"type": "paragraph", "content": [{"type": "text", "text": "the last wins"}]}]);
+    let input = format!(
+        r#"{{"type":"doc","version":1,"content":{},"content":{second}}}"#,
+        Value::Array(blocks)
+    );
+    let out = cli(&[], input.as_bytes());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), "the last wins\n");
+    assert_eq!(library(input.as_bytes(), false), "the last wins\n");
+}
+
+#[test]
+fn a_large_document_broken_near_its_end_is_the_librarys_error_and_writes_nothing() {
+    let blocks = large_doc(300 * 1024);
+    let good = serde_json::to_string(&json!({"type": "doc", "content": blocks})).unwrap();
+    // A node without a type, and then JSON cut short, both after 300 KiB of good blocks.
+    let untyped = format!(r#"{},{{"text":"x"}}]}}"#, &good[..good.len() - 2]);
+    let cut = good[..good.len() - 40].to_string();
+    for input in [untyped, cut] {
+        let out = cli(&[], input.as_bytes());
+        assert_eq!(out.status.code(), Some(1));
+        assert!(out.stdout.is_empty(), "{} bytes written", out.stdout.len());
+        let options = Options::default();
+        let Err(err) = mcp_text::convert(input.as_bytes(), Format::Adf, Format::Markdown, &options)
+        else {
+            panic!("the library converts what the CLI refused");
+        };
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!("mcp-text: <stdin>: {err}\n")
+        );
+    }
+}
