@@ -208,16 +208,7 @@ pub(super) fn progress_of(events: &[RawEvent]) -> Vec<u64> {
 /// Resumes a stream of session `sid` through `url` after `last`; the instance that took it, and every
 /// event until it is quiet for 1.5 s (it follows the log of a stream whose instance died).
 pub(super) async fn resume(url: &str, sid: &str, last: &str) -> (String, Vec<RawEvent>) {
-    let r = http_support::http()
-        .get(url)
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", sid)
-        .header("mcp-protocol-version", "2025-11-25")
-        .header("last-event-id", last)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
+    let r = http_support::resume_after(url, sid, last).await;
     let up = upstream(&r);
     let mut ev = Events {
         resp: r,

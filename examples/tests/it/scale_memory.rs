@@ -232,16 +232,7 @@ async fn a_session_begun_on_one_service_is_served_by_another() {
         .and_then(|e| e.id.clone())
         .expect("an event id");
     drop(r);
-    let mut g = http()
-        .get(b.url())
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &sid)
-        .header("mcp-protocol-version", "2025-11-25")
-        .header("last-event-id", &id)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(g.status(), 200);
+    let mut g = resume_after(&b.url(), &sid, &id).await;
     let rest = read_events(&mut g, |e| e.iter().any(RawEvent::is_response)).await;
     let resp = rest
         .iter()
@@ -431,16 +422,7 @@ async fn an_event_whose_write_failed_is_not_sent_and_the_client_resumes() {
 
     // The client resumes from what it has; the instance still holds the answer.
     below.fail.store(false, Ordering::SeqCst);
-    let mut g = http()
-        .get(a.url())
-        .header("accept", "text/event-stream")
-        .header("mcp-session-id", &sid)
-        .header("mcp-protocol-version", "2025-11-25")
-        .header("last-event-id", &primed)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(g.status(), 200);
+    let mut g = resume_after(&a.url(), &sid, &primed).await;
     let rest = read_events(&mut g, |e| e.iter().any(RawEvent::is_response)).await;
     let answer = rest.iter().find(|e| e.is_response()).expect("the answer");
     assert_eq!(answer.json()["id"], 10);

@@ -178,6 +178,21 @@ pub async fn post(
     r.send().await.expect("the server answers")
 }
 
+/// A GET resuming session `sid`'s stream after event `last` (`Last-Event-ID`), answered 200.
+pub async fn resume_after(url: &str, sid: &str, last: &str) -> reqwest::Response {
+    let r = http()
+        .get(url)
+        .header("accept", "text/event-stream")
+        .header("mcp-session-id", sid)
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("last-event-id", last)
+        .send()
+        .await
+        .expect("the server answers");
+    assert_eq!(r.status(), 200);
+    r
+}
+
 /// Initializes a session; returns its id.
 pub async fn init_session(url: &str) -> String {
     init_session_with(url, INIT).await
