@@ -16,11 +16,14 @@ const AHEAD: usize = 64;
 pub const FROM_BYTES: usize = 256 * 1024;
 
 /// The Markdown of the ADF in `input`, or `None` for a document [`adf::read_streaming`] leaves to
-/// [`adf::read`] (a root with `content` twice).
+/// [`adf::read`] (a root with `content` twice), or when no thread could be started.
 pub fn adf_to_markdown(input: &[u8], options: &WriteOptions) -> Result<Option<String>, Error> {
     std::thread::scope(|s| {
         let (tx, rx) = mpsc::sync_channel::<Vec<Node>>(AHEAD);
-        let reader = s.spawn(move || {
+        // The main thread's stack (8 MiB, mapped as it is used): the deepest document serde_json's
+        // recursion limit lets through reads here as it would there.
+        let reader = std::thread::Builder::new().stack_size(8 << 20);
+        let reader = reader.spawn_scoped(s, move || {
             let mut batch = Vec::with_capacity(BATCH);
             let root = adf::read_streaming(input, &mut |node| {
                 batch.push(node);
@@ -35,6 +38,11 @@ pub fn adf_to_markdown(input: &[u8], options: &WriteOptions) -> Result<Option<St
             }
             root
         });
+        let reader = match reader {
+            Ok(reader) => reader,
+            // No second thread to be had: the caller reads the whole document on this one.
+            Err(_) => return Ok(None),
+        };
         let mut writer = BlockWriter::new(options);
         for batch in rx {
             for node in &batch {
