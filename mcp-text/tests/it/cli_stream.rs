@@ -1,8 +1,7 @@
 //! The CLI's ADF → Markdown on two threads (`src/cli_stream.rs`, for documents of 256 KiB and more): the
 //! same Markdown as the library's whole-document conversion, the same errors, nothing written on an error.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use mcp_text::{Format, Options};
 use serde_json::{json, Value};
@@ -11,20 +10,9 @@ use crate::gen::Gen;
 use crate::schema::schema;
 
 fn cli(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-text"))
-        .args(["convert", "--from", "adf", "--to", "markdown"])
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    let mut input = child.stdin.take().unwrap();
-    let stdin = stdin.to_vec();
-    let feeder = std::thread::spawn(move || input.write_all(&stdin));
-    let out = child.wait_with_output().unwrap();
-    feeder.join().unwrap().unwrap();
-    out
+    let mut all = vec!["convert", "--from", "adf", "--to", "markdown"];
+    all.extend_from_slice(args);
+    crate::html_cli::run(&all, stdin)
 }
 
 /// The top-level blocks of random schema documents, in one document of at least `bytes`.

@@ -3,7 +3,9 @@
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-fn run(args: &[&str], stdin: &[u8]) -> Output {
+/// Runs the binary with `args`, `stdin` fed from a thread of its own (so that a large input and a large
+/// output cannot wait on each other).
+pub(crate) fn run(args: &[&str], stdin: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-text"))
         .args(args)
         .stdin(Stdio::piped())
@@ -11,8 +13,12 @@ fn run(args: &[&str], stdin: &[u8]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the binary runs");
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
+    let mut input = child.stdin.take().unwrap();
+    let stdin = stdin.to_vec();
+    let feeder = std::thread::spawn(move || input.write_all(&stdin));
+    let out = child.wait_with_output().unwrap();
+    feeder.join().unwrap().unwrap();
+    out
 }
 
 fn stderr(out: &Output) -> String {
