@@ -170,9 +170,9 @@ fn convert(args: &Args) -> ExitCode {
     } else {
         whole(input, args, name)
     };
-    let written = match written {
-        Some(written) => written,
-        None => return ExitCode::FAILURE,
+    // `None`: the conversion failed, and said why.
+    let Some(written) = written else {
+        return ExitCode::FAILURE;
     };
     match written {
         Ok(()) => ExitCode::SUCCESS,

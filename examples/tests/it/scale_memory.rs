@@ -318,10 +318,11 @@ async fn serving_with(events: Arc<dyn EventStore>) -> Running {
     start(test_server_builder().build().unwrap(), config).await
 }
 
-/// The position of an event in its stream (`<stream>-<position>`).
-fn position(e: &RawEvent) -> u64 {
+/// An event's stream and its position in it, from its id (`<stream>-<position>`).
+fn stream_and_position(e: &RawEvent) -> (u64, u64) {
     let id = e.id.as_deref().expect("an event id");
-    id.rsplit_once('-').unwrap().1.parse().unwrap()
+    let (stream, position) = id.split_once('-').expect("<stream>-<position>");
+    (stream.parse().unwrap(), position.parse().unwrap())
 }
 
 #[tokio::test]
@@ -351,15 +352,7 @@ async fn a_quick_answer_waits_for_its_logged_event_and_goes_out_as_one_body() {
     let events = read_events(&mut r, |_| false).await;
     let answer = events.iter().find(|e| e.is_response()).expect("the answer");
     assert_eq!(answer.json()["result"]["content"][0]["text"], "hi");
-    let stream: u64 = answer
-        .id
-        .as_deref()
-        .unwrap()
-        .split_once('-')
-        .unwrap()
-        .0
-        .parse()
-        .unwrap();
+    let (stream, _) = stream_and_position(answer);
     let logged = below.inner.after(&sid, stream, 0).await.unwrap();
     assert!(logged.finished, "{logged:?}");
     assert_eq!(logged.events.len(), 1, "{logged:?}");
@@ -382,7 +375,7 @@ async fn a_quick_answer_waits_for_its_logged_event_and_goes_out_as_one_body() {
     let sent: Vec<&RawEvent> = events.iter().filter(|e| !e.data.is_empty()).collect();
     assert_eq!(sent.len(), 4, "{events:?}");
     assert!(sent[3].is_response(), "{events:?}");
-    let positions: Vec<u64> = sent.iter().map(|e| position(e)).collect();
+    let positions: Vec<u64> = sent.iter().map(|e| stream_and_position(e).1).collect();
     assert_eq!(positions, vec![1, 2, 3, 4], "{events:?}");
 }
 
@@ -407,11 +400,12 @@ async fn an_event_whose_write_failed_is_not_sent_and_the_client_resumes() {
         !events.iter().any(|e| !e.data.is_empty()),
         "an event was sent before it was stored: {events:?}"
     );
-    let primed = events
+    let priming = events
         .iter()
-        .find_map(|e| e.id.clone())
-        .expect("the priming event's id");
-    let stream: u64 = primed.split_once('-').unwrap().0.parse().unwrap();
+        .find(|e| e.id.is_some())
+        .expect("the priming event");
+    let primed = priming.id.clone().unwrap();
+    let (stream, _) = stream_and_position(priming);
     assert!(below
         .inner
         .after(&sid, stream, 0)
