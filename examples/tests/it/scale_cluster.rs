@@ -123,6 +123,21 @@ pub(super) async fn a_session_follows_its_client_across_instances() {
     }
     assert_eq!(where_ran.len(), 3, "{where_ran:?}");
 
+    // An answer's event, to resume after once the session is deleted.
+    let r = post(
+        &url,
+        &call(35, "test_simple_text", json!({})),
+        Some(&sid),
+        &[],
+    )
+    .await;
+    let text = r.text().await.expect("a body");
+    let last_id = http_support::parse_sse(text.as_bytes())
+        .into_iter()
+        .rev()
+        .find_map(|e| e.id)
+        .expect("the answer's event has an id");
+
     // A DELETE on one instance ends the session on all of them.
     let r = http_support::http()
         .delete(&url)
@@ -145,6 +160,24 @@ pub(super) async fn a_session_follows_its_client_across_instances() {
         let (status, v, _) = answer(r).await;
         assert_eq!(status, 404, "the session ended everywhere ({up}): {v}");
         assert_eq!(v["error"]["code"], -32001, "{v}");
+    }
+    // Its event logs are left in Redis to their TTL, but no instance replays them.
+    for _ in 0..3 {
+        let r = http_support::http()
+            .get(&url)
+            .header("accept", "text/event-stream")
+            .header("mcp-session-id", &sid)
+            .header("mcp-protocol-version", "2025-11-25")
+            .header("last-event-id", &last_id)
+            .send()
+            .await
+            .unwrap();
+        let up = upstream(&r);
+        assert_eq!(
+            r.status(),
+            404,
+            "no resumption of a deleted session's stream ({up})"
+        );
     }
     // A session nobody began is not found either (and costs one store read).
     let r = post(

@@ -389,9 +389,16 @@ impl StreamableHttpService {
                     session.peer.dispatch(r, &session.handler).await;
                 }
                 // A quick handler answers while the tasks ahead of us run: then the whole stream goes
-                // out as one body (one write) instead of a head now and the events later.
+                // out as one body (one write) instead of a head now and the events later. With a shared
+                // event log no event comes that soon (each waits for its write), so the yields are
+                // skipped for the wait below.
                 let mut rx = rx;
-                for _ in 0..QUICK_ANSWER_YIELDS {
+                let yields = if session.logs_events() {
+                    0
+                } else {
+                    QUICK_ANSWER_YIELDS
+                };
+                for _ in 0..yields {
                     tokio::task::yield_now().await;
                     loop {
                         match rx.try_recv() {

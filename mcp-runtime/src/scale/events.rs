@@ -45,7 +45,9 @@ pub trait EventStore: Send + Sync + 'static {
         stream: u64,
         after: u64,
     ) -> BoxFuture<'a, Result<Replay, StoreError>>;
-    /// Forgets every stream of a session.
+    /// Called when a session is deleted: forgets its streams, or leaves them to expire with their TTL
+    /// (a store that cannot find them without an index it would pay for on every write, as Redis's).
+    /// Either way nothing replays them: resuming a stream needs its session.
     fn delete_session<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<(), StoreError>>;
 }
 

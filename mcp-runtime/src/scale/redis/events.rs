@@ -1,4 +1,9 @@
 //! SSE event logs in Redis: a list per stream, trimmed and expiring, written in one pipelined round trip.
+//!
+//! There is no index of a session's streams: keeping one cost two more commands per answer (an `SADD`
+//! and its `PEXPIRE`, half of what Redis did for each), and all it served was deleting the logs at a
+//! session's `DELETE`. A deleted session's logs now expire with their TTL instead, like those of a session
+//! that was never deleted; nothing reads them meanwhile, since resuming a stream needs its session.
 
 use super::{backend, millis};
 use crate::future::BoxFuture;
@@ -30,10 +35,6 @@ impl RedisEventStore {
     fn log_key(&self, session: &str, stream: u64) -> String {
         format!("{}ev:{session}:{stream}", self.prefix)
     }
-
-    fn index_key(&self, session: &str) -> String {
-        format!("{}evs:{session}", self.prefix)
-    }
 }
 
 /// One stream's items in a write, and its highest position.
@@ -63,14 +64,13 @@ impl EventStore for RedisEventStore {
                 return Ok(());
             }
             let ms = millis(ttl);
-            // Each stream's events in order, each session's streams: one command per log and per index.
+            // Each stream's events in order: one `RPUSH` and one `PEXPIRE` per log.
             let mut logs: BTreeMap<(&str, u64), Items> = BTreeMap::new();
             for e in events {
                 let log = logs.entry((e.session.as_str(), e.stream)).or_default();
                 log.items.push(item(e));
                 log.top = log.top.max(e.seq);
             }
-            let mut sessions: BTreeMap<&str, Vec<u64>> = BTreeMap::new();
             let mut pipe = redis::pipe();
             // One more slot than the bound, for the end marker.
             let keep = self.per_stream as u64 + 1;
@@ -87,12 +87,6 @@ impl EventStore for RedisEventStore {
                         .ignore();
                 }
                 pipe.cmd("PEXPIRE").arg(&key).arg(ms).ignore();
-                sessions.entry(session).or_default().push(*stream);
-            }
-            for (session, streams) in &sessions {
-                let index = self.index_key(session);
-                pipe.cmd("SADD").arg(&index).arg(streams).ignore();
-                pipe.cmd("PEXPIRE").arg(&index).arg(ms).ignore();
             }
             pipe.exec_async(&mut self.conn.clone())
                 .await
@@ -137,21 +131,8 @@ impl EventStore for RedisEventStore {
         })
     }
 
-    fn delete_session<'a>(&'a self, session: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
-        Box::pin(async move {
-            let mut conn = self.conn.clone();
-            let index = self.index_key(session);
-            let streams: Vec<u64> = redis::cmd("SMEMBERS")
-                .arg(&index)
-                .query_async(&mut conn)
-                .await
-                .map_err(backend)?;
-            let mut del = redis::cmd("DEL");
-            del.arg(&index);
-            for s in streams {
-                del.arg(self.log_key(session, s));
-            }
-            del.exec_async(&mut conn).await.map_err(backend)
-        })
+    /// Nothing to do: the session's logs expire with their TTL (see the module's doc).
+    fn delete_session<'a>(&'a self, _session: &'a str) -> BoxFuture<'a, Result<(), StoreError>> {
+        Box::pin(async { Ok(()) })
     }
 }
