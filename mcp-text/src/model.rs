@@ -642,7 +642,10 @@ mod attrs {
                         }
                         Ok(())
                     })();
-                    let exact = Attrs(attrs.0.drain(..).collect());
+                    // Moved in one copy (`append`), not element by element through an iterator.
+                    let mut exact = Vec::with_capacity(attrs.0.len());
+                    exact.append(&mut attrs.0);
+                    let exact = Attrs(exact);
                     SCRATCH.with(|s| *s.borrow_mut() = attrs);
                     read.map(|()| exact)
                 }

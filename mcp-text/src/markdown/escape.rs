@@ -110,7 +110,12 @@ fn text_by_char(out: &mut String, s: &str, ctx: &Ctx) {
     // The characters go into one reused buffer: a document's text nodes do not each allocate.
     let mut chars = CHARS.with(|c| std::mem::take(&mut *c.borrow_mut()));
     chars.clear();
-    chars.extend(s.chars());
+    if s.is_ascii() {
+        // Most text: each byte is its character, with no UTF-8 to decode.
+        chars.extend(s.bytes().map(char::from));
+    } else {
+        chars.extend(s.chars());
+    }
     escape_chars(out, s, &chars, ctx);
     CHARS.with(|c| *c.borrow_mut() = chars);
 }
