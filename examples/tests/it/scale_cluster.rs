@@ -163,15 +163,7 @@ pub(super) async fn a_session_follows_its_client_across_instances() {
     }
     // Its event logs are left in Redis to their TTL, but no instance replays them.
     for _ in 0..3 {
-        let r = http_support::http()
-            .get(&url)
-            .header("accept", "text/event-stream")
-            .header("mcp-session-id", &sid)
-            .header("mcp-protocol-version", "2025-11-25")
-            .header("last-event-id", &last_id)
-            .send()
-            .await
-            .unwrap();
+        let r = http_support::resume(&url, &sid, &last_id).await;
         let up = upstream(&r);
         assert_eq!(
             r.status(),

@@ -178,9 +178,9 @@ pub async fn post(
     r.send().await.expect("the server answers")
 }
 
-/// A GET resuming session `sid`'s stream after event `last` (`Last-Event-ID`), answered 200.
-pub async fn resume_after(url: &str, sid: &str, last: &str) -> reqwest::Response {
-    let r = http()
+/// A GET resuming session `sid`'s stream after event `last` (`Last-Event-ID`), whatever the answer.
+pub async fn resume(url: &str, sid: &str, last: &str) -> reqwest::Response {
+    http()
         .get(url)
         .header("accept", "text/event-stream")
         .header("mcp-session-id", sid)
@@ -188,7 +188,12 @@ pub async fn resume_after(url: &str, sid: &str, last: &str) -> reqwest::Response
         .header("last-event-id", last)
         .send()
         .await
-        .expect("the server answers");
+        .expect("the server answers")
+}
+
+/// [`resume`], answered 200.
+pub async fn resume_after(url: &str, sid: &str, last: &str) -> reqwest::Response {
+    let r = resume(url, sid, last).await;
     assert_eq!(r.status(), 200);
     r
 }
