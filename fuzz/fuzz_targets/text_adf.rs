@@ -1,7 +1,8 @@
 //! The ADF JSON reader (`mcp-text`): any bytes either fail to read with an error or read into a document that
 //! the Markdown writer writes and the Markdown reader reads back. Never a panic. Read a block at a time
 //! (`adf::read_streaming`, written by `markdown::BlockWriter`, the CLI's way for large documents), the same
-//! bytes give the same Markdown or the same error.
+//! bytes give the same Markdown or the same error. The direct reader `read` goes through first agrees with
+//! the serde reader, the reference: the same document or the same error.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -10,6 +11,7 @@ use mcp_text::{adf, read, write, Format, Options};
 
 fuzz_target!(|data: &[u8]| {
     let whole = read(data, Format::Adf);
+    assert_eq!(adf::read(data), adf::read_serde(data), "the direct and the serde reader");
     let options = WriteOptions::default();
     let mut blocks = BlockWriter::new(&options);
     match (adf::read_streaming(data, &mut |block| blocks.block(&block)), &whole) {

@@ -2,13 +2,14 @@
 //!
 //! Arguments are parsed by hand: the crate stays light for the tools that link it as a library.
 
-use std::io::{Read as _, Write as _};
+use std::io::Write as _;
 use std::process::ExitCode;
 
 use mcp_text::{Format, Options};
 
 #[cfg(target_os = "linux")]
 mod cli_alloc;
+mod cli_input;
 mod cli_stream;
 
 #[cfg(target_os = "linux")]
@@ -136,14 +137,8 @@ fn set_file(previous: Option<String>, arg: &str) -> Result<Option<String>, Strin
 
 fn convert(args: &Args) -> ExitCode {
     let name = args.file.as_deref().unwrap_or("<stdin>");
-    // One read into one buffer: the readers want the whole input, and line-by-line reading only costs.
-    let input = match &args.file {
-        Some(path) => std::fs::read(path),
-        None => {
-            let mut buf = Vec::new();
-            std::io::stdin().lock().read_to_end(&mut buf).map(|_| buf)
-        }
-    };
+    // The whole input at once: the readers want all of it, and reading line by line only costs.
+    let input = cli_input::read(args.file.as_deref());
     let input = match input {
         Ok(input) => input,
         Err(e) => {
@@ -186,7 +181,7 @@ fn convert(args: &Args) -> ExitCode {
 }
 
 /// Reads the whole document, then writes it: `None` when that failed (the error is printed).
-fn whole(input: Vec<u8>, args: &Args, name: &str) -> Option<std::io::Result<()>> {
+fn whole(input: cli_input::Input, args: &Args, name: &str) -> Option<std::io::Result<()>> {
     let read = match mcp_text::read(&input, args.from) {
         Ok(read) => read,
         Err(e) => {

@@ -13,44 +13,50 @@ use serde_json::Value;
 
 use crate::error::Error;
 
+mod direct;
 mod valid;
 use crate::model::{Attrs, Mark, MarkType, Node, NodeType};
 pub use valid::repair;
 
 /// Reads an ADF document (or any single ADF node) from JSON.
 pub fn read(input: &[u8]) -> Result<Node, Error> {
-    let input_str = std::str::from_utf8(input)
-        .map_err(|e| Error::at(input, e.valid_up_to(), "invalid UTF-8"))?;
-    serde_json::from_str::<Node>(input_str)
-        .map_err(|e| Error::new(e.line(), e.column(), json_message(&e)))
+    let input_str = utf8(input)?;
+    match direct::read(input_str) {
+        Ok(node) => Ok(node),
+        Err(direct::Bail) => read_serde_str(input_str),
+    }
 }
 
 /// Reads an ADF document like [`read`], but hands each child of the root to `each` as soon as it is read
 /// instead of keeping it: the root comes back with its other members and an empty `content` (`None` if
 /// it had none). A writer can then start on the first blocks while the rest is read (the CLI reads on one
 /// core and writes Markdown on the other). Errors are [`read`]'s, at the same places; the children handed
-/// over before an error are then of no use. `Ok(None)` when the root has `content` twice: JSON leaves to
-/// the reader which one counts ([`read`] keeps the last), so such a document is for [`read`].
+/// over before an error are then of no use. `Ok(None)` for a document that is [`read`]'s to read whole
+/// (the children handed over are then of no use either): a root with `content` twice (JSON leaves to
+/// the reader which one counts, and [`read`] keeps the last), or one that only the serde reader reads
+/// (nesting near its recursion limit).
 pub fn read_streaming(input: &[u8], each: &mut dyn FnMut(Node)) -> Result<Option<Node>, Error> {
-    let input_str = std::str::from_utf8(input)
-        .map_err(|e| Error::at(input, e.valid_up_to(), "invalid UTF-8"))?;
-    let twice = std::cell::Cell::new(false);
-    let mut de = serde_json::Deserializer::from_str(input_str);
-    let root = de::Deserializer::deserialize_map(
-        &mut de,
-        NodeVisitor {
-            root: Some(Root {
-                each,
-                twice: &twice,
-            }),
-        },
-    )
-    .and_then(|root| de.end().map(|()| root));
-    match root {
+    let input_str = utf8(input)?;
+    match direct::read_streaming(input_str, each) {
         Ok(root) => Ok(Some(root)),
-        Err(_) if twice.get() => Ok(None),
-        Err(e) => Err(Error::new(e.line(), e.column(), json_message(&e))),
+        Err(direct::Bail) => read_serde_str(input_str).map(|_| None),
     }
+}
+
+/// Reads an ADF document with serde_json's visitors: the reference [`read`] agrees with (it reads every
+/// document through a direct reader first and leaves to this one what that one is not sure of). Public
+/// so that tests and the fuzz target can check that they agree.
+pub fn read_serde(input: &[u8]) -> Result<Node, Error> {
+    read_serde_str(utf8(input)?)
+}
+
+fn read_serde_str(input: &str) -> Result<Node, Error> {
+    serde_json::from_str::<Node>(input)
+        .map_err(|e| Error::new(e.line(), e.column(), json_message(&e)))
+}
+
+fn utf8(input: &[u8]) -> Result<&str, Error> {
+    std::str::from_utf8(input).map_err(|e| Error::at(input, e.valid_up_to(), "invalid UTF-8"))
 }
 
 /// Reads an ADF node from an already parsed JSON value.
@@ -199,44 +205,25 @@ impl<T, F: FnOnce(&str) -> T> Visitor<'_> for NameVisitor<F> {
 
 impl<'de> Deserialize<'de> for Node {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_map(NodeVisitor { root: None })
+        d.deserialize_map(NodeVisitor)
     }
 }
 
-/// A node's reader; for the root of [`read_streaming`], with where its children go.
-struct NodeVisitor<'f> {
-    root: Option<Root<'f>>,
-}
+struct NodeVisitor;
 
-/// [`read_streaming`]'s root: its children go to `each`; `twice` is set when it has two `content`s.
-struct Root<'f> {
-    each: &'f mut dyn FnMut(Node),
-    twice: &'f std::cell::Cell<bool>,
-}
-
-impl<'de> Visitor<'de> for NodeVisitor<'_> {
+impl<'de> Visitor<'de> for NodeVisitor {
     type Value = Node;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("an ADF node (an object with a \"type\")")
     }
-    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Node, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Node, A::Error> {
         let mut kind = None;
         let mut node = Node::new(NodeType::Doc);
         while let Some(key) = map.next_key::<Key>()? {
             match key {
                 Key::Type => kind = Some(map.next_value::<TypeName<NodeType>>()?.0),
                 Key::Attrs => node.attrs = Some(map.next_value::<Attrs>()?),
-                Key::Content => match &mut self.root {
-                    None => node.content = Some(map.next_value_seed(ChildrenSeed)?),
-                    Some(root) if node.content.is_some() => {
-                        root.twice.set(true);
-                        return Err(de::Error::custom("the root has \"content\" twice"));
-                    }
-                    Some(root) => {
-                        map.next_value_seed(StreamSeed(&mut *root.each))?;
-                        node.content = Some(Vec::new());
-                    }
-                },
+                Key::Content => node.content = Some(map.next_value_seed(ChildrenSeed)?),
                 Key::Marks => node.marks = Some(map.next_value_seed(MarksSeed)?),
                 Key::Text => node.text = Some(map.next_value::<String>()?),
                 Key::Other(name) => {
@@ -296,29 +283,6 @@ impl<'de> Visitor<'de> for ChildrenSeed {
                 }
             }
         }
-    }
-}
-
-/// The root's children in [`read_streaming`]: each handed over as soon as it is read.
-struct StreamSeed<'f>(&'f mut dyn FnMut(Node));
-
-impl<'de> DeserializeSeed<'de> for StreamSeed<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_seq(self)
-    }
-}
-
-impl<'de> Visitor<'de> for StreamSeed<'_> {
-    type Value = ();
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("an array of ADF nodes")
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(node) = seq.next_element::<Node>()? {
-            (self.0)(node);
-        }
-        Ok(())
     }
 }
 

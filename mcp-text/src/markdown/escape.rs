@@ -53,7 +53,7 @@ pub(super) fn text(out: &mut String, s: &str, ctx: &Ctx) {
 /// follows, `-` a list, `#` a heading, `>` a quote). A space at an edge that Markdown would strip (a
 /// line's edge, or an edge the context keeps) needs an entity; anywhere else a space is written as it is
 /// (text before a mention or a marked span ends with one). Each character allowed here is one that
-/// `escape_chars` writes as it is in `ctx`.
+/// `text_by_char` writes as it is in `ctx`.
 fn needs_nothing(s: &str, ctx: &Ctx) -> bool {
     let b = s.as_bytes();
     if b.is_empty()
@@ -106,110 +106,109 @@ static PLAIN: [Plain; 256] = {
     t
 };
 
-fn text_by_char(out: &mut String, s: &str, ctx: &Ctx) {
-    // The characters go into one reused buffer: a document's text nodes do not each allocate.
-    let mut chars = CHARS.with(|c| std::mem::take(&mut *c.borrow_mut()));
-    chars.clear();
-    if s.is_ascii() {
-        // Most text: each byte is its character, with no UTF-8 to decode.
-        chars.extend(s.bytes().map(char::from));
-    } else {
-        chars.extend(s.chars());
+/// Appends `s` escaped for `ctx`, character by character. It works on the bytes: every character that
+/// can act is ASCII, and the characters around a delimiter run are decoded where flanking needs them.
+/// The bytes `as_is` in `text_by_char` takes inside the text: letters, digits, non-ASCII and spaces.
+static AS_IS: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || !b.is_ascii() || b == b' ';
+        c += 1;
     }
-    escape_chars(out, s, &chars, ctx);
-    CHARS.with(|c| *c.borrow_mut() = chars);
-}
+    t
+};
 
-thread_local! {
-    static CHARS: std::cell::RefCell<Vec<char>> = const { std::cell::RefCell::new(Vec::new()) };
-}
-
-/// `chars` are the characters of `s`.
-fn escape_chars(out: &mut String, s: &str, chars: &[char], ctx: &Ctx) {
-    let n = chars.len();
-    let outside_prev = ctx.prev;
-    let outside_next = ctx.next;
-    let at = |i: isize| -> Option<char> {
-        if i < 0 {
-            outside_prev
-        } else if i as usize >= n {
-            outside_next
+fn text_by_char(out: &mut String, s: &str, ctx: &Ctx) {
+    let b = s.as_bytes();
+    let n = b.len();
+    // The character before byte `i` (the one outside before the text at 0), and the one at byte `i`
+    // (the one outside after it at the end).
+    let char_before = |i: usize| {
+        if i == 0 {
+            ctx.prev
         } else {
-            Some(chars[i as usize])
+            s[..i].chars().next_back()
         }
     };
-    let lead_ws = chars
-        .iter()
-        .take_while(|c| **c == ' ' || **c == '\t')
-        .count();
-    let trail_ws_start = n - chars
-        .iter()
-        .rev()
-        .take_while(|c| **c == ' ' || **c == '\t')
-        .count();
+    let char_at = |i: usize| {
+        if i >= n {
+            ctx.next
+        } else {
+            s[i..].chars().next()
+        }
+    };
+    let is_ws = |c: u8| c == b' ' || c == b'\t';
+    let lead_ws = b.iter().take_while(|c| is_ws(**c)).count();
+    let trail_ws_start = n - b.iter().rev().take_while(|c| is_ws(**c)).count();
     let line_escape = if ctx.line_start {
-        line_start_escape(chars)
+        line_start_escape(b)
     } else {
         None
     };
     let heading_hash = if ctx.in_heading && ctx.line_end {
-        closing_hashes(chars)
+        closing_hashes(b)
     } else {
         None
     };
     // Whitespace at a line's edges is stripped by Markdown: the edge character becomes an entity.
     let edge_ws = |i: usize| {
-        (chars[i] == ' ' || chars[i] == '\t')
+        is_ws(b[i])
             && ((i == 0 && (ctx.line_start || ctx.keep_lead) && lead_ws > 0)
                 || (i + 1 == n && (ctx.line_end || ctx.keep_trail) && i >= trail_ws_start))
     };
     // Flanking is decided on the characters as written: an entity (`&#10;`) is punctuation, not the
-    // whitespace it stands for, so `__&#10;__` is strong emphasis.
-    let entity = |i: isize| -> bool {
-        i >= 0
-            && (i as usize) < n
-            && (matches!(chars[i as usize], '\n' | '\r') || edge_ws(i as usize))
+    // whitespace it stands for, so `__&#10;__` is strong emphasis. `i` is a byte of the text.
+    let entity = |i: usize| i < n && (matches!(b[i], b'\n' | b'\r') || edge_ws(i));
+    // The character written before byte `i`, and the one written from byte `i`.
+    let before = |i: usize| {
+        if i > 0 && entity(i - 1) {
+            Some(';')
+        } else {
+            char_before(i)
+        }
     };
-    let before = |i: isize| if entity(i) { Some(';') } else { at(i) };
-    let after = |i: isize| if entity(i) { Some('&') } else { at(i) };
+    let after = |i: usize| if entity(i) { Some('&') } else { char_at(i) };
     // Letters, digits, non-ASCII characters and spaces inside the text are written as they are
     // (no arm below matches them, and no escape index points at one): runs of them are copied whole.
     let as_is = |i: usize| {
-        let c = chars[i];
-        c.is_ascii_alphanumeric() || !c.is_ascii() || (c == ' ' && !edge_ws(i))
+        let c = b[i];
+        c.is_ascii_alphanumeric() || !c.is_ascii() || (c == b' ' && !edge_ws(i))
     };
     let mut i = 0;
-    // The byte offset in `s` of `chars[i]`.
-    let mut byte = 0;
     while i < n {
-        let c = chars[i];
         if as_is(i) {
-            let from = byte;
-            while i < n && as_is(i) {
-                byte += chars[i].len_utf8();
+            let from = i;
+            i += 1;
+            while i < n && AS_IS[b[i] as usize] {
                 i += 1;
             }
-            out.push_str(&s[from..byte]);
+            // Of the rest, only a space at the end can be at an edge (the first byte was checked).
+            if i == n && i - 1 > from && edge_ws(i - 1) {
+                i -= 1;
+            }
+            out.push_str(&s[from..i]);
             continue;
         }
-        // Every character from here on is ASCII (`as_is` took the others).
-        byte += 1;
+        // An ASCII character (`as_is` took the others).
+        let c = b[i];
         if edge_ws(i) {
-            out.push_str(if c == ' ' { "&#32;" } else { "&#9;" });
+            out.push_str(if c == b' ' { "&#32;" } else { "&#9;" });
             i += 1;
             continue;
         }
         if Some(i) == line_escape || Some(i) == heading_hash {
             out.push('\\');
-            out.push(c);
+            out.push(c as char);
             i += 1;
             continue;
         }
         match c {
-            '\n' => out.push_str("&#10;"),
-            '\r' => out.push_str("&#13;"),
-            '\\' => {
-                let next = at(i as isize + 1);
+            b'\n' => out.push_str("&#10;"),
+            b'\r' => out.push_str("&#13;"),
+            b'\\' => {
+                let next = char_at(i + 1);
                 // Before punctuation (or a character that may be written as an entity) it would escape.
                 if next.is_none_or(|c| c.is_ascii_punctuation() || c.is_whitespace()) || i + 1 == n
                 {
@@ -217,15 +216,15 @@ fn escape_chars(out: &mut String, s: &str, chars: &[char], ctx: &Ctx) {
                 }
                 out.push('\\');
             }
-            '*' | '_' | '~' => {
+            b'*' | b'_' | b'~' => {
                 let mut j = i;
-                while j < n && chars[j] == c {
+                while j < n && b[j] == c {
                     j += 1;
                 }
-                let (left, right) = flanking(before(i as isize - 1), after(j as isize));
-                let active = if c == '_' {
-                    let prev_p = before(i as isize - 1).is_some_and(is_punct);
-                    let next_p = after(j as isize).is_some_and(is_punct);
+                let (left, right) = flanking(before(i), after(j));
+                let active = if c == b'_' {
+                    let prev_p = before(i).is_some_and(is_punct);
+                    let next_p = after(j).is_some_and(is_punct);
                     (left && (!right || prev_p)) || (right && (!left || next_p))
                 } else {
                     left || right
@@ -234,128 +233,114 @@ fn escape_chars(out: &mut String, s: &str, chars: &[char], ctx: &Ctx) {
                     if active {
                         out.push('\\');
                     }
-                    out.push(c);
+                    out.push(c as char);
                 }
-                byte += j - i - 1;
                 i = j;
                 continue;
             }
-            '`' | '[' => {
+            b'`' | b'[' => {
                 out.push('\\');
-                out.push(c);
+                out.push(c as char);
             }
-            ']' if ctx.in_link => out.push_str("\\]"),
-            '|' if ctx.in_cell => out.push_str("\\|"),
+            b']' if ctx.in_link => out.push_str("\\]"),
+            b'|' if ctx.in_cell => out.push_str("\\|"),
             // `<!--` in text is written `&lt;!--`: every `<!--` in the Markdown is then a real comment
             // (a marker), for the reader and for anyone editing markers.
-            '<' if chars[i + 1..].starts_with(&['!', '-', '-']) => out.push_str("&lt;"),
-            '<' => {
-                if at(i as isize + 1)
+            b'<' if b[i + 1..].starts_with(b"!--") => out.push_str("&lt;"),
+            b'<' => {
+                if char_at(i + 1)
                     .is_some_and(|d| d.is_ascii_alphabetic() || matches!(d, '/' | '!' | '?'))
                 {
                     out.push('\\');
                 }
                 out.push('<');
             }
-            '&' => {
-                if at(i as isize + 1).is_some_and(|d| d.is_ascii_alphanumeric() || d == '#') {
+            b'&' => {
+                if char_at(i + 1).is_some_and(|d| d.is_ascii_alphanumeric() || d == '#') {
                     out.push('\\');
                 }
                 out.push('&');
             }
             // GFM's extended autolinks would turn `www.x` and `https://x` in plain text into links.
-            '.' if i >= 3 && chars[i - 3..i] == ['w', 'w', 'w'] => out.push_str("\\."),
-            ':' if at(i as isize + 1) == Some('/')
-                && at(i as isize + 2) == Some('/')
-                && scheme_before(&chars[..i]) =>
+            b'.' if i >= 3 && &b[i - 3..i] == b"www" => out.push_str("\\."),
+            b':' if char_at(i + 1) == Some('/')
+                && char_at(i + 2) == Some('/')
+                && scheme_before(&b[..i]) =>
             {
                 out.push_str("\\:")
             }
-            '@' => {
+            b'@' => {
                 // `a@b.com` is an email autolink in GFM.
-                let prev = at(i as isize - 1);
+                let prev = char_before(i);
                 if prev.is_some_and(|p| {
                     p.is_ascii_alphanumeric() || matches!(p, '.' | '-' | '_' | '+')
-                }) && at(i as isize + 1).is_some_and(|d| d.is_ascii_alphanumeric())
+                }) && char_at(i + 1).is_some_and(|d| d.is_ascii_alphanumeric())
                 {
                     out.push('\\');
                 }
                 out.push('@');
             }
-            _ => out.push(c),
+            _ => out.push(c as char),
         }
         i += 1;
     }
 }
 
-fn scheme_before(chars: &[char]) -> bool {
-    let s: String = chars
-        .iter()
-        .rev()
-        .take(5)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
-    let s = s.to_ascii_lowercase();
-    s.ends_with("http") || s.ends_with("https") || s.ends_with("ftp")
+/// Whether the bytes before a `:` end with a scheme GFM links (`http`, `https`, `ftp`, any case).
+fn scheme_before(b: &[u8]) -> bool {
+    let tail = b[b.len().saturating_sub(5)..].to_ascii_lowercase();
+    tail.ends_with(b"http") || tail.ends_with(b"https") || tail.ends_with(b"ftp")
 }
 
-/// The index of the character to escape so that a line starting with `chars` stays a paragraph line.
-fn line_start_escape(chars: &[char]) -> Option<usize> {
-    let first = *chars.first()?;
-    let rest_is = |pred: &dyn Fn(char) -> bool| chars.iter().all(|&c| pred(c));
+/// The byte to escape so that a line starting with `b` stays a paragraph line.
+fn line_start_escape(b: &[u8]) -> Option<usize> {
+    let first = *b.first()?;
+    let is_ws = |c: &u8| *c == b' ' || *c == b'\t';
     match first {
-        '#' => {
-            let hashes = chars.iter().take_while(|&&c| c == '#').count();
-            (hashes <= 6 && chars.get(hashes).is_none_or(|c| *c == ' ' || *c == '\t')).then_some(0)
+        b'#' => {
+            let hashes = b.iter().take_while(|&&c| c == b'#').count();
+            (hashes <= 6 && b.get(hashes).is_none_or(is_ws)).then_some(0)
         }
-        '>' => Some(0),
-        '-' | '+' | '*' | '=' | '_' => {
-            let list = first != '='
-                && first != '_'
-                && chars.get(1).is_none_or(|c| *c == ' ' || *c == '\t');
-            let rule_or_setext = rest_is(&|c| c == first || c == ' ' || c == '\t');
-            let delimiter_row = delimiter_row(chars);
-            (list || rule_or_setext || delimiter_row).then_some(0)
+        b'>' => Some(0),
+        b'-' | b'+' | b'*' | b'=' | b'_' => {
+            let list = first != b'=' && first != b'_' && b.get(1).is_none_or(is_ws);
+            let rule_or_setext = b.iter().all(|c| *c == first || is_ws(c));
+            (list || rule_or_setext || delimiter_row(b)).then_some(0)
         }
-        '|' | ':' if delimiter_row(chars) => Some(0),
-        '~' if chars.len() >= 3 && chars[..3] == ['~', '~', '~'] => Some(0),
-        '0'..='9' => {
-            let digits = chars.iter().take_while(|c| c.is_ascii_digit()).count();
-            let after = chars.get(digits);
-            let next = chars.get(digits + 1);
-            (digits <= 9
-                && matches!(after, Some('.') | Some(')'))
-                && next.is_none_or(|c| *c == ' ' || *c == '\t'))
-            .then_some(digits)
+        b'|' | b':' if delimiter_row(b) => Some(0),
+        b'~' if b.starts_with(b"~~~") => Some(0),
+        b'0'..=b'9' => {
+            let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+            let after = b.get(digits);
+            let next = b.get(digits + 1);
+            (digits <= 9 && matches!(after, Some(b'.' | b')')) && next.is_none_or(is_ws))
+                .then_some(digits)
         }
         _ => None,
     }
 }
 
 /// A line like `-|-` or `| --- |` would make the line above it a table header.
-fn delimiter_row(chars: &[char]) -> bool {
-    chars.contains(&'-')
-        && chars
-            .iter()
-            .all(|&c| matches!(c, '|' | '-' | ':' | ' ' | '\t'))
+fn delimiter_row(b: &[u8]) -> bool {
+    b.contains(&b'-')
+        && b.iter()
+            .all(|&c| matches!(c, b'|' | b'-' | b':' | b' ' | b'\t'))
 }
 
-/// In a heading, a trailing ` ###` run (or the whole text being `#`s) would be read as a closing sequence.
-fn closing_hashes(chars: &[char]) -> Option<usize> {
-    let end = chars.len()
-        - chars
-            .iter()
+/// In a heading, a trailing ` ###` run (or the whole text being `#`s) would be read as a closing
+/// sequence: the byte of its first `#`.
+fn closing_hashes(b: &[u8]) -> Option<usize> {
+    let end = b.len()
+        - b.iter()
             .rev()
-            .take_while(|c| **c == ' ' || **c == '\t')
+            .take_while(|c| **c == b' ' || **c == b'\t')
             .count();
-    let hashes = chars[..end].iter().rev().take_while(|c| **c == '#').count();
+    let hashes = b[..end].iter().rev().take_while(|c| **c == b'#').count();
     if hashes == 0 {
         return None;
     }
     let start = end - hashes;
-    (start == 0 || chars[start - 1] == ' ' || chars[start - 1] == '\t').then_some(start)
+    (start == 0 || b[start - 1] == b' ' || b[start - 1] == b'\t').then_some(start)
 }
 
 #[cfg(test)]

@@ -59,6 +59,12 @@ impl<'a> BlockWriter<'a> {
         }
     }
 
+    /// Makes room for `additional` more bytes of Markdown at once (a caller that knows about how much
+    /// is coming saves the output's growing by steps).
+    pub fn reserve(&mut self, additional: usize) {
+        self.w.out.reserve(additional);
+    }
+
     /// Writes the root's next child.
     pub fn block(&mut self, node: &Node) {
         self.w.next_block(&mut self.seq, node, writer::Parent::Doc);

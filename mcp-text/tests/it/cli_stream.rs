@@ -124,3 +124,48 @@ fn a_large_document_broken_near_its_end_is_the_librarys_error_and_writes_nothing
         );
     }
 }
+
+#[test]
+fn a_large_file_read_mapped_converts_as_from_stdin_and_its_errors_name_it() {
+    // From 1 MiB on a file is mapped rather than read (`src/cli_input.rs`).
+    let blocks = large_doc(1 << 20);
+    let input =
+        serde_json::to_vec(&json!({"type": "doc", "version": 1, "content": blocks})).unwrap();
+    let dir = std::env::temp_dir().join(format!("mcp-text-cli-mapped-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("issue.json");
+    std::fs::write(&file, &input).unwrap();
+    let path = file.to_str().unwrap();
+    for args in [&[path][..], &["--plain", path]] {
+        let from_file = cli(args, b"");
+        assert!(
+            from_file.status.success(),
+            "{}",
+            String::from_utf8_lossy(&from_file.stderr)
+        );
+        let from_stdin = cli(&args[..args.len() - 1], &input);
+        assert!(
+            from_file.stdout == from_stdin.stdout,
+            "{args:?}: the mapped file's Markdown differs"
+        );
+        assert_eq!(
+            from_file.stdout.len(),
+            library(&input, args.len() > 1).len()
+        );
+    }
+    // Invalid UTF-8 near the end of a mapped file: the error names the file and the place.
+    let mut bad = input.clone();
+    let at = bad.len() - 100;
+    bad[at] = 0xff;
+    std::fs::write(&file, &bad).unwrap();
+    let out = cli(&[path], b"");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with(&format!("mcp-text: {path}: line 1, column ")),
+        "{stderr}"
+    );
+    assert!(stderr.contains("invalid UTF-8"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,6 +1,7 @@
 //! The integration tests of mcp-text: one binary, a module per subject.
 
 mod adf_properties;
+mod adf_readers;
 mod cli_inputs;
 mod cli_stream;
 mod commonmark_adf;
