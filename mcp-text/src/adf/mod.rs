@@ -1,4 +1,6 @@
-//! ADF (Atlassian Document Format) JSON: the reader and the writer, which are the model's own serde.
+//! ADF (Atlassian Document Format) JSON: the readers and the writer. The model's own serde is the writer
+//! and the reference reader ([`read_serde`]); [`read`] goes through a reader of the JSON bytes first
+//! (`direct.rs`, a third cheaper) and leaves to the serde one whatever that one is not sure of.
 //!
 //! Reading keeps every member of every node (unknown types, unknown members, empty `attrs`), so that
 //! `write(read(x))` is `x` as a JSON value. Nesting is bounded by serde_json's recursion limit (128 JSON
