@@ -33,6 +33,7 @@ pub mod markdown;
 pub mod mention;
 pub mod model;
 mod result;
+mod scan;
 pub mod storage;
 
 pub use error::{Error, Warning};

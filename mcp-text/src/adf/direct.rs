@@ -397,7 +397,7 @@ impl<'a> Reader<'a> {
     /// A string's content, after its opening quote: borrowed from the input unless it has escapes.
     fn string(&mut self) -> Read<Cow<'a, str>> {
         let start = self.at;
-        let end = self.plain_run(start);
+        let end = crate::scan::json_plain_run(self.bytes, start);
         match self.bytes.get(end) {
             Some(b'"') => {
                 self.at = end + 1;
@@ -439,7 +439,7 @@ impl<'a> Reader<'a> {
                     });
                 }
                 Some(_) => {
-                    let end = self.plain_run(self.at);
+                    let end = crate::scan::json_plain_run(self.bytes, self.at);
                     if end == self.at {
                         // A control character.
                         return Err(Bail);
@@ -482,36 +482,6 @@ impl<'a> Reader<'a> {
         }
         self.at += 4;
         Ok(code)
-    }
-
-    /// Where the run of plain string bytes from `from` ends: at a quote, a backslash, a control
-    /// character or the end of the input. Eight bytes at a time.
-    fn plain_run(&self, from: usize) -> usize {
-        const ONES: u64 = 0x0101_0101_0101_0101;
-        const HIGHS: u64 = 0x8080_8080_8080_8080;
-        let mut at = from;
-        while let Some(chunk) = self.bytes.get(at..at + 8) {
-            let x = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
-            let quote = x ^ (ONES * b'"' as u64);
-            let backslash = x ^ (ONES * b'\\' as u64);
-            // Each test flags its lowest matching byte exactly (a borrow only runs upwards), and so
-            // their union's lowest flag is the first byte any of them matches.
-            let found = ((quote.wrapping_sub(ONES) & !quote)
-                | (backslash.wrapping_sub(ONES) & !backslash)
-                | (x.wrapping_sub(ONES * 0x20) & !x))
-                & HIGHS;
-            if found != 0 {
-                return at + (found.trailing_zeros() / 8) as usize;
-            }
-            at += 8;
-        }
-        while let Some(&byte) = self.bytes.get(at) {
-            if byte == b'"' || byte == b'\\' || byte < 0x20 {
-                break;
-            }
-            at += 1;
-        }
-        at
     }
 
     fn skip_space(&mut self) {

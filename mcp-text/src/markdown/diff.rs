@@ -7,9 +7,9 @@
 //! attrs at all), `-attrs` (names the inferred attrs the node does not have), `marks`, `content`, `text`,
 //! `extra` (replaced; `null` means absent).
 
-use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::Value;
 
+use super::json;
 use crate::model::{Attrs, Mark, Node};
 
 /// The members of a diff.
@@ -188,21 +188,99 @@ impl<'d> Diff<'d> {
     }
 
     /// Appends the diff's JSON (the short form where it applies) to `out`.
-    pub(super) fn write_json(&self, out: &mut Vec<u8>) {
-        let mut s = serde_json::Serializer::new(out);
-        let written = match self.short() {
-            Some(attrs) => AttrsValue(attrs).serialize(&mut s),
-            None => self.serialize(&mut s),
+    pub(super) fn write_json(&self, out: &mut String) {
+        match self.short() {
+            Some(attrs) => attrs_value(out, attrs),
+            None => self.write_members(out),
+        }
+    }
+
+    /// Members in name order, as a `serde_json::Map` holds them ("-attrs" sorts first).
+    fn write_members(&self, out: &mut String) {
+        let mut first = true;
+        let mut key = |out: &mut String, name: &str| {
+            out.push_str(if first { "{\"" } else { ",\"" });
+            first = false;
+            out.push_str(name);
+            out.push_str("\":");
         };
-        // Writing to a vector fails only on a non-string map key, which no member has.
-        debug_assert!(written.is_ok());
+        if let AttrsDiff::Patch {
+            attrs,
+            inf,
+            removed: true,
+            ..
+        } = self.attrs
+        {
+            key(out, "-attrs");
+            out.push('[');
+            for (i, (k, _)) in removed(attrs, inf).enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                json::string(out, k);
+            }
+            out.push(']');
+        }
+        match self.attrs {
+            AttrsDiff::Same | AttrsDiff::Patch { patch: false, .. } => {}
+            attrs => {
+                key(out, "attrs");
+                attrs_value(out, attrs);
+            }
+        }
+        if let Some(content) = self.content {
+            key(out, "content");
+            match content {
+                Nullable::Null => out.push_str("null"),
+                Nullable::Is(nodes) => json::nodes(out, nodes),
+            }
+        }
+        if let Some(extra) = self.extra {
+            key(out, "extra");
+            match extra {
+                Nullable::Null => out.push_str("null"),
+                Nullable::Is(extra) => json::attrs(out, extra),
+            }
+        }
+        if let Some(marks) = self.marks {
+            key(out, "marks");
+            json::marks(out, marks);
+        }
+        if let Some(text) = self.text {
+            key(out, "text");
+            json::string(out, text);
+        }
+        if let Some(kind) = self.kind {
+            key(out, "type");
+            json::string(out, kind);
+        }
+        if first {
+            out.push('{');
+        }
+        out.push('}');
     }
 }
 
 /// Appends a mark's ADF JSON to `out`, its members in name order (as its `serde_json::Value` has them).
-pub(super) fn write_mark(mark: &Mark, out: &mut Vec<u8>) {
-    let written = SortedMark(mark).serialize(&mut serde_json::Serializer::new(out));
-    debug_assert!(written.is_ok());
+pub(super) fn write_mark(mark: &Mark, out: &mut String) {
+    json::mark(out, mark);
+}
+
+/// The `attrs` member's value.
+fn attrs_value(out: &mut String, attrs: AttrsDiff) {
+    match attrs {
+        AttrsDiff::Same | AttrsDiff::Null => out.push_str("null"),
+        AttrsDiff::Whole(attrs) => json::attrs(out, attrs),
+        AttrsDiff::Patch { attrs, inf, .. } => json::object(out, patched(attrs, inf)),
+    }
+}
+
+/// The `-attrs` member's names: the inferred names the node lacks, in the inferred order.
+fn removed<'d>(
+    attrs: &'d Attrs,
+    inf: &'d [(&'d str, Inf<'d>)],
+) -> impl Iterator<Item = &'d (&'d str, Inf<'d>)> {
+    inf.iter().filter(|(k, _)| !attrs.contains_key(k))
 }
 
 /// The node's attrs that the reader does not infer.
@@ -291,187 +369,6 @@ pub(super) fn mark_diff<'d>(mark: &'d Mark, inf: InfAttrs<'d, 'd>) -> Option<Dif
     parts(mark.attrs.as_ref(), mark.extra.as_deref(), None, None, inf)
 }
 
-impl Serialize for Diff<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        // Members in name order, as a `serde_json::Map` holds them ("-attrs" sorts first).
-        let mut map = s.serialize_map(None)?;
-        if let AttrsDiff::Patch {
-            attrs,
-            inf,
-            removed: true,
-            ..
-        } = self.attrs
-        {
-            map.serialize_entry("-attrs", &Removed(attrs, inf))?;
-        }
-        match self.attrs {
-            AttrsDiff::Same | AttrsDiff::Patch { patch: false, .. } => {}
-            attrs => map.serialize_entry("attrs", &AttrsValue(attrs))?,
-        }
-        if let Some(content) = self.content {
-            match content {
-                Nullable::Null => map.serialize_entry("content", &())?,
-                Nullable::Is(nodes) => map.serialize_entry("content", &SortedNodes(nodes))?,
-            }
-        }
-        if let Some(extra) = self.extra {
-            match extra {
-                Nullable::Null => map.serialize_entry("extra", &())?,
-                Nullable::Is(extra) => map.serialize_entry("extra", extra)?,
-            }
-        }
-        if let Some(marks) = self.marks {
-            map.serialize_entry("marks", &SortedMarks(marks))?;
-        }
-        if let Some(text) = self.text {
-            map.serialize_entry("text", text)?;
-        }
-        if let Some(kind) = self.kind {
-            map.serialize_entry("type", kind)?;
-        }
-        map.end()
-    }
-}
-
-/// The `attrs` member's value.
-struct AttrsValue<'d>(AttrsDiff<'d>);
-
-impl Serialize for AttrsValue<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
-            AttrsDiff::Same | AttrsDiff::Null => s.serialize_unit(),
-            AttrsDiff::Whole(attrs) => attrs.serialize(s),
-            AttrsDiff::Patch { attrs, inf, .. } => {
-                let mut map = s.serialize_map(None)?;
-                for (k, v) in patched(attrs, inf) {
-                    map.serialize_entry(k, v)?;
-                }
-                map.end()
-            }
-        }
-    }
-}
-
-/// The `-attrs` member's value: the inferred names the node lacks, in the inferred order.
-struct Removed<'d>(&'d Attrs, &'d [(&'d str, Inf<'d>)]);
-
-impl Serialize for Removed<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut seq = s.serialize_seq(None)?;
-        for (k, _) in self.1.iter().filter(|(k, _)| !self.0.contains_key(k)) {
-            seq.serialize_element(k)?;
-        }
-        seq.end()
-    }
-}
-
-/// One member of a node or a mark, as `serde_json::to_value` of it holds it.
-enum Member<'d> {
-    Str(&'d str),
-    Value(&'d Value),
-    Attrs(&'d Attrs),
-    Nodes(&'d [Node]),
-    Marks(&'d [Mark]),
-}
-
-impl Serialize for Member<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Member::Str(v) => v.serialize(s),
-            Member::Value(v) => v.serialize(s),
-            Member::Attrs(v) => v.serialize(s),
-            Member::Nodes(v) => SortedNodes(v).serialize(s),
-            Member::Marks(v) => SortedMarks(v).serialize(s),
-        }
-    }
-}
-
-/// Writes `members` in name order, the last of equal names winning (as a `serde_json::Map` built from
-/// them in this order would hold them).
-fn sorted_map<S: Serializer>(s: S, mut members: Vec<(&str, Member)>) -> Result<S::Ok, S::Error> {
-    members.sort_by(|a, b| a.0.cmp(b.0));
-    let mut map = s.serialize_map(None)?;
-    for (i, (k, v)) in members.iter().enumerate() {
-        if members.get(i + 1).is_some_and(|next| next.0 == *k) {
-            continue;
-        }
-        map.serialize_entry(k, v)?;
-    }
-    map.end()
-}
-
-/// Nodes as ADF, each node's members in name order.
-struct SortedNodes<'d>(&'d [Node]);
-
-impl Serialize for SortedNodes<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut seq = s.serialize_seq(Some(self.0.len()))?;
-        for node in self.0 {
-            seq.serialize_element(&SortedNode(node))?;
-        }
-        seq.end()
-    }
-}
-
-struct SortedNode<'d>(&'d Node);
-
-impl Serialize for SortedNode<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        // The order `adf`'s serializer writes them in, so that a repeated name resolves the same way.
-        let node = self.0;
-        let extra = node.extra.as_deref().map_or(0, Attrs::len);
-        let mut members = Vec::with_capacity(5 + extra);
-        members.push(("type", Member::Str(node.kind.name())));
-        if let Some(extra) = &node.extra {
-            members.extend(extra.iter().map(|(k, v)| (k.as_str(), Member::Value(v))));
-        }
-        if let Some(attrs) = &node.attrs {
-            members.push(("attrs", Member::Attrs(attrs)));
-        }
-        if let Some(content) = &node.content {
-            members.push(("content", Member::Nodes(content)));
-        }
-        if let Some(text) = &node.text {
-            members.push(("text", Member::Str(text)));
-        }
-        if let Some(marks) = &node.marks {
-            members.push(("marks", Member::Marks(marks)));
-        }
-        sorted_map(s, members)
-    }
-}
-
-/// Marks as ADF, each mark's members in name order.
-struct SortedMarks<'d>(&'d [Mark]);
-
-impl Serialize for SortedMarks<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut seq = s.serialize_seq(Some(self.0.len()))?;
-        for mark in self.0 {
-            seq.serialize_element(&SortedMark(mark))?;
-        }
-        seq.end()
-    }
-}
-
-struct SortedMark<'d>(&'d Mark);
-
-impl Serialize for SortedMark<'_> {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mark = self.0;
-        let extra = mark.extra.as_deref().map_or(0, Attrs::len);
-        let mut members = Vec::with_capacity(2 + extra);
-        members.push(("type", Member::Str(mark.kind.name())));
-        if let Some(extra) = &mark.extra {
-            members.extend(extra.iter().map(|(k, v)| (k.as_str(), Member::Value(v))));
-        }
-        if let Some(attrs) = &mark.attrs {
-            members.push(("attrs", Member::Attrs(attrs)));
-        }
-        sorted_map(s, members)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -490,12 +387,7 @@ mod tests {
             ..
         } = d.attrs
         {
-            let names: Vec<Value> = Removed(attrs, inf)
-                .serialize(serde_json::value::Serializer)
-                .map(|v| v.as_array().cloned().unwrap_or_default())
-                .unwrap()
-                .into_iter()
-                .collect();
+            let names: Vec<Value> = removed(attrs, inf).map(|(k, _)| Value::from(*k)).collect();
             m.insert("-attrs".into(), Value::Array(names));
         }
         match d.attrs {
@@ -574,13 +466,12 @@ mod tests {
                     assert!(as_map_json(&node, inferred).is_none());
                     continue;
                 };
-                let mut out = Vec::new();
+                let mut out = String::new();
                 d.write_json(&mut out);
-                let mut full = Vec::new();
-                d.serialize(&mut serde_json::Serializer::new(&mut full))
-                    .unwrap();
+                let mut full = String::new();
+                d.write_members(&mut full);
                 let map = as_map_json(&node, inferred).unwrap();
-                assert_eq!(String::from_utf8(full).unwrap(), map);
+                assert_eq!(full, map);
                 // Written, the diff takes the short form where the map would.
                 let map: Map<String, Value> = serde_json::from_str(&map).unwrap();
                 let short = match map.get("attrs") {
@@ -589,7 +480,7 @@ mod tests {
                     }
                     _ => serde_json::to_string(&map).unwrap(),
                 };
-                assert_eq!(String::from_utf8(out).unwrap(), short);
+                assert_eq!(out, short);
                 written += 1;
             }
         }

@@ -124,22 +124,29 @@ pub(super) fn apply_mark(mark: &mut Mark, d: &Map<String, Value>) -> Result<(), 
 /// JSON text of a diff for an HTML comment: `>` never appears (so `-->` cannot end the comment early).
 pub(super) fn push_comment_json(out: &mut String, d: &Diff) {
     let json = diff_json(d);
-    let json = json.as_str();
+    let json = &*json;
     // `>` occurs only inside JSON strings, where `\u003e` means the same. `<` before `!--` too: no
     // marker syntax inside a marker (HTML forbids `<!--` in a comment; editors would see one there).
     // A table cell would end at `|`. All three are ASCII: the runs between them are copied whole.
     let bytes = json.as_bytes();
     let mut from = 0;
-    for (i, &b) in bytes.iter().enumerate() {
+    let mut i = 0;
+    loop {
+        i = crate::scan::find_any(bytes, i, *b"><|");
+        let Some(&b) = bytes.get(i) else { break };
         let escaped = match b {
             b'>' => "\\u003e",
             b'|' => "\\u007c",
-            b'<' if bytes[i + 1..].starts_with(b"!--") => "\\u003c",
-            _ => continue,
+            _ if bytes[i + 1..].starts_with(b"!--") => "\\u003c",
+            _ => {
+                i += 1;
+                continue;
+            }
         };
         out.push_str(&json[from..i]);
         out.push_str(escaped);
-        from = i + 1;
+        i += 1;
+        from = i;
     }
     out.push_str(&json[from..]);
 }
@@ -171,20 +178,13 @@ fn diff_json(d: &Diff) -> JsonBuf {
     JsonBuf(buf)
 }
 
-/// JSON text (serde_json writes UTF-8 only) that goes back to [`JSON`] when dropped.
-pub(super) struct JsonBuf(Vec<u8>);
-
-impl JsonBuf {
-    fn as_str(&self) -> &str {
-        // serde_json writes valid UTF-8; the check is a scan of bytes already in cache.
-        std::str::from_utf8(&self.0).unwrap_or_default()
-    }
-}
+/// JSON text that goes back to [`JSON`] when dropped.
+pub(super) struct JsonBuf(String);
 
 impl std::ops::Deref for JsonBuf {
     type Target = str;
     fn deref(&self) -> &str {
-        self.as_str()
+        &self.0
     }
 }
 
@@ -197,7 +197,7 @@ impl Drop for JsonBuf {
 
 thread_local! {
     /// The buffer markers' JSON is written into (see [`diff_json`]).
-    static JSON: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    static JSON: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
 }
 
 /// A diff's JSON as a single-quoted link title (JSON is full of `"`).
@@ -214,19 +214,20 @@ fn push_quoted(out: &mut String, text: &str, quote: char) {
     out.push(quote);
     // Every character escaped is ASCII: the runs between them are copied whole.
     let q = quote as u8;
+    let bytes = text.as_bytes();
     let mut from = 0;
-    for (i, &b) in text.as_bytes().iter().enumerate() {
-        let escaped = match b {
+    loop {
+        let i = crate::scan::find_any(bytes, from, [b'\\', b'&', b'\n', b'\r', q]);
+        let Some(&b) = bytes.get(i) else { break };
+        out.push_str(&text[from..i]);
+        out.push_str(match b {
             b'\\' => "\\\\",
             b'&' => "\\&",
             b'\n' => "&#10;",
             b'\r' => "&#13;",
-            b'\'' if q == b => "\\'",
-            b'"' if q == b => "\\\"",
-            _ => continue,
-        };
-        out.push_str(&text[from..i]);
-        out.push_str(escaped);
+            b'\'' => "\\'",
+            _ => "\\\"",
+        });
         from = i + 1;
     }
     out.push_str(&text[from..]);

@@ -13,6 +13,7 @@ mod escape;
 mod forms;
 mod html;
 mod inline;
+mod json;
 mod marker;
 mod read;
 mod table;
