@@ -78,38 +78,35 @@ impl<'a> Reader<'a> {
     }
 
     fn node(&mut self, mut root: Option<&mut dyn FnMut(Node)>) -> Read<Node> {
-        self.open(b'{')?;
         let mut kind = None;
         let mut node = Node::new(NodeType::Doc);
-        if !self.close(b'}') {
-            loop {
-                match self.key()? {
-                    Key::Type => kind = Some(NodeType::from_name(&self.string_value()?)),
-                    Key::Attrs => node.attrs = Some(self.attrs()?),
-                    Key::Content => match root.as_deref_mut() {
-                        None => node.content = Some(self.children()?),
-                        // Which of two `content`s counts is the whole reader's to say.
-                        Some(_) if node.content.is_some() => return Err(Bail),
-                        Some(each) => {
-                            self.stream_children(each)?;
-                            node.content = Some(Vec::new());
-                        }
-                    },
-                    Key::Marks => node.marks = Some(self.marks()?),
-                    Key::Text => node.text = Some(self.string_value()?.into_owned()),
-                    Key::Other(name) => {
-                        let value = self.value()?;
-                        node.extra
-                            .get_or_insert_with(Default::default)
-                            .insert(name.into_owned(), value);
+        self.object(|r| {
+            match r.key()? {
+                Key::Type => kind = Some(NodeType::from_name(&r.string_value()?)),
+                Key::Attrs => node.attrs = Some(r.attrs()?),
+                Key::Content => match root.as_deref_mut() {
+                    None => node.content = Some(r.children()?),
+                    // Which of two `content`s counts is the whole reader's to say.
+                    Some(_) if node.content.is_some() => return Err(Bail),
+                    Some(each) => {
+                        r.array(|r| {
+                            each(r.node(None)?);
+                            Ok(())
+                        })?;
+                        node.content = Some(Vec::new());
                     }
-                }
-                if !self.next(b'}')? {
-                    break;
+                },
+                Key::Marks => node.marks = Some(r.marks()?),
+                Key::Text => node.text = Some(r.string_value()?.into_owned()),
+                Key::Other(name) => {
+                    let value = r.value()?;
+                    node.extra
+                        .get_or_insert_with(Default::default)
+                        .insert(name.into_owned(), value);
                 }
             }
-        }
-        self.depth -= 1;
+            Ok(())
+        })?;
         node.kind = kind.ok_or(Bail)?;
         if node.kind == NodeType::Text && node.text.is_none() {
             return Err(Bail);
@@ -118,103 +115,65 @@ impl<'a> Reader<'a> {
     }
 
     fn children(&mut self) -> Read<Vec<Node>> {
-        self.open(b'[')?;
         let start = self.pending.len();
-        if !self.close(b']') {
-            loop {
-                let child = self.node(None)?;
-                self.pending.push(child);
-                if !self.next(b']')? {
-                    break;
-                }
-            }
-        }
-        self.depth -= 1;
+        self.array(|r| {
+            let child = r.node(None)?;
+            r.pending.push(child);
+            Ok(())
+        })?;
         Ok(self.pending.split_off(start))
     }
 
-    fn stream_children(&mut self, each: &mut dyn FnMut(Node)) -> Read<()> {
-        self.open(b'[')?;
-        if !self.close(b']') {
-            loop {
-                each(self.node(None)?);
-                if !self.next(b']')? {
-                    break;
-                }
-            }
-        }
-        self.depth -= 1;
-        Ok(())
-    }
-
     fn marks(&mut self) -> Read<Vec<Mark>> {
-        self.open(b'[')?;
         let start = self.marks.len();
-        if !self.close(b']') {
-            loop {
-                let mark = self.mark()?;
-                self.marks.push(mark);
-                if !self.next(b']')? {
-                    break;
-                }
-            }
-        }
-        self.depth -= 1;
+        self.array(|r| {
+            let mark = r.mark()?;
+            r.marks.push(mark);
+            Ok(())
+        })?;
         Ok(self.marks.split_off(start))
     }
 
     fn mark(&mut self) -> Read<Mark> {
-        self.open(b'{')?;
         let mut kind = None;
         let mut mark = Mark::new(MarkType::Strong);
-        if !self.close(b'}') {
-            loop {
-                let other = match self.key()? {
-                    Key::Type => {
-                        kind = Some(MarkType::from_name(&self.string_value()?));
-                        None
-                    }
-                    Key::Attrs => {
-                        mark.attrs = Some(self.attrs()?);
-                        None
-                    }
-                    // A mark has no children, marks or text of its own: such members are kept as any other.
-                    Key::Content => Some(Cow::Borrowed("content")),
-                    Key::Marks => Some(Cow::Borrowed("marks")),
-                    Key::Text => Some(Cow::Borrowed("text")),
-                    Key::Other(name) => Some(name),
-                };
-                if let Some(name) = other {
-                    let value = self.value()?;
-                    mark.extra
-                        .get_or_insert_with(Default::default)
-                        .insert(name.into_owned(), value);
+        self.object(|r| {
+            let other = match r.key()? {
+                Key::Type => {
+                    kind = Some(MarkType::from_name(&r.string_value()?));
+                    None
                 }
-                if !self.next(b'}')? {
-                    break;
+                Key::Attrs => {
+                    mark.attrs = Some(r.attrs()?);
+                    None
                 }
+                // A mark has no children, marks or text of its own: such members are kept as any other.
+                Key::Content => Some(Cow::Borrowed("content")),
+                Key::Marks => Some(Cow::Borrowed("marks")),
+                Key::Text => Some(Cow::Borrowed("text")),
+                Key::Other(name) => Some(name),
+            };
+            if let Some(name) = other {
+                let value = r.value()?;
+                mark.extra
+                    .get_or_insert_with(Default::default)
+                    .insert(name.into_owned(), value);
             }
-        }
-        self.depth -= 1;
+            Ok(())
+        })?;
         mark.kind = kind.ok_or(Bail)?;
         Ok(mark)
     }
 
     fn attrs(&mut self) -> Read<Attrs> {
-        self.open(b'{')?;
         // A value is never an `Attrs`: the members gather on one reused vector.
         let start = self.members.len();
-        if !self.close(b'}') {
-            loop {
-                let name = self.member_name()?;
-                let value = self.value()?;
-                self.members.push((name, value));
-                if !self.next(b'}')? {
-                    break;
-                }
-            }
-        }
-        self.depth -= 1;
+        self.object(|r| {
+            let name = r.member_name()?;
+            let value = r.value()?;
+            r.members.push((name, value));
+            Ok(())
+        })?;
         let mut attrs = Attrs::with_capacity(self.members.len() - start);
         for (name, value) in self.members.drain(start..) {
             attrs.insert(name, value);
@@ -231,33 +190,21 @@ impl<'a> Reader<'a> {
                 Ok(Value::String(self.string()?.into_owned()))
             }
             Some(b'{') => {
-                self.open(b'{')?;
                 let mut object = Map::new();
-                if !self.close(b'}') {
-                    loop {
-                        let name = self.member_name()?;
-                        let value = self.value()?;
-                        object.insert(name, value);
-                        if !self.next(b'}')? {
-                            break;
-                        }
-                    }
-                }
-                self.depth -= 1;
+                self.object(|r| {
+                    let name = r.member_name()?;
+                    let value = r.value()?;
+                    object.insert(name, value);
+                    Ok(())
+                })?;
                 Ok(Value::Object(object))
             }
             Some(b'[') => {
-                self.open(b'[')?;
                 let mut array = Vec::new();
-                if !self.close(b']') {
-                    loop {
-                        array.push(self.value()?);
-                        if !self.next(b']')? {
-                            break;
-                        }
-                    }
-                }
-                self.depth -= 1;
+                self.array(|r| {
+                    array.push(r.value()?);
+                    Ok(())
+                })?;
                 Ok(Value::Array(array))
             }
             Some(b't') => self.literal("true", Value::Bool(true)),
@@ -490,42 +437,49 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// An object or array opening (after space), one level deeper.
-    fn open(&mut self, bracket: u8) -> Read<()> {
+    /// An object (after space), `member` reading each member, name included.
+    fn object(&mut self, member: impl FnMut(&mut Self) -> Read<()>) -> Read<()> {
+        self.items(b'{', b'}', member)
+    }
+
+    /// An array (after space), `element` reading each element.
+    fn array(&mut self, element: impl FnMut(&mut Self) -> Read<()>) -> Read<()> {
+        self.items(b'[', b']', element)
+    }
+
+    /// An object's members or an array's elements between `open` and `close`, one level deeper while
+    /// they are read.
+    fn items(
+        &mut self,
+        open: u8,
+        close: u8,
+        mut item: impl FnMut(&mut Self) -> Read<()>,
+    ) -> Read<()> {
         self.skip_space();
-        if self.bytes.get(self.at) != Some(&bracket) || self.depth == MAX_DEPTH {
+        if self.bytes.get(self.at) != Some(&open) || self.depth == MAX_DEPTH {
             return Err(Bail);
         }
         self.at += 1;
         self.depth += 1;
-        Ok(())
-    }
-
-    /// Whether the object or array just opened closes at once (its bracket taken).
-    fn close(&mut self, bracket: u8) -> bool {
         self.skip_space();
-        let closes = self.bytes.get(self.at) == Some(&bracket);
-        if closes {
+        if self.bytes.get(self.at) == Some(&close) {
             self.at += 1;
-        }
-        closes
-    }
-
-    /// After a member or element: true for a comma (another follows), false for the closing bracket
-    /// (taken); the level's depth is the caller's to give back.
-    fn next(&mut self, bracket: u8) -> Read<bool> {
-        self.skip_space();
-        match self.bytes.get(self.at) {
-            Some(b',') => {
-                self.at += 1;
-                Ok(true)
+        } else {
+            loop {
+                item(self)?;
+                self.skip_space();
+                match self.bytes.get(self.at) {
+                    Some(b',') => self.at += 1,
+                    Some(&b) if b == close => {
+                        self.at += 1;
+                        break;
+                    }
+                    _ => return Err(Bail),
+                }
             }
-            Some(&b) if b == bracket => {
-                self.at += 1;
-                Ok(false)
-            }
-            _ => Err(Bail),
         }
+        self.depth -= 1;
+        Ok(())
     }
 
     /// Nothing but space after the document.

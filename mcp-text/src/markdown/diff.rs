@@ -212,14 +212,7 @@ impl<'d> Diff<'d> {
         } = self.attrs
         {
             key(out, "-attrs");
-            out.push('[');
-            for (i, (k, _)) in removed(attrs, inf).enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                json::string(out, k);
-            }
-            out.push(']');
+            json::array(out, removed(attrs, inf), |out, (k, _)| json::string(out, k));
         }
         match self.attrs {
             AttrsDiff::Same | AttrsDiff::Patch { patch: false, .. } => {}

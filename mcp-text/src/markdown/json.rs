@@ -43,18 +43,25 @@ pub(super) fn value(out: &mut String, v: &Value) {
         Value::Bool(false) => out.push_str("false"),
         Value::Number(n) => out.push_str(&serde_json::to_string(n).unwrap_or_default()),
         Value::String(s) => string(out, s),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                value(out, item);
-            }
-            out.push(']');
-        }
+        Value::Array(items) => array(out, items, value),
         Value::Object(map) => object(out, map.iter()),
     }
+}
+
+/// An array of `items`, each written by `item`.
+pub(super) fn array<T>(
+    out: &mut String,
+    items: impl IntoIterator<Item = T>,
+    mut item: impl FnMut(&mut String, T),
+) {
+    out.push('[');
+    for (i, x) in items.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        item(out, x);
+    }
+    out.push(']');
 }
 
 /// An object of these members, in this order.
@@ -87,11 +94,7 @@ enum Member<'d> {
 
 /// Nodes as ADF, each node's members in name order (as their `serde_json::Value`s hold them).
 pub(super) fn nodes(out: &mut String, nodes: &[Node]) {
-    out.push('[');
-    for (i, node) in nodes.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
+    array(out, nodes, |out, node| {
         // The order `adf`'s serializer writes them in, so that a repeated name resolves the same way.
         let extra = node.extra.as_deref().map_or(0, Attrs::len);
         let mut members = Vec::with_capacity(5 + extra);
@@ -112,20 +115,12 @@ pub(super) fn nodes(out: &mut String, nodes: &[Node]) {
             members.push(("marks", Member::Marks(marks)));
         }
         sorted(out, members);
-    }
-    out.push(']');
+    });
 }
 
 /// Marks as ADF, each mark's members in name order.
 pub(super) fn marks(out: &mut String, marks: &[Mark]) {
-    out.push('[');
-    for (i, m) in marks.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        mark(out, m);
-    }
-    out.push(']');
+    array(out, marks, mark);
 }
 
 /// A mark as ADF, its members in name order.
