@@ -138,6 +138,39 @@ pub(super) async fn a_session_follows_its_client_across_instances() {
         .find_map(|e| e.id)
         .expect("the answer's event has an id");
 
+    // The answer's stream is finished. Resumed from its start on every instance (from the memory of the
+    // one that answered, from the log it wrote whole on the others), it gives the answer once and ends.
+    let stream_key = last_id.split('-').next().unwrap();
+    let mut replayed_on = HashSet::new();
+    for _ in 0..3 {
+        let r = http_support::resume(&url, &sid, &format!("{stream_key}-0")).await;
+        assert_eq!(r.status(), 200);
+        let up = upstream(&r);
+        let body = tokio::time::timeout(Duration::from_secs(5), r.text())
+            .await
+            .unwrap_or_else(|_| panic!("the finished stream ends ({up})"))
+            .expect("a body");
+        let ids: Vec<_> = http_support::parse_sse(body.as_bytes())
+            .into_iter()
+            .filter(|e| !e.data.is_empty())
+            .filter_map(|e| e.id)
+            .collect();
+        assert_eq!(ids, std::slice::from_ref(&last_id), "the answer once ({up}): {body}");
+        replayed_on.insert(up);
+    }
+    assert_eq!(replayed_on.len(), 3, "{replayed_on:?}");
+    // The answer and its stream's end went to Redis together: one string, no list.
+    let exists = |key: String| {
+        let cli = scale_support::program("redis-cli").expect("redis-cli beside redis-server");
+        let out = std::process::Command::new(cli)
+            .args(["-p", &cluster.redis_port.to_string(), "EXISTS", &key])
+            .output()
+            .expect("redis-cli runs");
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    assert_eq!(exists(format!("mcp:evw:{sid}:{stream_key}")), "1");
+    assert_eq!(exists(format!("mcp:ev:{sid}:{stream_key}")), "0");
+
     // A DELETE on one instance ends the session on all of them.
     let r = http_support::http()
         .delete(&url)

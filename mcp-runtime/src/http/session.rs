@@ -64,6 +64,8 @@ struct Persist {
     seq: u64,
     /// Empty: the stream finished.
     event: Bytes,
+    /// The stream finishes after `event`: both are stored in one write (a quick answer's usual case).
+    ends: bool,
     live: Option<mpsc::UnboundedSender<Bytes>>,
     /// The event's bytes on the server's budget, given back once it is written and sent.
     _charge: Charge,
@@ -358,21 +360,13 @@ impl HttpSession {
                     let _ = tx.send(frame);
                 }
                 Some(Waiter::Stream(k) | Waiter::JsonOrStream(None, k)) => {
-                    self.push(&mut r, k, &frame, charge);
+                    let ends = r.streams.get(&k).is_some_and(|s| s.pending <= 1);
+                    self.push(&mut r, k, &frame, charge, ends);
                     if let Some(s) = r.streams.get_mut(&k) {
                         s.pending = s.pending.saturating_sub(1);
                         if s.pending == 0 {
                             s.finished = true;
                             s.live = None;
-                            if let Some(p) = &self.persist {
-                                let _ = p.send(Persist {
-                                    stream: k,
-                                    seq: 0,
-                                    event: Bytes::new(),
-                                    live: None,
-                                    _charge: Charge::none(),
-                                });
-                            }
                             r.finished.push_back(k);
                             while r.finished.len() > FINISHED_STREAMS_KEPT {
                                 if let Some(old) = r.finished.pop_front() {
@@ -395,7 +389,7 @@ impl HttpSession {
                     _ => r.get_stream,
                 };
                 match target {
-                    Some(k) => self.push(&mut r, k, &frame, charge),
+                    Some(k) => self.push(&mut r, k, &frame, charge, false),
                     None => tracing::debug!(
                         "no stream for a server message (no GET stream open); dropped"
                     ),
@@ -404,7 +398,9 @@ impl HttpSession {
         }
     }
 
-    fn push(&self, r: &mut Routes, key: StreamKey, frame: &[u8], charge: Charge) {
+    /// Sends `frame` on stream `key` (stored first when the stores are shared); `ends`: the stream
+    /// finishes after it.
+    fn push(&self, r: &mut Routes, key: StreamKey, frame: &[u8], charge: Charge, ends: bool) {
         let Some(s) = r.streams.get_mut(&key) else {
             return;
         };
@@ -421,6 +417,7 @@ impl HttpSession {
                 stream: key,
                 seq,
                 event: ev,
+                ends,
                 live: s.live.clone(),
                 _charge: charge,
             });
@@ -476,15 +473,19 @@ fn spawn_persister(
                     Err(_) => break,
                 }
             }
-            let events: Vec<crate::scale::StreamEvent> = batch
-                .iter()
-                .map(|p| crate::scale::StreamEvent {
+            let mut events = Vec::with_capacity(batch.len() + 1);
+            for p in &batch {
+                let event = |seq, data: &[u8]| crate::scale::StreamEvent {
                     session: session.clone(),
                     stream: p.stream,
-                    seq: p.seq,
-                    data: p.event.to_vec(),
-                })
-                .collect();
+                    seq,
+                    data: data.to_vec(),
+                };
+                events.push(event(p.seq, &p.event));
+                if p.ends {
+                    events.push(event(0, b""));
+                }
+            }
             let stored = store.append(&events, ttl).await;
             if let Err(e) = &stored {
                 tracing::warn!(error = %e, session = %session, "SSE events not stored; their streams end unsent, for the client to resume");

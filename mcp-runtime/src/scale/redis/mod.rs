@@ -5,6 +5,8 @@
 //! - `session:<id>`: a session record (JSON), with a TTL refreshed on every read;
 //! - `ev:<session>:<stream>`: a stream's events (a list, each `"<seq>\n<event>"`, `end` once finished),
 //!   trimmed to the last `events_per_stream`, with a TTL (a deleted session's logs are left to it);
+//! - `evw:<session>:<stream>`: a stream written whole at once, its events and its end in one write (a
+//!   quick POST answer's): a string of `"<seq>\n<length>\n<event>"` items, with the same TTL;
 //! - `task:<id>`: a task record (JSON); `towner:<owner>`: the owner's tasks, oldest first (a sorted set
 //!   by member); `tactive:<owner>`: its unfinished tasks by expiry time (for
 //!   `max_active_per_owner`); `texp`: every task by expiry time;
@@ -12,7 +14,7 @@
 //!   ([`Heartbeat`]): the lease on the tasks it runs;
 //! - the channel `bus`: the [`super::Bus`], one JSON [`super::BusMessage`] per message.
 //!
-//! Every request-path operation is one round trip (a `GETEX`, a pipelined `RPUSH`/`PEXPIRE`,
+//! Every request-path operation is one round trip (a `GETEX`, a `SET` or a pipelined `RPUSH`/`PEXPIRE`,
 //! a script), on one multiplexed connection: the pipelines of concurrent sessions go out together in
 //! its writes, and Redis answers (and, with `appendfsync always`, syncs) what arrived together at once,
 //! so the event writes of many sessions already share their round trips and syncs. A Redis error is a [`StoreError::Backend`], which the request that needed the store
