@@ -13,6 +13,9 @@
 //! `TEXT_BENCH_MB` (default 4) change the runs and the size; `TEXT_BENCH_BASELINE=PATH` adds a row for another
 //! build of the CLI (main's, to compare before and after in one run). `TEXT_BENCH_ONLY=FORMAT` measures the conversions from one
 //! format only. `TEXT_BENCH_GENERATE_ONLY=1` writes the documents and stops (`bench/marker_cost.mjs` measures the markers' cost on them).
+//! `TEXT_BENCH_ROUNDS=R` (default 1) measures every converter of a conversion R times in turn, each row
+//! the best of its rounds: a few seconds of a busy host then slow one round of every converter rather
+//! than all the runs of one (each round's figures go to stderr).
 
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
@@ -90,107 +93,111 @@ fn main() {
     ];
     // `TEXT_BENCH_ONLY=adf` (or markdown, storage, html): the conversions from that format alone.
     let only = std::env::var("TEXT_BENCH_ONLY").ok();
+    let rounds: usize = env_or("TEXT_BENCH_ROUNDS", 1);
     for (case, input_name, from, to) in cases {
         if only.as_deref().is_some_and(|only| only != input_name) {
             continue;
         }
-        let input = file(input_name);
-        let bytes = std::fs::read(&input).unwrap();
-        let mb = bytes.len() as f64 / (1 << 20) as f64;
-        report.row(
-            case,
-            "cat, piped (floor)",
-            floor(&input, runs).map(|t| (t, None)),
-            mb,
-        );
-        let ours = Path::new(env!("CARGO_BIN_EXE_mcp-text"));
-        report.row(
-            case,
-            "mcp-text CLI",
-            cli(ours, &input, input_name, to, runs),
-            mb,
-        );
-        if let Some(baseline) = &baseline {
+        for round in 0..rounds.max(1) {
+            report.first_round = round == 0;
+            let input = file(input_name);
+            let bytes = std::fs::read(&input).unwrap();
+            let mb = bytes.len() as f64 / (1 << 20) as f64;
             report.row(
                 case,
-                "mcp-text CLI, baseline",
-                cli(baseline, &input, input_name, to, runs),
+                "cat, piped (floor)",
+                floor(&input, runs).map(|t| (t, None)),
                 mb,
             );
-        }
-        let (result, output) = in_process(&bytes, from, to, runs);
-        report.row(case, "mcp-text in-process", result.map(|t| (t, None)), mb);
-        if case == "ADF → MD" {
-            if let Some(output) = &output {
-                report.kept("mcp-text", kept(&counted, output));
-            }
-        }
-        match case {
-            "ADF → MD" => {
-                let out = dir.join("adf-to-md.md");
-                let _ = std::fs::remove_file(&out);
-                let node = peers.join("node_modules/adf-to-md");
-                let script = root.join("mcp-text/bench/adf_to_md.js");
-                let result = peer(&node, "npm adf-to-md", || {
-                    let mut c = Command::new("node");
-                    c.arg(&script)
-                        .arg(&input)
-                        .arg(&out)
-                        .arg(runs.to_string())
-                        .env("TEXT_PEERS", &peers);
-                    c
-                });
-                report.row(case, "npm adf-to-md 1.2.1", result.map(|t| (t, None)), mb);
-                if let Ok(md) = std::fs::read_to_string(&out) {
-                    report.kept("npm adf-to-md", kept(&counted, &md));
-                }
-                let out = dir.join("marklas.md");
-                let _ = std::fs::remove_file(&out);
+            let ours = Path::new(env!("CARGO_BIN_EXE_mcp-text"));
+            report.row(
+                case,
+                "mcp-text CLI",
+                cli(ours, &input, input_name, to, runs),
+                mb,
+            );
+            if let Some(baseline) = &baseline {
                 report.row(
                     case,
-                    "PyPI marklas 0.8.6",
-                    python(&peers, "marklas-adf-md", &input, &out, runs),
+                    "mcp-text CLI, baseline",
+                    cli(baseline, &input, input_name, to, runs),
                     mb,
                 );
-                if let Ok(md) = std::fs::read_to_string(&out) {
-                    report.kept("PyPI marklas", kept(&counted, &md));
+            }
+            let (result, output) = in_process(&bytes, from, to, runs);
+            report.row(case, "mcp-text in-process", result.map(|t| (t, None)), mb);
+            if case == "ADF → MD" {
+                if let Some(output) = &output {
+                    report.kept("mcp-text", kept(&counted, output));
                 }
             }
-            "MD → ADF" => {
-                let out = dir.join("marklas.json");
-                report.row(
-                    case,
-                    "PyPI marklas 0.8.6",
-                    python(&peers, "marklas-md-adf", &input, &out, runs),
-                    mb,
-                );
+            match case {
+                "ADF → MD" => {
+                    let out = dir.join("adf-to-md.md");
+                    let _ = std::fs::remove_file(&out);
+                    let node = peers.join("node_modules/adf-to-md");
+                    let script = root.join("mcp-text/bench/adf_to_md.js");
+                    let result = peer(&node, "npm adf-to-md", || {
+                        let mut c = Command::new("node");
+                        c.arg(&script)
+                            .arg(&input)
+                            .arg(&out)
+                            .arg(runs.to_string())
+                            .env("TEXT_PEERS", &peers);
+                        c
+                    });
+                    report.row(case, "npm adf-to-md 1.2.1", result.map(|t| (t, None)), mb);
+                    if let Ok(md) = std::fs::read_to_string(&out) {
+                        report.kept("npm adf-to-md", kept(&counted, &md));
+                    }
+                    let out = dir.join("marklas.md");
+                    let _ = std::fs::remove_file(&out);
+                    report.row(
+                        case,
+                        "PyPI marklas 0.8.6",
+                        python(&peers, "marklas-adf-md", &input, &out, runs),
+                        mb,
+                    );
+                    if let Ok(md) = std::fs::read_to_string(&out) {
+                        report.kept("PyPI marklas", kept(&counted, &md));
+                    }
+                }
+                "MD → ADF" => {
+                    let out = dir.join("marklas.json");
+                    report.row(
+                        case,
+                        "PyPI marklas 0.8.6",
+                        python(&peers, "marklas-md-adf", &input, &out, runs),
+                        mb,
+                    );
+                }
+                "HTML → MD" => {
+                    let html = String::from_utf8(bytes.clone()).unwrap();
+                    // The reader alone (HTML → model), measurable before the Markdown writer is there.
+                    let result = best_of(runs, || {
+                        std::hint::black_box(mcp_text::html::read(&html));
+                        Ok(())
+                    });
+                    report.row(
+                        case,
+                        "mcp-text HTML reader only",
+                        result.map(|t| (t, None)),
+                        mb,
+                    );
+                    let result = best_of(runs, || {
+                        htmd::convert(&html).map(drop).map_err(|e| e.to_string())
+                    });
+                    report.row(case, "crate htmd 0.5", result.map(|t| (t, None)), mb);
+                    let out = dir.join("markdownify.md");
+                    report.row(
+                        case,
+                        "PyPI markdownify 1.2.3",
+                        python(&peers, "markdownify", &input, &out, runs),
+                        mb,
+                    );
+                }
+                _ => {}
             }
-            "HTML → MD" => {
-                let html = String::from_utf8(bytes.clone()).unwrap();
-                // The reader alone (HTML → model), measurable before the Markdown writer is there.
-                let result = best_of(runs, || {
-                    std::hint::black_box(mcp_text::html::read(&html));
-                    Ok(())
-                });
-                report.row(
-                    case,
-                    "mcp-text HTML reader only",
-                    result.map(|t| (t, None)),
-                    mb,
-                );
-                let result = best_of(runs, || {
-                    htmd::convert(&html).map(drop).map_err(|e| e.to_string())
-                });
-                report.row(case, "crate htmd 0.5", result.map(|t| (t, None)), mb);
-                let out = dir.join("markdownify.md");
-                report.row(
-                    case,
-                    "PyPI markdownify 1.2.3",
-                    python(&peers, "markdownify", &input, &out, runs),
-                    mb,
-                );
-            }
-            _ => {}
         }
     }
     report.print();
@@ -461,20 +468,38 @@ fn memchr_x(bytes: &[u8]) -> Option<usize> {
 struct Report {
     rows: Vec<(String, String, Measured, f64)>,
     kept: Vec<(String, Vec<Kept>)>,
+    /// Whether the rows being measured are a conversion's first round.
+    first_round: bool,
 }
 
 impl Report {
+    /// A converter's figure; measured again in a later round, its best time and highest peak stay.
     fn row(&mut self, case: &str, who: &str, measured: Measured, mb: f64) {
         let shown = match &measured {
             Ok((t, _)) => format!("{:.1} MB/s", mb / t.as_secs_f64()),
             Err(e) => e.clone(),
         };
         eprintln!("  {case:<13} {who:<24} {shown}");
-        self.rows.push((case.into(), who.into(), measured, mb));
+        let earlier = self
+            .rows
+            .iter_mut()
+            .find(|(c, w, ..)| c == case && w == who);
+        match (earlier, measured) {
+            (Some((.., Ok((best, peak)), _)), Ok((t, rss))) => {
+                *best = (*best).min(t);
+                *peak = (*peak).max(rss);
+            }
+            (Some((.., kept @ Err(_), _)), now) => *kept = now,
+            (Some(_), Err(_)) => {}
+            (None, measured) => self.rows.push((case.into(), who.into(), measured, mb)),
+        }
     }
 
+    /// What a converter's output kept (counted in the first round only: the output is the same).
     fn kept(&mut self, who: &str, counts: Vec<Kept>) {
-        self.kept.push((who.into(), counts));
+        if self.first_round {
+            self.kept.push((who.into(), counts));
+        }
     }
 
     fn print(&self) {

@@ -155,7 +155,11 @@ pub(super) async fn a_session_follows_its_client_across_instances() {
             .filter(|e| !e.data.is_empty())
             .filter_map(|e| e.id)
             .collect();
-        assert_eq!(ids, std::slice::from_ref(&last_id), "the answer once ({up}): {body}");
+        assert_eq!(
+            ids,
+            std::slice::from_ref(&last_id),
+            "the answer once ({up}): {body}"
+        );
         replayed_on.insert(up);
     }
     assert_eq!(replayed_on.len(), 3, "{replayed_on:?}");
