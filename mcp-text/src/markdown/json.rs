@@ -95,13 +95,18 @@ enum Member<'d> {
 /// Nodes as ADF, each node's members in name order (as their `serde_json::Value`s hold them).
 pub(super) fn nodes(out: &mut String, nodes: &[Node]) {
     array(out, nodes, |out, node| {
+        let Some(extra_members) = &node.extra else {
+            return fixed_node(out, node);
+        };
         // The order `adf`'s serializer writes them in, so that a repeated name resolves the same way.
         let extra = node.extra.as_deref().map_or(0, Attrs::len);
         let mut members = Vec::with_capacity(5 + extra);
         members.push(("type", Member::Str(node.kind.name())));
-        if let Some(extra) = &node.extra {
-            members.extend(extra.iter().map(|(k, v)| (k.as_str(), Member::Value(v))));
-        }
+        members.extend(
+            extra_members
+                .iter()
+                .map(|(k, v)| (k.as_str(), Member::Value(v))),
+        );
         if let Some(attrs) = &node.attrs {
             members.push(("attrs", Member::Attrs(attrs)));
         }
@@ -118,6 +123,35 @@ pub(super) fn nodes(out: &mut String, nodes: &[Node]) {
     });
 }
 
+/// A node with none but the five members of the model, whose names are known and so is their order:
+/// what [`sorted`] writes for it, without sorting or escaping the names.
+fn fixed_node(out: &mut String, node: &Node) {
+    out.push('{');
+    if let Some(attrs) = &node.attrs {
+        out.push_str("\"attrs\":");
+        self::attrs(out, attrs);
+        out.push(',');
+    }
+    if let Some(content) = &node.content {
+        out.push_str("\"content\":");
+        nodes(out, content);
+        out.push(',');
+    }
+    if let Some(marks) = &node.marks {
+        out.push_str("\"marks\":");
+        self::marks(out, marks);
+        out.push(',');
+    }
+    if let Some(text) = &node.text {
+        out.push_str("\"text\":");
+        string(out, text);
+        out.push(',');
+    }
+    out.push_str("\"type\":");
+    string(out, node.kind.name());
+    out.push('}');
+}
+
 /// Marks as ADF, each mark's members in name order.
 pub(super) fn marks(out: &mut String, marks: &[Mark]) {
     array(out, marks, mark);
@@ -125,6 +159,19 @@ pub(super) fn marks(out: &mut String, marks: &[Mark]) {
 
 /// A mark as ADF, its members in name order.
 pub(super) fn mark(out: &mut String, mark: &Mark) {
+    if mark.extra.is_none() {
+        // `attrs` and `type`, in name order (as `sorted` writes them).
+        out.push('{');
+        if let Some(attrs) = &mark.attrs {
+            out.push_str("\"attrs\":");
+            self::attrs(out, attrs);
+            out.push(',');
+        }
+        out.push_str("\"type\":");
+        string(out, mark.kind.name());
+        out.push('}');
+        return;
+    }
     let extra = mark.extra.as_deref().map_or(0, Attrs::len);
     let mut members = Vec::with_capacity(2 + extra);
     members.push(("type", Member::Str(mark.kind.name())));
