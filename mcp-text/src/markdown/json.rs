@@ -127,29 +127,27 @@ pub(super) fn nodes(out: &mut String, nodes: &[Node]) {
 /// what [`sorted`] writes for it, without sorting or escaping the names.
 fn fixed_node(out: &mut String, node: &Node) {
     out.push('{');
-    if let Some(attrs) = &node.attrs {
-        out.push_str("\"attrs\":");
-        self::attrs(out, attrs);
-        out.push(',');
-    }
-    if let Some(content) = &node.content {
-        out.push_str("\"content\":");
-        nodes(out, content);
-        out.push(',');
-    }
-    if let Some(marks) = &node.marks {
-        out.push_str("\"marks\":");
-        self::marks(out, marks);
-        out.push(',');
-    }
-    if let Some(text) = &node.text {
-        out.push_str("\"text\":");
-        string(out, text);
-        out.push(',');
-    }
+    fixed_member(out, "\"attrs\":", node.attrs.as_ref(), attrs);
+    fixed_member(out, "\"content\":", node.content.as_deref(), nodes);
+    fixed_member(out, "\"marks\":", node.marks.as_deref(), marks);
+    fixed_member(out, "\"text\":", node.text.as_deref(), string);
     out.push_str("\"type\":");
     string(out, node.kind.name());
     out.push('}');
+}
+
+/// `name` (quoted, with its colon), the value, and the comma before the next member, if there is a value.
+fn fixed_member<T: ?Sized>(
+    out: &mut String,
+    name: &str,
+    value: Option<&T>,
+    write: fn(&mut String, &T),
+) {
+    if let Some(value) = value {
+        out.push_str(name);
+        write(out, value);
+        out.push(',');
+    }
 }
 
 /// Marks as ADF, each mark's members in name order.
@@ -162,11 +160,7 @@ pub(super) fn mark(out: &mut String, mark: &Mark) {
     if mark.extra.is_none() {
         // `attrs` and `type`, in name order (as `sorted` writes them).
         out.push('{');
-        if let Some(attrs) = &mark.attrs {
-            out.push_str("\"attrs\":");
-            self::attrs(out, attrs);
-            out.push(',');
-        }
+        fixed_member(out, "\"attrs\":", mark.attrs.as_ref(), attrs);
         out.push_str("\"type\":");
         string(out, mark.kind.name());
         out.push('}');
