@@ -62,7 +62,6 @@ struct Routes {
 struct Persist {
     stream: StreamKey,
     seq: u64,
-    /// Empty: the stream finished.
     event: Bytes,
     /// The stream finishes after `event`: both are stored in one write (a quick answer's usual case).
     ends: bool,

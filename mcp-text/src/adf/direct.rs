@@ -98,12 +98,7 @@ impl<'a> Reader<'a> {
                 },
                 Key::Marks => node.marks = Some(r.marks()?),
                 Key::Text => node.text = Some(r.string_value()?.into_owned()),
-                Key::Other(name) => {
-                    let value = r.value()?;
-                    node.extra
-                        .get_or_insert_with(Default::default)
-                        .insert(name.into_owned(), value);
-                }
+                Key::Other(name) => r.extra_member(&mut node.extra, name)?,
             }
             Ok(())
         })?;
@@ -154,15 +149,21 @@ impl<'a> Reader<'a> {
                 Key::Other(name) => Some(name),
             };
             if let Some(name) = other {
-                let value = r.value()?;
-                mark.extra
-                    .get_or_insert_with(Default::default)
-                    .insert(name.into_owned(), value);
+                r.extra_member(&mut mark.extra, name)?;
             }
             Ok(())
         })?;
         mark.kind = kind.ok_or(Bail)?;
         Ok(mark)
+    }
+
+    /// A member of a node or mark beyond the model's own: its value, kept under `name` in `extra`.
+    fn extra_member(&mut self, extra: &mut Option<Box<Attrs>>, name: Cow<'a, str>) -> Read<()> {
+        let value = self.value()?;
+        extra
+            .get_or_insert_with(Default::default)
+            .insert(name.into_owned(), value);
+        Ok(())
     }
 
     fn attrs(&mut self) -> Read<Attrs> {

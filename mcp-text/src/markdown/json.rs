@@ -95,18 +95,13 @@ enum Member<'d> {
 /// Nodes as ADF, each node's members in name order (as their `serde_json::Value`s hold them).
 pub(super) fn nodes(out: &mut String, nodes: &[Node]) {
     array(out, nodes, |out, node| {
-        let Some(extra_members) = &node.extra else {
+        let Some(extra) = &node.extra else {
             return fixed_node(out, node);
         };
         // The order `adf`'s serializer writes them in, so that a repeated name resolves the same way.
-        let extra = node.extra.as_deref().map_or(0, Attrs::len);
-        let mut members = Vec::with_capacity(5 + extra);
+        let mut members = Vec::with_capacity(5 + extra.len());
         members.push(("type", Member::Str(node.kind.name())));
-        members.extend(
-            extra_members
-                .iter()
-                .map(|(k, v)| (k.as_str(), Member::Value(v))),
-        );
+        members.extend(extra.iter().map(|(k, v)| (k.as_str(), Member::Value(v))));
         if let Some(attrs) = &node.attrs {
             members.push(("attrs", Member::Attrs(attrs)));
         }
@@ -131,8 +126,13 @@ fn fixed_node(out: &mut String, node: &Node) {
     fixed_member(out, "\"content\":", node.content.as_deref(), nodes);
     fixed_member(out, "\"marks\":", node.marks.as_deref(), marks);
     fixed_member(out, "\"text\":", node.text.as_deref(), string);
+    fixed_type(out, node.kind.name());
+}
+
+/// `type`, the last member in name order, and the object's end.
+fn fixed_type(out: &mut String, name: &str) {
     out.push_str("\"type\":");
-    string(out, node.kind.name());
+    string(out, name);
     out.push('}');
 }
 
@@ -157,21 +157,16 @@ pub(super) fn marks(out: &mut String, marks: &[Mark]) {
 
 /// A mark as ADF, its members in name order.
 pub(super) fn mark(out: &mut String, mark: &Mark) {
-    if mark.extra.is_none() {
+    let Some(extra) = &mark.extra else {
         // `attrs` and `type`, in name order (as `sorted` writes them).
         out.push('{');
         fixed_member(out, "\"attrs\":", mark.attrs.as_ref(), attrs);
-        out.push_str("\"type\":");
-        string(out, mark.kind.name());
-        out.push('}');
+        fixed_type(out, mark.kind.name());
         return;
-    }
-    let extra = mark.extra.as_deref().map_or(0, Attrs::len);
-    let mut members = Vec::with_capacity(2 + extra);
+    };
+    let mut members = Vec::with_capacity(2 + extra.len());
     members.push(("type", Member::Str(mark.kind.name())));
-    if let Some(extra) = &mark.extra {
-        members.extend(extra.iter().map(|(k, v)| (k.as_str(), Member::Value(v))));
-    }
+    members.extend(extra.iter().map(|(k, v)| (k.as_str(), Member::Value(v))));
     if let Some(attrs) = &mark.attrs {
         members.push(("attrs", Member::Attrs(attrs)));
     }

@@ -49,9 +49,10 @@ impl RedisEventStore {
 
 /// A stream written whole: each event as `<seq>\n<length>\n<event>`, the end implied.
 fn whole(events: &[&StreamEvent]) -> Vec<u8> {
+    use std::io::Write as _;
     let mut v = Vec::with_capacity(events.iter().map(|e| e.data.len() + 24).sum());
     for e in events {
-        v.extend_from_slice(format!("{}\n{}\n", e.seq, e.data.len()).as_bytes());
+        let _ = write!(v, "{}\n{}\n", e.seq, e.data.len());
         v.extend_from_slice(&e.data);
     }
     v
@@ -87,23 +88,15 @@ fn read_whole(mut b: &[u8], after: u64) -> Result<Replay, StoreError> {
     Ok(replay)
 }
 
-/// One stream's events in a write.
-#[derive(Default)]
-struct Items<'e> {
-    events: Vec<&'e StreamEvent>,
-    top: u64,
-}
-
-impl Items<'_> {
-    /// Whether these are the whole stream: its events from the first, then its end, within the bound.
-    fn whole(&self, per_stream: usize) -> bool {
-        let n = self.events.len();
-        n >= 2
-            && n <= per_stream + 1
-            && self.events[0].seq == 1
-            && self.events[n - 1].data.is_empty()
-            && self.events[..n - 1].iter().all(|e| !e.data.is_empty())
-    }
+/// Whether one stream's events in a write are the whole stream: its events from the first, then its
+/// end, within the bound.
+fn is_whole(events: &[&StreamEvent], per_stream: usize) -> bool {
+    let n = events.len();
+    n >= 2
+        && n <= per_stream + 1
+        && events[0].seq == 1
+        && events[n - 1].data.is_empty()
+        && events[..n - 1].iter().all(|e| !e.data.is_empty())
 }
 
 fn item(e: &StreamEvent) -> Vec<u8> {
@@ -128,29 +121,27 @@ impl EventStore for RedisEventStore {
             let ms = millis(ttl);
             // Each stream's events in order: a whole stream in one `SET`, any other in one `RPUSH`
             // and one `PEXPIRE` per log.
-            let mut logs: BTreeMap<(&str, u64), Items> = BTreeMap::new();
+            let mut logs: BTreeMap<(&str, u64), Vec<&StreamEvent>> = BTreeMap::new();
             for e in events {
-                let log = logs.entry((e.session.as_str(), e.stream)).or_default();
-                log.events.push(e);
-                log.top = log.top.max(e.seq);
+                logs.entry((e.session.as_str(), e.stream))
+                    .or_default()
+                    .push(e);
             }
             let mut pipe = redis::pipe();
             // One more slot than the bound, for the end marker.
             let keep = self.per_stream as u64 + 1;
             for ((session, stream), log) in &logs {
-                if log.whole(self.per_stream) {
+                if is_whole(log, self.per_stream) {
                     pipe.cmd("SET")
                         .arg(self.whole_key(session, *stream))
-                        .arg(whole(&log.events[..log.events.len() - 1]))
+                        .arg(whole(&log[..log.len() - 1]))
                         .arg("PX")
                         .arg(ms)
                         .ignore();
                     continue;
                 }
-                let (items, top) = (
-                    log.events.iter().map(|e| item(e)).collect::<Vec<_>>(),
-                    log.top,
-                );
+                let items: Vec<Vec<u8>> = log.iter().map(|e| item(e)).collect();
+                let top = log.iter().map(|e| e.seq).max().unwrap_or(0);
                 let key = self.log_key(session, *stream);
                 pipe.cmd("RPUSH").arg(&key).arg(items).ignore();
                 // A log holds one item per position from 1 (and the end marker): it can only outgrow
@@ -250,18 +241,12 @@ mod tests {
     #[test]
     fn only_a_stream_from_its_first_event_to_its_end_is_whole() {
         let (first, second, end) = (event(1, b"x"), event(2, b"y"), event(0, b""));
-        fn items<'e>(e: &[&'e StreamEvent]) -> Items<'e> {
-            Items {
-                events: e.to_vec(),
-                top: 0,
-            }
-        }
-        assert!(items(&[&first, &end]).whole(256));
-        assert!(items(&[&first, &second, &end]).whole(256));
-        assert!(!items(&[&first, &second, &end]).whole(1), "over the bound");
-        assert!(!items(&[&first]).whole(256), "not ended");
-        assert!(!items(&[&second, &end]).whole(256), "not from the first");
-        assert!(!items(&[&end]).whole(256));
+        assert!(is_whole(&[&first, &end], 256));
+        assert!(is_whole(&[&first, &second, &end], 256));
+        assert!(!is_whole(&[&first, &second, &end], 1), "over the bound");
+        assert!(!is_whole(&[&first], 256), "not ended");
+        assert!(!is_whole(&[&second, &end], 256), "not from the first");
+        assert!(!is_whole(&[&end], 256));
     }
 
     #[test]
