@@ -117,6 +117,7 @@ fn mapped_len(size: usize) -> usize {
 }
 
 impl State {
+    #[inline(always)]
     fn carve(&mut self, class: usize) -> *mut u8 {
         let head = self.free[class];
         if !head.is_null() {
@@ -125,22 +126,33 @@ impl State {
             return head;
         }
         let size = class_size(class);
-        if self.end - self.next < size {
-            // Chunks grow from 256 KB (a small conversion maps and faults in little) to 4 MB.
-            let chunk = (CHUNK >> 4 << self.chunks.min(4)).max(size);
-            let start = map(chunk);
-            if start.is_null() {
-                return start;
-            }
-            self.chunks += 1;
-            self.next = start as usize;
-            self.end = start as usize + chunk;
+        if self.end - self.next >= size {
+            let p = self.next as *mut u8;
+            self.next += size;
+            return p;
         }
+        self.carve_chunk(size)
+    }
+
+    /// A block of `size` bytes from a new chunk (the current one has less left).
+    #[cold]
+    #[inline(never)]
+    fn carve_chunk(&mut self, size: usize) -> *mut u8 {
+        // Chunks grow from 256 KB (a small conversion maps and faults in little) to 4 MB.
+        let chunk = (CHUNK >> 4 << self.chunks.min(4)).max(size);
+        let start = map(chunk);
+        if start.is_null() {
+            return start;
+        }
+        self.chunks += 1;
+        self.next = start as usize;
+        self.end = start as usize + chunk;
         let p = self.next as *mut u8;
         self.next += size;
         p
     }
 
+    #[inline(always)]
     fn release(&mut self, p: *mut u8, class: usize) {
         // SAFETY: the block is at least 16 bytes, 16-aligned, and no longer anyone's.
         unsafe { p.cast::<*mut u8>().write(self.free[class]) };
@@ -149,6 +161,7 @@ impl State {
 }
 
 unsafe impl GlobalAlloc for CliAlloc {
+    #[inline]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         match Kind::of(layout) {
             Kind::Small(class) => self.with(|s| s.carve(class)),
@@ -158,6 +171,7 @@ unsafe impl GlobalAlloc for CliAlloc {
         }
     }
 
+    #[inline]
     unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
         match Kind::of(layout) {
             Kind::Small(class) => self.with(|s| s.release(p, class)),
@@ -240,6 +254,7 @@ enum Kind {
 }
 
 impl Kind {
+    #[inline(always)]
     fn of(layout: Layout) -> Kind {
         let size = layout.size();
         if layout.align() > CLASS || (size >= LARGE && layout.align() > 4096) {
@@ -257,6 +272,7 @@ impl Kind {
 }
 
 /// The size of a class's blocks.
+#[inline(always)]
 fn class_size(class: usize) -> usize {
     let steps = STEPS / CLASS;
     if class < steps {

@@ -34,6 +34,7 @@ pub mod mention;
 pub mod model;
 mod result;
 mod scan;
+pub mod split;
 pub mod storage;
 
 pub use error::{Error, Warning};

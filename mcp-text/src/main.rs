@@ -10,7 +10,7 @@ use mcp_text::{Format, Options};
 #[cfg(target_os = "linux")]
 mod cli_alloc;
 mod cli_input;
-mod cli_stream;
+mod cli_split;
 
 #[cfg(target_os = "linux")]
 #[global_allocator]
@@ -148,19 +148,15 @@ fn convert(args: &Args) -> ExitCode {
     };
     let written = if args.from == Format::Adf
         && args.to == Format::Markdown
-        && input.len() >= cli_stream::FROM_BYTES
+        && input.len() >= cli_split::FROM_BYTES
     {
         let options = mcp_text::markdown::WriteOptions {
             mentions: None,
             plain: args.plain,
         };
-        match cli_stream::adf_to_markdown(&input, &options) {
-            Ok(Some(text)) => Some(write_text(text)),
-            Ok(None) => whole(input, args, name),
-            Err(e) => {
-                eprintln!("mcp-text: {name}: {e}");
-                return ExitCode::FAILURE;
-            }
+        match cli_split::adf_to_markdown(&input, &options) {
+            Some(parts) => Some(write_parts(parts)),
+            None => whole(input, args, name),
         }
     } else {
         whole(input, args, name)
@@ -228,10 +224,16 @@ fn whole(input: cli_input::Input, args: &Args, name: &str) -> Option<std::io::Re
 /// The whole text at once, unbuffered (a buffer would only be one more copy, and freeing it one more
 /// consolidation of glibc's free lists); the text is never freed.
 fn write_text(text: String) -> std::io::Result<()> {
-    let text = std::mem::ManuallyDrop::new(text);
+    write_parts(vec![text])
+}
+
+/// Texts written one after the other, as [`write_text`] writes one.
+fn write_parts(parts: Vec<String>) -> std::io::Result<()> {
+    let parts = std::mem::ManuallyDrop::new(parts);
     let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(text.as_bytes())
+    parts
+        .iter()
+        .try_for_each(|text| stdout.write_all(text.as_bytes()))
         .and_then(|()| stdout.flush())
 }
 

@@ -13,6 +13,7 @@ use std::fmt;
 use serde_json::Value;
 
 pub use attrs::{Attrs, Entry};
+pub use key::Key;
 
 /// One node of a document: a block, an inline, or text (`kind == NodeType::Text`, with `text` set).
 #[derive(Debug, Clone, PartialEq)]
@@ -243,7 +244,7 @@ impl Node {
     /// An ADF document (`{"type":"doc","version":1,"content":[...]}`).
     pub fn doc(content: Vec<Node>) -> Self {
         let mut extra = Attrs::new();
-        extra.insert("version".into(), Value::from(1));
+        extra.insert("version", Value::from(1));
         let mut node = Node::with_content(NodeType::Doc, content);
         node.extra = Some(Box::new(extra));
         node
@@ -273,7 +274,7 @@ impl Node {
     pub fn set_attr(&mut self, name: &str, value: impl Into<Value>) {
         self.attrs
             .get_or_insert_with(Attrs::new)
-            .insert(name.into(), value.into());
+            .insert(name, value.into());
     }
 }
 
@@ -329,6 +330,224 @@ fn drop_content(mut content: Vec<Node>, depth: usize) {
     }
 }
 
+mod key {
+    use std::borrow::Borrow;
+    use std::fmt;
+    use std::ops::Deref;
+
+    /// The name of an attribute (or of a member beyond a node's own): a string that holds up to 22
+    /// bytes in itself, where every name the ADF schema defines fits, and a longer one on the heap. A
+    /// document has a name for every attribute of every node: held in place, reading one allocates and
+    /// copies nothing beyond the name's bytes, and freeing one frees nothing.
+    #[derive(Clone)]
+    pub struct Key(Repr);
+
+    #[derive(Clone)]
+    enum Repr {
+        /// The first `len` bytes, a `str`'s.
+        Inline {
+            len: u8,
+            bytes: [u8; INLINE],
+        },
+        Heap(Box<str>),
+    }
+
+    const INLINE: usize = 22;
+
+    impl Key {
+        /// The name.
+        #[inline]
+        pub fn as_str(&self) -> &str {
+            match &self.0 {
+                // SAFETY: `bytes[..len]` were copied whole from a `str` (see `From<&str>`): UTF-8.
+                Repr::Inline { len, bytes } => unsafe {
+                    std::str::from_utf8_unchecked(bytes.get_unchecked(..usize::from(*len)))
+                },
+                Repr::Heap(name) => name,
+            }
+        }
+    }
+
+    impl From<&str> for Key {
+        #[inline]
+        fn from(name: &str) -> Key {
+            if name.len() <= INLINE {
+                Key(Repr::Inline {
+                    len: name.len() as u8,
+                    bytes: inline(name.as_bytes()),
+                })
+            } else {
+                Key(Repr::Heap(name.into()))
+            }
+        }
+    }
+
+    /// `src` (at most `INLINE` bytes) at the start of `INLINE` zeroed ones, by a few whole words rather
+    /// than a copy of a length known only now (a call to `memcpy`).
+    #[inline(always)]
+    fn inline(src: &[u8]) -> [u8; INLINE] {
+        let mut dst = [0; INLINE];
+        let n = src.len();
+        let word = |at: usize| u64::from_le_bytes(src[at..at + 8].try_into().expect("8 bytes"));
+        let half = |at: usize| u32::from_le_bytes(src[at..at + 4].try_into().expect("4 bytes"));
+        if n >= 8 {
+            // The first and last eight bytes, and for more than 16 the eight after the first: together
+            // every byte, those in between written twice.
+            dst[..8].copy_from_slice(&word(0).to_le_bytes());
+            if n > 16 {
+                dst[8..16].copy_from_slice(&word(8).to_le_bytes());
+            }
+            dst[n - 8..n].copy_from_slice(&word(n - 8).to_le_bytes());
+        } else if n >= 4 {
+            dst[..4].copy_from_slice(&half(0).to_le_bytes());
+            dst[n - 4..n].copy_from_slice(&half(n - 4).to_le_bytes());
+        } else {
+            dst[..n].copy_from_slice(src);
+        }
+        dst
+    }
+
+    impl From<String> for Key {
+        fn from(name: String) -> Key {
+            if name.len() <= INLINE {
+                Key::from(name.as_str())
+            } else {
+                Key(Repr::Heap(name.into_boxed_str()))
+            }
+        }
+    }
+
+    impl From<&String> for Key {
+        fn from(name: &String) -> Key {
+            Key::from(name.as_str())
+        }
+    }
+
+    impl From<Key> for String {
+        fn from(key: Key) -> String {
+            match key.0 {
+                Repr::Heap(name) => name.into_string(),
+                Repr::Inline { .. } => key.as_str().to_string(),
+            }
+        }
+    }
+
+    impl Deref for Key {
+        type Target = str;
+        #[inline]
+        fn deref(&self) -> &str {
+            self.as_str()
+        }
+    }
+
+    impl AsRef<str> for Key {
+        fn as_ref(&self) -> &str {
+            self.as_str()
+        }
+    }
+
+    impl Borrow<str> for Key {
+        fn borrow(&self) -> &str {
+            self.as_str()
+        }
+    }
+
+    impl PartialEq for Key {
+        #[inline]
+        fn eq(&self, other: &Key) -> bool {
+            self.as_str() == other.as_str()
+        }
+    }
+
+    impl Eq for Key {}
+
+    impl PartialOrd for Key {
+        fn partial_cmp(&self, other: &Key) -> Option<std::cmp::Ordering> {
+            Some(self.cmp(other))
+        }
+    }
+
+    impl Ord for Key {
+        #[inline]
+        fn cmp(&self, other: &Key) -> std::cmp::Ordering {
+            self.as_str().cmp(other.as_str())
+        }
+    }
+
+    impl std::hash::Hash for Key {
+        fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+            self.as_str().hash(h);
+        }
+    }
+
+    impl PartialEq<str> for Key {
+        fn eq(&self, other: &str) -> bool {
+            self.as_str() == other
+        }
+    }
+
+    impl PartialEq<&str> for Key {
+        fn eq(&self, other: &&str) -> bool {
+            self.as_str() == *other
+        }
+    }
+
+    impl PartialEq<String> for Key {
+        fn eq(&self, other: &String) -> bool {
+            self.as_str() == other
+        }
+    }
+
+    impl fmt::Debug for Key {
+        fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            fmt::Debug::fmt(self.as_str(), f)
+        }
+    }
+
+    impl fmt::Display for Key {
+        fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str(self.as_str())
+        }
+    }
+
+    impl serde::Serialize for Key {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            s.serialize_str(self.as_str())
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn a_key_is_three_words_and_any_name_comes_back() {
+            assert_eq!(std::mem::size_of::<Key>(), 24);
+            let every_length: Vec<String> = (0..30)
+                .map(|n| (0..n).map(|i| (b'a' + i as u8) as char).collect())
+                .collect();
+            for name in [
+                "",
+                "localId",
+                "é€😀",
+                &"n".repeat(22),
+                &"n".repeat(23),
+                &"é".repeat(12),
+            ]
+            .into_iter()
+            .chain(every_length.iter().map(String::as_str))
+            {
+                let key = Key::from(name);
+                assert_eq!(key.as_str(), name);
+                assert_eq!(String::from(key.clone()), name);
+                assert_eq!(Key::from(name.to_string()), key);
+            }
+            let (a, b) = (Key::from("a"), Key::from("b"));
+            assert!(a < b);
+        }
+    }
+}
+
 mod attrs {
     use std::fmt;
 
@@ -336,6 +555,8 @@ mod attrs {
     use serde::ser::SerializeMap;
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
     use serde_json::{Map, Value};
+
+    use super::Key;
 
     /// A node's or a mark's attributes, exactly as the source had them: a JSON object.
     ///
@@ -345,7 +566,7 @@ mod attrs {
     /// that map does (so written JSON is the same), compares regardless of insertion order, and converts to
     /// and from `serde_json::Map` and `Value::Object`.
     #[derive(Clone, Default, PartialEq, Eq)]
-    pub struct Attrs(Vec<(String, Value)>);
+    pub struct Attrs(Vec<(Key, Value)>);
 
     impl Attrs {
         /// An empty map (no allocation).
@@ -356,6 +577,13 @@ mod attrs {
         /// An empty map with room for `n` members.
         pub fn with_capacity(n: usize) -> Self {
             Attrs(Vec::with_capacity(n))
+        }
+
+        /// The map of `members` as they are: the caller has checked that their names are in order, each
+        /// once.
+        pub(crate) fn from_sorted(members: Vec<(Key, Value)>) -> Self {
+            debug_assert!(members.windows(2).all(|w| w[0].0 < w[1].0));
+            Attrs(members)
         }
 
         fn find(&self, key: &str) -> Result<usize, usize> {
@@ -378,7 +606,8 @@ mod attrs {
         }
 
         /// Sets `key` to `value`; the value it had, if any.
-        pub fn insert(&mut self, key: String, value: Value) -> Option<Value> {
+        pub fn insert(&mut self, key: impl Into<Key>, value: Value) -> Option<Value> {
+            let key = key.into();
             // Members mostly come in name order: appending is the common case.
             if self.0.last().is_none_or(|(last, _)| *last < key) {
                 self.0.push((key, value));
@@ -399,19 +628,19 @@ mod attrs {
         }
 
         /// Removes `key`; its name and value, if it was present.
-        pub fn remove_entry(&mut self, key: &str) -> Option<(String, Value)> {
+        pub fn remove_entry(&mut self, key: &str) -> Option<(Key, Value)> {
             self.find(key).ok().map(|i| self.0.remove(i))
         }
 
         /// The entry of `key`, to insert into in place.
-        pub fn entry(&mut self, key: impl Into<String>) -> Entry<'_> {
+        pub fn entry(&mut self, key: impl Into<Key>) -> Entry<'_> {
             let key = key.into();
             let at = self.find(&key);
             Entry { map: self, key, at }
         }
 
         /// Keeps the members for which `keep` is true.
-        pub fn retain(&mut self, mut keep: impl FnMut(&String, &mut Value) -> bool) {
+        pub fn retain(&mut self, mut keep: impl FnMut(&Key, &mut Value) -> bool) {
             self.0.retain_mut(|(k, v)| keep(k, v));
         }
 
@@ -441,7 +670,7 @@ mod attrs {
         }
 
         /// The names in order.
-        pub fn keys(&self) -> impl DoubleEndedIterator<Item = &String> + ExactSizeIterator {
+        pub fn keys(&self) -> impl DoubleEndedIterator<Item = &Key> + ExactSizeIterator {
             self.0.iter().map(|(k, _)| k)
         }
 
@@ -464,14 +693,17 @@ mod attrs {
 
         /// As a `serde_json::Map`.
         pub fn to_map(&self) -> Map<String, Value> {
-            self.0.iter().cloned().collect()
+            self.0
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect()
         }
     }
 
     /// A member of [`Attrs`], present or not.
     pub struct Entry<'a> {
         map: &'a mut Attrs,
-        key: String,
+        key: Key,
         at: Result<usize, usize>,
     }
 
@@ -499,16 +731,16 @@ mod attrs {
         }
 
         /// The member's name.
-        pub fn key(&self) -> &String {
+        pub fn key(&self) -> &Key {
             &self.key
         }
     }
 
     /// The members of [`Attrs`] in name order.
-    pub struct Iter<'a>(std::slice::Iter<'a, (String, Value)>);
+    pub struct Iter<'a>(std::slice::Iter<'a, (Key, Value)>);
 
     impl<'a> Iterator for Iter<'a> {
-        type Item = (&'a String, &'a Value);
+        type Item = (&'a Key, &'a Value);
         fn next(&mut self) -> Option<Self::Item> {
             self.0.next().map(|(k, v)| (k, v))
         }
@@ -526,10 +758,10 @@ mod attrs {
     impl ExactSizeIterator for Iter<'_> {}
 
     /// The members of [`Attrs`] in name order, values mutably.
-    pub struct IterMut<'a>(std::slice::IterMut<'a, (String, Value)>);
+    pub struct IterMut<'a>(std::slice::IterMut<'a, (Key, Value)>);
 
     impl<'a> Iterator for IterMut<'a> {
-        type Item = (&'a String, &'a mut Value);
+        type Item = (&'a Key, &'a mut Value);
         fn next(&mut self) -> Option<Self::Item> {
             self.0.next().map(|(k, v)| (&*k, v))
         }
@@ -547,7 +779,7 @@ mod attrs {
     impl ExactSizeIterator for IterMut<'_> {}
 
     impl<'a> IntoIterator for &'a Attrs {
-        type Item = (&'a String, &'a Value);
+        type Item = (&'a Key, &'a Value);
         type IntoIter = Iter<'a>;
         fn into_iter(self) -> Iter<'a> {
             self.iter()
@@ -555,7 +787,7 @@ mod attrs {
     }
 
     impl<'a> IntoIterator for &'a mut Attrs {
-        type Item = (&'a String, &'a mut Value);
+        type Item = (&'a Key, &'a mut Value);
         type IntoIter = IterMut<'a>;
         fn into_iter(self) -> IterMut<'a> {
             self.iter_mut()
@@ -563,23 +795,23 @@ mod attrs {
     }
 
     impl IntoIterator for Attrs {
-        type Item = (String, Value);
-        type IntoIter = std::vec::IntoIter<(String, Value)>;
+        type Item = (Key, Value);
+        type IntoIter = std::vec::IntoIter<(Key, Value)>;
         fn into_iter(self) -> Self::IntoIter {
             self.0.into_iter()
         }
     }
 
-    impl FromIterator<(String, Value)> for Attrs {
-        fn from_iter<I: IntoIterator<Item = (String, Value)>>(iter: I) -> Self {
+    impl<K: Into<Key>> FromIterator<(K, Value)> for Attrs {
+        fn from_iter<I: IntoIterator<Item = (K, Value)>>(iter: I) -> Self {
             let mut map = Attrs::new();
             map.extend(iter);
             map
         }
     }
 
-    impl Extend<(String, Value)> for Attrs {
-        fn extend<I: IntoIterator<Item = (String, Value)>>(&mut self, iter: I) {
+    impl<K: Into<Key>> Extend<(K, Value)> for Attrs {
+        fn extend<I: IntoIterator<Item = (K, Value)>>(&mut self, iter: I) {
             for (k, v) in iter {
                 self.insert(k, v);
             }
@@ -605,7 +837,7 @@ mod attrs {
 
     impl From<Attrs> for Map<String, Value> {
         fn from(attrs: Attrs) -> Self {
-            attrs.0.into_iter().collect()
+            attrs.0.into_iter().map(|(k, v)| (k.into(), v)).collect()
         }
     }
 
@@ -646,8 +878,8 @@ mod attrs {
                     let mut attrs = SCRATCH.with(|s| std::mem::take(&mut *s.borrow_mut()));
                     attrs.clear();
                     let read = (|| {
-                        while let Some((k, v)) = map.next_entry::<String, Value>()? {
-                            attrs.insert(k, v);
+                        while let Some((k, v)) = map.next_entry::<std::borrow::Cow<str>, Value>()? {
+                            attrs.insert(&*k, v);
                         }
                         Ok(())
                     })();
@@ -700,9 +932,9 @@ mod tests {
     #[test]
     fn attrs_keep_name_order_and_compare_regardless_of_insertion_order() {
         let mut a = Attrs::new();
-        a.insert("b".into(), Value::from(1));
-        a.insert("a".into(), Value::from(2));
-        a.insert("b".into(), Value::from(3));
+        a.insert("b", Value::from(1));
+        a.insert("a", Value::from(2));
+        a.insert("b", Value::from(3));
         let b: Attrs = [
             ("a".to_string(), Value::from(2)),
             ("b".to_string(), Value::from(3)),

@@ -13,7 +13,8 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
-use crate::model::{Attrs, Mark, MarkType, Node, NodeType};
+use super::{AtBlock, BlocksEnd};
+use crate::model::{self, Attrs, Mark, MarkType, Node, NodeType};
 
 /// This reader is not sure of the document: the serde reader decides.
 #[derive(Debug)]
@@ -33,12 +34,48 @@ pub(super) fn read(input: &str) -> Read<Node> {
     Ok(node)
 }
 
-/// Reads a document handing each child of the root to `each` (see `super::read_streaming`).
-pub(super) fn read_streaming(input: &str, each: &mut dyn FnMut(Node)) -> Read<Node> {
+/// Reads a document handing each child of the root to `stream` (see `super::read_streaming_with`).
+pub(super) fn read_streaming(input: &str, stream: &mut Stream) -> Read<Node> {
     let mut reader = Reader::new(input);
-    let node = reader.node(Some(each))?;
+    let node = reader.node(Some(stream))?;
     reader.end()?;
     Ok(node)
+}
+
+/// What a streaming read does with the root's blocks: asked at the start of each, handed each it reads.
+pub(super) struct Stream<'s> {
+    pub at_block: &'s mut dyn FnMut(usize) -> AtBlock,
+    pub each: &'s mut dyn FnMut(Node),
+}
+
+/// Reads the root's blocks from `from`, where one starts (the root's `content` array is two JSON levels
+/// deep, as for the reader of the whole document), until `stop` says so at a block's start or the array
+/// ends (see `super::read_blocks`).
+pub(super) fn read_blocks(
+    input: &str,
+    from: usize,
+    stop: &mut dyn FnMut(usize) -> bool,
+    each: &mut dyn FnMut(Node),
+) -> Read<BlocksEnd> {
+    let mut reader = Reader::new(input);
+    if from > input.len() {
+        return Err(Bail);
+    }
+    reader.at = from;
+    reader.depth = 2;
+    loop {
+        reader.skip_space();
+        if stop(reader.at) {
+            return Ok(BlocksEnd::At(reader.at));
+        }
+        each(reader.node(None)?);
+        reader.skip_space();
+        match reader.bytes.get(reader.at) {
+            Some(b',') => reader.at += 1,
+            Some(b']') => return Ok(BlocksEnd::Closed(reader.at)),
+            _ => return Err(Bail),
+        }
+    }
 }
 
 struct Reader<'a> {
@@ -50,7 +87,7 @@ struct Reader<'a> {
     /// allocation of its exact size.
     pending: Vec<Node>,
     /// The same for the members of the attrs and the marks being read (neither nests in itself).
-    members: Vec<(String, Value)>,
+    members: Vec<(model::Key, Value)>,
     marks: Vec<Mark>,
 }
 
@@ -77,7 +114,7 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn node(&mut self, mut root: Option<&mut dyn FnMut(Node)>) -> Read<Node> {
+    fn node(&mut self, mut root: Option<&mut Stream>) -> Read<Node> {
         let mut kind = None;
         let mut node = Node::new(NodeType::Doc);
         self.object(|r| {
@@ -88,11 +125,8 @@ impl<'a> Reader<'a> {
                     None => node.content = Some(r.children()?),
                     // Which of two `content`s counts is the whole reader's to say.
                     Some(_) if node.content.is_some() => return Err(Bail),
-                    Some(each) => {
-                        r.array(|r| {
-                            each(r.node(None)?);
-                            Ok(())
-                        })?;
+                    Some(stream) => {
+                        r.array(|r| r.streamed_block(stream))?;
                         node.content = Some(Vec::new());
                     }
                 },
@@ -107,6 +141,24 @@ impl<'a> Reader<'a> {
             return Err(Bail);
         }
         Ok(node)
+    }
+
+    /// One of the root's blocks, streamed: read and handed over, or skipped with those after it.
+    fn streamed_block(&mut self, stream: &mut Stream) -> Read<()> {
+        self.skip_space();
+        match (stream.at_block)(self.at) {
+            AtBlock::Read => {
+                let block = self.node(None)?;
+                (stream.each)(block);
+            }
+            // The array's `]` must be there: the blocks between were read elsewhere, and the reader goes on
+            // with what follows the array.
+            AtBlock::SkipTo(end) if end > self.at && self.bytes.get(end) == Some(&b']') => {
+                self.at = end;
+            }
+            AtBlock::SkipTo(_) | AtBlock::Abandon => return Err(Bail),
+        }
+        Ok(())
     }
 
     fn children(&mut self) -> Read<Vec<Node>> {
@@ -169,12 +221,20 @@ impl<'a> Reader<'a> {
     fn attrs(&mut self) -> Read<Attrs> {
         // A value is never an `Attrs`: the members gather on one reused vector.
         let start = self.members.len();
+        let mut sorted = true;
         self.object(|r| {
             let name = r.member_name()?;
             let value = r.value()?;
+            if let Some((last, _)) = r.members[start..].last() {
+                sorted &= *last < name;
+            }
             r.members.push((name, value));
             Ok(())
         })?;
+        if sorted {
+            // Names in order, each once (as ADF writers mostly write them): moved in one copy.
+            return Ok(Attrs::from_sorted(self.members.split_off(start)));
+        }
         let mut attrs = Attrs::with_capacity(self.members.len() - start);
         for (name, value) in self.members.drain(start..) {
             attrs.insert(name, value);
@@ -195,7 +255,7 @@ impl<'a> Reader<'a> {
                 self.object(|r| {
                     let name = r.member_name()?;
                     let value = r.value()?;
-                    object.insert(name, value);
+                    object.insert(name.into(), value);
                     Ok(())
                 })?;
                 Ok(Value::Object(object))
@@ -278,20 +338,29 @@ impl<'a> Reader<'a> {
             return Err(Bail);
         }
         self.at += 1;
-        let rest = &self.bytes[self.at..];
-        let key = if rest.starts_with(b"type\"") {
+        // The five names, quote included, against the next eight bytes at once.
+        let word = self.bytes.get(self.at..self.at + 8).map_or(0, |w| {
+            u64::from_le_bytes(w.try_into().expect("eight bytes"))
+        });
+        let known = |name: &[u8]| {
+            let mut bytes = [0u8; 8];
+            bytes[..name.len()].copy_from_slice(name);
+            let mask = u64::MAX >> (64 - 8 * name.len());
+            word & mask == u64::from_le_bytes(bytes)
+        };
+        let key = if known(b"type\"") {
             self.at += 5;
             Key::Type
-        } else if rest.starts_with(b"text\"") {
+        } else if known(b"text\"") {
             self.at += 5;
             Key::Text
-        } else if rest.starts_with(b"attrs\"") {
+        } else if known(b"attrs\"") {
             self.at += 6;
             Key::Attrs
-        } else if rest.starts_with(b"marks\"") {
+        } else if known(b"marks\"") {
             self.at += 6;
             Key::Marks
-        } else if rest.starts_with(b"content\"") {
+        } else if known(b"content\"") {
             self.at += 8;
             Key::Content
         } else {
@@ -311,13 +380,13 @@ impl<'a> Reader<'a> {
     }
 
     /// A member name of a value (after the space before it) and its colon.
-    fn member_name(&mut self) -> Read<String> {
+    fn member_name(&mut self) -> Read<model::Key> {
         self.skip_space();
         if self.bytes.get(self.at) != Some(&b'"') {
             return Err(Bail);
         }
         self.at += 1;
-        let name = self.string()?.into_owned();
+        let name = model::Key::from(&*self.string()?);
         self.colon()?;
         Ok(name)
     }
@@ -432,8 +501,13 @@ impl<'a> Reader<'a> {
         Ok(code)
     }
 
+    #[inline(always)]
     fn skip_space(&mut self) {
-        while let Some(b' ' | b'\n' | b'\t' | b'\r') = self.bytes.get(self.at) {
+        // Compact JSON has none: one comparison for the byte that is not space.
+        while let Some(&b) = self.bytes.get(self.at) {
+            if b > b' ' || !matches!(b, b' ' | b'\n' | b'\t' | b'\r') {
+                return;
+            }
             self.at += 1;
         }
     }
@@ -637,7 +711,11 @@ mod tests {
     #[test]
     fn a_streamed_root_with_content_twice_is_left_to_the_serde_reader() {
         let input = r#"{"type":"doc","content":[{"type":"rule"}],"content":[]}"#;
-        assert!(read_streaming(input, &mut |_| {}).is_err());
+        let mut stream = Stream {
+            at_block: &mut |_| AtBlock::Read,
+            each: &mut |_| {},
+        };
+        assert!(read_streaming(input, &mut stream).is_err());
         same(input);
     }
 }

@@ -16,8 +16,10 @@ use serde_json::Value;
 use crate::error::Error;
 
 mod direct;
+mod starts;
 mod valid;
 use crate::model::{Attrs, Mark, MarkType, Node, NodeType};
+pub use starts::{block_starts, block_starts_after, BlockStarts};
 pub use valid::repair;
 
 /// Reads an ADF document (or any single ADF node) from JSON.
@@ -39,10 +41,58 @@ pub fn read(input: &[u8]) -> Result<Node, Error> {
 /// (nesting near its recursion limit).
 pub fn read_streaming(input: &[u8], each: &mut dyn FnMut(Node)) -> Result<Option<Node>, Error> {
     let input_str = utf8(input)?;
-    match direct::read_streaming(input_str, each) {
-        Ok(root) => Ok(Some(root)),
-        Err(direct::Bail) => read_serde_str(input_str).map(|_| None),
+    match read_streaming_with(input_str, &mut |_| AtBlock::Read, each) {
+        Some(root) => Ok(Some(root)),
+        None => read_serde_str(input_str).map(|_| None),
     }
+}
+
+/// What [`read_streaming_with`] does at the start of one of the root's blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AtBlock {
+    /// Read it and hand it over.
+    Read,
+    /// This block and those after it are read elsewhere ([`read_blocks`]): go on after them, where the
+    /// root's `content` array closes (the offset of its `]`).
+    SkipTo(usize),
+    /// Read no further: the document is [`read`]'s to read whole.
+    Abandon,
+}
+
+/// [`read_streaming`] asking `at_block`, at each of the root's blocks, whether to read it (with the
+/// block's offset in `input`): so that another thread can read the blocks from one of them on
+/// ([`read_blocks`], at an offset [`block_starts`] found). `None` for a document not read this way, which
+/// [`read`] reads (or refuses) whole: an error, a root with `content` twice, a document only the serde
+/// reader reads, [`AtBlock::Abandon`].
+pub fn read_streaming_with(
+    input: &str,
+    at_block: &mut dyn FnMut(usize) -> AtBlock,
+    each: &mut dyn FnMut(Node),
+) -> Option<Node> {
+    direct::read_streaming(input, &mut direct::Stream { at_block, each }).ok()
+}
+
+/// Where [`read_blocks`] stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BlocksEnd {
+    /// At the start of a block, where `stop` said so: its offset.
+    At(usize),
+    /// Where the root's `content` array closes: the offset of its `]`.
+    Closed(usize),
+}
+
+/// Reads the root's blocks from `from` (the offset of one's start, as [`block_starts`] finds them),
+/// handing each to `each`, until `stop` says so at the start of a block (given its offset) or the root's
+/// `content` closes. What comes after the array is left to the reader of the root
+/// ([`read_streaming_with`]). `None` for blocks not read this way: an error, or what only the serde
+/// reader reads ([`read`] then reads or refuses the document whole).
+pub fn read_blocks(
+    input: &str,
+    from: usize,
+    stop: &mut dyn FnMut(usize) -> bool,
+    each: &mut dyn FnMut(Node),
+) -> Option<BlocksEnd> {
+    direct::read_blocks(input, from, stop, each).ok()
 }
 
 /// Reads an ADF document with serde_json's visitors: the reference [`read`] agrees with (it reads every
@@ -359,7 +409,7 @@ impl<'de> Deserialize<'de> for Mark {
         fn extra(mark: &mut Mark, name: &str, value: Value) {
             mark.extra
                 .get_or_insert_with(Default::default)
-                .insert(name.into(), value);
+                .insert(name, value);
         }
         d.deserialize_map(MarkVisitor)
     }

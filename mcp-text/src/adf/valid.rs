@@ -312,7 +312,7 @@ fn adapt(mut node: Node, parent: &NodeType) -> Result<Node, Box<Node>> {
             let mut outer = Node::with_content(wrapper.clone(), vec![node]);
             if wrapper == T::MediaSingle {
                 let mut attrs = Attrs::new();
-                attrs.insert("layout".into(), "center".into());
+                attrs.insert("layout", "center".into());
                 outer.attrs = Some(attrs);
             }
             Ok(outer)

@@ -250,9 +250,9 @@ impl Reader<'_> {
                         .starts_with("javascript:") =>
                 {
                     let mut attrs = Attrs::new();
-                    attrs.insert("href".into(), Value::from(href));
+                    attrs.insert("href", Value::from(href));
                     if let Some(title) = node.attr(&n!("title")) {
-                        attrs.insert("title".into(), Value::from(title));
+                        attrs.insert("title", Value::from(title));
                     }
                     let mut mark = Mark::new(MarkType::Link);
                     mark.attrs = Some(attrs);

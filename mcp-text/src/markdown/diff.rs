@@ -9,8 +9,8 @@
 
 use serde_json::Value;
 
-use super::json;
-use crate::model::{Attrs, Mark, Node};
+use super::json::{self, Dest};
+use crate::model::{Attrs, Key, Mark, Node};
 
 /// The members of a diff.
 const MEMBERS: [&str; 6] = ["attrs", "-attrs", "marks", "content", "text", "extra"];
@@ -187,16 +187,16 @@ impl<'d> Diff<'d> {
         }
     }
 
-    /// Appends the diff's JSON (the short form where it applies) to `out`.
-    pub(super) fn write_json(&self, out: &mut String) {
+    /// Appends the diff's JSON (the short form where it applies) to `out`, for `D`.
+    pub(super) fn write_json<D: Dest>(&self, out: &mut String) {
         match self.short() {
-            Some(attrs) => attrs_value(out, attrs),
-            None => self.write_members(out),
+            Some(attrs) => attrs_value::<D>(out, attrs),
+            None => self.write_members::<D>(out),
         }
     }
 
     /// Members in name order, as a `serde_json::Map` holds them ("-attrs" sorts first).
-    fn write_members(&self, out: &mut String) {
+    fn write_members<D: Dest>(&self, out: &mut String) {
         let mut first = true;
         let mut key = |out: &mut String, name: &str| {
             out.push_str(if first { "{\"" } else { ",\"" });
@@ -212,40 +212,42 @@ impl<'d> Diff<'d> {
         } = self.attrs
         {
             key(out, "-attrs");
-            json::array(out, removed(attrs, inf), |out, (k, _)| json::string(out, k));
+            json::array(out, removed(attrs, inf), |out, (k, _)| {
+                json::string::<D>(out, k)
+            });
         }
         match self.attrs {
             AttrsDiff::Same | AttrsDiff::Patch { patch: false, .. } => {}
             attrs => {
                 key(out, "attrs");
-                attrs_value(out, attrs);
+                attrs_value::<D>(out, attrs);
             }
         }
         if let Some(content) = self.content {
             key(out, "content");
             match content {
                 Nullable::Null => out.push_str("null"),
-                Nullable::Is(nodes) => json::nodes(out, nodes),
+                Nullable::Is(nodes) => json::nodes::<D>(out, nodes),
             }
         }
         if let Some(extra) = self.extra {
             key(out, "extra");
             match extra {
                 Nullable::Null => out.push_str("null"),
-                Nullable::Is(extra) => json::attrs(out, extra),
+                Nullable::Is(extra) => json::attrs::<D>(out, extra),
             }
         }
         if let Some(marks) = self.marks {
             key(out, "marks");
-            json::marks(out, marks);
+            json::marks::<D>(out, marks);
         }
         if let Some(text) = self.text {
             key(out, "text");
-            json::string(out, text);
+            json::string::<D>(out, text);
         }
         if let Some(kind) = self.kind {
             key(out, "type");
-            json::string(out, kind);
+            json::string::<D>(out, kind);
         }
         if first {
             out.push('{');
@@ -254,17 +256,18 @@ impl<'d> Diff<'d> {
     }
 }
 
-/// Appends a mark's ADF JSON to `out`, its members in name order (as its `serde_json::Value` has them).
-pub(super) fn write_mark(mark: &Mark, out: &mut String) {
-    json::mark(out, mark);
+/// Appends a mark's ADF JSON to `out`, its members in name order (as its `serde_json::Value` has them),
+/// for `D`.
+pub(super) fn write_mark<D: Dest>(mark: &Mark, out: &mut String) {
+    json::mark::<D>(out, mark);
 }
 
 /// The `attrs` member's value.
-fn attrs_value(out: &mut String, attrs: AttrsDiff) {
+fn attrs_value<D: Dest>(out: &mut String, attrs: AttrsDiff) {
     match attrs {
         AttrsDiff::Same | AttrsDiff::Null => out.push_str("null"),
-        AttrsDiff::Whole(attrs) => json::attrs(out, attrs),
-        AttrsDiff::Patch { attrs, inf, .. } => json::object(out, patched(attrs, inf)),
+        AttrsDiff::Whole(attrs) => json::attrs::<D>(out, attrs),
+        AttrsDiff::Patch { attrs, inf, .. } => json::object::<D, _>(out, patched(attrs, inf)),
     }
 }
 
@@ -280,10 +283,11 @@ fn removed<'d>(
 fn patched<'d>(
     attrs: &'d Attrs,
     inf: &'d [(&'d str, Inf<'d>)],
-) -> impl Iterator<Item = (&'d String, &'d Value)> {
-    attrs
-        .iter()
-        .filter(move |(k, v)| !inf.iter().any(|(ik, iv)| ik == k && iv.matches(v)))
+) -> impl Iterator<Item = (&'d Key, &'d Value)> {
+    attrs.iter().filter(move |(k, v)| {
+        !inf.iter()
+            .any(|(ik, iv)| *ik == k.as_str() && iv.matches(v))
+    })
 }
 
 /// The diff of `node` against what the reader infers, or `None` when there is none. Marks, text and
@@ -366,6 +370,7 @@ pub(super) fn mark_diff<'d>(mark: &'d Mark, inf: InfAttrs<'d, 'd>) -> Option<Dif
 mod tests {
     use super::*;
     use crate::adf;
+    use crate::markdown::json::Json;
     use crate::model::NodeType;
     use serde_json::Map;
 
@@ -393,7 +398,7 @@ mod tests {
             }
             AttrsDiff::Patch { attrs, inf, .. } => {
                 let p = patched(attrs, inf)
-                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .map(|(k, v)| (k.to_string(), v.clone()))
                     .collect();
                 m.insert("attrs".into(), Value::Object(p));
             }
@@ -460,9 +465,9 @@ mod tests {
                     continue;
                 };
                 let mut out = String::new();
-                d.write_json(&mut out);
+                d.write_json::<Json>(&mut out);
                 let mut full = String::new();
-                d.write_members(&mut full);
+                d.write_members::<Json>(&mut full);
                 let map = as_map_json(&node, inferred).unwrap();
                 assert_eq!(full, map);
                 // Written, the diff takes the short form where the map would.

@@ -437,17 +437,7 @@ fn open_tag(out: &mut String, seg: &Seg) {
                 }
             }
             out.push_str("<span data-mark='");
-            let json = marker::mark_json(m);
-            for (i, c) in json.char_indices() {
-                match c {
-                    // No marker syntax inside a marker.
-                    '<' if json[i + 1..].starts_with("!--") => out.push_str("&lt;"),
-                    '\'' => out.push_str("&#39;"),
-                    '&' => out.push_str("&amp;"),
-                    '|' => out.push_str("&#124;"),
-                    _ => out.push(c),
-                }
-            }
+            marker::push_mark_attr(out, m);
             out.push_str("'>");
         }
     }

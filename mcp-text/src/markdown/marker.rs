@@ -13,6 +13,7 @@
 use serde_json::{Map, Value};
 
 use super::diff::is_member;
+use super::json;
 use crate::adf;
 use crate::model::{Attrs, Mark, Node, NodeType};
 
@@ -121,88 +122,23 @@ pub(super) fn apply_mark(mark: &mut Mark, d: &Map<String, Value>) -> Result<(), 
     result
 }
 
-/// JSON text of a diff for an HTML comment: `>` never appears (so `-->` cannot end the comment early).
+/// A diff's JSON for an HTML comment: no `>` (so `-->` cannot end it early), no `<!--`, no `|` (see
+/// [`json::Comment`]).
 pub(super) fn push_comment_json(out: &mut String, d: &Diff) {
-    let json = diff_json(d);
-    let json = &*json;
-    // `>` occurs only inside JSON strings, where `\u003e` means the same. `<` before `!--` too: no
-    // marker syntax inside a marker (HTML forbids `<!--` in a comment; editors would see one there).
-    // A table cell would end at `|`. All three are ASCII: the runs between them are copied whole.
-    let bytes = json.as_bytes();
-    let mut from = 0;
-    let mut i = 0;
-    loop {
-        i = crate::scan::find_any(bytes, i, *b"><|");
-        let Some(&b) = bytes.get(i) else { break };
-        let escaped = match b {
-            b'>' => "\\u003e",
-            b'|' => "\\u007c",
-            _ if bytes[i + 1..].starts_with(b"!--") => "\\u003c",
-            _ => {
-                i += 1;
-                continue;
-            }
-        };
-        out.push_str(&json[from..i]);
-        out.push_str(escaped);
-        i += 1;
-        from = i;
-    }
-    out.push_str(&json[from..]);
+    d.write_json::<json::Comment>(out);
 }
 
 /// A diff as a link title in single quotes: backslashes, quotes and ampersands escaped for Markdown.
 pub(super) fn push_title_json(out: &mut String, d: &Diff) {
-    let json = diff_json(d);
-    // No marker syntax inside a marker: `<!--` in a JSON string is written `\u003c!--`.
-    if json.contains("<!--") {
-        push_title(out, &json.replace("<!--", "\\u003c!--"));
-    } else {
-        push_title(out, &json);
-    }
+    out.push('\'');
+    d.write_json::<json::Title>(out);
+    out.push('\'');
 }
 
-/// A mark as ADF JSON (members in name order, as its `serde_json::Value` writes them).
-pub(super) fn mark_json(mark: &Mark) -> JsonBuf {
-    let mut buf = JSON.with(|b| std::mem::take(&mut *b.borrow_mut()));
-    buf.clear();
-    super::diff::write_mark(mark, &mut buf);
-    JsonBuf(buf)
-}
-
-/// A diff's JSON, in a buffer that the next marker reuses (the writer takes it back before then).
-fn diff_json(d: &Diff) -> JsonBuf {
-    let mut buf = JSON.with(|b| std::mem::take(&mut *b.borrow_mut()));
-    buf.clear();
-    d.write_json(&mut buf);
-    JsonBuf(buf)
-}
-
-/// JSON text that goes back to [`JSON`] when dropped.
-pub(super) struct JsonBuf(String);
-
-impl std::ops::Deref for JsonBuf {
-    type Target = str;
-    fn deref(&self) -> &str {
-        &self.0
-    }
-}
-
-impl Drop for JsonBuf {
-    fn drop(&mut self) {
-        let buf = std::mem::take(&mut self.0);
-        JSON.with(|b| *b.borrow_mut() = buf);
-    }
-}
-
-thread_local! {
-    /// The buffer markers' JSON is written into (see [`diff_json`]).
-    static JSON: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
-}
-
-/// A diff's JSON as a single-quoted link title (JSON is full of `"`).
-fn push_title(out: &mut String, text: &str) {
-    push_quoted(out, text, '\'');
+/// A mark as ADF JSON in a single-quoted HTML attribute (members in name order, as its
+/// `serde_json::Value` writes them).
+pub(super) fn push_mark_attr(out: &mut String, mark: &Mark) {
+    super::diff::write_mark::<json::HtmlAttr>(mark, out);
 }
 
 /// A plain link title in double quotes, as people write them.

@@ -66,16 +66,52 @@ impl<'a> BlockWriter<'a> {
         self.w.out.reserve(additional);
     }
 
+    /// A writer of the blocks that follow those another writer wrote (on another thread, say): its first
+    /// block is set off from them by a blank line, and if it is a list, takes its delimiter from `after`
+    /// (what the other writer's [`BlockWriter::after`] gave, or [`After::BLOCK`] where that is not known
+    /// yet). Its text then follows theirs.
+    pub fn following(options: &'a WriteOptions<'a>, after: After) -> Self {
+        let mut writer = BlockWriter::new(options);
+        writer.seq = write::Sequence::following(after.bullet, after.ordered);
+        writer
+    }
+
     /// Writes the root's next child.
     pub fn block(&mut self, node: &Node) {
         self.w.next_block(&mut self.seq, node, writer::Parent::Doc);
     }
 
+    /// What the blocks written so far leave for the next one.
+    pub fn after(&self) -> After {
+        let (bullet, ordered) = self.seq.delimiters();
+        After { bullet, ordered }
+    }
+
+    /// Whether a block has been written (or this writer follows others): the next is then set off by a
+    /// blank line.
+    pub fn started(&self) -> bool {
+        self.seq.started()
+    }
+
+    /// The bytes of Markdown written so far.
+    pub fn len(&self) -> usize {
+        self.w.out.len()
+    }
+
+    /// Whether nothing has been written.
+    pub fn is_empty(&self) -> bool {
+        self.w.out.is_empty()
+    }
+
+    /// The Markdown of the blocks given, without the root's marker ([`root_marker`]).
+    pub fn into_text(self) -> String {
+        self.w.out
+    }
+
     /// The Markdown of the document whose children were given: `root` is its root, with everything but
     /// its children (whether it has `content` counts, what it holds does not).
     pub fn finish(self, root: &Node) -> String {
-        let options = self.w.opts;
-        let header = header(root, options);
+        let header = root_marker(root, self.w.opts);
         let mut out = self.w.out;
         if !header.is_empty() {
             out.insert_str(0, &header);
@@ -84,9 +120,32 @@ impl<'a> BlockWriter<'a> {
     }
 }
 
+/// What the blocks a [`BlockWriter`] wrote leave for the next one at the root's level: whether the last
+/// was a list, and with which delimiter (a list right after a list takes the other one, or the two would
+/// read as one list).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct After {
+    bullet: Option<char>,
+    ordered: Option<char>,
+}
+
+impl After {
+    /// After a block that is no list (or no block at all).
+    pub const BLOCK: After = After {
+        bullet: None,
+        ordered: None,
+    };
+
+    /// Whether the last block was a list: the delimiter of a list right after it depends on it.
+    pub fn is_list(&self) -> bool {
+        *self != After::BLOCK
+    }
+}
+
 /// The root's own members, as a marker and a blank line before its blocks, when they differ from what the
-/// reader infers (a doc with `version: 1` and content); empty otherwise.
-fn header(doc: &Node, options: &WriteOptions) -> String {
+/// reader infers (a doc with `version: 1` and content); empty otherwise. `root` is the root with
+/// everything but its children (whether it has `content` counts, what it holds does not).
+pub fn root_marker(doc: &Node, options: &WriteOptions) -> String {
     if options.plain {
         return String::new();
     }

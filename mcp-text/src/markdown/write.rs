@@ -29,6 +29,29 @@ pub(super) struct Sequence {
     ordered: Option<char>,
 }
 
+impl Sequence {
+    /// After blocks written elsewhere, the last of which used these list delimiters (none: no list).
+    pub(super) fn following(bullet: Option<char>, ordered: Option<char>) -> Self {
+        Sequence {
+            started: true,
+            // Read only where a list follows a paragraph in a list item, never at the root's level.
+            after_paragraph: false,
+            bullet,
+            ordered,
+        }
+    }
+
+    /// Whether a block came before (the next is set off by a blank line).
+    pub(super) fn started(&self) -> bool {
+        self.started
+    }
+
+    /// The list delimiters of the last block (none: it was no list).
+    pub(super) fn delimiters(&self) -> (Option<char>, Option<char>) {
+        (self.bullet, self.ordered)
+    }
+}
+
 impl<'a> W<'a> {
     pub fn leaf(&mut self, node: &Node) {
         if self.opts.plain {
@@ -155,16 +178,7 @@ impl<'a> W<'a> {
                     self.blocks(node.children(), Parent::Other);
                     self.blank();
                 }
-                if !self.opts.plain {
-                    let mut close = String::from("<!--/adf:");
-                    marker::push_type_name(&mut close, node.kind.name());
-                    if count > 0 {
-                        close.push(' ');
-                        close.push_str(&count.to_string());
-                    }
-                    close.push_str("-->");
-                    self.line(&close);
-                }
+                self.close_marker(node.kind.name(), count);
             }
             _ => self.leaf(node),
         }

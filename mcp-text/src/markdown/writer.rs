@@ -3,6 +3,7 @@
 //! lines, inline content. The block walk (write.rs) and the tables (table.rs) both write through it.
 
 use super::inline::{self, Place, Scratch};
+use super::json;
 use super::marker::{self, Diff};
 use super::WriteOptions;
 use crate::model::{Node, NodeType};
@@ -119,46 +120,47 @@ impl<'a> W<'a> {
 
     /// A marker line: `<!--adf:TYPE {diff}-->` (or `… /-->` for a whole node).
     pub fn marker(&mut self, kind: &str, d: Option<&Diff>, leaf: bool) {
-        if self.opts.plain {
-            return;
-        }
-        // Built in the writer's line buffer (no allocation per marker).
-        let mut s = std::mem::take(&mut self.line);
-        s.clear();
-        s.push_str("<!--adf:");
-        marker::push_type_name(&mut s, kind);
-        if let Some(d) = d.filter(|d| !d.is_empty()) {
-            s.push(' ');
-            marker::push_comment_json(&mut s, d);
-        }
-        if leaf {
-            s.push_str(" /");
-        }
-        s.push_str("-->");
-        self.line(&s);
-        self.line = s;
+        self.marker_line(kind, d, leaf, 0);
     }
 
     /// `<!--adf:TYPE {diff} N-->`: the open marker of a container holding `count` blocks.
     pub(super) fn open_marker(&mut self, kind: &str, d: Option<&Diff>, count: usize) {
+        self.marker_line(kind, d, false, count);
+    }
+
+    /// `<!--/adf:TYPE N-->`: the close marker of a container holding `count` blocks.
+    pub(super) fn close_marker(&mut self, kind: &str, count: usize) {
         if self.opts.plain {
             return;
         }
-        let mut s = std::mem::take(&mut self.line);
-        s.clear();
-        s.push_str("<!--adf:");
-        marker::push_type_name(&mut s, kind);
+        self.start_line();
+        self.out.push_str("<!--/adf:");
+        marker::push_type_name(&mut self.out, kind);
+        if count > 0 {
+            self.out.push(' ');
+            json::push_u64(&mut self.out, count as u64);
+        }
+        self.out.push_str("-->\n");
+    }
+
+    /// A marker's line (none in plain Markdown), its JSON written once, straight into the output.
+    fn marker_line(&mut self, kind: &str, d: Option<&Diff>, leaf: bool, count: usize) {
+        if self.opts.plain {
+            return;
+        }
+        self.start_line();
+        let out = &mut self.out;
+        out.push_str("<!--adf:");
+        marker::push_type_name(out, kind);
         if let Some(d) = d.filter(|d| !d.is_empty()) {
-            s.push(' ');
-            marker::push_comment_json(&mut s, d);
+            out.push(' ');
+            marker::push_comment_json(out, d);
         }
         if count > 0 {
-            s.push(' ');
-            s.push_str(&count.to_string());
+            out.push(' ');
+            json::push_u64(out, count as u64);
         }
-        s.push_str("-->");
-        self.line(&s);
-        self.line = s;
+        out.push_str(if leaf { " /-->\n" } else { "-->\n" });
     }
 
     pub fn plain(&self) -> bool {

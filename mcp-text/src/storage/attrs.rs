@@ -50,7 +50,7 @@ pub(super) fn exact_int(s: &str) -> Option<i64> {
 pub(super) fn with_default(attrs: Option<Attrs>, name: &str, value: impl Into<Value>) -> Attrs {
     let mut attrs = attrs.unwrap_or_default();
     if !attrs.contains_key(name) {
-        attrs.insert(name.into(), value.into());
+        attrs.insert(name, value.into());
     }
     attrs
 }

@@ -34,12 +34,12 @@ pub(super) fn mapped_attrs(tag: &str, list: AttrList) -> Option<Attrs> {
         match table.iter().find(|(x, ..)| *x == k) {
             Some((_, adf, true)) => match exact_int(&v) {
                 Some(n) => {
-                    attrs.insert((*adf).into(), n.into());
+                    attrs.insert(*adf, n.into());
                 }
                 None => rest.push((k, v)),
             },
             Some((_, adf, false)) => {
-                attrs.insert((*adf).into(), v.into());
+                attrs.insert(*adf, v.into());
             }
             None => rest.push((k, v)),
         }
@@ -70,10 +70,10 @@ pub(super) fn mark_for(name: &str, attrs: &AttrList) -> Option<Mark> {
     let mut a = mapped_attrs(name, attrs.clone()).unwrap_or_default();
     match mark.kind {
         MarkType::Subsup => {
-            a.insert("type".into(), name.into());
+            a.insert("type", name.into());
         }
         MarkType::Annotation => {
-            a.insert("annotationType".into(), "inlineComment".into());
+            a.insert("annotationType", "inlineComment".into());
         }
         _ => {}
     }
@@ -107,7 +107,7 @@ pub(super) fn text_color(attrs: &AttrList) -> Option<Mark> {
         .trim();
     let hex = links::css_color_hex(value)?;
     let mut a = Attrs::new();
-    a.insert("color".into(), hex.clone().into());
+    a.insert("color", hex.clone().into());
     if *style != format!("color: {hex};") {
         storage_of(&mut a).insert("style".into(), style.clone().into());
     }

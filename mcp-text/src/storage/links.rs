@@ -309,9 +309,9 @@ pub(super) fn finish_link(l: Link, prev: Option<&Node>) -> Vec<Node> {
     }
     let make = |storage: &Map<String, Value>| {
         let mut attrs = Attrs::new();
-        attrs.insert("href".into(), href.clone().into());
+        attrs.insert("href", href.clone().into());
         if !storage.is_empty() {
-            attrs.insert(STORAGE.into(), Value::Object(storage.clone()));
+            attrs.insert(STORAGE, Value::Object(storage.clone()));
         }
         let mut mark = Mark::new(MarkType::Link);
         mark.attrs = Some(attrs);
@@ -455,32 +455,26 @@ pub(super) fn finish_image(i: Image) -> Node {
     let mut media_storage = Map::new();
     match &i.ri {
         Some(ri) if ri.name == "ri:attachment" => {
-            media.insert("type".into(), "file".into());
-            media.insert(
-                "id".into(),
-                get(&ri.attrs, "ri:filename").unwrap_or("").into(),
-            );
+            media.insert("type", "file".into());
+            media.insert("id", get(&ri.attrs, "ri:filename").unwrap_or("").into());
             if ri.attrs.len() != 1 || get(&ri.attrs, "ri:filename").is_none() || ri.inner.is_some()
             {
                 media_storage.insert("ri".into(), ri.to_value());
             }
         }
         Some(ri) if ri.name == "ri:url" => {
-            media.insert("type".into(), "external".into());
-            media.insert(
-                "url".into(),
-                get(&ri.attrs, "ri:value").unwrap_or("").into(),
-            );
+            media.insert("type", "external".into());
+            media.insert("url", get(&ri.attrs, "ri:value").unwrap_or("").into());
             if ri.attrs.len() != 1 || get(&ri.attrs, "ri:value").is_none() || ri.inner.is_some() {
                 media_storage.insert("ri".into(), ri.to_value());
             }
         }
         Some(ri) => {
-            media.insert("type".into(), "file".into());
+            media.insert("type", "file".into());
             media_storage.insert("ri".into(), ri.to_value());
         }
         None => {
-            media.insert("type".into(), "file".into());
+            media.insert("type", "file".into());
             media_storage.insert("ri".into(), Value::Null);
         }
     }
@@ -488,13 +482,13 @@ pub(super) fn finish_image(i: Image) -> Node {
     for (k, v) in i.attrs {
         match (k.as_str(), exact_int(&v)) {
             ("ac:alt", _) => {
-                media.insert("alt".into(), v.into());
+                media.insert("alt", v.into());
             }
             ("ac:width", Some(n)) => {
-                media.insert("width".into(), n.into());
+                media.insert("width", n.into());
             }
             ("ac:height", Some(n)) => {
-                media.insert("height".into(), n.into());
+                media.insert("height", n.into());
             }
             _ => rest.push((k, v)),
         }
@@ -520,7 +514,7 @@ pub(super) fn finish_image(i: Image) -> Node {
         return node;
     }
     if !media_storage.is_empty() {
-        media.insert(STORAGE.into(), Value::Object(media_storage));
+        media.insert(STORAGE, Value::Object(media_storage));
     }
     let mut media_node = Node::new(NodeType::Media);
     media_node.attrs = Some(media);
@@ -631,14 +625,14 @@ pub(super) fn finish_task(t: Task) -> Node {
     let mut node = Node::new(NodeType::TaskItem);
     let mut attrs = Attrs::new();
     if let Some(id) = t.id {
-        attrs.insert("localId".into(), id.into());
+        attrs.insert("localId", id.into());
     }
     match t.status.as_deref() {
         Some("complete") => {
-            attrs.insert("state".into(), "DONE".into());
+            attrs.insert("state", "DONE".into());
         }
         Some("incomplete") => {
-            attrs.insert("state".into(), "TODO".into());
+            attrs.insert("state", "TODO".into());
         }
         Some(other) => {
             storage_of(&mut attrs).insert("status".into(), other.into());
@@ -710,18 +704,18 @@ pub(super) fn emoji(list: AttrList) -> Node {
     for (k, v) in list {
         match k.as_str() {
             "ac:emoji-shortname" => {
-                attrs.insert("shortName".into(), v.into());
+                attrs.insert("shortName", v.into());
             }
             "ac:emoji-id" => {
-                attrs.insert("id".into(), v.into());
+                attrs.insert("id", v.into());
             }
             "ac:emoji-fallback" => {
-                attrs.insert("text".into(), v.into());
+                attrs.insert("text", v.into());
             }
             "ac:name"
                 if !has_shortname && !v.starts_with(':') && !v.ends_with(':') && !v.is_empty() =>
             {
-                attrs.insert("shortName".into(), format!(":{v}:").into());
+                attrs.insert("shortName", format!(":{v}:").into());
             }
             _ => rest.push((k, v)),
         }

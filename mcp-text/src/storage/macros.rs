@@ -278,12 +278,12 @@ pub(super) fn finish(m: Macro) -> Node {
     let kind = match (name.as_deref(), &m.plain, &m.rich) {
         (Some("code"), _, None) => {
             if let Some(lang) = params.take_simple("language") {
-                attrs.insert("language".into(), lang.into());
+                attrs.insert("language", lang.into());
             }
             NodeType::CodeBlock
         }
         (Some(n @ ("info" | "note" | "tip" | "warning")), None, _) => {
-            attrs.insert("panelType".into(), n.into());
+            attrs.insert("panelType", n.into());
             NodeType::Panel
         }
         (Some("panel"), None, _) => {
@@ -302,25 +302,25 @@ pub(super) fn finish(m: Macro) -> Node {
                 }
                 None => "custom".to_string(),
             };
-            attrs.insert("panelType".into(), panel_type.into());
+            attrs.insert("panelType", panel_type.into());
             NodeType::Panel
         }
         (Some("expand"), None, _) => {
             if let Some(title) = params.take_simple("title") {
-                attrs.insert("title".into(), title.into());
+                attrs.insert("title", title.into());
             }
             NodeType::Expand
         }
         (Some("status"), None, None) => {
             if let Some(title) = params.take_simple("title") {
-                attrs.insert("text".into(), title.into());
+                attrs.insert("text", title.into());
             }
             if let Some(colour) = params.take_simple("colour") {
                 let color = status_color(&colour);
                 if status_colour(&color) != colour {
                     storage_of(&mut attrs).insert("colour".into(), colour.clone().into());
                 }
-                attrs.insert("color".into(), color.into());
+                attrs.insert("color", color.into());
             }
             // Atlassian's statuses carry `style: ""`, which the Markdown reader infers.
             attrs.entry("style").or_insert_with(|| "".into());
@@ -381,9 +381,9 @@ fn finish_extension(
     inline: bool,
 ) -> Node {
     let mut attrs = Attrs::new();
-    attrs.insert("extensionType".into(), MACRO_EXTENSION_TYPE.into());
+    attrs.insert("extensionType", MACRO_EXTENSION_TYPE.into());
     if let Some(name) = name {
-        attrs.insert("extensionKey".into(), name.into());
+        attrs.insert("extensionKey", name.into());
     }
     let no_version = attr(&list, "ac:schema-version").is_none();
     let mut metadata = Map::new();
@@ -399,10 +399,10 @@ fn finish_extension(
                 metadata.insert("schemaVersion".into(), serde_json::json!({ "value": v }));
             }
             "data-layout" => {
-                attrs.insert("layout".into(), v.into());
+                attrs.insert("layout", v.into());
             }
             "ac:local-id" => {
-                attrs.insert("localId".into(), v.into());
+                attrs.insert("localId", v.into());
             }
             _ => rest.push((k, v)),
         }
@@ -412,7 +412,7 @@ fn finish_extension(
     if !metadata.is_empty() {
         parameters.insert("macroMetadata".into(), Value::Object(metadata));
     }
-    attrs.insert("parameters".into(), Value::Object(parameters));
+    attrs.insert("parameters", Value::Object(parameters));
     let mut storage = Map::new();
     if !rest.is_empty() {
         storage.insert("attrs".into(), Value::Object(attr_object(rest)));
@@ -428,7 +428,7 @@ fn finish_extension(
         storage.insert("extra".into(), extra.into());
     }
     if !storage.is_empty() {
-        attrs.insert(STORAGE.into(), Value::Object(storage));
+        attrs.insert(STORAGE, Value::Object(storage));
     }
     let kind = match (&rich, inline) {
         (Some(_), _) => NodeType::BodiedExtension,

@@ -290,7 +290,7 @@ impl<'a> Parser<'a> {
         let mut storage = Map::new();
         storage.insert("implicit".into(), Value::Bool(true));
         let mut attrs = Attrs::new();
-        attrs.insert(STORAGE.into(), Value::Object(storage));
+        attrs.insert(STORAGE, Value::Object(storage));
         let start = self.xml.buffer_position() as usize;
         let frame = Frame {
             kind: NodeType::Paragraph,
@@ -439,7 +439,7 @@ impl<'a> Parser<'a> {
             ),
             "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
                 let mut a = storage_attrs(attrs).unwrap_or_default();
-                a.insert("level".into(), Value::from(name.as_bytes()[1] - b'0'));
+                a.insert("level", Value::from(name.as_bytes()[1] - b'0'));
                 (NodeType::Heading, Some(a), Mode::Inline, Role::Node)
             }
             "ul" => (
@@ -593,9 +593,9 @@ impl<'a> Parser<'a> {
                     Mode::Inline
                 };
                 let mut a = Attrs::new();
-                a.insert("name".into(), name.into());
+                a.insert("name", name.into());
                 if !attrs.is_empty() {
-                    a.insert("attributes".into(), Value::Object(attr_object(attrs)));
+                    a.insert("attributes", Value::Object(attr_object(attrs)));
                 }
                 (NodeType::Other(ELEMENT.into()), Some(a), mode, Role::Node)
             }
@@ -907,7 +907,7 @@ impl<'a> Parser<'a> {
                     }
                 } else {
                     let mut a = Attrs::new();
-                    a.insert("name".into(), "ac:layout".into());
+                    a.insert("name", "ac:layout".into());
                     let mut node = Node::with_content(NodeType::Other(ELEMENT.into()), content);
                     node.attrs = Some(a);
                     self.push_node(node);

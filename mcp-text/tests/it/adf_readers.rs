@@ -7,7 +7,7 @@
 use mcp_text::{adf, Node};
 use serde_json::Value;
 
-use crate::gen::{cases, Gen, Rng};
+use crate::gen::{ascii_only, cases, Gen, Rng};
 use crate::schema::schema;
 
 const CASES: u64 = 300;
@@ -36,22 +36,6 @@ fn agree(input: &[u8], what: &dyn Fn() -> String) {
             what()
         ),
     }
-}
-
-/// JSON with every non-ASCII character as `\u` escapes (surrogate pairs beyond the BMP).
-fn ascii_only(json: &str) -> String {
-    let mut out = String::with_capacity(json.len());
-    for c in json.chars() {
-        if c.is_ascii() {
-            out.push(c);
-        } else {
-            let mut units = [0u16; 2];
-            for unit in c.encode_utf16(&mut units) {
-                out.push_str(&format!("\\u{unit:04x}"));
-            }
-        }
-    }
-    out
 }
 
 #[test]

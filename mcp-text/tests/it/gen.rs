@@ -902,3 +902,19 @@ fn a_seed_makes_the_same_document() {
     assert_eq!(a, b);
     assert_ne!(a, c);
 }
+
+/// JSON with every non-ASCII character as `\u` escapes (surrogate pairs beyond the BMP).
+pub fn ascii_only(json: &str) -> String {
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        }
+    }
+    out
+}

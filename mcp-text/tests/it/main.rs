@@ -3,7 +3,7 @@
 mod adf_properties;
 mod adf_readers;
 mod cli_inputs;
-mod cli_stream;
+mod cli_split;
 mod commonmark_adf;
 mod gen;
 mod html_cli;
@@ -14,6 +14,7 @@ mod markdown_failures;
 mod markdown_roundtrip;
 mod md_to_adf_fixtures;
 mod schema;
+mod split;
 mod storage_bad_input;
 mod storage_edits;
 mod storage_links;

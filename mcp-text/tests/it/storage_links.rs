@@ -74,7 +74,7 @@ fn an_href_names_its_link() {
     let link = |href: &str, text: &str| {
         let mut mark = Mark::new(MarkType::Link);
         let mut attrs = Attrs::new();
-        attrs.insert("href".into(), href.into());
+        attrs.insert("href", href.into());
         mark.attrs = Some(attrs);
         let mut t = Node::text(text);
         t.marks = Some(vec![mark]);

@@ -503,7 +503,7 @@ fn edits_in_the_model_win_over_kept_storage() {
         .attrs
         .as_mut()
         .unwrap()
-        .insert("href".into(), "https://example.com".into());
+        .insert("href", "https://example.com".into());
     let xml = storage::write(&doc);
     assert!(
         xml.starts_with("<p><a href=\"https://example.com\""),

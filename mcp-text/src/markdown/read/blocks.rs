@@ -128,7 +128,7 @@ impl R<'_> {
                     Some((NodeType::DecisionItem, d)) if task.is_none() => {
                         // Kept until the list is known to be a decision list.
                         let mut stash = Attrs::new();
-                        stash.insert("\u{0}d".into(), Value::Object(d));
+                        stash.insert("\u{0}d", Value::Object(d));
                         item.extra = Some(Box::new(stash));
                         None
                     }
@@ -272,7 +272,7 @@ impl R<'_> {
                                     {
                                         open.attrs
                                             .get_or_insert_with(Attrs::new)
-                                            .insert("title".into(), Value::from(title));
+                                            .insert("title", Value::from(title));
                                     }
                                 }
                             }

@@ -286,7 +286,7 @@ impl R<'_> {
                     };
                     let mut mark = Mark::new(MarkType::Link);
                     let mut attrs = Attrs::new();
-                    attrs.insert("href".into(), Value::from(href));
+                    attrs.insert("href", Value::from(href));
                     let title = title.to_string();
                     let d = marker::title_diff(&title);
                     if d.is_none() && title.starts_with('{') {
@@ -294,7 +294,7 @@ impl R<'_> {
                         self.warn(line, "a link's title looks like a marker but is not one (bad JSON?); kept as the title");
                     }
                     if d.is_none() && !title.is_empty() {
-                        attrs.insert("title".into(), Value::from(title));
+                        attrs.insert("title", Value::from(title));
                     }
                     mark.attrs = Some(attrs);
                     if let Some(d) = d {

@@ -1,5 +1,7 @@
-//! The CLI's ADF → Markdown on two threads (`src/cli_stream.rs`, for documents of 256 KiB and more): the
+//! The CLI's ADF → Markdown on two threads (`src/cli_split.rs`, for documents of 256 KiB and more): the
 //! same Markdown as the library's whole-document conversion, the same errors, nothing written on an error.
+//! Where the threads cut the document depends on their timing: `split.rs` checks every cut of the
+//! library's pieces; here the threads cut where they do, several times over.
 
 use std::process::Output;
 
@@ -80,6 +82,36 @@ fn a_large_document_written_while_it_is_read_is_the_librarys_markdown() {
                     .unwrap_or(ours.len().min(expected.len()))
             );
         }
+    }
+}
+
+#[test]
+fn a_large_document_of_lists_only_keeps_its_delimiters_wherever_the_threads_cut_it() {
+    // Every block a list, so that wherever the threads cut, the block after the cut is a list whose
+    // delimiter depends on the list before it, written by the other thread.
+    let item = |i: usize| json!({"type": "listItem", "content": [{"type": "paragraph", "content": [{"type": "text", "text": format!("item {i}")}]}]});
+    let blocks: Vec<Value> = (0..12_000)
+        .map(|i| match i % 3 {
+            0 => json!({"type": "bulletList", "content": [item(i), item(i + 1)]}),
+            1 => json!({"type": "orderedList", "attrs": {"order": i}, "content": [item(i)]}),
+            _ => json!({"type": "taskList", "attrs": {"localId": "t"}, "content": [{"type": "taskItem", "attrs": {"localId": format!("i{i}"), "state": "TODO"}, "content": [{"type": "text", "text": "task"}]}]}),
+        })
+        .collect();
+    let input =
+        serde_json::to_vec(&json!({"type": "doc", "version": 1, "content": blocks})).unwrap();
+    assert!(input.len() > 1 << 20);
+    let expected = library(&input, false);
+    for _ in 0..5 {
+        let out = cli(&[], &input);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.stdout == expected.as_bytes(),
+            "the CLI's Markdown differs from the library's"
+        );
     }
 }
 

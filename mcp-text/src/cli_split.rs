@@ -1,0 +1,277 @@
+//! The CLI's ADF → Markdown on two cores. The main thread reads the root and its blocks from the first,
+//! writing each block's Markdown as soon as it is read. A second thread finds where the blocks start
+//! (`adf::block_starts`: a scan of the JSON's structure, many times faster than reading it), takes the
+//! second half of what the main thread has left, and reads and writes that. Whichever thread runs out
+//! first takes the second half of what the other still has, while that is worth it. Each thread writes
+//! what it read while it is in its own cache, and frees it there; `mcp_text::split` joins the stretches
+//! into the Markdown of the whole document, byte for byte.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering::SeqCst};
+use std::sync::{Condvar, Mutex};
+
+use mcp_text::adf::{self, AtBlock, BlocksEnd};
+use mcp_text::markdown::{BlockWriter, WriteOptions};
+use mcp_text::split::{self, Stretch};
+
+/// From this size on the CLI reads and writes on two threads.
+pub const FROM_BYTES: usize = 256 * 1024;
+
+/// A thread takes half of what the other has left while that is at least this many bytes (a smaller half
+/// is done before the two would gain from sharing it).
+const TAKE_FROM: u32 = 128 << 10;
+
+/// The Markdown of the ADF in `input`, in parts to be written in order; `None` for a document this way
+/// does not read (invalid UTF-8 or JSON, a root with `content` twice, what only the serde reader reads),
+/// which the caller converts whole, for its answer or its error.
+pub fn adf_to_markdown(input: &[u8], options: &WriteOptions) -> Option<Vec<String>> {
+    // Offsets travel as halves of one 64-bit word.
+    let len = u32::try_from(input.len()).ok()?;
+    let shared = Shared {
+        input,
+        text: Checked::default(),
+        main: Range::new(0, len),
+        helper: Range::new(len, len),
+        stretches: Mutex::new(Vec::new()),
+        content_end: AtomicUsize::new(0),
+        cancelled: AtomicBool::new(false),
+    };
+    std::thread::scope(|s| {
+        // Started first: a core that was idle can take a while to wake. The main thread's stack (8 MiB,
+        // mapped as it is used): the deepest document the readers take is read and written there as it
+        // would be here.
+        let helper = std::thread::Builder::new().stack_size(8 << 20);
+        let mut helper = helper.spawn_scoped(s, || help(&shared, options)).ok();
+        let text = std::str::from_utf8(input).ok();
+        shared.text.set(text);
+        let Some(text) = text else {
+            shared.cancel();
+            return None;
+        };
+        let mut front = BlockWriter::new(options);
+        front.reserve(text.len() / 2);
+        let mut front_end = None;
+        let root = adf::read_streaming_with(
+            text,
+            &mut |at| match shared.main.reach(at as u32) {
+                Reach::Read => AtBlock::Read,
+                // The other thread took the blocks from here: take some of what it has left, then
+                // wait for it, and go on after the last of the blocks.
+                Reach::Stop => {
+                    front_end = Some(at);
+                    take(&shared, &shared.helper, &shared.main, options);
+                    match helper.take().map(|h| h.join()) {
+                        Some(Err(panic)) => std::panic::resume_unwind(panic),
+                        _ if shared.cancelled() => AtBlock::Abandon,
+                        _ => AtBlock::SkipTo(shared.content_end.load(SeqCst)),
+                    }
+                }
+                // A taken block this thread never met (the scan and the reader disagree on a document
+                // that is no JSON): nothing of the other thread's counts, this one reads on.
+                Reach::Missed => {
+                    shared.cancel();
+                    AtBlock::Read
+                }
+            },
+            &mut |block| front.block(&block),
+        );
+        // Whatever the other thread still does is of no use now, and what it did counts only if this
+        // one stopped where it took over.
+        let cancelled = shared.cancelled.swap(true, SeqCst);
+        let root = root?;
+        if cancelled && front_end.is_some() {
+            return None;
+        }
+        let stretches = match front_end {
+            Some(_) => std::mem::take(&mut *shared.stretches.lock().ok()?),
+            None => Vec::new(),
+        };
+        split::join(text, &root, front, front_end, stretches, options)
+    })
+}
+
+/// What the two threads share.
+struct Shared<'a> {
+    input: &'a [u8],
+    /// The input as text, once the main thread has checked it is UTF-8.
+    text: Checked<'a>,
+    /// The stretch each thread is reading.
+    main: Range,
+    helper: Range,
+    /// The stretches read apart from the main thread's first blocks, in any order.
+    stretches: Mutex<Vec<Stretch>>,
+    /// The offset of the `]` that closes the root's `content`, once a thread reached it.
+    content_end: AtomicUsize,
+    cancelled: AtomicBool,
+}
+
+impl Shared<'_> {
+    fn cancel(&self) {
+        self.cancelled.store(true, SeqCst);
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancelled.load(SeqCst)
+    }
+}
+
+/// The input as text once the main thread has checked it (`None`: it is not UTF-8), for the other thread
+/// to wait for.
+#[derive(Default)]
+struct Checked<'a> {
+    text: Mutex<Option<Option<&'a str>>>,
+    done: Condvar,
+}
+
+impl<'a> Checked<'a> {
+    fn set(&self, text: Option<&'a str>) {
+        if let Ok(mut checked) = self.text.lock() {
+            *checked = Some(text);
+        }
+        self.done.notify_all();
+    }
+
+    fn wait(&self) -> Option<&'a str> {
+        let checked = self.text.lock().ok()?;
+        let checked = self.done.wait_while(checked, |c| c.is_none()).ok()?;
+        checked.flatten()
+    }
+}
+
+/// The second thread: takes half of what the main thread has left, then half of what it still has,
+/// while that is worth it.
+fn help(shared: &Shared, options: &WriteOptions) {
+    take(shared, &shared.main, &shared.helper, options);
+}
+
+/// Takes the second half of `from`'s stretch into `into` (the calling thread's), reads and writes it,
+/// and again while `from` has enough left. A failure cancels the whole (the main thread then reads the
+/// document whole).
+fn take(shared: &Shared, from: &Range, into: &Range, options: &WriteOptions) {
+    let mut first = true;
+    while !shared.cancelled() {
+        let Some((at, limit)) = from.split_off(shared.input, first) else {
+            return;
+        };
+        first = false;
+        // The text is checked by now, or soon: the scan above started as the check did.
+        let Some(text) = shared.text.wait() else {
+            return;
+        };
+        into.start(at, limit);
+        let stop = limit as usize;
+        let stretch = Stretch::write(
+            text,
+            at as usize,
+            &mut |block| match into.reach(block as u32) {
+                Reach::Read => shared.cancelled(),
+                Reach::Stop => true,
+                Reach::Missed => {
+                    shared.cancel();
+                    true
+                }
+            },
+            (limit - at) as usize / 2,
+            options,
+        );
+        let Some(stretch) = stretch else {
+            return shared.cancel();
+        };
+        match stretch.end() {
+            BlocksEnd::Closed(end) => {
+                into.finish();
+                shared.content_end.store(end, SeqCst);
+            }
+            // Where the other thread took over, if it did: this thread's stretch ended there.
+            BlocksEnd::At(end) if end == into.limit() as usize && end <= stop => {}
+            BlocksEnd::At(_) => return shared.cancel(),
+        }
+        match shared.stretches.lock() {
+            Ok(mut stretches) => stretches.push(stretch),
+            Err(_) => return shared.cancel(),
+        }
+    }
+}
+
+/// A thread's stretch, in one word so that each thread decides on what the other had done at one moment:
+/// the offset of the block it reads next (the low half) and the offset where it stops (the high half:
+/// the start of a block the other thread took, or the input's length for the content's end).
+struct Range(AtomicU64);
+
+enum Reach {
+    Read,
+    Stop,
+    Missed,
+}
+
+impl Range {
+    fn new(next: u32, limit: u32) -> Self {
+        Range(AtomicU64::new(word(next, limit)))
+    }
+
+    /// The owner starts on a stretch.
+    fn start(&self, next: u32, limit: u32) {
+        self.0.store(word(next, limit), SeqCst);
+    }
+
+    /// The owner reached the content's end: nothing is left to take.
+    fn finish(&self) {
+        let limit = self.limit();
+        self.0.store(word(limit, limit), SeqCst);
+    }
+
+    fn limit(&self) -> u32 {
+        (self.0.load(SeqCst) >> 32) as u32
+    }
+
+    /// The owner is at the block starting at `at`: whether to read it, to stop there (the other thread
+    /// took it), or whether it passed a block the other thread took.
+    fn reach(&self, at: u32) -> Reach {
+        let next = |w: u64| Some(word(at, (w >> 32) as u32));
+        // The closure never declines: the update always happens.
+        let old = self
+            .0
+            .fetch_update(SeqCst, SeqCst, next)
+            .unwrap_or_default();
+        match (old >> 32) as u32 {
+            limit if limit > at => Reach::Read,
+            limit if limit == at => Reach::Stop,
+            _ => Reach::Missed,
+        }
+    }
+
+    /// Takes the second half of the owner's stretch (`any`: however little is left; else only if at
+    /// least `TAKE_FROM` bytes are): finds the start of a block past its middle and moves the owner's
+    /// stop there, if the owner has not reached that block. The blocks taken: from that start to where
+    /// the owner was to stop.
+    fn split_off(&self, input: &[u8], any: bool) -> Option<(u32, u32)> {
+        let w = self.0.load(SeqCst);
+        let (next, limit) = (w as u32, (w >> 32) as u32);
+        if next >= limit || (!any && limit - next < 2 * TAKE_FROM) {
+            return None;
+        }
+        let middle = next + (limit - next) / 2;
+        // The main thread's stretch starts at the root, not at a block.
+        let starts = match next {
+            0 => adf::block_starts(input),
+            _ => adf::block_starts_after(input, next as usize),
+        };
+        for at in starts.map(|at| at as u32) {
+            if at >= limit {
+                return None;
+            }
+            if at < middle {
+                continue;
+            }
+            let taken = self.0.fetch_update(SeqCst, SeqCst, |w| {
+                let (next, old) = (w as u32, (w >> 32) as u32);
+                (next < at && old == limit).then_some(word(next, at))
+            });
+            return taken.ok().map(|_| (at, limit));
+        }
+        None
+    }
+}
+
+fn word(next: u32, limit: u32) -> u64 {
+    u64::from(limit) << 32 | u64::from(next)
+}
