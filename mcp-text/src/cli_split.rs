@@ -194,7 +194,10 @@ fn take(shared: &Shared, from: &Range, into: &Range, options: &WriteOptions) {
 
 /// A thread's stretch, in one word so that each thread decides on what the other had done at one moment:
 /// the offset of the block it reads next (the low half) and the offset where it stops (the high half:
-/// the start of a block the other thread took, or the input's length for the content's end).
+/// the start of a block the other thread took, or the input's length for the content's end). Its owner
+/// updates it at every block: each on a cache line (and the one the processor fetches with it) of its
+/// own, so that the two threads do not take a line from each other at every block.
+#[repr(align(128))]
 struct Range(AtomicU64);
 
 enum Reach {

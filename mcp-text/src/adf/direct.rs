@@ -386,7 +386,15 @@ impl<'a> Reader<'a> {
             return Err(Bail);
         }
         self.at += 1;
-        let name = model::Key::from(&*self.string()?);
+        let start = self.at;
+        let end = crate::scan::json_plain_run(self.bytes, start);
+        let name = if self.bytes.get(end) == Some(&b'"') {
+            // No escapes (every name the schema defines): the bytes as they are.
+            self.at = end + 1;
+            model::Key::from(&self.text[start..end])
+        } else {
+            model::Key::from(&*self.string()?)
+        };
         self.colon()?;
         Ok(name)
     }

@@ -12,8 +12,10 @@ use crate::model::{Attrs, Mark, Node};
 
 /// Where JSON is written, and what its strings must not hold there besides what JSON escapes.
 pub(super) trait Dest {
-    /// Which bytes of a string are not written as they are: JSON's escapes, and those the place needs.
-    const SPECIAL: [bool; 256];
+    /// The bytes of a string that need more than JSON's escapes here (ASCII; repeats allowed).
+    const EXTRA: [u8; 4];
+    /// Which bytes of a string are not written as they are: JSON's escapes, and `EXTRA`.
+    const SPECIAL: [bool; 256] = special(&Self::EXTRA);
     /// A JSON escape's backslash, as written here.
     const BACKSLASH: &'static str;
     /// Writes `b`, a special byte JSON does not escape, which `rest` follows in its string.
@@ -26,7 +28,7 @@ pub(super) struct Json;
 
 #[cfg(test)]
 impl Dest for Json {
-    const SPECIAL: [bool; 256] = special(&[]);
+    const EXTRA: [u8; 4] = [b'"'; 4];
     const BACKSLASH: &'static str = "\\";
     fn extra(out: &mut String, b: u8, _: &[u8]) {
         out.push(b as char);
@@ -38,7 +40,7 @@ impl Dest for Json {
 pub(super) struct Comment;
 
 impl Dest for Comment {
-    const SPECIAL: [bool; 256] = special(b">|<");
+    const EXTRA: [u8; 4] = *b">|<<";
     const BACKSLASH: &'static str = "\\";
     fn extra(out: &mut String, b: u8, rest: &[u8]) {
         out.push_str(match b {
@@ -55,7 +57,7 @@ impl Dest for Comment {
 pub(super) struct Title;
 
 impl Dest for Title {
-    const SPECIAL: [bool; 256] = special(b"'&<");
+    const EXTRA: [u8; 4] = *b"'&<<";
     const BACKSLASH: &'static str = "\\\\";
     fn extra(out: &mut String, b: u8, rest: &[u8]) {
         out.push_str(match b {
@@ -71,7 +73,7 @@ impl Dest for Title {
 pub(super) struct HtmlAttr;
 
 impl Dest for HtmlAttr {
-    const SPECIAL: [bool; 256] = special(b"'&|<");
+    const EXTRA: [u8; 4] = *b"'&|<";
     const BACKSLASH: &'static str = "\\";
     fn extra(out: &mut String, b: u8, rest: &[u8]) {
         out.push_str(match b {
