@@ -19,6 +19,7 @@ pub const FROM_BYTES: usize = 256 * 1024;
 /// A thread takes half of what the other has left while that is at least this many bytes (a smaller half
 /// is done before the two would gain from sharing it).
 const TAKE_FROM: u32 = 128 << 10;
+const _: () = assert!(FROM_BYTES as u32 >= 2 * TAKE_FROM);
 
 /// The Markdown of the ADF in `input`, in parts to be written in order; `None` for a document this way
 /// does not read (invalid UTF-8 or JSON, a root with `content` twice, what only the serde reader reads),
@@ -40,7 +41,9 @@ pub fn adf_to_markdown(input: &[u8], options: &WriteOptions) -> Option<Vec<Strin
         // mapped as it is used): the deepest document the readers take is read and written there as it
         // would be here.
         let helper = std::thread::Builder::new().stack_size(8 << 20);
-        let mut helper = helper.spawn_scoped(s, || help(&shared, options)).ok();
+        let mut helper = helper
+            .spawn_scoped(s, || take(&shared, &shared.main, &shared.helper, options))
+            .ok();
         let text = std::str::from_utf8(input).ok();
         shared.text.set(text);
         let Some(text) = text else {
@@ -137,28 +140,20 @@ impl<'a> Checked<'a> {
     }
 }
 
-/// The second thread: takes half of what the main thread has left, then half of what it still has,
-/// while that is worth it.
-fn help(shared: &Shared, options: &WriteOptions) {
-    take(shared, &shared.main, &shared.helper, options);
-}
-
 /// Takes the second half of `from`'s stretch into `into` (the calling thread's), reads and writes it,
-/// and again while `from` has enough left. A failure cancels the whole (the main thread then reads the
-/// document whole).
+/// and again while `from` has enough left: the second thread's work (taking from the main thread's
+/// stretch, which starts as the whole document), and the main thread's once the second took its blocks.
+/// A failure cancels the whole (the main thread then reads the document whole).
 fn take(shared: &Shared, from: &Range, into: &Range, options: &WriteOptions) {
-    let mut first = true;
     while !shared.cancelled() {
-        let Some((at, limit)) = from.split_off(shared.input, first) else {
+        let Some((at, limit)) = from.split_off(shared.input) else {
             return;
         };
-        first = false;
         // The text is checked by now, or soon: the scan above started as the check did.
         let Some(text) = shared.text.wait() else {
             return;
         };
         into.start(at, limit);
-        let stop = limit as usize;
         let stretch = Stretch::write(
             text,
             at as usize,
@@ -181,8 +176,8 @@ fn take(shared: &Shared, from: &Range, into: &Range, options: &WriteOptions) {
                 into.finish();
                 shared.content_end.store(end, SeqCst);
             }
-            // Where the other thread took over, if it did: this thread's stretch ended there.
-            BlocksEnd::At(end) if end == into.limit() as usize && end <= stop => {}
+            // Where it was to stop, or where the other thread took over.
+            BlocksEnd::At(end) if end == into.limit() as usize => {}
             BlocksEnd::At(_) => return shared.cancel(),
         }
         match shared.stretches.lock() {
@@ -242,14 +237,14 @@ impl Range {
         }
     }
 
-    /// Takes the second half of the owner's stretch (`any`: however little is left; else only if at
-    /// least `TAKE_FROM` bytes are): finds the start of a block past its middle and moves the owner's
-    /// stop there, if the owner has not reached that block. The blocks taken: from that start to where
-    /// the owner was to stop.
-    fn split_off(&self, input: &[u8], any: bool) -> Option<(u32, u32)> {
+    /// Takes the second half of the owner's stretch, if at least `TAKE_FROM` bytes are in it (the whole
+    /// document's first half always is: it is `FROM_BYTES` or more): finds the start of a block past its
+    /// middle and moves the owner's stop there, if the owner has not reached that block. The blocks taken:
+    /// from that start to where the owner was to stop.
+    fn split_off(&self, input: &[u8]) -> Option<(u32, u32)> {
         let w = self.0.load(SeqCst);
         let (next, limit) = (w as u32, (w >> 32) as u32);
-        if next >= limit || (!any && limit - next < 2 * TAKE_FROM) {
+        if next >= limit || limit - next < 2 * TAKE_FROM {
             return None;
         }
         let middle = next + (limit - next) / 2;

@@ -417,12 +417,6 @@ mod key {
         }
     }
 
-    impl From<&String> for Key {
-        fn from(name: &String) -> Key {
-            Key::from(name.as_str())
-        }
-    }
-
     impl From<Key> for String {
         fn from(key: Key) -> String {
             match key.0 {

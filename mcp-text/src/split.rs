@@ -62,19 +62,9 @@ impl Stretch {
         })
     }
 
-    /// The offset of its first block.
-    pub fn start(&self) -> usize {
-        self.start
-    }
-
     /// Where it ended: at the start of the next stretch, or where the root's `content` closes.
     pub fn end(&self) -> BlocksEnd {
         self.end
-    }
-
-    /// How many blocks it holds.
-    pub fn blocks(&self) -> usize {
-        self.blocks
     }
 
     /// Its text written as if the block before it ended as `before` says: its first lists rewritten if
@@ -138,7 +128,10 @@ pub fn join(
         before = stretch.after;
         if !started && stretch.blocks > 0 {
             // The document's first block: nothing before it to be set off from.
-            stretch.text = stretch.text.strip_prefix('\n')?.to_string();
+            if !stretch.text.starts_with('\n') {
+                return None;
+            }
+            stretch.text.remove(0);
             started = true;
         }
     }

@@ -386,14 +386,10 @@ impl<'a> Reader<'a> {
             return Err(Bail);
         }
         self.at += 1;
-        let start = self.at;
-        let end = crate::scan::json_plain_run(self.bytes, start);
-        let name = if self.bytes.get(end) == Some(&b'"') {
-            // No escapes (every name the schema defines): the bytes as they are.
-            self.at = end + 1;
-            model::Key::from(&self.text[start..end])
-        } else {
-            model::Key::from(&*self.string()?)
+        // Without escapes (every name the schema defines), the bytes as they are, without a `Cow`.
+        let name = match self.plain_string() {
+            Some(name) => model::Key::from(name),
+            None => model::Key::from(&*self.string()?),
         };
         self.colon()?;
         Ok(name)
@@ -421,13 +417,12 @@ impl<'a> Reader<'a> {
 
     /// A string's content, after its opening quote: borrowed from the input unless it has escapes.
     fn string(&mut self) -> Read<Cow<'a, str>> {
+        if let Some(plain) = self.plain_string() {
+            return Ok(Cow::Borrowed(plain));
+        }
         let start = self.at;
         let end = crate::scan::json_plain_run(self.bytes, start);
         match self.bytes.get(end) {
-            Some(b'"') => {
-                self.at = end + 1;
-                Ok(Cow::Borrowed(&self.text[start..end]))
-            }
             Some(b'\\') => {
                 let mut out = String::with_capacity(end - start + 16);
                 out.push_str(&self.text[start..end]);
@@ -437,6 +432,19 @@ impl<'a> Reader<'a> {
             // A control character, or the end of the input.
             _ => Err(Bail),
         }
+    }
+
+    /// A string's content after its opening quote, when it has no escapes: borrowed from the input, the
+    /// reader past the closing quote. `None` (the reader where it was) for any other string.
+    #[inline(always)]
+    fn plain_string(&mut self) -> Option<&'a str> {
+        let start = self.at;
+        let end = crate::scan::json_plain_run(self.bytes, start);
+        if self.bytes.get(end) != Some(&b'"') {
+            return None;
+        }
+        self.at = end + 1;
+        Some(&self.text[start..end])
     }
 
     /// The rest of a string that has escapes, `out` holding what came before.

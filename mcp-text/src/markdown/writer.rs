@@ -120,37 +120,28 @@ impl<'a> W<'a> {
 
     /// A marker line: `<!--adf:TYPE {diff}-->` (or `… /-->` for a whole node).
     pub fn marker(&mut self, kind: &str, d: Option<&Diff>, leaf: bool) {
-        self.marker_line(kind, d, leaf, 0);
+        let end = if leaf { " /-->\n" } else { "-->\n" };
+        self.marker_line("<!--adf:", kind, d, 0, end);
     }
 
     /// `<!--adf:TYPE {diff} N-->`: the open marker of a container holding `count` blocks.
     pub(super) fn open_marker(&mut self, kind: &str, d: Option<&Diff>, count: usize) {
-        self.marker_line(kind, d, false, count);
+        self.marker_line("<!--adf:", kind, d, count, "-->\n");
     }
 
     /// `<!--/adf:TYPE N-->`: the close marker of a container holding `count` blocks.
     pub(super) fn close_marker(&mut self, kind: &str, count: usize) {
-        if self.opts.plain {
-            return;
-        }
-        self.start_line();
-        self.out.push_str("<!--/adf:");
-        marker::push_type_name(&mut self.out, kind);
-        if count > 0 {
-            self.out.push(' ');
-            json::push_u64(&mut self.out, count as u64);
-        }
-        self.out.push_str("-->\n");
+        self.marker_line("<!--/adf:", kind, None, count, "-->\n");
     }
 
     /// A marker's line (none in plain Markdown), its JSON written once, straight into the output.
-    fn marker_line(&mut self, kind: &str, d: Option<&Diff>, leaf: bool, count: usize) {
+    fn marker_line(&mut self, open: &str, kind: &str, d: Option<&Diff>, count: usize, end: &str) {
         if self.opts.plain {
             return;
         }
         self.start_line();
         let out = &mut self.out;
-        out.push_str("<!--adf:");
+        out.push_str(open);
         marker::push_type_name(out, kind);
         if let Some(d) = d.filter(|d| !d.is_empty()) {
             out.push(' ');
@@ -160,7 +151,7 @@ impl<'a> W<'a> {
             out.push(' ');
             json::push_u64(out, count as u64);
         }
-        out.push_str(if leaf { " /-->\n" } else { "-->\n" });
+        out.push_str(end);
     }
 
     pub fn plain(&self) -> bool {
