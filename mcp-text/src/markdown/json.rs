@@ -108,10 +108,45 @@ const fn special(extra: &[u8]) -> [bool; 256] {
 /// mostly short (a name, an id, a colour), where a table costs less than comparing each byte against each
 /// special one.
 pub(super) fn string<D: Dest>(out: &mut String, s: &str) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
     let bytes = s.as_bytes();
     out.reserve(bytes.len() + 2);
     out.push('"');
+    if any_special::<D>(bytes) {
+        escaped::<D>(out, s);
+    } else {
+        out.push_str(s);
+    }
+    out.push('"');
+}
+
+/// Whether any byte of `bytes` is special: eight at a time, the last eight (or four) overlapping those
+/// before, since a byte looked at twice does not change the answer. Most of a marker's strings have
+/// none, and half are shorter than eight bytes.
+#[inline(always)]
+fn any_special<D: Dest>(bytes: &[u8]) -> bool {
+    let special = |b: u8| D::SPECIAL[usize::from(b)];
+    let four = |w: [u8; 4]| special(w[0]) | special(w[1]) | special(w[2]) | special(w[3]);
+    let eight = |w: &[u8]| match *w {
+        [a, b, c, d, e, f, g, h] => four([a, b, c, d]) | four([e, f, g, h]),
+        _ => unreachable!("eight bytes"),
+    };
+    let n = bytes.len();
+    match n {
+        0..4 => bytes.iter().any(|&b| special(b)),
+        4..8 => {
+            let word = |at: usize| [bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]];
+            four(word(0)) | four(word(n - 4))
+        }
+        // The whole words before the last byte, then the last eight: together every byte.
+        _ => bytes[..n - 1].chunks_exact(8).any(eight) || eight(&bytes[n - 8..]),
+    }
+}
+
+/// The content of a string that has special bytes.
+#[inline(never)]
+fn escaped<D: Dest>(out: &mut String, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bytes = s.as_bytes();
     let mut from = 0;
     loop {
         let i = from + plain::<D>(&bytes[from..]);
@@ -142,7 +177,6 @@ pub(super) fn string<D: Dest>(out: &mut String, s: &str) {
             out.push_str(escape);
         }
     }
-    out.push('"');
 }
 
 /// How many of the first bytes are written as they are.
@@ -369,6 +403,32 @@ fn sorted<D: Dest>(out: &mut String, mut members: Vec<(&str, Member)>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The check for special bytes looks at some twice and at short strings apart: every length up to
+    /// three words, with each place holding each special byte, against a look at each byte.
+    #[test]
+    fn a_special_byte_is_found_at_every_place_of_every_length() {
+        fn check<D: Dest>() {
+            let specials: Vec<u8> = (0..=255u8)
+                .filter(|&b| D::SPECIAL[usize::from(b)])
+                .collect();
+            for len in 0..=24 {
+                let plain = vec![b'a'; len];
+                assert!(!any_special::<D>(&plain), "{len} plain bytes");
+                for at in 0..len {
+                    for &b in &specials {
+                        let mut bytes = plain.clone();
+                        bytes[at] = b;
+                        assert!(any_special::<D>(&bytes), "byte {b} at {at} of {len}");
+                    }
+                }
+            }
+        }
+        check::<Json>();
+        check::<Comment>();
+        check::<Title>();
+        check::<HtmlAttr>();
+    }
 
     #[test]
     fn strings_and_values_are_what_serde_json_writes() {
