@@ -15,7 +15,9 @@ if ! command -v haproxy >/dev/null 2>&1 && [ ! -x /usr/sbin/haproxy ]; then
   apt-get install -y -qq haproxy >/dev/null 2>&1 || { apt-get update -qq >/dev/null && apt-get install -y -qq haproxy >/dev/null; }
 fi
 haproxy="$(command -v haproxy || echo /usr/sbin/haproxy)"
-cargo build --release -p examples --bin everything-server
+# The packages conformance.sh and conformance-scale.sh build: cargo unifies the same features, so CI reuses
+# their build rather than compiling 48 crates again for `-p examples` alone (4.5 minutes, LTO included).
+cargo build --release -p examples --bin everything-server -p mcp-gateway --bin mcp-gateway
 bin="$(cd "${CARGO_TARGET_DIR:-target}" && pwd)/release"
 front="${CONFORMANCE_H2C_PORT:-3110}"
 back=$((front + 1))
