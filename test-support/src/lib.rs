@@ -1,6 +1,8 @@
 //! What the tests of every crate in this workspace share: the real peers that
 //! `scripts/install-peers.sh` and `scripts/install-openapi-specs.sh` put under `.peers` (required in CI,
-//! skipped with a message elsewhere), loopback ports, and child processes that never outlive their test.
+//! skipped with a message elsewhere), the workspace's binaries that a test starts (built as
+//! `cargo test --workspace` builds them), loopback ports, and child processes that never outlive their
+//! test.
 
 pub mod cli_help;
 
@@ -8,11 +10,46 @@ use serde_json::Value;
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// The workspace's root directory.
 pub fn workspace() -> PathBuf {
     PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}
+
+/// A binary of this workspace that the running test does not own (an example server, the codegen or
+/// gateway CLI: cargo builds only the test's own package's binaries), built or found fresh by cargo once
+/// per test process, into the running test's target directory and profile.
+///
+/// Cargo is asked for every binary of the workspace with `--examples`, which resolves the features that
+/// `cargo test --workspace` resolves (the whole workspace's, dev-dependencies' included): under that run,
+/// CI's, this finds everything fresh. A narrower set of packages (`-p examples`) resolves other features
+/// and rebuilds about 200 crates: that cost CI three and a half minutes in each of two test binaries.
+pub fn workspace_bin(name: &str) -> PathBuf {
+    static BUILT: OnceLock<PathBuf> = OnceLock::new();
+    let dir = BUILT.get_or_init(|| {
+        // target/<profile>/deps/<test> -> target/<profile>
+        let exe = std::env::current_exe().expect("the test's executable");
+        let dir = exe
+            .parent()
+            .and_then(std::path::Path::parent)
+            .expect("the test's target directory")
+            .to_path_buf();
+        let mut cargo = Command::new(env!("CARGO"));
+        cargo
+            .current_dir(workspace())
+            .args(["build", "--quiet", "--workspace", "--bins", "--examples"])
+            .arg("--target-dir")
+            .arg(dir.parent().expect("the target root"));
+        if dir.file_name().is_some_and(|n| n == "release") {
+            cargo.arg("--release");
+        }
+        let status = cargo.status().expect("cargo runs");
+        assert!(status.success(), "building the workspace's binaries failed");
+        dir
+    });
+    dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
 }
 
 /// Where the install scripts put the peers: `<workspace>/.peers`.

@@ -5,7 +5,7 @@
 //! session with input rounds; and the bad input: a truncated or edited recording, a request never
 //! recorded, a server that dies under `verify`.
 
-use crate::support::{bench_server, cli, example_bin};
+use crate::support::{bench_server, cli, workspace_bin};
 use mcp_codegen::recording::{Direction, Message, Session};
 use serde_json::Value;
 use std::io::{BufRead, BufReader, Write};
@@ -342,7 +342,7 @@ fn a_streamable_http_server_records_replays_and_verifies_with_its_token_redacted
 
 #[test]
 fn a_2026_session_with_input_rounds_replays() {
-    let server = example_bin("everything-server");
+    let server = workspace_bin("everything-server");
     let dir = tempfile::tempdir().unwrap();
     // The script opens two sessions (the second declares no sampling): one file each.
     let pattern = dir.path().join("modern-{n}.jsonl");

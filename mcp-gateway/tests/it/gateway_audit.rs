@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{catalogue, example_bin};
+use common::{catalogue, workspace_bin};
 use std::io::Write;
 use std::process::Command;
 
@@ -37,7 +37,7 @@ fn the_audit_cli_shows_discovery_mode_costs_at_least_90_percent_less() {
         env!("CARGO_BIN_EXE_mcp-gateway"),
         cfg.display()
     );
-    let codegen = example_bin("mcp-codegen");
+    let codegen = workspace_bin("mcp-codegen");
     let full = dir.path().join("full.json");
     let out = Command::new(&codegen)
         .args(["snapshot", "--stdio", &gateway, "--output"])

@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{example_bin, names};
+use common::{names, workspace_bin};
 use mcp_runtime::client::CallOptions;
 use mcp_runtime::client::Client;
 use mcp_runtime::http::{HttpClientConfig, HttpTransportKind};
@@ -90,8 +90,8 @@ fn the_example_config_is_valid() {
 fn two_servers() -> tempfile::NamedTempFile {
     write_config(
         &json!({"mcpServers": {
-            "bench": {"command": example_bin("bench-server")},
-            "every": {"command": example_bin("everything-server"), "allow": ["test_simple_text"]},
+            "bench": {"command": workspace_bin("bench-server")},
+            "every": {"command": workspace_bin("everything-server"), "allow": ["test_simple_text"]},
         }})
         .to_string(),
     )

@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::example_bin;
+use common::workspace_bin;
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::PathBuf;
@@ -24,8 +24,8 @@ fn config() -> tempfile::NamedTempFile {
     let mut f = tempfile::Builder::new().suffix(".json").tempfile().unwrap();
     f.write_all(
         json!({"mcpServers": {
-            "bench": {"command": example_bin("bench-server")},
-            "jira": {"command": example_bin("jira-server")},
+            "bench": {"command": workspace_bin("bench-server")},
+            "jira": {"command": workspace_bin("jira-server")},
         }, "gateway": {"prefixes": false}})
         .to_string()
         .as_bytes(),

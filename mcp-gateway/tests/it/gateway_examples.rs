@@ -3,7 +3,7 @@
 
 use crate::common;
 
-use common::{config, connect, eventually, example_bin, example_file, names, serve_example};
+use common::{config, connect, eventually, example_file, names, serve_example, workspace_bin};
 use mcp_gateway::Gateway;
 use mcp_runtime::client::{CallOptions, Client, Era};
 use mcp_runtime::protocol::{
@@ -17,11 +17,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 fn bench() -> String {
-    example_bin("bench-server").display().to_string()
+    workspace_bin("bench-server").display().to_string()
 }
 
 fn everything() -> String {
-    example_bin("everything-server").display().to_string()
+    workspace_bin("everything-server").display().to_string()
 }
 
 fn text(r: &CallToolResult) -> String {

@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{config, connect, eventually, example_bin, names};
+use common::{config, connect, eventually, names, workspace_bin};
 use mcp_gateway::Gateway;
 use mcp_runtime::client::{CallOptions, Client, Era};
 use mcp_runtime::protocol::{CallToolResult, ProgressParams, Tool};
@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use tokio::io::AsyncWriteExt;
 
 fn bench() -> String {
-    example_bin("bench-server").display().to_string()
+    workspace_bin("bench-server").display().to_string()
 }
 
 /// `python3 fake_server.py MODE` as an upstream's config entry.

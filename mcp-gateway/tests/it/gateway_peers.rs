@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{config, connect, example_bin, server_everything};
+use common::{config, connect, server_everything, workspace_bin};
 use mcp_gateway::Gateway;
 use mcp_runtime::client::{CallOptions, Client, Era};
 use mcp_runtime::protocol::{
@@ -55,7 +55,7 @@ async fn fronts_npm_server_everything_with_progress_and_sampling() {
 
     let gw = Gateway::start(config(json!({"mcpServers": {
         "everything": {"command": everything, "prefix": "ev"},
-        "bench": {"command": example_bin("bench-server")},
+        "bench": {"command": workspace_bin("bench-server")},
     }})))
     .await;
     for era in [Era::Legacy, Era::Modern] {

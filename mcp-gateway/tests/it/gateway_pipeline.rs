@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use common::{config, connect, example_bin, example_file, serve_example};
+use common::{config, connect, example_file, serve_example, workspace_bin};
 use mcp_gateway::Gateway;
 use mcp_runtime::client::{CallOptions, Client};
 use mcp_runtime::protocol::{CallToolResult, ProgressParams, Tool};
@@ -34,7 +34,7 @@ async fn the_seed_pipeline_runs_across_four_transports() {
     let (_report, report) = serve_example("gateway_report", &[]).await;
     let gw = Gateway::start(config(json!({
         "mcpServers": {
-            "extract": {"command": example_bin("gateway_extract")},
+            "extract": {"command": workspace_bin("gateway_extract")},
             "llm": {"url": format!("http://{llm}/sse"), "type": "sse"},
             "weather": {"openapi": example_file("gateway/weather.yaml"), "baseUrl": format!("http://{api}"),
                         "headers": {"X-Api-Key": KEY}},
@@ -183,7 +183,7 @@ async fn a_cancelled_composite_stops_its_running_step() {
         std::future::pending(),
     ));
     let gw = Gateway::start(config(json!({
-        "mcpServers": {"bench": {"command": example_bin("bench-server")}, "up": {"url": url}},
+        "mcpServers": {"bench": {"command": workspace_bin("bench-server")}, "up": {"url": url}},
         "composites": {"slow": {"steps": [
             {"server": "bench", "tool": "echo", "arguments": {"text": "first"}},
             {"server": "up", "tool": "wait"},

@@ -16,7 +16,7 @@ const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"p
 /// `mcp-gateway --config <dir>/gateway-<port>.json --http 127.0.0.1:P --redis URL`, its one upstream a
 /// stdio everything-server.
 fn gateway() -> Launch {
-    let everything = common::example_bin("everything-server");
+    let everything = common::workspace_bin("everything-server");
     Box::new(move |port, redis, dir| {
         let config = dir.join(format!("gateway-{port}.json"));
         let body = json!({"mcpServers": {"everything": {"command": everything, "args": []}}});

@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{alive, config, connect, eventually, example_bin, get, http_gateway};
+use common::{alive, config, connect, eventually, get, http_gateway, workspace_bin};
 use mcp_gateway::Gateway;
 use mcp_runtime::client::{CallOptions, Client, Era};
 use mcp_runtime::http::HttpClientConfig;
@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 fn bin(name: &str) -> String {
-    example_bin(name).display().to_string()
+    workspace_bin(name).display().to_string()
 }
 
 /// A handshake-era client of the gateway at `port` (a 2026-07-28 client has no session).

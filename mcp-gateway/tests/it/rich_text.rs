@@ -207,7 +207,7 @@ async fn the_client_reads_markdown_and_the_api_receives_adf() {
 #[tokio::test]
 async fn an_mcp_upstream_gets_its_arguments_converted_in_the_hop() {
     let gw = Gateway::start(config(json!({"mcpServers": {"bench": {
-        "command": crate::common::example_bin("bench-server"),
+        "command": crate::common::workspace_bin("bench-server"),
         "allow": ["echo"],
         "richText": {"arguments": {"text": "storage"}, "results": {"**": "auto"}},
     }}})))
@@ -243,7 +243,7 @@ async fn an_mcp_upstream_gets_its_arguments_converted_in_the_hop() {
 #[tokio::test]
 async fn an_mcp_upstream_receives_storage_format_for_markdown() {
     let gw = Gateway::start(config(json!({"mcpServers": {"bench": {
-        "command": crate::common::example_bin("bench-server"),
+        "command": crate::common::workspace_bin("bench-server"),
         "allow": ["echo"],
         "richText": {"arguments": {"text": "storage"}},
     }}})))

@@ -15,47 +15,10 @@ pub fn cli() -> Command {
 
 /// The `bench-server` example binary (a `#[tool]` server), built or brought up to date by cargo.
 pub fn bench_server() -> PathBuf {
-    example_bin("bench-server")
+    workspace_bin("bench-server")
 }
 
-/// An example binary of the `examples` crate, built or brought up to date by cargo (once per name).
-pub fn example_bin(name: &str) -> PathBuf {
-    static BUILT: std::sync::Mutex<Vec<(String, PathBuf)>> = std::sync::Mutex::new(Vec::new());
-    let mut built = BUILT.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, path)) = built.iter().find(|(n, _)| n == name) {
-        return path.clone();
-    }
-    let out = Command::new(env!("CARGO"))
-        .args([
-            "build",
-            "-p",
-            "examples",
-            "--bin",
-            name,
-            "--message-format=json",
-            "--quiet",
-        ])
-        .current_dir(crate_dir())
-        .output()
-        .expect("cargo runs");
-    assert!(
-        out.status.success(),
-        "could not build the {name} example:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let path = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .find_map(|m| {
-            let is_it = m["reason"] == "compiler-artifact" && m["target"]["name"] == name;
-            is_it
-                .then(|| m["executable"].as_str().map(PathBuf::from))
-                .flatten()
-        })
-        .unwrap_or_else(|| panic!("cargo names the {name} executable"));
-    built.push((name.to_string(), path.clone()));
-    path
-}
+pub use test_support::workspace_bin;
 
 /// The command that starts `@modelcontextprotocol/server-everything` over stdio, when Node is installed.
 pub fn server_everything_command() -> Option<String> {

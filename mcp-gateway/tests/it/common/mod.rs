@@ -6,63 +6,9 @@ use mcp_gateway::{Config, Gateway};
 
 use mcp_runtime::client::{Client, ClientBuilder};
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-/// The directory of this profile's binaries (`target/debug`).
-fn bin_dir() -> PathBuf {
-    let exe = std::env::current_exe().expect("test executable");
-    // target/<profile>/deps/<test> → target/<profile>
-    exe.parent()
-        .and_then(Path::parent)
-        .expect("target dir")
-        .to_path_buf()
-}
-
-/// A binary of the `examples` crate or `mcp-codegen`, built once per test run (cargo builds only the
-/// binaries of the package under test, so the example servers and the codegen CLI are built here, into
-/// the same target directory, in one cargo run: one feature set of their dependencies, not two).
-pub fn example_bin(name: &str) -> PathBuf {
-    static BUILT: OnceLock<()> = OnceLock::new();
-    let dir = bin_dir();
-    BUILT.get_or_init(|| {
-        let mut cmd = Command::new(env!("CARGO"));
-        cmd.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "examples",
-                "--bin",
-                "bench-server",
-                "--bin",
-                "everything-server",
-                "--bin",
-                "gateway_weather",
-                "--bin",
-                "gateway_extract",
-                "--bin",
-                "gateway_summarize",
-                "--bin",
-                "gateway_report",
-                "--bin",
-                "jira-server",
-                "-p",
-                "mcp-codegen",
-                "--bin",
-                "mcp-codegen",
-            ])
-            .arg("--target-dir")
-            .arg(dir.parent().expect("target root"));
-        if dir.file_name().is_some_and(|n| n == "release") {
-            cmd.arg("--release");
-        }
-        let status = cmd.status().expect("run cargo build");
-        assert!(status.success(), "building the example servers failed");
-    });
-    dir.join(name)
-}
+pub use test_support::workspace_bin;
 
 #[allow(unused_imports)] // not every test binary that includes this module uses it
 pub use test_support::server_everything;
@@ -103,7 +49,7 @@ pub async fn eventually(limit: Duration, what: &str, mut f: impl FnMut() -> bool
 /// (killed when dropped) and its address.
 pub async fn serve_example(name: &str, env: &[(&str, &str)]) -> (tokio::process::Child, String) {
     use tokio::io::AsyncBufReadExt;
-    let mut child = tokio::process::Command::new(example_bin(name))
+    let mut child = tokio::process::Command::new(workspace_bin(name))
         .envs(env.iter().copied())
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -228,7 +174,7 @@ pub fn alive(pid: u32) -> bool {
 
 /// An example server's path, as a config's `command`.
 pub fn bin(name: &str) -> String {
-    example_bin(name).display().to_string()
+    workspace_bin(name).display().to_string()
 }
 
 /// The catalogue of several real servers: ours (everything-server, jira-server, bench-server) and,
