@@ -45,6 +45,26 @@ pub fn workspace_bin(name: &str) -> PathBuf {
         if dir.file_name().is_some_and(|n| n == "release") {
             cargo.arg("--release");
         }
+        // Cargo runs a test with its package's variables set (`CARGO_MANIFEST_DIR`, `CARGO_PKG_*`, ...).
+        // Passed on, they would be the environment of the build scripts this cargo runs, and one that
+        // watches such a variable (ring's watches `CARGO_MANIFEST_DIR`) would see it changed and rebuild,
+        // with every crate above it: this cargo gets the environment `cargo test` itself had.
+        for (key, _) in std::env::vars_os() {
+            let name = key.to_string_lossy();
+            if name.starts_with("CARGO_PKG_")
+                || name.starts_with("CARGO_MANIFEST_")
+                || matches!(
+                    &*name,
+                    "CARGO_CRATE_NAME"
+                        | "CARGO_BIN_NAME"
+                        | "CARGO_PRIMARY_PACKAGE"
+                        | "CARGO_TARGET_TMPDIR"
+                        | "OUT_DIR"
+                )
+            {
+                cargo.env_remove(&key);
+            }
+        }
         let status = cargo.status().expect("cargo runs");
         assert!(status.success(), "building the workspace's binaries failed");
         dir
