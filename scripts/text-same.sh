@@ -3,7 +3,8 @@
 # Converts with both, and compares output and warnings: the bench's documents (target/text-bench, from
 # `TEXT_BENCH_GENERATE_ONLY=1 cargo bench -p mcp-text --bench text_bench`), the CommonMark and GFM examples
 # (Markdown → ADF and → storage by OLD, then each of the three to Markdown by both) and 2,000 random schema
-# documents (ADF → Markdown and → storage by both, that storage → Markdown by both). Needs
+# documents (ADF → Markdown and → storage by both, that storage → Markdown by both, and their Markdown by
+# OLD → ADF and → storage by both). Needs
 # scripts/install-text-corpora.sh. Prints the number of conversions compared and every one that differs.
 set -uo pipefail
 old="$(realpath "$1")" new="$(realpath "$2")"
@@ -40,6 +41,9 @@ for json in "$dir"/in/random-*.json; do
   same adf markdown "$json"
   same adf storage "$json"
   "$old" convert --from adf --to storage "$json" >"$dir/y.xml" 2>/dev/null && same storage markdown "$dir/y.xml"
+  if "$old" convert --from adf --to markdown "$json" >"$dir/y.md" 2>/dev/null; then
+    same markdown adf "$dir/y.md"; same markdown storage "$dir/y.md"
+  fi
 done
 echo "$n conversions compared, $bad differ"
 [ $bad = 0 ]

@@ -184,6 +184,32 @@ pub fn prepare(read: Read, from: Format, to: Format) -> Read {
     }
 }
 
-fn utf8(input: &[u8]) -> Result<&str, Error> {
+/// Converts Markdown to ADF JSON, written to `out` as the text is read: the bytes [`convert`] gives
+/// (compact, or indented with `pretty`), but memory holds a window of the parser and a few hundred root
+/// blocks rather than the whole document ([`markdown::read_streaming`]), and the JSON is never whole in
+/// memory either. The CLI converts Markdown to ADF this way. Returns what the reader read leniently.
+pub fn markdown_to_adf<W: std::io::Write>(
+    input: &str,
+    pretty: bool,
+    out: W,
+) -> std::io::Result<(W, Vec<Warning>)> {
+    let mut writer = adf::DocWriter::new(out, pretty);
+    let mut repair = adf::RootRepair::default();
+    let mut failed = None;
+    let read = markdown::read_streaming(input, markdown::WINDOW, &mut |doc, blocks| {
+        if failed.is_none() {
+            let blocks = repair.run(doc, blocks);
+            failed = writer.blocks(doc, &blocks).err();
+        }
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    let doc = repair.finish(read.doc);
+    Ok((writer.finish(&doc)?, read.warnings))
+}
+
+/// `input` as text, or an error that names where it is not UTF-8.
+pub fn utf8(input: &[u8]) -> Result<&str, Error> {
     std::str::from_utf8(input).map_err(|e| Error::at(input, e.valid_up_to(), "invalid UTF-8"))
 }

@@ -158,6 +158,8 @@ fn convert(args: &Args) -> ExitCode {
             Some(parts) => Some(write_parts(parts)),
             None => whole(input, args, name),
         }
+    } else if args.from == Format::Markdown && args.to == Format::Adf {
+        markdown_to_adf(&input, args, name)
     } else {
         whole(input, args, name)
     };
@@ -219,6 +221,26 @@ fn whole(input: cli_input::Input, args: &Args, name: &str) -> Option<std::io::Re
             None
         }
     }
+}
+
+/// Markdown to ADF, written as it is read: memory holds a window of the text's parse and a few hundred
+/// blocks, not the document (`mcp_text::markdown_to_adf`).
+fn markdown_to_adf(input: &[u8], args: &Args, name: &str) -> Option<std::io::Result<()>> {
+    let text = match mcp_text::utf8(input) {
+        Ok(text) => text,
+        Err(e) => {
+            eprintln!("mcp-text: {name}: {e}");
+            return None;
+        }
+    };
+    let stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    Some(
+        mcp_text::markdown_to_adf(text, args.pretty, stdout).and_then(|(mut stdout, warnings)| {
+            warn(name, &warnings);
+            stdout.write_all(b"\n")?;
+            stdout.flush()
+        }),
+    )
 }
 
 /// The whole text at once, unbuffered (a buffer would only be one more copy, and freeing it one more

@@ -50,11 +50,11 @@ pub fn workspace_bin(name: &str) -> PathBuf {
         // watches such a variable (ring's watches `CARGO_MANIFEST_DIR`) would see it changed and rebuild,
         // with every crate above it: this cargo gets the environment `cargo test` itself had.
         for (key, _) in std::env::vars_os() {
-            let name = key.to_string_lossy();
-            if name.starts_with("CARGO_PKG_")
-                || name.starts_with("CARGO_MANIFEST_")
+            let var = key.to_string_lossy();
+            if var.starts_with("CARGO_PKG_")
+                || var.starts_with("CARGO_MANIFEST_")
                 || matches!(
-                    &*name,
+                    &*var,
                     "CARGO_CRATE_NAME"
                         | "CARGO_BIN_NAME"
                         | "CARGO_PRIMARY_PACKAGE"

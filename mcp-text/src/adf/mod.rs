@@ -17,10 +17,12 @@ use crate::error::Error;
 
 mod direct;
 mod starts;
+mod stream;
 mod valid;
 use crate::model::{Attrs, Mark, MarkType, Node, NodeType};
 pub use starts::{block_starts, block_starts_after, BlockStarts};
-pub use valid::repair;
+pub use stream::DocWriter;
+pub use valid::{repair, RootRepair};
 
 /// Reads an ADF document (or any single ADF node) from JSON.
 pub fn read(input: &[u8]) -> Result<Node, Error> {

@@ -38,6 +38,45 @@ pub fn repair(mut read: Read) -> Read {
     read
 }
 
+/// [`repair`] for a document whose root blocks come a run at a time (`markdown::read_streaming`): the
+/// blocks [`RootRepair::run`] and [`RootRepair::finish`] give, in order, are those `repair` gives for
+/// the whole. Inline nodes side by side at the root become one paragraph, so a run's last inline nodes
+/// wait for the next run.
+#[derive(Default)]
+pub struct RootRepair {
+    waiting: Vec<Node>,
+}
+
+impl RootRepair {
+    /// The repaired blocks of `blocks`, children of `doc` (its content is not read).
+    pub fn run(&mut self, doc: &Node, blocks: Vec<Node>) -> Vec<Node> {
+        self.waiting.extend(blocks);
+        let ready = self
+            .waiting
+            .iter()
+            .rposition(|n| !is_inline(&n.kind))
+            .map_or(0, |i| i + 1);
+        let rest = self.waiting.split_off(ready);
+        let blocks = std::mem::replace(&mut self.waiting, rest);
+        let mut root = shell(doc);
+        root.content = Some(blocks);
+        fix_root(&mut root);
+        root.content.take().unwrap_or_default()
+    }
+
+    /// The document, its content (the blocks after the last run) repaired after what still waits.
+    pub fn finish(mut self, mut doc: Node) -> Node {
+        if let Some(content) = doc.content.take() {
+            self.waiting.extend(content);
+            doc.content = Some(self.waiting);
+        } else if !self.waiting.is_empty() {
+            doc.content = Some(self.waiting);
+        }
+        fix_root(&mut doc);
+        doc
+    }
+}
+
 /// Deeper than this (the reader caps nesting at 512), content is left as it is.
 const MAX_DEPTH: usize = 2048;
 

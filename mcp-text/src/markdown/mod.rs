@@ -186,3 +186,15 @@ pub fn root_marker(doc: &Node, options: &WriteOptions) -> String {
 pub fn read(input: &str) -> Read {
     read::read(input)
 }
+
+/// Reads Markdown as [`read`] does, parsed `window` bytes at a time ([`WINDOW`] is `read`'s), handing
+/// `each` the root blocks that nothing later in the text can change as soon as they are known, with the
+/// document's own node (its members but `content`). Returns the document with the root blocks not
+/// handed over: those handed over, then its content, are [`read`]'s document's content. Memory holds a
+/// window of the parser and a few hundred root blocks ([`KEPT`]), whatever the document's size:
+/// [`crate::markdown_to_adf`] writes ADF this way.
+pub fn read_streaming(input: &str, window: usize, each: &mut dyn FnMut(&Node, Vec<Node>)) -> Read {
+    read::read_streaming(input, window, each)
+}
+
+pub use read::{KEPT, WINDOW};

@@ -12,6 +12,7 @@ mod html_reader;
 mod markdown_corpus;
 mod markdown_failures;
 mod markdown_roundtrip;
+mod markdown_windows;
 mod md_to_adf_fixtures;
 mod schema;
 mod split;

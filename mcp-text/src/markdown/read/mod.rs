@@ -10,26 +10,49 @@ mod blocks;
 mod containers;
 mod inlines;
 mod state;
+mod windows;
 
 use super::forms::{self, reserved};
 use super::marker;
 use crate::model::{Attrs, Mark, MarkType, Node, NodeType};
 use crate::Read;
-use pulldown_cmark::{CodeBlockKind, Event, LinkType, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{CodeBlockKind, Event, LinkType, Tag, TagEnd};
 use serde_json::Value;
 use state::*;
+pub use windows::WINDOW;
 
+/// Root blocks kept back from [`crate::markdown::read_streaming`]'s `each` at the end of the text read so far: a close
+/// marker whose open marker was lost wraps again at most this many blocks before it at the top level.
+pub const KEPT: usize = 256;
+
+/// Reads Markdown into a document (see [`read_streaming`]).
 pub(super) fn read(src: &str) -> Read {
-    let mut line_starts = vec![0];
-    line_starts.extend(
-        src.bytes()
-            .enumerate()
-            .filter(|(_, b)| *b == b'\n')
-            .map(|(i, _)| i + 1),
-    );
+    let mut handed = Vec::new();
+    let mut read = read_streaming(src, WINDOW, &mut |_, blocks| handed.extend(blocks));
+    if !handed.is_empty() {
+        handed.extend(read.doc.content.take().unwrap_or_default());
+        read.doc.content = Some(handed);
+    }
+    read
+}
+
+/// Reads Markdown, parsed `window` bytes at a time (windows.rs), handing `each` the root blocks that
+/// nothing later in the text can change, in order, together with the document's own node as its marker
+/// says (without content). Returns the document with the root blocks not handed over. Memory then holds
+/// a window of the parser and a few hundred root blocks of the model, whatever the document's size.
+///
+/// Blocks are handed over [`KEPT`] behind the text read, and only where nothing is open at the top level
+/// (a marker pair, an HTML element), and not at all when the document's own marker changes its type or
+/// content (which [`read`] applies to the whole).
+pub(super) fn read_streaming(
+    src: &str,
+    window: usize,
+    each: &mut dyn FnMut(&Node, Vec<Node>),
+) -> Read {
     let mut r = R {
         src,
-        line_starts,
+        line_at: 0,
+        line_no: 1,
         frames: vec![Frame::new(Fk::Doc, 1)],
         inl: None,
         code: None,
@@ -38,11 +61,25 @@ pub(super) fn read(src: &str) -> Read {
         warned_depth: false,
         warnings: Vec::new(),
     };
-    let opts = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS;
-    for (event, range) in Parser::new_ext(src, opts).into_offset_iter() {
-        let line = r.line_of(range.start);
-        r.event(event, range.start, line);
-    }
+    let mut shell: Option<Node> = None;
+    // The line of each open element's start: an element's end event is at its start's offset.
+    let mut started: Vec<usize> = Vec::new();
+    windows::events(src, window, &mut |event, offset| {
+        let line = match event {
+            Event::End(_) => started.pop().unwrap_or_else(|| r.line_of(offset)),
+            Event::Start(_) => {
+                let line = r.line_of(offset);
+                started.push(line);
+                line
+            }
+            _ => r.line_of(offset),
+        };
+        r.event(event, offset, line);
+        if let Some(blocks) = r.final_blocks() {
+            let shell = shell.get_or_insert_with(|| doc_shell(&r.frames[0].self_d));
+            each(shell, blocks);
+        }
+    });
     r.close_implicit();
     while r.frames.len() > 1 {
         let f = r.frames.pop().unwrap_or_else(|| Frame::new(Fk::Doc, 0));
@@ -53,7 +90,7 @@ pub(super) fn read(src: &str) -> Read {
     }
     // A container whose close marker was lost ends after the blocks its open marker counts (a section
     // without a count after its last column); other unclosed containers lose only their wrappers.
-    let last_line = r.line_starts.len();
+    let last_line = r.line_of(src.len());
     r.close_counted(last_line);
     let f = r.frames.pop().unwrap_or_else(|| Frame::new(Fk::Doc, 0));
     let self_d = f.self_d.take_it();
@@ -72,7 +109,39 @@ pub(super) fn read(src: &str) -> Read {
     }
 }
 
+/// The document's own node as its marker says, without content.
+fn doc_shell(d: &Option<serde_json::Map<String, Value>>) -> Node {
+    let mut doc = Node::doc(Vec::new());
+    if let Some(d) = d {
+        // What cannot be used here cannot be at the end either, where the warning is given.
+        let _ = marker::apply(&mut doc, d);
+    }
+    doc
+}
+
 impl R<'_> {
+    /// The root blocks nothing later can change, once there are enough of them to be worth handing over
+    /// (see [`read_streaming`]).
+    fn final_blocks(&mut self) -> Option<Vec<Node>> {
+        let doc = self.frames.first()?;
+        if doc.children.len() < 2 * KEPT
+            || self.frames.len() > 1
+            || self.inl.is_some()
+            || self.code.is_some()
+            || self.html.is_some()
+            || !doc.opens.is_empty()
+            || doc.pending.is_some()
+            || doc
+                .self_d
+                .as_ref()
+                .is_some_and(|d| d.contains_key("type") || d.contains_key("content"))
+        {
+            return None;
+        }
+        let n = doc.children.len() - KEPT;
+        Some(self.frames[0].children.drain(..n).collect())
+    }
+
     pub(super) fn event(&mut self, event: Event, offset: usize, line: usize) {
         if let Some((_, text, _)) = &mut self.code {
             match event {

@@ -127,7 +127,9 @@ pub(super) struct Inl {
 
 pub(super) struct R<'s> {
     pub(super) src: &'s str,
-    pub(super) line_starts: Vec<usize>,
+    /// A place in `src` and its line (1 + the line breaks before it): [`R::line_of`] counts from there.
+    pub(super) line_at: usize,
+    pub(super) line_no: usize,
     pub(super) frames: Vec<Frame>,
     pub(super) inl: Option<Inl>,
     pub(super) code: Option<(Option<String>, String, usize)>,
@@ -148,11 +150,18 @@ impl TakeIt<Map<String, Value>> for Option<Map<String, Value>> {
 }
 
 impl R<'_> {
-    pub(super) fn line_of(&self, offset: usize) -> usize {
-        match self.line_starts.binary_search(&offset) {
-            Ok(i) => i + 1,
-            Err(i) => i,
+    /// The line of byte `offset`, counted from the last one asked for (the parser's events go forward,
+    /// so this is one count of the text's line breaks in all).
+    pub(super) fn line_of(&mut self, offset: usize) -> usize {
+        let offset = offset.min(self.src.len());
+        let bytes = self.src.as_bytes();
+        if offset >= self.line_at {
+            self.line_no += memchr::memchr_iter(b'\n', &bytes[self.line_at..offset]).count();
+        } else {
+            self.line_no -= memchr::memchr_iter(b'\n', &bytes[offset..self.line_at]).count();
         }
+        self.line_at = offset;
+        self.line_no
     }
 
     pub(super) fn warn(&mut self, line: usize, msg: impl Into<String>) {

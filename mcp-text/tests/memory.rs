@@ -1,0 +1,110 @@
+//! Memory bounded by design: Markdown → ADF written as it is read (`markdown_to_adf`, what the CLI runs)
+//! holds a window of the parse and a few hundred blocks, not the document. Measured by this binary's
+//! allocator, which counts the bytes each thread holds and the most it held (a binary of its own, so that
+//! no other test shares the allocator).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+struct Counting;
+
+thread_local! {
+    static HELD: Cell<isize> = const { Cell::new(0) };
+    static PEAK: Cell<isize> = const { Cell::new(0) };
+}
+
+fn count(delta: isize) {
+    // `try_with`: a thread being torn down has no counters left; what it frees then is not counted.
+    let _ = HELD.try_with(|held| {
+        let now = held.get() + delta;
+        held.set(now);
+        let _ = PEAK.try_with(|peak| peak.set(peak.get().max(now)));
+    });
+}
+
+// SAFETY: every call goes to the system allocator unchanged; the counters only add and compare.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        count(layout.size() as isize);
+        // SAFETY: the caller's contract, passed on.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, layout: Layout) {
+        count(-(layout.size() as isize));
+        // SAFETY: as above.
+        unsafe { System.dealloc(p, layout) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        count(new_size as isize - layout.size() as isize);
+        // SAFETY: as above.
+        unsafe { System.realloc(p, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+/// The most this thread held above what it held when `f` started.
+fn peak_of(f: impl FnOnce()) -> usize {
+    let base = HELD.with(Cell::get);
+    PEAK.with(|p| p.set(base));
+    f();
+    (PEAK.with(Cell::get) - base).max(0) as usize
+}
+
+#[test]
+fn markdown_to_adf_holds_a_window_not_the_document() {
+    let block = "## Heading *em* and **strong**\n\nSome text with `code`, [a link](https://x.org) and 2 * 3 [ref].\n\n- item one\n- [ ] a task\n  - nested\n\n| a | b |\n| --- | --- |\n| 1 | 2 |\n\n> [!NOTE]\n> A panel.\n\n";
+    let peaks: Vec<(usize, usize)> = [8usize << 20, 40 << 20]
+        .into_iter()
+        .map(|size| {
+            // A definition at the end, used by every block: the reader's two walks.
+            let md = block.repeat(size / block.len()) + "[ref]: https://x.org/ref\n";
+            let mut written = 0usize;
+            let peak = peak_of(|| {
+                let out = Counted(&mut written);
+                let (_, warnings) = mcp_text::markdown_to_adf(&md, false, out).unwrap();
+                assert!(warnings.is_empty(), "{warnings:?}");
+            });
+            assert!(
+                written > md.len(),
+                "{written} bytes of ADF from {} of Markdown",
+                md.len()
+            );
+            (md.len(), peak)
+        })
+        .collect();
+    let [(small, small_peak), (large, large_peak)] = peaks[..] else {
+        unreachable!()
+    };
+    eprintln!(
+        "Markdown → ADF: {} MB held at most {:.1} MB, {} MB at most {:.1} MB",
+        small >> 20,
+        small_peak as f64 / (1 << 20) as f64,
+        large >> 20,
+        large_peak as f64 / (1 << 20) as f64
+    );
+    // Less than the text itself (the whole document read at once held ~25 bytes per byte of it).
+    assert!(
+        large_peak < large,
+        "{large_peak} bytes held for {large} of Markdown"
+    );
+    // Five times the text, not more memory (a window of it, and blocks kept back, the same).
+    assert!(
+        large_peak < small_peak + (small_peak / 4),
+        "{small_peak} bytes for {small}, {large_peak} for {large}"
+    );
+}
+
+/// A writer that only counts (what the CLI writes goes to stdout, not to memory).
+struct Counted<'a>(&'a mut usize);
+
+impl std::io::Write for Counted<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        *self.0 += buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
