@@ -139,6 +139,9 @@ pub fn convert(
     to: Format,
     options: &Options,
 ) -> Result<Converted, Error> {
+    if (from, to) == (Format::Storage, Format::Markdown) {
+        return storage_to_markdown(input, options);
+    }
     convert_read(read(input, from)?, from, to, options)
 }
 
@@ -207,6 +210,29 @@ pub fn markdown_to_adf<W: std::io::Write>(
     }
     let doc = repair.finish(read.doc);
     Ok((writer.finish(&doc)?, read.warnings))
+}
+
+/// Converts storage format to Markdown, writing each root block as soon as it is read: [`convert`]'s
+/// text, with memory holding the Markdown and the blocks still open rather than the whole document
+/// ([`storage::read_streaming`]). [`convert`] converts storage to Markdown this way.
+pub fn storage_to_markdown(input: &[u8], options: &Options) -> Result<Converted, Error> {
+    let text = utf8(input)?;
+    let write_options = markdown::WriteOptions {
+        mentions: options.mentions,
+        plain: options.plain,
+    };
+    let mut writer = markdown::BlockWriter::new(&write_options);
+    let read = storage::read_streaming(text, &mut |blocks| {
+        blocks.iter().for_each(|block| writer.block(block));
+    })?;
+    read.doc
+        .children()
+        .iter()
+        .for_each(|block| writer.block(block));
+    Ok(Converted {
+        text: writer.finish(&read.doc),
+        warnings: read.warnings,
+    })
 }
 
 /// `input` as text, or an error that names where it is not UTF-8.

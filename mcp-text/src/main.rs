@@ -160,6 +160,21 @@ fn convert(args: &Args) -> ExitCode {
         }
     } else if args.from == Format::Markdown && args.to == Format::Adf {
         markdown_to_adf(&input, args, name)
+    } else if args.from == Format::Storage && args.to == Format::Markdown {
+        let options = Options {
+            plain: args.plain,
+            ..Options::default()
+        };
+        match mcp_text::storage_to_markdown(&input, &options) {
+            Ok(converted) => {
+                warn(name, &converted.warnings);
+                Some(write_text(converted.text))
+            }
+            Err(e) => {
+                eprintln!("mcp-text: {name}: {e}");
+                None
+            }
+        }
     } else {
         whole(input, args, name)
     };

@@ -1,5 +1,6 @@
 //! Memory bounded by design: Markdown → ADF written as it is read (`markdown_to_adf`, what the CLI runs)
-//! holds a window of the parse and a few hundred blocks, not the document. Measured by this binary's
+//! holds a window of the parse and a few hundred blocks, not the document; storage → Markdown
+//! (`storage_to_markdown`) holds the Markdown and the blocks still open. Measured by this binary's
 //! allocator, which counts the bytes each thread holds and the most it held (a binary of its own, so that
 //! no other test shares the allocator).
 
@@ -93,6 +94,28 @@ fn markdown_to_adf_holds_a_window_not_the_document() {
     assert!(
         large_peak < small_peak + (small_peak / 4),
         "{small_peak} bytes for {small}, {large_peak} for {large}"
+    );
+}
+
+#[test]
+fn storage_to_markdown_holds_its_markdown_not_the_document() {
+    let block = r#"<h2>Heading</h2><p>Some <strong>bold</strong> text with <code>code</code>, <a href="https://x.org">a link</a> and 2 * 3.</p><ul><li><p>item one</p><ul><li><p>nested</p></li></ul></li></ul><table><tbody><tr><th><p>a</p></th><th><p>b</p></th></tr><tr><td><p>1</p></td><td><p>2</p></td></tr></tbody></table><ac:structured-macro ac:name="info" ac:schema-version="1" ac:macro-id="m1"><ac:rich-text-body><p>A panel.</p></ac:rich-text-body></ac:structured-macro>"#;
+    let xml = block.repeat((8 << 20) / block.len());
+    let mut markdown = 0;
+    let peak = peak_of(|| {
+        let converted = mcp_text::storage_to_markdown(xml.as_bytes(), &Default::default()).unwrap();
+        markdown = converted.text.capacity();
+    });
+    eprintln!(
+        "storage → Markdown: {} MB held at most {:.1} MB, its Markdown {:.1} MB",
+        xml.len() >> 20,
+        peak as f64 / (1 << 20) as f64,
+        markdown as f64 / (1 << 20) as f64
+    );
+    // The Markdown and a little more (the whole document read at once held ~11 bytes per byte of it).
+    assert!(
+        peak < markdown + (8 << 20),
+        "{peak} bytes held for {markdown} of Markdown"
     );
 }
 

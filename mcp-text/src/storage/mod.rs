@@ -41,7 +41,21 @@ pub const MAX_DEPTH: usize = 512;
 /// Reads a storage-format fragment (no root element needed; `ac:`/`ri:` prefixes need no declaration;
 /// HTML's named entities are known) into a `doc` node.
 pub fn read(input: &str) -> Result<Read, Error> {
-    read::read(input)
+    let mut handed = Vec::new();
+    let mut read = read::read(input, &mut |blocks| handed.extend(blocks))?;
+    if !handed.is_empty() {
+        handed.extend(read.doc.content.take().unwrap_or_default());
+        read.doc.content = Some(handed);
+    }
+    Ok(read)
+}
+
+/// Reads as [`read`] does, handing `each` the root blocks as soon as they are read (all but the last,
+/// which the next may read): those handed over, then the returned document's content, are `read`'s
+/// content. An error may come after blocks were handed over; they are then of no use. Memory holds the
+/// open blocks, not the document: [`crate::storage_to_markdown`] writes Markdown this way.
+pub fn read_streaming(input: &str, each: &mut dyn FnMut(Vec<Node>)) -> Result<Read, Error> {
+    read::read(input, each)
 }
 
 /// Writes a node (a `doc`, or any node) as storage format.

@@ -81,7 +81,12 @@ struct Parser<'a> {
     spare: Vec<Vec<Node>>,
 }
 
-pub(super) fn read(input: &str) -> Result<Read, Error> {
+/// Root blocks kept back when the others are handed on: a layout reads the block before it.
+const KEPT: usize = 1;
+/// Root blocks gathered before they are handed on.
+const RUN: usize = 64;
+
+pub(super) fn read(input: &str, each: &mut dyn FnMut(Vec<Node>)) -> Result<Read, Error> {
     let mut xml = Reader::from_str(input);
     let config = xml.config_mut();
     config.check_end_names = true;
@@ -102,7 +107,7 @@ pub(super) fn read(input: &str) -> Result<Read, Error> {
         text: String::new(),
         spare: Vec::new(),
     };
-    parser.run()?;
+    parser.run(each)?;
     let Some(Open::Frame(doc)) = parser.stack.pop() else {
         unreachable!("the document frame stays at the bottom")
     };
@@ -113,8 +118,15 @@ pub(super) fn read(input: &str) -> Result<Read, Error> {
 }
 
 impl<'a> Parser<'a> {
-    fn run(&mut self) -> Result<(), Error> {
+    fn run(&mut self, each: &mut dyn FnMut(Vec<Node>)) -> Result<(), Error> {
         loop {
+            if self.stack.len() == 1 && self.text.is_empty() {
+                let doc = self.frame();
+                if doc.content.len() >= RUN + KEPT {
+                    let n = doc.content.len() - KEPT;
+                    each(doc.content.drain(..n).collect());
+                }
+            }
             let pos = self.xml.buffer_position() as usize;
             let event = match self.xml.read_event() {
                 Ok(event) => event,

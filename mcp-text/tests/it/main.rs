@@ -23,3 +23,4 @@ mod storage_macros;
 mod storage_markdown;
 mod storage_props;
 mod storage_read;
+mod storage_stream;
