@@ -98,6 +98,18 @@ pub struct Read {
     pub warnings: Vec<Warning>,
 }
 
+impl Read {
+    /// The document of a reader that handed over its first root blocks (`handed`) as it read: those
+    /// blocks put back before the rest of its content.
+    pub(crate) fn with_handed(mut self, mut handed: Vec<Node>) -> Read {
+        if !handed.is_empty() {
+            handed.extend(self.doc.content.take().unwrap_or_default());
+            self.doc.content = Some(handed);
+        }
+        self
+    }
+}
+
 /// Reads `input` in format `from`.
 pub fn read(input: &[u8], from: Format) -> Result<Read, Error> {
     match from {

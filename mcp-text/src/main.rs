@@ -161,20 +161,7 @@ fn convert(args: &Args) -> ExitCode {
     } else if args.from == Format::Markdown && args.to == Format::Adf {
         markdown_to_adf(&input, args, name)
     } else if args.from == Format::Storage && args.to == Format::Markdown {
-        let options = Options {
-            plain: args.plain,
-            ..Options::default()
-        };
-        match mcp_text::storage_to_markdown(&input, &options) {
-            Ok(converted) => {
-                warn(name, &converted.warnings);
-                Some(write_text(converted.text))
-            }
-            Err(e) => {
-                eprintln!("mcp-text: {name}: {e}");
-                None
-            }
-        }
+        storage_to_markdown(&input, args, name)
     } else {
         whole(input, args, name)
     };
@@ -256,6 +243,25 @@ fn markdown_to_adf(input: &[u8], args: &Args, name: &str) -> Option<std::io::Res
             stdout.flush()
         }),
     )
+}
+
+/// Storage format to Markdown, each block written as it is read (`mcp_text::storage_to_markdown`); the
+/// Markdown goes out once the whole page has read.
+fn storage_to_markdown(input: &[u8], args: &Args, name: &str) -> Option<std::io::Result<()>> {
+    let options = Options {
+        plain: args.plain,
+        ..Options::default()
+    };
+    match mcp_text::storage_to_markdown(input, &options) {
+        Ok(converted) => {
+            warn(name, &converted.warnings);
+            Some(write_text(converted.text))
+        }
+        Err(e) => {
+            eprintln!("mcp-text: {name}: {e}");
+            None
+        }
+    }
 }
 
 /// The whole text at once, unbuffered (a buffer would only be one more copy, and freeing it one more

@@ -42,12 +42,8 @@ pub const MAX_DEPTH: usize = 512;
 /// HTML's named entities are known) into a `doc` node.
 pub fn read(input: &str) -> Result<Read, Error> {
     let mut handed = Vec::new();
-    let mut read = read::read(input, &mut |blocks| handed.extend(blocks))?;
-    if !handed.is_empty() {
-        handed.extend(read.doc.content.take().unwrap_or_default());
-        read.doc.content = Some(handed);
-    }
-    Ok(read)
+    let read = read::read(input, &mut |blocks| handed.extend(blocks))?;
+    Ok(read.with_handed(handed))
 }
 
 /// Reads as [`read`] does, handing `each` the root blocks as soon as they are read (all but the last,

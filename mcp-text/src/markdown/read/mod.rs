@@ -21,19 +21,16 @@ use serde_json::Value;
 use state::*;
 pub use windows::WINDOW;
 
-/// Root blocks kept back from [`crate::markdown::read_streaming`]'s `each` at the end of the text read so far: a close
-/// marker whose open marker was lost wraps again at most this many blocks before it at the top level.
+/// Root blocks kept back from [`crate::markdown::read_streaming`]'s `each` at the end of the text read
+/// so far: a close marker whose open marker was lost wraps again at most this many blocks before it at
+/// the top level.
 pub const KEPT: usize = 256;
 
 /// Reads Markdown into a document (see [`read_streaming`]).
 pub(super) fn read(src: &str) -> Read {
     let mut handed = Vec::new();
-    let mut read = read_streaming(src, WINDOW, &mut |_, blocks| handed.extend(blocks));
-    if !handed.is_empty() {
-        handed.extend(read.doc.content.take().unwrap_or_default());
-        read.doc.content = Some(handed);
-    }
-    read
+    let read = read_streaming(src, WINDOW, &mut |_, blocks| handed.extend(blocks));
+    read.with_handed(handed)
 }
 
 /// Reads Markdown, parsed `window` bytes at a time (windows.rs), handing `each` the root blocks that
