@@ -42,6 +42,26 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// Why a conversion that writes as it reads ([`crate::convert_to`]) stopped.
+#[derive(Debug)]
+pub enum Failed {
+    /// The input could not be read (or written in the format asked for).
+    Input(Error),
+    /// The output could not be written.
+    Output(std::io::Error),
+}
+
+impl fmt::Display for Failed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Failed::Input(e) => e.fmt(f),
+            Failed::Output(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for Failed {}
+
 /// Something a reader read leniently: a marker it could not use, a construct it kept in another form.
 /// The document is still whole; the warning says which node lost what.
 #[derive(Debug, Clone, PartialEq, Eq)]

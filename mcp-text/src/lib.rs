@@ -36,8 +36,9 @@ mod result;
 mod scan;
 pub mod split;
 pub mod storage;
+mod streaming;
 
-pub use error::{Error, Warning};
+pub use error::{Error, Failed, Warning};
 pub use mention::{CachedResolver, MentionResolver};
 pub use model::{Mark, MarkType, Node, NodeType};
 pub use result::Markdown;
@@ -144,17 +145,62 @@ pub fn write(doc: &Node, to: Format, options: &Options) -> Result<String, Error>
     }
 }
 
-/// Converts `input` from one format to another.
+/// Converts `input` from one format to another. The document is read a run of root blocks at a time and
+/// each run written at once (every pair but ADF to ADF), so memory holds the text and what is still open,
+/// not the document; [`convert_read`] is the whole document read, then written, and gives the same text.
 pub fn convert(
     input: &[u8],
     from: Format,
     to: Format,
     options: &Options,
 ) -> Result<Converted, Error> {
-    if (from, to) == (Format::Storage, Format::Markdown) {
-        return storage_to_markdown(input, options);
+    let text = |bytes| {
+        String::from_utf8(bytes).map_err(|_| Error::new(0, 0, "internal error: output not UTF-8"))
+    };
+    match streaming::convert(input, from, to, options, Vec::new()) {
+        Ok(Ok((bytes, warnings))) => Ok(Converted {
+            text: text(bytes)?,
+            warnings,
+        }),
+        Ok(Err(Failed::Input(e))) => Err(e),
+        Ok(Err(Failed::Output(e))) => Err(Error::new(0, 0, e.to_string())),
+        Err(_) => convert_read(read(input, from)?, from, to, options),
     }
-    convert_read(read(input, from)?, from, to, options)
+}
+
+/// Converts as [`convert`] does, writing the text to `out` as the input is read: memory holds the
+/// conversion's output and what is still open, not the document, for every pair but ADF to ADF (read
+/// whole; HTML holds the page's light tree, not the document). Markdown and storage-format output is kept to the end (Markdown's root
+/// marker goes in front of it); ADF from Markdown or storage format goes out block by block, so an error
+/// late in the input (not in Markdown, which always reads) leaves in `out` what was written before it.
+/// Returns `out` and what the reader read leniently.
+pub fn convert_to<W: std::io::Write>(
+    input: &[u8],
+    from: Format,
+    to: Format,
+    options: &Options,
+    out: W,
+) -> Result<(W, Vec<Warning>), Failed> {
+    let mut out = match streaming::convert(input, from, to, options, out) {
+        Ok(ended) => return ended,
+        Err(out) => out,
+    };
+    let read = read(input, from).map_err(Failed::Input)?;
+    let Read { doc, warnings } = prepare(read, from, to);
+    let written = if to == Format::Adf {
+        // Straight to `out`: no second copy of the output in memory.
+        if options.pretty {
+            serde_json::to_writer_pretty(&mut out, &doc)
+        } else {
+            serde_json::to_writer(&mut out, &doc)
+        }
+        .map_err(std::io::Error::from)
+    } else {
+        let text = write_prepared(&doc, from, to, options).map_err(Failed::Input)?;
+        out.write_all(text.as_bytes())
+    };
+    written.and_then(|()| out.flush()).map_err(Failed::Output)?;
+    Ok((out, warnings))
 }
 
 /// The second half of [`convert`], for a caller that has read the document already (and may have
@@ -197,54 +243,6 @@ pub fn prepare(read: Read, from: Format, to: Format) -> Read {
     } else {
         read
     }
-}
-
-/// Converts Markdown to ADF JSON, written to `out` as the text is read: the bytes [`convert`] gives
-/// (compact, or indented with `pretty`), but memory holds a window of the parser and a few hundred root
-/// blocks rather than the whole document ([`markdown::read_streaming`]), and the JSON is never whole in
-/// memory either. The CLI converts Markdown to ADF this way. Returns what the reader read leniently.
-pub fn markdown_to_adf<W: std::io::Write>(
-    input: &str,
-    pretty: bool,
-    out: W,
-) -> std::io::Result<(W, Vec<Warning>)> {
-    let mut writer = adf::DocWriter::new(out, pretty);
-    let mut repair = adf::RootRepair::default();
-    let mut failed = None;
-    let read = markdown::read_streaming(input, markdown::WINDOW, &mut |doc, blocks| {
-        if failed.is_none() {
-            let blocks = repair.run(doc, blocks);
-            failed = writer.blocks(doc, &blocks).err();
-        }
-    });
-    if let Some(e) = failed {
-        return Err(e);
-    }
-    let doc = repair.finish(read.doc);
-    Ok((writer.finish(&doc)?, read.warnings))
-}
-
-/// Converts storage format to Markdown, writing each root block as soon as it is read: [`convert`]'s
-/// text, with memory holding the Markdown and the blocks still open rather than the whole document
-/// ([`storage::read_streaming`]). [`convert`] converts storage to Markdown this way.
-pub fn storage_to_markdown(input: &[u8], options: &Options) -> Result<Converted, Error> {
-    let text = utf8(input)?;
-    let write_options = markdown::WriteOptions {
-        mentions: options.mentions,
-        plain: options.plain,
-    };
-    let mut writer = markdown::BlockWriter::new(&write_options);
-    let read = storage::read_streaming(text, &mut |blocks| {
-        blocks.iter().for_each(|block| writer.block(block));
-    })?;
-    read.doc
-        .children()
-        .iter()
-        .for_each(|block| writer.block(block));
-    Ok(Converted {
-        text: writer.finish(&read.doc),
-        warnings: read.warnings,
-    })
 }
 
 /// `input` as text, or an error that names where it is not UTF-8.

@@ -158,12 +158,8 @@ fn convert(args: &Args) -> ExitCode {
             Some(parts) => Some(write_parts(parts)),
             None => whole(input, args, name),
         }
-    } else if args.from == Format::Markdown && args.to == Format::Adf {
-        markdown_to_adf(&input, args, name)
-    } else if args.from == Format::Storage && args.to == Format::Markdown {
-        storage_to_markdown(&input, args, name)
     } else {
-        whole(input, args, name)
+        streamed(&input, args, name)
     };
     // `None`: the conversion failed, and said why.
     let Some(written) = written else {
@@ -225,43 +221,55 @@ fn whole(input: cli_input::Input, args: &Args, name: &str) -> Option<std::io::Re
     }
 }
 
-/// Markdown to ADF, written as it is read: memory holds a window of the text's parse and a few hundred
-/// blocks, not the document (`mcp_text::markdown_to_adf`).
-fn markdown_to_adf(input: &[u8], args: &Args, name: &str) -> Option<std::io::Result<()>> {
-    let text = match mcp_text::utf8(input) {
-        Ok(text) => text,
-        Err(e) => {
-            eprintln!("mcp-text: {name}: {e}");
-            return None;
-        }
-    };
-    let stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    Some(
-        mcp_text::markdown_to_adf(text, args.pretty, stdout).and_then(|(mut stdout, warnings)| {
-            warn(name, &warnings);
-            stdout.write_all(b"\n")?;
-            stdout.flush()
-        }),
-    )
-}
-
-/// Storage format to Markdown, each block written as it is read (`mcp_text::storage_to_markdown`); the
-/// Markdown goes out once the whole page has read.
-fn storage_to_markdown(input: &[u8], args: &Args, name: &str) -> Option<std::io::Result<()>> {
+/// Any conversion but large ADF to Markdown, written as it is read (`mcp_text::convert_to`): memory holds the output
+/// and what is open, not the document. Markdown and storage format are written once the input has all
+/// read, and Markdown and HTML input always read (once they are UTF-8, which is checked first), so those
+/// go straight to stdout; ADF from storage format or ADF is gathered first, so that an error late in the
+/// input leaves stdout empty.
+fn streamed(input: &[u8], args: &Args, name: &str) -> Option<std::io::Result<()>> {
     let options = Options {
         plain: args.plain,
+        pretty: args.pretty,
         ..Options::default()
     };
-    match mcp_text::storage_to_markdown(input, &options) {
-        Ok(converted) => {
-            warn(name, &converted.warnings);
-            Some(write_text(converted.text))
+    let always_reads = matches!(args.from, Format::Markdown | Format::Html);
+    let ended = if always_reads || args.to != Format::Adf {
+        let stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+        mcp_text::convert_to(input, args.from, args.to, &options, stdout).map(
+            |(mut stdout, warnings)| {
+                (
+                    stdout.flush().and_then(|()| end(&mut stdout, args)),
+                    warnings,
+                )
+            },
+        )
+    } else {
+        mcp_text::convert_to(input, args.from, args.to, &options, Vec::new()).map(
+            |(mut text, warnings)| {
+                let ended = end(&mut text, args);
+                (ended.and_then(|()| write_parts(vec![text])), warnings)
+            },
+        )
+    };
+    match ended {
+        Ok((written, warnings)) => {
+            warn(name, &warnings);
+            Some(written)
         }
-        Err(e) => {
+        Err(mcp_text::Failed::Input(e)) => {
             eprintln!("mcp-text: {name}: {e}");
             None
         }
+        Err(mcp_text::Failed::Output(e)) => Some(Err(e)),
     }
+}
+
+/// ADF ends with a line break, as the other formats do.
+fn end(out: &mut impl std::io::Write, args: &Args) -> std::io::Result<()> {
+    if args.to == Format::Adf {
+        out.write_all(b"\n")?;
+    }
+    out.flush()
 }
 
 /// The whole text at once, unbuffered (a buffer would only be one more copy, and freeing it one more
@@ -271,12 +279,12 @@ fn write_text(text: String) -> std::io::Result<()> {
 }
 
 /// Texts written one after the other, as [`write_text`] writes one.
-fn write_parts(parts: Vec<String>) -> std::io::Result<()> {
+fn write_parts<T: AsRef<[u8]>>(parts: Vec<T>) -> std::io::Result<()> {
     let parts = std::mem::ManuallyDrop::new(parts);
     let mut stdout = std::io::stdout().lock();
     parts
         .iter()
-        .try_for_each(|text| stdout.write_all(text.as_bytes()))
+        .try_for_each(|text| stdout.write_all(text.as_ref()))
         .and_then(|()| stdout.flush())
 }
 

@@ -1,11 +1,14 @@
-//! Memory bounded by design: Markdown → ADF written as it is read (`markdown_to_adf`, what the CLI runs)
-//! holds a window of the parse and a few hundred blocks, not the document; storage → Markdown
-//! (`storage_to_markdown`) holds the Markdown and the blocks still open. Measured by this binary's
+//! Memory bounded by design: Markdown → ADF written as it is read (`convert_to`, what the CLI runs) holds
+//! a window of the parse and a few hundred blocks, not the document; the other conversions a run of root
+//! blocks at a time (storage → Markdown, Markdown → storage, storage ↔ ADF) hold their output and the
+//! blocks still open. Measured by this binary's
 //! allocator, which counts the bytes each thread holds and the most it held (a binary of its own, so that
 //! no other test shares the allocator).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
+
+use mcp_text::{convert_to, Format, Options};
 
 struct Counting;
 
@@ -64,7 +67,14 @@ fn markdown_to_adf_holds_a_window_not_the_document() {
             let mut written = 0usize;
             let peak = peak_of(|| {
                 let out = Counted(&mut written);
-                let (_, warnings) = mcp_text::markdown_to_adf(&md, false, out).unwrap();
+                let (_, warnings) = convert_to(
+                    md.as_bytes(),
+                    Format::Markdown,
+                    Format::Adf,
+                    &Options::default(),
+                    out,
+                )
+                .unwrap();
                 assert!(warnings.is_empty(), "{warnings:?}");
             });
             assert!(
@@ -97,26 +107,74 @@ fn markdown_to_adf_holds_a_window_not_the_document() {
     );
 }
 
+const STORAGE_BLOCK: &str = r#"<h2>Heading</h2><p>Some <strong>bold</strong> text with <code>code</code>, <a href="https://x.org">a link</a> and 2 * 3.</p><ul><li><p>item one</p><ul><li><p>nested</p></li></ul></li></ul><table><tbody><tr><th><p>a</p></th><th><p>b</p></th></tr><tr><td><p>1</p></td><td><p>2</p></td></tr></tbody></table><ac:structured-macro ac:name="info" ac:schema-version="1" ac:macro-id="m1"><ac:rich-text-body><p>A panel.</p></ac:rich-text-body></ac:structured-macro>"#;
+
 #[test]
-fn storage_to_markdown_holds_its_markdown_not_the_document() {
-    let block = r#"<h2>Heading</h2><p>Some <strong>bold</strong> text with <code>code</code>, <a href="https://x.org">a link</a> and 2 * 3.</p><ul><li><p>item one</p><ul><li><p>nested</p></li></ul></li></ul><table><tbody><tr><th><p>a</p></th><th><p>b</p></th></tr><tr><td><p>1</p></td><td><p>2</p></td></tr></tbody></table><ac:structured-macro ac:name="info" ac:schema-version="1" ac:macro-id="m1"><ac:rich-text-body><p>A panel.</p></ac:rich-text-body></ac:structured-macro>"#;
-    let xml = block.repeat((8 << 20) / block.len());
-    let mut markdown = 0;
-    let peak = peak_of(|| {
-        let converted = mcp_text::storage_to_markdown(xml.as_bytes(), &Default::default()).unwrap();
-        markdown = converted.text.capacity();
-    });
-    eprintln!(
-        "storage → Markdown: {} MB held at most {:.1} MB, its Markdown {:.1} MB",
-        xml.len() >> 20,
-        peak as f64 / (1 << 20) as f64,
-        markdown as f64 / (1 << 20) as f64
-    );
-    // The Markdown and a little more (the whole document read at once held ~11 bytes per byte of it).
-    assert!(
-        peak < markdown + (8 << 20),
-        "{peak} bytes held for {markdown} of Markdown"
-    );
+fn conversions_a_run_at_a_time_hold_their_output_not_the_document() {
+    let xml = STORAGE_BLOCK.repeat((8 << 20) / STORAGE_BLOCK.len());
+    let convert = |input: &[u8], from, to| {
+        mcp_text::convert(input, from, to, &Options::default())
+            .unwrap()
+            .text
+    };
+    let markdown = convert(xml.as_bytes(), Format::Storage, Format::Markdown);
+    let adf = convert(xml.as_bytes(), Format::Storage, Format::Adf);
+    let cases = [
+        (
+            "storage → Markdown",
+            Format::Storage,
+            Format::Markdown,
+            xml.as_bytes(),
+        ),
+        (
+            "storage → ADF",
+            Format::Storage,
+            Format::Adf,
+            xml.as_bytes(),
+        ),
+        (
+            "Markdown → storage",
+            Format::Markdown,
+            Format::Storage,
+            markdown.as_bytes(),
+        ),
+        (
+            "ADF → storage",
+            Format::Adf,
+            Format::Storage,
+            adf.as_bytes(),
+        ),
+        (
+            "ADF → Markdown",
+            Format::Adf,
+            Format::Markdown,
+            adf.as_bytes(),
+        ),
+    ];
+    for (name, from, to, input) in cases {
+        let mut written = 0usize;
+        let peak = peak_of(|| {
+            convert_to(input, from, to, &Options::default(), Counted(&mut written)).unwrap();
+        });
+        // Output that is written at the end is held until then: allow for it, as a String's capacity.
+        let held = if to == Format::Adf {
+            0
+        } else {
+            written.next_power_of_two()
+        };
+        eprintln!(
+            "{name}: {:.1} MB held at most {:.1} MB, its output {:.1} MB",
+            input.len() as f64 / (1 << 20) as f64,
+            peak as f64 / (1 << 20) as f64,
+            written as f64 / (1 << 20) as f64
+        );
+        // The whole document read at once held ~11 bytes per byte of storage format, ~4 of ADF.
+        assert!(
+            peak < held + (4 << 20),
+            "{name}: {peak} bytes held for {} of input, {written} of output",
+            input.len()
+        );
+    }
 }
 
 /// A writer that only counts (what the CLI writes goes to stdout, not to memory).

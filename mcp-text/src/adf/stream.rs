@@ -80,6 +80,11 @@ impl<W: Write> DocWriter<W> {
         Ok(self.out)
     }
 
+    /// The output as far as written, for a caller that gives up on the document.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+
     fn head(&mut self, doc: &Node) -> io::Result<()> {
         self.out.write_all(b"{")?;
         if self.pretty {

@@ -11,16 +11,25 @@ use serde_json::Value;
 use super::tree::{is_heading, Data, Dom, Id};
 use crate::model::{Attrs, Mark, MarkType, Node, NodeType};
 
-/// The document `dom` holds: its `main` when it has one, else its `article`s, else all of it.
-pub fn document(dom: &Dom) -> Node {
+/// Root blocks gathered before they are handed on.
+const RUN: usize = 64;
+
+/// The document `dom` holds: its `main` when it has one, else its `article`s, else all of it. Its root
+/// blocks are handed to `each` as they are made, in runs; the document returned holds those made after
+/// the last run.
+pub fn document(dom: &Dom, each: &mut dyn FnMut(Vec<Node>)) -> Node {
     let mut reader = Reader {
         dom,
         marks: Vec::new(),
         effective: Vec::new(),
         language: None,
         nested: 0,
+        each,
     };
-    let mut out = Blocks::default();
+    let mut out = Blocks {
+        root: true,
+        ..Blocks::default()
+    };
     for root in roots(dom) {
         reader.content(root, &mut out);
     }
@@ -68,6 +77,8 @@ struct Reader<'a> {
     language: Option<String>,
     /// Enclosing expands and table cells: a `details` there is a `nestedExpand`.
     nested: usize,
+    /// Where the document's finished root blocks go.
+    each: &'a mut dyn FnMut(Vec<Node>),
 }
 
 /// Blocks being collected, with the paragraph being filled.
@@ -75,6 +86,8 @@ struct Reader<'a> {
 struct Blocks {
     blocks: Vec<Node>,
     para: Inlines,
+    /// The document's own blocks: nothing changes them once they are made, so they are handed on.
+    root: bool,
 }
 
 /// Inline content being collected.
@@ -183,6 +196,9 @@ impl Reader<'_> {
     fn content(&mut self, id: Id, out: &mut Blocks) {
         for child in self.dom.children(id) {
             self.node(child, out);
+            if out.root && out.blocks.len() >= RUN {
+                (self.each)(std::mem::take(&mut out.blocks));
+            }
         }
     }
 

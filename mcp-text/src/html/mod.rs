@@ -15,12 +15,22 @@
 mod convert;
 pub mod tree;
 
+use crate::model::Node;
 use crate::Read;
 
 /// Reads an HTML page or fragment.
 pub fn read(input: &str) -> Read {
+    let mut handed = Vec::new();
+    read_streaming(input, &mut |blocks| handed.extend(blocks)).with_handed(handed)
+}
+
+/// Reads as [`read`] does, handing `each` the document's root blocks in runs as they are made: those
+/// handed over, then the returned document's content, are `read`'s content. Memory holds the page's tree
+/// ([`tree::Dom`]: whether it has a `main` is known only at its end) and the blocks not yet handed on,
+/// not the document: [`crate::convert`] converts HTML this way.
+pub fn read_streaming(input: &str, each: &mut dyn FnMut(Vec<Node>)) -> Read {
     let dom = tree::parse(input);
-    let doc = convert::document(&dom);
+    let doc = convert::document(&dom, each);
     Read {
         doc,
         warnings: dom.warnings,

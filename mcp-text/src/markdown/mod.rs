@@ -103,6 +103,14 @@ impl<'a> BlockWriter<'a> {
         self.w.out.is_empty()
     }
 
+    /// Writes the Markdown written so far to `out` and forgets it, for a document whose root has no
+    /// marker (plain Markdown, say): [`BlockWriter::finish`] then gives what follows it.
+    pub fn drain_to(&mut self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        out.write_all(self.w.out.as_bytes())?;
+        self.w.out.clear();
+        Ok(())
+    }
+
     /// The Markdown of the blocks given, without the root's marker ([`root_marker`]).
     pub fn into_text(self) -> String {
         self.w.out
@@ -192,7 +200,7 @@ pub fn read(input: &str) -> Read {
 /// document's own node (its members but `content`). Returns the document with the root blocks not
 /// handed over: those handed over, then its content, are [`read`]'s document's content. Memory holds a
 /// window of the parser and a few hundred root blocks ([`KEPT`]), whatever the document's size:
-/// [`crate::markdown_to_adf`] writes ADF this way.
+/// [`crate::convert_to`] writes ADF this way.
 pub fn read_streaming(input: &str, window: usize, each: &mut dyn FnMut(&Node, Vec<Node>)) -> Read {
     read::read_streaming(input, window, each)
 }

@@ -27,6 +27,7 @@ use crate::model::Node;
 use crate::Read;
 
 pub use macros::macro_label;
+pub use write::BlockWriter;
 
 /// The attribute under which a node keeps what the storage element said that ADF does not.
 pub const STORAGE: &str = "storage";
@@ -49,7 +50,7 @@ pub fn read(input: &str) -> Result<Read, Error> {
 /// Reads as [`read`] does, handing `each` the root blocks as soon as they are read (all but the last,
 /// which the next may read): those handed over, then the returned document's content, are `read`'s
 /// content. An error may come after blocks were handed over; they are then of no use. Memory holds the
-/// open blocks, not the document: [`crate::storage_to_markdown`] writes Markdown this way.
+/// open blocks, not the document: [`crate::convert`] converts storage format this way.
 pub fn read_streaming(input: &str, each: &mut dyn FnMut(Vec<Node>)) -> Result<Read, Error> {
     read::read(input, each)
 }

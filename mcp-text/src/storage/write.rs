@@ -29,6 +29,75 @@ pub(super) fn nodes(nodes: &[Node]) -> String {
     w.out
 }
 
+/// [`write`] of a document a run of root blocks at a time: the same text, each block written as soon as
+/// nothing open at it (a mark it shares with the next block, an `ac:layout` of sections) can span into
+/// the blocks after it. Those it cannot write yet it holds.
+pub struct BlockWriter {
+    w: Writer,
+    held: Vec<Node>,
+}
+
+impl Default for BlockWriter {
+    fn default() -> Self {
+        BlockWriter {
+            w: Writer { out: String::new() },
+            held: Vec::new(),
+        }
+    }
+}
+
+impl BlockWriter {
+    /// Writes `blocks` (root blocks after those given before) and the blocks held back, up to the last
+    /// that nothing joins to the next.
+    pub fn run(&mut self, blocks: Vec<Node>) {
+        let checked = self.held.len().max(1);
+        self.held.extend(blocks);
+        let cut = (checked..self.held.len())
+            .rev()
+            .find(|&i| separable(&self.held[i - 1], &self.held[i]));
+        if let Some(cut) = cut {
+            let rest = self.held.split_off(cut);
+            self.w.children(&std::mem::replace(&mut self.held, rest));
+        }
+    }
+
+    /// Writes the text written so far to `out` and forgets it: [`BlockWriter::finish`] then gives what
+    /// follows it.
+    pub fn drain_to(&mut self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        out.write_all(self.w.out.as_bytes())?;
+        self.w.out.clear();
+        Ok(())
+    }
+
+    /// The text: the blocks written, those held back, then `doc`'s content (a `doc`'s, whose other
+    /// members storage format does not write).
+    pub fn finish(mut self, mut doc: Node) -> String {
+        self.held.extend(doc.content.take().unwrap_or_default());
+        self.w.children(&self.held);
+        self.w.out
+    }
+}
+
+/// Whether [`Writer::children`] writes root blocks `a` then `b` as it writes `[.., a]` and `[b, ..]` one
+/// after the other: no mark stays open from one into the next, no `ac:layout` holds both, and an
+/// `ac:layout` around `a` is not closed before marks that close after it.
+fn separable(a: &Node, b: &Node) -> bool {
+    let (a_marks, b_marks) = (a.mark_list(), b.mark_list());
+    if a_marks.first().is_some_and(|m| b_marks.first() == Some(m)) {
+        return false;
+    }
+    let section = |n: &Node| n.kind == NodeType::LayoutSection;
+    !(section(a) && (!a_marks.is_empty() || section(b) && b_marks.is_empty() && !new_layout(b)))
+}
+
+/// Whether a layout section starts an `ac:layout` of its own, even right after another section.
+fn new_layout(node: &Node) -> bool {
+    storage(node.attrs.as_ref())
+        .and_then(|s| s.get("newLayout"))
+        .and_then(Value::as_bool)
+        == Some(true)
+}
+
 pub(super) fn caption(content: &[Node]) -> String {
     let mut w = Writer {
         out: String::from("<ac:caption>"),
@@ -81,11 +150,7 @@ impl Writer {
                 self.close_mark(mark, how.as_ref());
             }
             let is_section = node.kind == NodeType::LayoutSection;
-            let new_layout = is_section
-                && storage(node.attrs.as_ref())
-                    .and_then(|s| s.get("newLayout"))
-                    .and_then(Value::as_bool)
-                    == Some(true);
+            let new_layout = is_section && new_layout(node);
             if in_layout && (!is_section || new_layout || common < marks.len()) {
                 self.out.push_str("</ac:layout>");
                 in_layout = false;

@@ -18,7 +18,7 @@ fn cli(args: &[&str], stdin: &[u8]) -> Output {
 }
 
 /// The top-level blocks of random schema documents, in one document of at least `bytes`.
-fn large_doc(bytes: usize) -> Vec<Value> {
+pub fn large_doc(bytes: usize) -> Vec<Value> {
     let schema = schema().expect("the ADF schema: bash scripts/install-text-corpora.sh");
     let mut gen = Gen::new(schema, 7);
     let (mut blocks, mut size) = (Vec::new(), 0);
@@ -41,9 +41,7 @@ fn library(input: &[u8], plain: bool) -> String {
         plain,
         ..Options::default()
     };
-    mcp_text::convert(input, Format::Adf, Format::Markdown, &options)
-        .expect("the library converts it")
-        .text
+    crate::streaming::whole(input, Format::Adf, Format::Markdown, &options).text
 }
 
 #[test]

@@ -24,3 +24,4 @@ mod storage_markdown;
 mod storage_props;
 mod storage_read;
 mod storage_stream;
+mod streaming;

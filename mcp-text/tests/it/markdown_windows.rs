@@ -2,10 +2,12 @@
 //! CommonMark and GFM examples, one by one (with each of the three line endings) and all in one document,
 //! cut into windows of a few bytes
 //! (every window boundary the reader can meet), link reference definitions made in another window than
-//! the links that use them, and ADF written while the text is read (`markdown_to_adf`), byte for byte
+//! the links that use them, and ADF written while the text is read (`convert_to`), byte for byte
 //! what `convert` writes.
 
-use mcp_text::{convert, markdown, Format, Node, Options, Warning};
+use mcp_text::{convert, convert_to, markdown, Format, Node, Options, Warning};
+
+use crate::streaming::whole;
 use serde_json::json;
 
 use crate::commonmark_adf::{gfm_examples, spec_examples, GFM, SPEC};
@@ -149,8 +151,9 @@ fn a_large_document_written_while_it_is_read_is_what_convert_writes() {
         assert!(runs > 0, "blocks were handed over before the end");
         for pretty in [false, true] {
             let options = Options { pretty, ..Options::default() };
-            let whole = convert(md.as_bytes(), Format::Markdown, Format::Adf, &options).unwrap();
-            let (bytes, warnings) = mcp_text::markdown_to_adf(&md, pretty, Vec::new()).unwrap();
+            let whole = whole(md.as_bytes(), Format::Markdown, Format::Adf, &options);
+            let (bytes, warnings) =
+                convert_to(md.as_bytes(), Format::Markdown, Format::Adf, &options, Vec::new()).unwrap();
             assert!(
                 String::from_utf8(bytes).unwrap() == whole.text,
                 "streamed ADF differs from convert's (pretty: {pretty})"
@@ -182,7 +185,14 @@ fn a_large_document_with_a_layout_comes_back_whole_through_the_stream() {
     .text;
     let (_, _, runs) = read_in(&md, markdown::WINDOW);
     assert!(runs > 0, "blocks were handed over before the end");
-    let (bytes, warnings) = mcp_text::markdown_to_adf(&md, false, Vec::new()).unwrap();
+    let (bytes, warnings) = convert_to(
+        md.as_bytes(),
+        Format::Markdown,
+        Format::Adf,
+        &Options::default(),
+        Vec::new(),
+    )
+    .unwrap();
     assert!(warnings.is_empty(), "{warnings:?}");
     assert!(serde_json::from_slice::<serde_json::Value>(&bytes).unwrap() == doc);
 }
@@ -200,8 +210,15 @@ fn a_small_document_written_while_it_is_read_is_what_convert_writes() {
                 pretty,
                 ..Options::default()
             };
-            let whole = convert(md.as_bytes(), Format::Markdown, Format::Adf, &options).unwrap();
-            let (bytes, _) = mcp_text::markdown_to_adf(md, pretty, Vec::new()).unwrap();
+            let whole = whole(md.as_bytes(), Format::Markdown, Format::Adf, &options);
+            let (bytes, _) = convert_to(
+                md.as_bytes(),
+                Format::Markdown,
+                Format::Adf,
+                &options,
+                Vec::new(),
+            )
+            .unwrap();
             assert_eq!(String::from_utf8(bytes).unwrap(), whole.text, "{md:?}");
         }
     }

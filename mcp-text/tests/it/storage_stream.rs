@@ -1,4 +1,4 @@
-//! Storage format read as it comes (`storage::read_streaming`, what `storage_to_markdown`, `convert` and the
+//! Storage format read as it comes (`storage::read_streaming`, what `convert` and the
 //! CLI read it with): the root blocks handed on while the rest is read are the document's, judged against
 //! pieces read on their own (too short to hand anything on) and against the round trip of consecutive
 //! layouts, the one place where a block reads the block before it.
