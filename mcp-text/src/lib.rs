@@ -168,12 +168,12 @@ pub fn convert(
     }
 }
 
-/// Converts as [`convert`] does, writing the text to `out` as the input is read: memory holds the
-/// conversion's output and what is still open, not the document, for every pair but ADF to ADF (read
-/// whole; HTML holds the page's light tree, not the document). Markdown and storage-format output is kept to the end (Markdown's root
-/// marker goes in front of it); ADF from Markdown or storage format goes out block by block, so an error
-/// late in the input (not in Markdown, which always reads) leaves in `out` what was written before it.
-/// Returns `out` and what the reader read leniently.
+/// Converts as [`convert`] does, writing the text to `out` as the input is read: memory holds what is
+/// still to be written and what is still open, not the document (every pair but ADF to ADF, which is read
+/// whole; HTML holds the page's light tree). ADF goes out block by block; Markdown and storage format go
+/// out at the end, or as they are written when the input is Markdown or HTML (which always read once they
+/// are UTF-8). So an error late in storage-format input may leave ADF in `out`, never Markdown or
+/// storage format. Returns `out` and what the reader read leniently.
 pub fn convert_to<W: std::io::Write>(
     input: &[u8],
     from: Format,

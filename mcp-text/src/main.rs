@@ -221,11 +221,11 @@ fn whole(input: cli_input::Input, args: &Args, name: &str) -> Option<std::io::Re
     }
 }
 
-/// Any conversion but large ADF to Markdown, written as it is read (`mcp_text::convert_to`): memory holds the output
-/// and what is open, not the document. Markdown and storage format are written once the input has all
-/// read, and Markdown and HTML input always read (once they are UTF-8, which is checked first), so those
-/// go straight to stdout; ADF from storage format or ADF is gathered first, so that an error late in the
-/// input leaves stdout empty.
+/// Any conversion but large ADF to Markdown, written as it is read (`mcp_text::convert_to`): memory holds
+/// the output and what is open, not the document. Markdown and storage format are written once the input
+/// has all read, and Markdown and HTML input always read (once they are UTF-8, which is checked first), so
+/// those go straight to stdout; ADF from storage format or ADF is gathered first, so that an error late in
+/// the input leaves stdout empty.
 fn streamed(input: &[u8], args: &Args, name: &str) -> Option<std::io::Result<()>> {
     let options = Options {
         plain: args.plain,
@@ -235,14 +235,8 @@ fn streamed(input: &[u8], args: &Args, name: &str) -> Option<std::io::Result<()>
     let always_reads = matches!(args.from, Format::Markdown | Format::Html);
     let ended = if always_reads || args.to != Format::Adf {
         let stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-        mcp_text::convert_to(input, args.from, args.to, &options, stdout).map(
-            |(mut stdout, warnings)| {
-                (
-                    stdout.flush().and_then(|()| end(&mut stdout, args)),
-                    warnings,
-                )
-            },
-        )
+        mcp_text::convert_to(input, args.from, args.to, &options, stdout)
+            .map(|(mut stdout, warnings)| (end(&mut stdout, args), warnings))
     } else {
         mcp_text::convert_to(input, args.from, args.to, &options, Vec::new()).map(
             |(mut text, warnings)| {
