@@ -176,7 +176,8 @@ fn convert(args: &Args) -> ExitCode {
     }
 }
 
-/// Reads the whole document, then writes it: `None` when that failed (the error is printed).
+/// Reads the whole document, then writes it: ADF → Markdown when the two-thread path cannot (every other
+/// conversion is `streamed`). `None` when that failed (the error is printed).
 fn whole(input: cli_input::Input, args: &Args, name: &str) -> Option<std::io::Result<()>> {
     let read = match mcp_text::read(&input, args.from) {
         Ok(read) => read,
@@ -192,22 +193,6 @@ fn whole(input: cli_input::Input, args: &Args, name: &str) -> Option<std::io::Re
     // (freeing a document node by node, and glibc consolidating its free lists when the output goes, cost
     // a third of a conversion's time).
     let read = std::mem::ManuallyDrop::new(read);
-    if args.to == Format::Adf {
-        let mut stdout = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-        // ADF is serialized straight to stdout: no second copy of the output in memory.
-        let json = if args.pretty {
-            serde_json::to_writer_pretty(&mut stdout, &read.doc)
-        } else {
-            serde_json::to_writer(&mut stdout, &read.doc)
-        };
-        let written = json
-            .map_err(std::io::Error::from)
-            .and_then(|()| stdout.write_all(b"\n"))
-            .and_then(|()| stdout.flush());
-        let (_, buffer) = stdout.into_parts();
-        std::mem::forget(buffer);
-        return Some(written);
-    }
     let options = Options {
         plain: args.plain,
         ..Options::default()

@@ -104,20 +104,14 @@ fn read_runs(
 #[allow(clippy::large_enum_variant)]
 enum Sink<'a, W: Write> {
     /// The Markdown is kept to the end, where the root's marker goes in front of it, unless it goes out
-    /// as it is written (`Direct`).
-    Markdown(markdown::BlockWriter<'a>, W, Direct),
-    /// ADF from another format is made valid a run at a time.
-    Adf(Option<adf::RootRepair>, adf::DocWriter<W>),
+    /// as it is written (the `bool`: see [`Sink::new`]).
+    Markdown(markdown::BlockWriter<'a>, W, bool),
+    /// ADF (from another format: ADF to ADF is read whole) is made valid a run at a time.
+    Adf(adf::RootRepair, adf::DocWriter<W>),
     /// Storage format is kept to the end too, so that an ADF root found at the end to be no `doc` leaves
-    /// nothing written, unless it goes out as it is written (`Direct`).
-    Storage(storage::BlockWriter, W, Direct),
+    /// nothing written, unless it goes out as it is written (the `bool`).
+    Storage(storage::BlockWriter, W, bool),
 }
-
-/// Whether the text goes to the output as it is written: for an input that always reads (Markdown,
-/// HTML) and so is never read whole after all, and, for Markdown, a root that has no marker to put in
-/// front (plain Markdown).
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct Direct(bool);
 
 impl<'a, W: Write> Sink<'a, W> {
     fn new(
@@ -127,21 +121,23 @@ impl<'a, W: Write> Sink<'a, W> {
         options: &'a markdown::WriteOptions<'a>,
         out: W,
     ) -> Result<Self, W> {
+        // Text goes out as it is written for an input that always reads (Markdown, HTML), and so is never
+        // read whole after all, and, for Markdown, a root with no marker to put in front (plain).
         let always_reads = matches!(from, Format::Markdown | Format::Html);
         match to {
             Format::Markdown => Ok(Sink::Markdown(
                 markdown::BlockWriter::new(options),
                 out,
-                Direct(always_reads && options.plain),
+                always_reads && options.plain,
             )),
             Format::Adf => Ok(Sink::Adf(
-                (from != Format::Adf).then(adf::RootRepair::default),
+                adf::RootRepair::default(),
                 adf::DocWriter::new(out, pretty),
             )),
             Format::Storage => Ok(Sink::Storage(
                 storage::BlockWriter::default(),
                 out,
-                Direct(always_reads),
+                always_reads,
             )),
             Format::Html => Err(out),
         }
@@ -160,21 +156,18 @@ impl<'a, W: Write> Sink<'a, W> {
         match self {
             Sink::Markdown(writer, out, direct) => {
                 blocks.iter().for_each(|block| writer.block(block));
-                match direct {
-                    Direct(true) => writer.drain_to(out),
-                    Direct(false) => Ok(()),
+                if *direct {
+                    writer.drain_to(out)?;
                 }
+                Ok(())
             }
-            Sink::Adf(repair, writer) => match repair {
-                Some(repair) => writer.blocks(doc, &repair.run(doc, blocks)),
-                None => writer.blocks(doc, &blocks),
-            },
+            Sink::Adf(repair, writer) => writer.blocks(doc, &repair.run(doc, blocks)),
             Sink::Storage(writer, out, direct) => {
                 writer.run(blocks);
-                match direct {
-                    Direct(true) => writer.drain_to(out),
-                    Direct(false) => Ok(()),
+                if *direct {
+                    writer.drain_to(out)?;
                 }
+                Ok(())
             }
         }
     }
@@ -188,10 +181,7 @@ impl<'a, W: Write> Sink<'a, W> {
                 out.flush()?;
                 Ok(out)
             }
-            Sink::Adf(repair, writer) => match repair {
-                Some(repair) => writer.finish(&repair.finish(doc)),
-                None => writer.finish(&doc),
-            },
+            Sink::Adf(repair, writer) => writer.finish(&repair.finish(doc)),
             Sink::Storage(writer, mut out, _) => {
                 out.write_all(writer.finish(doc).as_bytes())?;
                 out.flush()?;
