@@ -1,7 +1,8 @@
 //! The HTML reader (`mcp-text`): any bytes either fail to read with an error or read into a document that
 //! the Markdown writer writes and the Markdown reader reads back as the same document (the crate's central
 //! contract: Markdown ↔ model is lossless for any model document), and `convert`, which writes a run of
-//! root blocks at a time, writes what the whole document read then written gives. Never a panic.
+//! root blocks at a time, writes what the whole document read then written gives; the page parsed a few
+//! bytes at a time and let go of as it is read is the page's whole tree read. Never a panic.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -9,6 +10,18 @@ use mcp_text::{convert, convert_read, read, write, Format, Options};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(first) = read(data, Format::Html) else { return };
+    // However it is cut, the page reads as its whole tree does (blocks, then warnings).
+    let text = std::str::from_utf8(data).expect("HTML that reads is UTF-8");
+    let pieces = |piece| {
+        let mut blocks = Vec::new();
+        let read = mcp_text::html::read_in_pieces(text, piece, &mut |run| blocks.extend(run));
+        blocks.extend(read.doc.children().iter().cloned());
+        (blocks, read.warnings)
+    };
+    let whole = pieces(0);
+    for piece in [1, 2, 5, 64] {
+        assert!(pieces(piece) == whole, "in pieces of {piece} bytes");
+    }
     // Converted a run of root blocks at a time (what `convert` does), each output is the whole document's.
     for to in [Format::Markdown, Format::Adf, Format::Storage] {
         let options = Options::default();

@@ -67,6 +67,93 @@ fn roots(dom: &Dom) -> Vec<Id> {
     }
 }
 
+/// The document read while its page's tree grows ([`super::tree::Parser`]), as [`document`] reads the
+/// whole tree when the page has no `main` or `article`: after each piece of the page, every node that is
+/// final is read, and the parser can let go of it.
+pub struct Growing<'e> {
+    /// The reader's state between two rounds: the marks and code language of the elements entered.
+    marks: Vec<Mark>,
+    effective: Vec<Mark>,
+    language: Option<String>,
+    out: Blocks,
+    walk: Walk,
+    each: &'e mut dyn FnMut(Vec<Node>),
+}
+
+/// Where a round of [`Growing`] stopped.
+#[derive(Default)]
+struct Walk {
+    /// The elements entered and not yet ended, outermost first, with what ends each: each is the last
+    /// child of the one before, the first a child of the document.
+    spine: Vec<(Id, Exit)>,
+    /// The last child of the innermost of them (of the document when there is none), not read yet, or 0.
+    pending: Id,
+}
+
+impl<'e> Growing<'e> {
+    pub fn new(each: &'e mut dyn FnMut(Vec<Node>)) -> Self {
+        Growing {
+            marks: Vec::new(),
+            effective: Vec::new(),
+            language: None,
+            out: Blocks {
+                root: true,
+                ..Blocks::default()
+            },
+            walk: Walk::default(),
+            each,
+        }
+    }
+
+    /// Reads what of `dom` is final. Returns what the parser must keep
+    /// ([`super::tree::Parser::compact`]'s `spine` and `tail`) when letting go of the rest is worth it: when
+    /// it is at least as many nodes as those kept, so that all the moves cost time linear in the page.
+    pub fn grow(&mut self, dom: &Dom) -> Option<(Vec<Id>, Id)> {
+        self.read(dom, true);
+        let kept = 1 + self.walk.spine.len();
+        let tail = match self.walk.pending {
+            0 => 0,
+            pending => dom.nodes.len() - pending as usize,
+        };
+        let read = dom.nodes.len() - kept - tail;
+        (read > 0 && read >= tail).then(|| {
+            let spine = self.walk.spine.iter().map(|&(id, _)| id).collect();
+            (spine, self.walk.pending)
+        })
+    }
+
+    /// The parser compacted its tree as [`Growing::grow`] said: the ids this walk holds are renumbered.
+    pub fn compacted(&mut self) {
+        for (i, (id, _)) in self.walk.spine.iter_mut().enumerate() {
+            *id = i as Id + 1;
+        }
+        if self.walk.pending != 0 {
+            self.walk.pending = self.walk.spine.len() as Id + 1;
+        }
+    }
+
+    /// Reads the rest of the page, its tree complete, and returns the document: the blocks not handed on.
+    pub fn finish(mut self, dom: &Dom) -> Node {
+        self.read(dom, false);
+        Node::doc(self.out.finish())
+    }
+
+    fn read(&mut self, dom: &Dom, open: bool) {
+        let mut reader = Reader {
+            dom,
+            marks: std::mem::take(&mut self.marks),
+            effective: std::mem::take(&mut self.effective),
+            language: self.language.take(),
+            nested: 0,
+            each: &mut *self.each,
+        };
+        reader.grow(&mut self.walk, 0, open, &mut self.out);
+        self.marks = reader.marks;
+        self.effective = reader.effective;
+        self.language = reader.language;
+    }
+}
+
 struct Reader<'a> {
     dom: &'a Dom,
     /// The marks of the enclosing inline elements, outermost first.
@@ -196,26 +283,160 @@ impl Reader<'_> {
     fn content(&mut self, id: Id, out: &mut Blocks) {
         for child in self.dom.children(id) {
             self.node(child, out);
-            if out.root && out.blocks.len() >= RUN {
-                (self.each)(std::mem::take(&mut out.blocks));
+            self.hand_on(out);
+        }
+    }
+
+    /// Hands the document's finished blocks on once there is a run of them.
+    fn hand_on(&mut self, out: &mut Blocks) {
+        if out.root && out.blocks.len() >= RUN {
+            (self.each)(std::mem::take(&mut out.blocks));
+        }
+    }
+
+    /// Reads the children of `level`'s element (the document for 0, else `walk.spine[level - 1]`) from
+    /// where the last round stopped, in order, as [`Reader::content`] would. While `open` (the element
+    /// may still grow), its last child is not read: one read as its content is entered (it joins the
+    /// spine, and its own children are read the same way); any other waits as `walk.pending`.
+    fn grow(&mut self, walk: &mut Walk, level: usize, open: bool, out: &mut Blocks) {
+        let mut child = match walk.spine.get(level) {
+            Some(&(entered, _)) => entered,
+            None if walk.pending != 0 => std::mem::take(&mut walk.pending),
+            None => {
+                let element = level.checked_sub(1).map_or(0, |l| walk.spine[l].0);
+                self.dom.node(element).first_child
             }
+        };
+        while child != 0 {
+            let next = self.dom.node(child).next_sibling;
+            let last_open = open && next == 0;
+            if walk
+                .spine
+                .get(level)
+                .is_some_and(|&(entered, _)| entered == child)
+            {
+                self.grow(walk, level + 1, last_open, out);
+                if last_open {
+                    return;
+                }
+                if let Some((_, exit)) = walk.spine.pop() {
+                    self.exit(exit, out);
+                }
+            } else if last_open {
+                match self.enter(child, out) {
+                    Some(exit) => {
+                        walk.spine.push((child, exit));
+                        self.grow(walk, level + 1, true, out);
+                    }
+                    None => walk.pending = child,
+                }
+                return;
+            } else {
+                self.node(child, out);
+            }
+            self.hand_on(out);
+            child = next;
         }
     }
 
     fn node(&mut self, id: Id, out: &mut Blocks) {
+        match self.enter(id, out) {
+            Some(exit) => {
+                self.content(id, out);
+                self.exit(exit, out);
+            }
+            None => self.whole(id, out),
+        }
+    }
+
+    /// Starts reading a node that is read as its content (the document, paragraphs, blocks, marks, and
+    /// elements this reader does not know), and says how to end it once its content is read. `None`
+    /// (nothing done) for text and elements read whole ([`reads_whole`]).
+    fn enter(&mut self, id: Id, out: &mut Blocks) -> Option<Exit> {
+        use local_name as n;
+        let node = self.dom.node(id);
+        let name = match &node.data {
+            Data::Text(_) => return None,
+            Data::Document => return Some(Exit::Content),
+            Data::Element { name, .. } if reads_whole(name) => return None,
+            Data::Element { name, .. } => name,
+        };
+        Some(match *name {
+            n!("p") => {
+                out.flush();
+                Exit::Flush
+            }
+            n!("a") => match node.attr(&n!("href")) {
+                Some(href)
+                    if !href
+                        .trim_start()
+                        .to_ascii_lowercase()
+                        .starts_with("javascript:") =>
+                {
+                    let mut attrs = Attrs::new();
+                    attrs.insert("href", Value::from(href));
+                    if let Some(title) = node.attr(&n!("title")) {
+                        attrs.insert("title", Value::from(title));
+                    }
+                    let mut mark = Mark::new(MarkType::Link);
+                    mark.attrs = Some(attrs);
+                    self.mark(mark)
+                }
+                _ => Exit::Content,
+            },
+            n!("strong") | n!("b") => self.mark(Mark::new(MarkType::Strong)),
+            n!("em") | n!("i") | n!("cite") | n!("dfn") | n!("var") => {
+                self.mark(Mark::new(MarkType::Em))
+            }
+            n!("code") | n!("kbd") | n!("samp") | n!("tt") => self.mark(Mark::new(MarkType::Code)),
+            n!("s") | n!("del") | n!("strike") => self.mark(Mark::new(MarkType::Strike)),
+            n!("u") | n!("ins") => self.mark(Mark::new(MarkType::Underline)),
+            n!("sub") | n!("sup") => {
+                let mut mark = Mark::new(MarkType::Subsup);
+                let kind = if *name == n!("sub") { "sub" } else { "sup" };
+                mark.attrs = Some(Attrs::from_iter([("type".to_string(), Value::from(kind))]));
+                self.mark(mark)
+            }
+            _ if is_block(name) => {
+                let hint = self.language_hint(id);
+                let outer = self.language.clone();
+                if hint.is_some() {
+                    self.language = hint;
+                }
+                out.flush();
+                Exit::Block(outer)
+            }
+            // Unknown and presentational inline elements: their content, as if they were not there.
+            _ => Exit::Content,
+        })
+    }
+
+    /// Ends a node [`Reader::enter`] started, its content read.
+    fn exit(&mut self, exit: Exit, out: &mut Blocks) {
+        match exit {
+            Exit::Content => {}
+            Exit::Flush => out.flush(),
+            Exit::Block(outer) => {
+                out.flush();
+                self.language = outer;
+            }
+            Exit::Mark => {
+                self.marks.pop();
+                self.update_effective();
+            }
+        }
+    }
+
+    /// Text, and an element read whole.
+    fn whole(&mut self, id: Id, out: &mut Blocks) {
         use local_name as n;
         let node = self.dom.node(id);
         let name = match &node.data {
             Data::Text(text) => return out.para.text(text, &self.effective),
-            Data::Document => return self.content(id, out),
+            Data::Document => return,
             Data::Element { name, .. } => name,
         };
         match *name {
-            n!("p") => {
-                out.flush();
-                self.content(id, out);
-                out.flush();
-            }
             n!("br") => {
                 let para = &mut out.para;
                 para.space = false;
@@ -255,68 +476,24 @@ impl Reader<'_> {
             n!("details") => self.details(id, out),
             n!("dt") => {
                 out.flush();
-                self.marked(id, Mark::new(MarkType::Strong), out);
-                out.flush();
-            }
-            n!("a") => match node.attr(&n!("href")) {
-                Some(href)
-                    if !href
-                        .trim_start()
-                        .to_ascii_lowercase()
-                        .starts_with("javascript:") =>
-                {
-                    let mut attrs = Attrs::new();
-                    attrs.insert("href", Value::from(href));
-                    if let Some(title) = node.attr(&n!("title")) {
-                        attrs.insert("title", Value::from(title));
-                    }
-                    let mut mark = Mark::new(MarkType::Link);
-                    mark.attrs = Some(attrs);
-                    self.marked(id, mark, out);
-                }
-                _ => self.content(id, out),
-            },
-            n!("strong") | n!("b") => self.marked(id, Mark::new(MarkType::Strong), out),
-            n!("em") | n!("i") | n!("cite") | n!("dfn") | n!("var") => {
-                self.marked(id, Mark::new(MarkType::Em), out)
-            }
-            n!("code") | n!("kbd") | n!("samp") | n!("tt") => {
-                self.marked(id, Mark::new(MarkType::Code), out)
-            }
-            n!("s") | n!("del") | n!("strike") => self.marked(id, Mark::new(MarkType::Strike), out),
-            n!("u") | n!("ins") => self.marked(id, Mark::new(MarkType::Underline), out),
-            n!("sub") | n!("sup") => {
-                let mut mark = Mark::new(MarkType::Subsup);
-                let kind = if *name == n!("sub") { "sub" } else { "sup" };
-                mark.attrs = Some(Attrs::from_iter([("type".to_string(), Value::from(kind))]));
-                self.marked(id, mark, out);
-            }
-            _ if is_block(name) => {
-                let hint = self.language_hint(id);
-                let outer = self.language.clone();
-                if hint.is_some() {
-                    self.language = hint;
-                }
-                out.flush();
+                let exit = self.mark(Mark::new(MarkType::Strong));
                 self.content(id, out);
+                self.exit(exit, out);
                 out.flush();
-                self.language = outer;
             }
-            // Unknown and presentational inline elements: their content, as if they were not there.
-            _ => self.content(id, out),
+            // `reads_whole` names no other element.
+            _ => {}
         }
     }
 
-    /// Reads `id`'s content with `mark` added to the enclosing marks.
-    fn marked(&mut self, id: Id, mark: Mark, out: &mut Blocks) {
+    /// Adds `mark` to the enclosing marks, unless one of its kind is there.
+    fn mark(&mut self, mark: Mark) -> Exit {
         if self.marks.iter().any(|m| m.kind == mark.kind) {
-            return self.content(id, out);
+            return Exit::Content;
         }
         self.marks.push(mark);
         self.update_effective();
-        self.content(id, out);
-        self.marks.pop();
-        self.update_effective();
+        Exit::Mark
     }
 
     fn update_effective(&mut self) {
@@ -646,6 +823,42 @@ fn plain_text(blocks: &[Node]) -> String {
         }
     }
     text
+}
+
+/// What ends a node read as its content ([`Reader::enter`]).
+enum Exit {
+    /// Nothing: the content is all there is.
+    Content,
+    /// A paragraph: it ends the paragraph being filled.
+    Flush,
+    /// A block: it ends the paragraph being filled, and the enclosing code language is back.
+    Block(Option<String>),
+    /// A mark: it comes off.
+    Mark,
+}
+
+/// Elements read whole ([`Reader::whole`]): each makes a block of its own, or is void.
+fn reads_whole(name: &LocalName) -> bool {
+    use local_name as n;
+    is_heading(name)
+        || matches!(
+            *name,
+            n!("br")
+                | n!("hr")
+                | n!("img")
+                | n!("input")
+                | n!("ul")
+                | n!("ol")
+                | n!("menu")
+                | n!("pre")
+                | n!("listing")
+                | n!("xmp")
+                | n!("plaintext")
+                | n!("blockquote")
+                | n!("table")
+                | n!("details")
+                | n!("dt")
+        )
 }
 
 /// Elements that start and end a block (their content is read in place, between two paragraphs).

@@ -102,32 +102,79 @@ impl DomNode {
 
 /// Parses `input` into a [`Dom`].
 pub fn parse(input: &str) -> Dom {
-    let builder = Builder {
-        state: RefCell::new(State {
-            nodes: vec![DomNode {
-                data: Data::Document,
-                parent: 0,
-                first_child: 0,
-                last_child: 0,
-                next_sibling: 0,
-            }],
-            stack: Vec::new(),
-            overflow: Vec::new(),
-            warnings: Vec::new(),
-            skip_newline: false,
-            flattened: false,
-        }),
-    };
-    let tokenizer = Tokenizer::new(builder, TokenizerOpts::default());
-    let queue = BufferQueue::default();
-    queue.push_back(StrTendril::from_slice(input));
-    // `feed` only stops early to let a script run, which our sink never asks for.
-    while !matches!(tokenizer.feed(&queue), html5ever::TokenizerResult::Done) {}
-    tokenizer.end();
-    let state = tokenizer.sink.state.into_inner();
-    Dom {
-        nodes: state.nodes,
-        warnings: state.warnings,
+    let parser = Parser::new();
+    parser.feed(input);
+    parser.end()
+}
+
+/// A page parsed as its text comes, in pieces: the tree grows with each, and [`Parser::compact`] lets
+/// go of what the caller has read.
+pub struct Parser {
+    tokenizer: Tokenizer<Builder>,
+    queue: BufferQueue,
+}
+
+impl Default for Parser {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Parser {
+    pub fn new() -> Self {
+        let builder = Builder {
+            state: RefCell::new(State {
+                dom: Dom {
+                    nodes: vec![DomNode {
+                        data: Data::Document,
+                        parent: 0,
+                        first_child: 0,
+                        last_child: 0,
+                        next_sibling: 0,
+                    }],
+                    warnings: Vec::new(),
+                },
+                stack: Vec::new(),
+                overflow: Vec::new(),
+                skip_newline: false,
+                flattened: false,
+            }),
+        };
+        Parser {
+            tokenizer: Tokenizer::new(builder, TokenizerOpts::default()),
+            queue: BufferQueue::default(),
+        }
+    }
+
+    /// Reads the next piece of the page. A token the piece ends inside is finished by the next one.
+    pub fn feed(&self, piece: &str) {
+        self.queue.push_back(StrTendril::from_slice(piece));
+        // `feed` only stops early to let a script run, which our sink never asks for.
+        while !matches!(
+            self.tokenizer.feed(&self.queue),
+            html5ever::TokenizerResult::Done
+        ) {}
+    }
+
+    /// The tree as it stands. The builder changes only the last child of an element (it appends after
+    /// it, or extends it when both are text), so every other child is final.
+    pub fn dom(&self) -> std::cell::Ref<'_, Dom> {
+        std::cell::Ref::map(self.tokenizer.sink.state.borrow(), |s| &s.dom)
+    }
+
+    /// Lets go of the nodes the caller has read: keeps the document, `spine` (a chain of elements, each
+    /// the last child of the one before, the first a child of the document) and the subtree of `tail`
+    /// (the last child of the deepest of them, or 0 for none); every other child of a `spine` element
+    /// and of the document goes. The kept nodes are renumbered in order: `spine[i]` becomes `i + 1` and
+    /// `tail` `spine.len() + 1`.
+    pub fn compact(&self, spine: &[Id], tail: Id) {
+        self.tokenizer.sink.state.borrow_mut().compact(spine, tail);
+    }
+
+    /// Reads the end of the page (closing what is still open) and hands over the tree.
+    pub fn end(self) -> Dom {
+        self.tokenizer.end();
+        self.tokenizer.sink.state.into_inner().dom
     }
 }
 
@@ -136,11 +183,10 @@ struct Builder {
 }
 
 struct State {
-    nodes: Vec<DomNode>,
+    dom: Dom,
     stack: Vec<Open>,
     /// Start tags past [`MAX_DEPTH`], run-length encoded, so that their end tags close nothing kept.
     overflow: Vec<(LocalName, usize)>,
-    warnings: Vec<Warning>,
     /// A newline right after `<pre>` is not content (HTML says so).
     skip_newline: bool,
     /// Whether the warning for flattened nesting was given (once per document).
@@ -211,7 +257,7 @@ impl State {
         // Raw text elements hold no elements, so opening one past the cap nests one level more, no deeper.
         if self.stack.len() >= MAX_DEPTH && raw.is_none() {
             if !std::mem::replace(&mut self.flattened, true) {
-                self.warnings.push(Warning::new(
+                self.dom.warnings.push(Warning::new(
                     line as usize,
                     format!("HTML nested deeper than {MAX_DEPTH} elements: the deeper elements are read as their content"),
                 ));
@@ -288,9 +334,9 @@ impl State {
             return;
         }
         let parent = self.parent();
-        let last = self.nodes[parent as usize].last_child;
+        let last = self.dom.nodes[parent as usize].last_child;
         if last != 0 {
-            if let Data::Text(existing) = &mut self.nodes[last as usize].data {
+            if let Data::Text(existing) = &mut self.dom.nodes[last as usize].data {
                 existing.push_tendril(&text);
                 return;
             }
@@ -383,22 +429,77 @@ impl State {
         self.append(parent, Data::Element { name, attrs })
     }
 
+    /// [`Parser::compact`]: the kept nodes move to the front of the arena, in order, and every id the
+    /// tree and the stack of open elements hold is renumbered (an id of a node let go, which no open
+    /// element has, becomes 0).
+    fn compact(&mut self, spine: &[Id], tail: Id) {
+        let nodes = &mut self.dom.nodes;
+        let kept = spine.len() as Id + 1;
+        let renumber = |id: Id| -> Id {
+            if id == 0 {
+                0
+            } else if tail != 0 && id >= tail {
+                id - tail + kept
+            } else {
+                spine
+                    .iter()
+                    .position(|&e| e == id)
+                    .map_or(0, |i| i as Id + 1)
+            }
+        };
+        for (i, &e) in spine.iter().enumerate() {
+            let node = &mut nodes[e as usize];
+            let child = if i + 1 < spine.len() {
+                i as Id + 2
+            } else {
+                renumber(tail)
+            };
+            node.parent = i as Id;
+            node.first_child = child;
+            node.last_child = child;
+            node.next_sibling = 0;
+        }
+        let root_child = if spine.is_empty() { renumber(tail) } else { 1 };
+        nodes[0].first_child = root_child;
+        nodes[0].last_child = root_child;
+        if tail != 0 {
+            for node in &mut nodes[tail as usize..] {
+                node.parent = renumber(node.parent);
+                node.first_child = renumber(node.first_child);
+                node.last_child = renumber(node.last_child);
+                node.next_sibling = renumber(node.next_sibling);
+            }
+        }
+        // The spine in order, then the tail, each moved down over what is let go.
+        for (i, &e) in spine.iter().enumerate() {
+            nodes.swap(i + 1, e as usize);
+        }
+        if tail != 0 {
+            nodes.drain(kept as usize..tail as usize);
+        } else {
+            nodes.truncate(kept as usize);
+        }
+        for open in &mut self.stack {
+            open.id = renumber(open.id);
+        }
+    }
+
     fn append(&mut self, parent: Id, data: Data) -> Id {
-        let id = Id::try_from(self.nodes.len())
+        let id = Id::try_from(self.dom.nodes.len())
             .expect("fewer than 2^32 nodes (the input is at most 4 GiB)");
-        self.nodes.push(DomNode {
+        self.dom.nodes.push(DomNode {
             data,
             parent,
             first_child: 0,
             last_child: 0,
             next_sibling: 0,
         });
-        let p = &mut self.nodes[parent as usize];
+        let p = &mut self.dom.nodes[parent as usize];
         let previous = std::mem::replace(&mut p.last_child, id);
         if previous == 0 {
             p.first_child = id;
         } else {
-            self.nodes[previous as usize].next_sibling = id;
+            self.dom.nodes[previous as usize].next_sibling = id;
         }
         id
     }

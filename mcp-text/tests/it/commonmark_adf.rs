@@ -24,6 +24,8 @@ pub struct Example {
     pub number: usize,
     pub section: String,
     pub markdown: String,
+    /// The HTML the spec renders it to.
+    pub html: String,
 }
 
 /// The examples of `spec.txt`: between a line of 32 backticks + ` example` and a line of 32 backticks,
@@ -49,15 +51,19 @@ pub fn spec_examples(text: &str) -> Vec<Example> {
             markdown.push_str(line);
             markdown.push('\n');
         }
+        let mut html = String::new();
         for line in lines.by_ref() {
             if line == fence {
                 break;
             }
+            html.push_str(line);
+            html.push('\n');
         }
         out.push(Example {
             number: out.len() + 1,
             section: section.clone(),
             markdown: markdown.replace('→', "\t"),
+            html: html.replace('→', "\t"),
         });
     }
     out
@@ -118,11 +124,14 @@ pub fn gfm_examples(text: &str) -> Vec<Example> {
         let md_at = after.find("markdown:").expect("markdown: after example");
         let (markdown, after) =
             js_string(&after[md_at + "markdown:".len()..]).expect("a markdown string");
+        let html_at = after.find("html:").expect("html: after markdown");
+        let (html, after) = js_string(&after[html_at + "html:".len()..]).expect("an html string");
         rest = after;
         out.push(Example {
             number,
             section,
             markdown,
+            html,
         });
     }
     out

@@ -8,6 +8,7 @@ mod commonmark_adf;
 mod gen;
 mod html_cli;
 mod html_markdown;
+mod html_pieces;
 mod html_reader;
 mod markdown_corpus;
 mod markdown_failures;

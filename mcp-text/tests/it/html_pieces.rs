@@ -1,0 +1,212 @@
+//! HTML parsed a piece at a time and let go of as it is read (`html::read_streaming`, what `convert` and
+//! the CLI do for a page that names no `main` or `article`): the same blocks and warnings as the whole
+//! tree built first, then read, however the page is cut. On the HTML of the CommonMark and GFM examples,
+//! on their Markdown read as HTML, on the reader's test page, and on random pages made of what cutting
+//! could break: marks and blocks left open across pieces, text a piece boundary splits (and that the
+//! tree joins), entities, CR LF, `<pre>`'s first newline, comments, scripts, implied and stray end tags,
+//! nesting past the cap.
+
+use mcp_text::html::read_in_pieces;
+use mcp_text::{Node, Warning};
+
+use crate::commonmark_adf::{gfm_examples, spec_examples, GFM, SPEC};
+use crate::gen::Rng;
+use crate::html_reader::PAGE;
+
+/// The root blocks handed on, then the rest, and the warnings.
+fn read(html: &str, piece: usize) -> (Vec<Node>, Vec<Warning>) {
+    let mut blocks = Vec::new();
+    let read = read_in_pieces(html, piece, &mut |run| blocks.extend(run));
+    let mut doc = read.doc;
+    blocks.extend(doc.content.take().unwrap_or_default());
+    (blocks, read.warnings)
+}
+
+/// Every piece size against the whole tree.
+fn assert_pieces(html: &str, pieces: &[usize]) {
+    let whole = read(html, 0);
+    for &piece in pieces {
+        assert!(
+            read(html, piece) == whole,
+            "read in pieces of {piece} bytes, this page differs from its whole tree's reading:\n{html}"
+        );
+    }
+}
+
+#[test]
+fn the_commonmark_and_gfm_examples_read_in_pieces_are_their_whole_trees_reading() {
+    let Some(peers) = test_support::peers_with(&[SPEC, GFM]) else {
+        return;
+    };
+    let spec = std::fs::read_to_string(peers.join(SPEC)).unwrap();
+    let gfm = std::fs::read_to_string(peers.join(GFM)).unwrap();
+    let examples: Vec<_> = spec_examples(&spec)
+        .into_iter()
+        .chain(gfm_examples(&gfm))
+        .collect();
+    assert!(examples.len() > 1000, "{} examples", examples.len());
+    for example in &examples {
+        for page in [&example.html, &example.markdown] {
+            assert_pieces(page, &[1, 2, 3, 7, 64]);
+        }
+    }
+}
+
+#[test]
+fn the_test_page_read_in_pieces_is_its_whole_trees_reading() {
+    // It has a `main` and an `article`: without them the page is read in pieces.
+    let page = PAGE
+        .replace("<main>", "<div>")
+        .replace("</main>", "</div>")
+        .replace("article", "div");
+    assert!(!page.contains("<main") && !page.contains("<article"));
+    assert_pieces(&page, &(1..=40).chain([97, 512, 4096]).collect::<Vec<_>>());
+}
+
+#[test]
+fn random_pages_read_in_pieces_are_their_whole_trees_reading() {
+    for seed in 0..300 {
+        let page = random_page(&mut Rng::new(seed));
+        assert_pieces(&page, &[1, 2, 3, 5, 16, 100, 1000]);
+    }
+}
+
+#[test]
+fn a_page_nested_past_the_cap_read_in_pieces_warns_as_its_whole_tree() {
+    let deep = 700;
+    let page = format!(
+        "<p>before</p>{}x{}<p>after</p>",
+        "<div><b>a</b>".repeat(deep),
+        "</div>".repeat(deep)
+    );
+    let (_, warnings) = read(&page, 7);
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_pieces(&page, &[1, 7, 4096]);
+}
+
+#[test]
+fn a_page_that_names_a_main_anywhere_is_read_whole() {
+    // The `main` is the part read, and a comment that names one counts too (the scan is of the text).
+    for page in [
+        "<p>chrome</p><MAIN><p>content</p></MAIN>",
+        "<p>content</p><!-- <main> -->",
+    ] {
+        assert_pieces(page, &[1, 3]);
+    }
+    let (blocks, _) = read("<p>chrome</p><MAIN><p>content</p></MAIN>", 1);
+    assert_eq!(blocks.len(), 1);
+}
+
+/// A page of random elements, text and markup, opened and closed at random (not always matched).
+fn random_page(rng: &mut Rng) -> String {
+    const OPEN: &[&str] = &[
+        "<div>",
+        "<div class=\"highlight-source-rust\">",
+        "<section>",
+        "<p>",
+        "<span>",
+        "<b>",
+        "<strong>",
+        "<em>",
+        "<i>",
+        "<code>",
+        "<a href=\"/x?a=1&amp;b=2\" title=\"t\">",
+        "<a>",
+        "<ul>",
+        "<ol start=\"3\">",
+        "<li>",
+        "<table>",
+        "<tr>",
+        "<td>",
+        "<th colspan=2>",
+        "<pre>",
+        "<pre class=\"language-py\">",
+        "<blockquote>",
+        "<details>",
+        "<summary>",
+        "<h2>",
+        "<dl>",
+        "<dt>",
+        "<dd>",
+        "<sub>",
+        "<sup>",
+        "<u>",
+        "<s>",
+        "<font>",
+        "<x-custom>",
+        "<header>",
+        "<footer>",
+        "<nav>",
+        "<div hidden>",
+    ];
+    const CLOSE: &[&str] = &[
+        "</div>",
+        "</section>",
+        "</p>",
+        "</span>",
+        "</b>",
+        "</strong>",
+        "</em>",
+        "</code>",
+        "</a>",
+        "</ul>",
+        "</ol>",
+        "</li>",
+        "</table>",
+        "</td>",
+        "</tr>",
+        "</pre>",
+        "</blockquote>",
+        "</details>",
+        "</h2>",
+        "</dl>",
+        "</x-custom>",
+        "</nav>",
+        "</body>",
+    ];
+    const LEAF: &[&str] = &[
+        "word",
+        "two  words ",
+        " ",
+        "\n",
+        "\r\n",
+        "\r",
+        "\t",
+        "&amp;",
+        "&lt;tag&gt;",
+        "&#x41;&#66;",
+        "&nbsp;",
+        "&notit;",
+        "é",
+        "日本語",
+        "🦀",
+        "a < b",
+        "<br>",
+        "</br>",
+        "<hr>",
+        "<img src=\"i.png\" alt=\"pic\">",
+        "<input type=checkbox checked>",
+        "<input type=text>",
+        "<!-- a comment -->",
+        "<script>if (a < b) { x('</p>') }</script>",
+        "<style>p > a { }</style>",
+        "<textarea><b>not bold</b></textarea>",
+        "<!DOCTYPE html>",
+        "<html>",
+        "<body>",
+        "</html>",
+        "<svg><rect/></svg>",
+        "<![CDATA[x]]>",
+    ];
+    let mut page = String::new();
+    let parts = rng.range(20, 400);
+    for _ in 0..parts {
+        let list = match rng.below(10) {
+            0..=3 => OPEN,
+            4..=5 => CLOSE,
+            _ => LEAF,
+        };
+        page.push_str(rng.one(list));
+    }
+    page
+}
