@@ -175,7 +175,10 @@ fn html_holds_what_it_has_not_read_yet_not_the_page() {
     let tree = peak_of(|| drop(mcp_text::html::tree::parse(&html)));
     eprintln!("HTML: the page's tree alone {:.1} MB", mb(tree));
     // Parsed a piece at a time and let go of once read (the whole tree held 61.6 MB here), at the root,
-    // inside the wrappers most pages put their content in, and inside a mark that spans it all.
+    // inside the wrappers most pages put their content in, inside a mark that spans it all, and as the
+    // part of the page read (a `main`, `article`s) after chrome that is not.
+    let chrome =
+        "<header><nav><a href=/>Home</a></nav></header><div class=sidebar><p>Links</p></div>";
     for (name, page) in [
         ("HTML → ADF", html.clone()),
         (
@@ -183,6 +186,14 @@ fn html_holds_what_it_has_not_read_yet_not_the_page() {
             format!("<body><div id=page><section><div class=content>{html}</div></section></div>"),
         ),
         ("HTML in one <b> → ADF", format!("<b>{html}</b>")),
+        (
+            "HTML in a main → ADF",
+            format!("{chrome}<main>{html}</main><footer>f</footer>"),
+        ),
+        (
+            "HTML in articles → ADF",
+            format!("{chrome}<article>{html}</article><article>{html}</article>"),
+        ),
     ] {
         let (peak, _) = held_converting(name, page.as_bytes(), Format::Html, Format::Adf);
         assert!(
@@ -191,12 +202,12 @@ fn html_holds_what_it_has_not_read_yet_not_the_page() {
             page.len()
         );
     }
-    // A `main` is read alone, and only the page's end tells there is none: such a page's tree is built
-    // whole first. It holds that tree and a few MB more (the whole document read at once held as much
+    // A page whose text names a `main` but has none (in a comment here) is read whole in the end, so it
+    // keeps its tree until then: that tree and a few MB more (the whole document read at once held as much
     // again as the tree, and its output).
-    let html = format!("<main>{html}</main>");
+    let html = format!("<!-- <main> -->{html}");
     let (peak, _) = held_converting(
-        "HTML with a main → ADF",
+        "HTML naming a main → ADF",
         html.as_bytes(),
         Format::Html,
         Format::Adf,

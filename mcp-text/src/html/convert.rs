@@ -38,28 +38,12 @@ pub fn document(dom: &Dom, each: &mut dyn FnMut(Vec<Node>)) -> Node {
 
 /// The elements to read: nodes are stored in document order, so a scan finds the first `main` and every
 /// outermost `article` in order.
-fn roots(dom: &Dom) -> Vec<Id> {
-    let named = |name: LocalName| {
-        (1..dom.nodes.len() as Id)
-            .filter(move |&id| dom.node(id).name() == Some(&name))
-            .collect::<Vec<_>>()
-    };
-    if let Some(&main) = named(local_name!("main")).first() {
+pub(super) fn roots(dom: &Dom) -> Vec<Id> {
+    let ids = 1..dom.nodes.len() as Id;
+    if let Some(main) = ids.clone().find(|&id| is_main(dom, id)) {
         return vec![main];
     }
-    let articles: Vec<Id> = named(local_name!("article"))
-        .into_iter()
-        .filter(|&id| {
-            let mut at = dom.node(id).parent;
-            while at != 0 {
-                if dom.node(at).name() == Some(&local_name!("article")) {
-                    return false;
-                }
-                at = dom.node(at).parent;
-            }
-            true
-        })
-        .collect();
+    let articles: Vec<Id> = ids.filter(|&id| is_outermost_article(dom, id)).collect();
     if articles.is_empty() {
         vec![0]
     } else {
@@ -67,9 +51,30 @@ fn roots(dom: &Dom) -> Vec<Id> {
     }
 }
 
+pub(super) fn is_main(dom: &Dom, id: Id) -> bool {
+    dom.node(id).name() == Some(&local_name!("main"))
+}
+
+/// An `article` inside no other.
+pub(super) fn is_outermost_article(dom: &Dom, id: Id) -> bool {
+    let article = |id: Id| dom.node(id).name() == Some(&local_name!("article"));
+    if !article(id) {
+        return false;
+    }
+    let mut at = dom.node(id).parent;
+    while at != 0 {
+        if article(at) {
+            return false;
+        }
+        at = dom.node(at).parent;
+    }
+    true
+}
+
 /// The document read while its page's tree grows ([`super::tree::Parser`]), as [`document`] reads the
-/// whole tree when the page has no `main` or `article`: after each piece of the page, every node that is
-/// final is read, and the parser can let go of it.
+/// whole tree: the content of a root (the document, its `main`, each outermost `article`), a piece of the
+/// page at a time. After each piece every node of the root that is final is read, and the parser can let
+/// go of it.
 pub struct Growing<'e> {
     /// The reader's state between two rounds: the marks and code language of the elements entered.
     marks: Vec<Mark>,
@@ -83,14 +88,17 @@ pub struct Growing<'e> {
 /// Where a round of [`Growing`] stopped.
 #[derive(Default)]
 struct Walk {
+    /// The element whose content is read (0: the document).
+    root: Id,
     /// The elements entered and not yet ended, outermost first, with what ends each: each is the last
-    /// child of the one before, the first a child of the document.
+    /// child of the one before, the first a child of `root`.
     spine: Vec<(Id, Exit)>,
-    /// The last child of the innermost of them (of the document when there is none), not read yet, or 0.
+    /// The last child of the innermost of them (of `root` when there is none), not read yet, or 0.
     pending: Id,
 }
 
 impl<'e> Growing<'e> {
+    /// Reads the document's content first (see [`Growing::read_from`]).
     pub fn new(each: &'e mut dyn FnMut(Vec<Node>)) -> Self {
         Growing {
             marks: Vec::new(),
@@ -105,40 +113,22 @@ impl<'e> Growing<'e> {
         }
     }
 
-    /// Reads what of `dom` is final. Returns what the parser must keep
-    /// ([`super::tree::Parser::compact`]'s `spine` and `tail`) when letting go of the rest is worth it: when
-    /// it is at least as many nodes as those kept, so that all the moves cost time linear in the page.
-    pub fn grow(&mut self, dom: &Dom) -> Option<(Vec<Id>, Id)> {
-        self.read(dom, true);
-        let kept = 1 + self.walk.spine.len();
-        let tail = match self.walk.pending {
-            0 => 0,
-            pending => dom.nodes.len() - pending as usize,
+    /// Reads the content of `root` from now on, into the same document; the root before is read to its
+    /// end ([`Growing::grow`] with `open` false).
+    pub fn read_from(&mut self, root: Id) {
+        self.walk = Walk {
+            root,
+            ..Walk::default()
         };
-        let read = dom.nodes.len() - kept - tail;
-        (read > 0 && read >= tail).then(|| {
-            let spine = self.walk.spine.iter().map(|&(id, _)| id).collect();
-            (spine, self.walk.pending)
-        })
     }
 
-    /// The parser compacted its tree as [`Growing::grow`] said: the ids this walk holds are renumbered.
-    pub fn compacted(&mut self) {
-        for (i, (id, _)) in self.walk.spine.iter_mut().enumerate() {
-            *id = i as Id + 1;
-        }
-        if self.walk.pending != 0 {
-            self.walk.pending = self.walk.spine.len() as Id + 1;
-        }
+    /// The element whose content is read (0: the document).
+    pub fn root(&self) -> Id {
+        self.walk.root
     }
 
-    /// Reads the rest of the page, its tree complete, and returns the document: the blocks not handed on.
-    pub fn finish(mut self, dom: &Dom) -> Node {
-        self.read(dom, false);
-        Node::doc(self.out.finish())
-    }
-
-    fn read(&mut self, dom: &Dom, open: bool) {
+    /// Reads what of the root's content is final: all of it unless `open` (the root may still grow).
+    pub fn grow(&mut self, dom: &Dom, open: bool) {
         let mut reader = Reader {
             dom,
             marks: std::mem::take(&mut self.marks),
@@ -151,6 +141,50 @@ impl<'e> Growing<'e> {
         self.marks = reader.marks;
         self.effective = reader.effective;
         self.language = reader.language;
+    }
+
+    /// What the parser must keep ([`super::tree::Parser::compact`]'s `spine` and `tail`: the root, the
+    /// elements above it and those entered, and the pending subtree), when letting go of the rest is
+    /// worth it: when it is at least as many nodes as those kept, so that all the moves cost time linear
+    /// in the page.
+    pub fn keep(&self, dom: &Dom) -> Option<(Vec<Id>, Id)> {
+        let mut spine = Vec::new();
+        let mut at = self.walk.root;
+        while at != 0 {
+            spine.push(at);
+            at = dom.node(at).parent;
+        }
+        spine.reverse();
+        spine.extend(self.walk.spine.iter().map(|&(id, _)| id));
+        let tail = match self.walk.pending {
+            0 => 0,
+            pending => dom.nodes.len() - pending as usize,
+        };
+        let read = dom.nodes.len().saturating_sub(1 + spine.len() + tail);
+        (read > 0 && read >= tail).then_some((spine, self.walk.pending))
+    }
+
+    /// The parser compacted its tree keeping `spine` and the pending subtree: the ids this walk holds are
+    /// renumbered as the parser renumbered them.
+    pub fn compacted(&mut self, spine: &[Id]) {
+        let renumber = |id: Id| {
+            spine
+                .iter()
+                .position(|&e| e == id)
+                .map_or(0, |i| i as Id + 1)
+        };
+        self.walk.root = renumber(self.walk.root);
+        for (id, _) in &mut self.walk.spine {
+            *id = renumber(*id);
+        }
+        if self.walk.pending != 0 {
+            self.walk.pending = spine.len() as Id + 1;
+        }
+    }
+
+    /// The document: the blocks not handed on.
+    pub fn finish(self) -> Node {
+        Node::doc(self.out.finish())
     }
 }
 
@@ -294,7 +328,7 @@ impl Reader<'_> {
         }
     }
 
-    /// Reads the children of `level`'s element (the document for 0, else `walk.spine[level - 1]`) from
+    /// Reads the children of `level`'s element (`walk.root` for 0, else `walk.spine[level - 1]`) from
     /// where the last round stopped, in order, as [`Reader::content`] would. While `open` (the element
     /// may still grow), its last child is not read: one read as its content is entered (it joins the
     /// spine, and its own children are read the same way); any other waits as `walk.pending`.
@@ -303,7 +337,7 @@ impl Reader<'_> {
             Some(&(entered, _)) => entered,
             None if walk.pending != 0 => std::mem::take(&mut walk.pending),
             None => {
-                let element = level.checked_sub(1).map_or(0, |l| walk.spine[l].0);
+                let element = level.checked_sub(1).map_or(walk.root, |l| walk.spine[l].0);
                 self.dom.node(element).first_child
             }
         };

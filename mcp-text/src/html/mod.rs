@@ -10,10 +10,11 @@
 //!
 //! Parsing is html5ever's tokenizer with a tree construction of our own ([`tree`]), bounded at
 //! [`tree::MAX_DEPTH`] levels (deeper elements are flattened into the one at the cap, with a warning), so
-//! that time and memory are linear in the input whatever its nesting. The page is parsed a piece at a time
-//! and what is read is let go of ([`read_streaming`]), unless it may have a `main` or an `article`.
+//! that time and memory are linear in the input whatever its nesting. The page is parsed a piece at a time,
+//! and what is read, or never will be, is let go of ([`read_streaming`], `pieces.rs`).
 
 mod convert;
+mod pieces;
 pub mod tree;
 
 use crate::model::Node;
@@ -28,9 +29,9 @@ pub fn read(input: &str) -> Read {
 /// Reads as [`read`] does, handing `each` the document's root blocks in runs as they are made: those
 /// handed over, then the returned document's content, are `read`'s content. [`crate::convert`] converts
 /// HTML this way. Memory holds the blocks not yet handed on and, of the page's tree ([`tree::Dom`]), what
-/// is not read yet: the page is parsed [`PIECE`] bytes at a time, and what is read is let go. A page that
-/// may have a `main` or an `article` (its text names one) is parsed whole first, because only its end
-/// tells which part is read.
+/// is not read yet: the page is parsed [`PIECE`] bytes at a time, and what is read, or never will be, is
+/// let go. A page whose text names a `main` or an `article` keeps its tree until the first such element
+/// appears (it may have none, and then all of it is read).
 pub fn read_streaming(input: &str, each: &mut dyn FnMut(Vec<Node>)) -> Read {
     read_in_pieces(input, PIECE, each)
 }
@@ -42,48 +43,13 @@ pub const PIECE: usize = 64 << 10;
 /// when `piece` is 0: the tests compare the two on every way of cutting a page.
 #[doc(hidden)]
 pub fn read_in_pieces(input: &str, piece: usize, each: &mut dyn FnMut(Vec<Node>)) -> Read {
-    if piece == 0 || may_name_main(input) {
-        let dom = tree::parse(input);
-        let doc = convert::document(&dom, each);
-        return Read {
-            doc,
-            warnings: dom.warnings,
-        };
+    if piece > 0 {
+        return pieces::read(input, piece, each);
     }
-    let parser = tree::Parser::new();
-    let mut growing = convert::Growing::new(each);
-    let mut rest = input;
-    while !rest.is_empty() {
-        let mut at = piece.min(rest.len());
-        while !rest.is_char_boundary(at) {
-            at += 1;
-        }
-        let (now, later) = rest.split_at(at);
-        rest = later;
-        parser.feed(now);
-        let kept = growing.grow(&parser.dom());
-        if let Some((spine, tail)) = kept {
-            parser.compact(&spine, tail);
-            growing.compacted();
-        }
-    }
-    let dom = parser.end();
+    let dom = tree::parse(input);
+    let doc = convert::document(&dom, each);
     Read {
-        doc: growing.finish(&dom),
+        doc,
         warnings: dom.warnings,
     }
-}
-
-/// Whether the page may have a `main` or an `article` element: whether a `<` is followed by either name,
-/// in any case (a comment or a script that names one counts too).
-fn may_name_main(input: &str) -> bool {
-    let bytes = input.as_bytes();
-    memchr::memchr_iter(b'<', bytes).any(|at| {
-        let name = |n: &[u8]| {
-            bytes
-                .get(at + 1..at + 1 + n.len())
-                .is_some_and(|b| b.eq_ignore_ascii_case(n))
-        };
-        name(b"main") || name(b"article")
-    })
 }

@@ -171,6 +171,24 @@ impl Parser {
         self.tokenizer.sink.state.borrow_mut().compact(spine, tail);
     }
 
+    /// Whether element `id` is open: the builder may still add to it.
+    pub fn is_open(&self, id: Id) -> bool {
+        let state = self.tokenizer.sink.state.borrow();
+        id != 0 && state.stack.iter().any(|open| open.id == id)
+    }
+
+    /// The open elements that are stored, outermost first: each the last child of the one before, the
+    /// first a child of the document (a `spine` for [`Parser::compact`]).
+    pub fn open_elements(&self) -> Vec<Id> {
+        let state = self.tokenizer.sink.state.borrow();
+        state
+            .stack
+            .iter()
+            .map(|open| open.id)
+            .filter(|&id| id != 0)
+            .collect()
+    }
+
     /// Reads the end of the page (closing what is still open) and hands over the tree.
     pub fn end(self) -> Dom {
         self.tokenizer.end();

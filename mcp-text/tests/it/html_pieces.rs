@@ -1,10 +1,10 @@
 //! HTML parsed a piece at a time and let go of as it is read (`html::read_streaming`, what `convert` and
-//! the CLI do for a page that names no `main` or `article`): the same blocks and warnings as the whole
-//! tree built first, then read, however the page is cut. On the HTML of the CommonMark and GFM examples,
+//! the CLI do): the same blocks and warnings as the whole tree built first, then read, however the page is
+//! cut, whether the part read is the document, its `main` or its `article`s. On the HTML of the CommonMark and GFM examples,
 //! on their Markdown read as HTML, on the reader's test page, and on random pages made of what cutting
 //! could break: marks and blocks left open across pieces, text a piece boundary splits (and that the
 //! tree joins), entities, CR LF, `<pre>`'s first newline, comments, scripts, implied and stray end tags,
-//! nesting past the cap.
+//! nesting past the cap, `main` and `article` elements and their names in comments.
 
 use mcp_text::html::read_in_pieces;
 use mcp_text::{Node, Warning};
@@ -54,19 +54,20 @@ fn the_commonmark_and_gfm_examples_read_in_pieces_are_their_whole_trees_reading(
 
 #[test]
 fn the_test_page_read_in_pieces_is_its_whole_trees_reading() {
-    // It has a `main` and an `article`: without them the page is read in pieces.
-    let page = PAGE
-        .replace("<main>", "<div>")
-        .replace("</main>", "</div>")
-        .replace("article", "div");
-    assert!(!page.contains("<main") && !page.contains("<article"));
-    assert_pieces(&page, &(1..=40).chain([97, 512, 4096]).collect::<Vec<_>>());
+    // Its `main` is read; without it, its `article`; without either, all of it.
+    let no_main = PAGE.replace("<main>", "<div>").replace("</main>", "</div>");
+    let neither = no_main.replace("article", "div");
+    assert!(!neither.contains("<main") && !neither.contains("<article"));
+    for page in [PAGE.to_string(), no_main, neither] {
+        assert_pieces(&page, &(1..=40).chain([97, 512, 4096]).collect::<Vec<_>>());
+    }
 }
 
 #[test]
 fn random_pages_read_in_pieces_are_their_whole_trees_reading() {
-    for seed in 0..300 {
-        let page = random_page(&mut Rng::new(seed));
+    for seed in 0..600 {
+        // Half of them with `main` and `article` elements (and names of them in comments).
+        let page = random_page(&mut Rng::new(seed), seed >= 300);
         assert_pieces(&page, &[1, 2, 3, 5, 16, 100, 1000]);
     }
 }
@@ -85,20 +86,40 @@ fn a_page_nested_past_the_cap_read_in_pieces_warns_as_its_whole_tree() {
 }
 
 #[test]
-fn a_page_that_names_a_main_anywhere_is_read_whole() {
-    // The `main` is the part read, and a comment that names one counts too (the scan is of the text).
+fn a_pages_main_or_articles_read_in_pieces_are_their_whole_trees_reading() {
+    let chrome = "<header><p>banner</p></header><div><p>before</p></div>";
     for page in [
-        "<p>chrome</p><MAIN><p>content</p></MAIN>",
-        "<p>content</p><!-- <main> -->",
+        // The first `main`, wherever it is, and nothing after it.
+        format!("{chrome}<MAIN><p>one</p><div><b>two</b></div></MAIN><p>after</p><main><p>2nd</p></main>"),
+        format!("{chrome}<div id=page><main class=language-rust><pre>x</pre><p>a<p>b</main></div><p>c"),
+        // Each outermost `article`, the nested ones inside theirs.
+        format!("{chrome}<article><p>a</p><article><p>in</p></article></article><p>x</p><article>b</article>"),
+        // A `main` wins over articles before it.
+        format!("{chrome}<article><p>a</p></article><main><p>m</p></main>"),
+        // Names in a comment or a script: no such element, so all of the page.
+        format!("{chrome}<!-- <main> --><p>content</p>"),
+        format!("{chrome}<script>'<article>'</script><p>content</p>"),
+        format!("{chrome}<!-- <main> --><article><p>a</p></article><p>x</p>"),
+        // A `main` that never closes.
+        format!("{chrome}<main><p>open to the end"),
     ] {
-        assert_pieces(page, &[1, 3]);
+        assert_pieces(&page, &[1, 2, 3, 7, 64]);
     }
-    let (blocks, _) = read("<p>chrome</p><MAIN><p>content</p></MAIN>", 1);
+    let (blocks, _) = read("<p>chrome</p><MAIN><p>content</p></MAIN><p>more</p>", 1);
     assert_eq!(blocks.len(), 1);
 }
 
-/// A page of random elements, text and markup, opened and closed at random (not always matched).
-fn random_page(rng: &mut Rng) -> String {
+/// A page of random elements, text and markup, opened and closed at random (not always matched), with
+/// `main` and `article` elements when `with_parts` is set.
+fn random_page(rng: &mut Rng, with_parts: bool) -> String {
+    const PARTS: &[&str] = &[
+        "<main>",
+        "</main>",
+        "<article>",
+        "</article>",
+        "<ARTICLE class=\"lang-go\">",
+        "<!-- <main> -->",
+    ];
     const OPEN: &[&str] = &[
         "<div>",
         "<div class=\"highlight-source-rust\">",
@@ -201,9 +222,10 @@ fn random_page(rng: &mut Rng) -> String {
     let mut page = String::new();
     let parts = rng.range(20, 400);
     for _ in 0..parts {
-        let list = match rng.below(10) {
+        let list = match rng.below(if with_parts { 11 } else { 10 }) {
             0..=3 => OPEN,
             4..=5 => CLOSE,
+            10 => PARTS,
             _ => LEAF,
         };
         page.push_str(rng.one(list));
