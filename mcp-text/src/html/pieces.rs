@@ -19,16 +19,17 @@ use crate::Read;
 /// Reads `input` in pieces of `piece` bytes (at least a character each), handing `each` the document's
 /// root blocks in runs.
 pub fn read(input: &str, piece: usize, each: &mut dyn FnMut(Vec<Node>)) -> Read {
+    let piece = piece.max(1);
     let parser = Parser::new();
-    let mut pages = Page {
+    let mut page = Page {
         part: Part::of(input),
         growing: Growing::new(each),
         state: State::Seeking,
         found: false,
         scanned: 1,
     };
-    if pages.part == Part::Document {
-        pages.state = State::Reading;
+    if page.part == Part::Document {
+        page.state = State::Reading;
     }
     let mut rest = input;
     while !rest.is_empty() {
@@ -39,13 +40,13 @@ pub fn read(input: &str, piece: usize, each: &mut dyn FnMut(Vec<Node>)) -> Read 
         let (now, later) = rest.split_at(at);
         rest = later;
         parser.feed(now);
-        pages.advance(&parser.dom(), |id| id == 0 || parser.is_open(id));
-        pages.let_go(&parser);
+        page.advance(&parser.dom(), |id| id == 0 || parser.is_open(id));
+        page.let_go(&parser);
     }
     let dom = parser.end();
-    pages.advance(&dom, |_| false);
-    let mut growing = pages.growing;
-    if !pages.found && pages.part != Part::Document {
+    page.advance(&dom, |_| false);
+    let mut growing = page.growing;
+    if !page.found && page.part != Part::Document {
         // No element the text named: the part read is what the whole tree says (nothing is read yet,
         // and nothing was let go of).
         for root in convert::roots(&dom) {
@@ -96,10 +97,11 @@ enum State {
     Seeking,
     /// Reading the growing reader's root.
     Reading,
-    /// The `main` was read: nothing more is.
+    /// The part read was read to its end (the document, or the `main`): nothing more is.
     Done,
 }
 
+/// The page being read: which part, and how far.
 struct Page<'e> {
     part: Part,
     growing: Growing<'e>,

@@ -165,8 +165,8 @@ impl Parser {
     /// Lets go of the nodes the caller has read: keeps the document, `spine` (a chain of elements, each
     /// the last child of the one before, the first a child of the document) and the subtree of `tail`
     /// (the last child of the deepest of them, or 0 for none); every other child of a `spine` element
-    /// and of the document goes. The kept nodes are renumbered in order: `spine[i]` becomes `i + 1` and
-    /// `tail` `spine.len() + 1`.
+    /// and of the document goes. The kept nodes are renumbered in order, in the tree and in the stack of
+    /// open elements alike: `spine[i]` becomes `i + 1` and `tail` `spine.len() + 1`.
     pub fn compact(&self, spine: &[Id], tail: Id) {
         self.tokenizer.sink.state.borrow_mut().compact(spine, tail);
     }
