@@ -54,7 +54,7 @@ pub fn adf_to_markdown(input: &[u8], options: &WriteOptions) -> Option<Vec<Strin
         // The check took about half a millisecond: a second thread that has not run yet is queued behind
         // this one.
         if !shared.started.load(SeqCst) {
-            move_away();
+            make_way();
         }
         shared.text.set(text);
         let Some(text) = text else {
@@ -116,7 +116,7 @@ struct Shared<'a> {
     /// The offset of the `]` that closes the root's `content`, once a thread reached it.
     content_end: AtomicUsize,
     cancelled: AtomicBool,
-    /// Set by the second thread as it starts (see `move_away`).
+    /// Set by the second thread as it starts (see `make_way`).
     started: AtomicBool,
 }
 
@@ -287,11 +287,50 @@ fn word(next: u32, limit: u32) -> u64 {
     u64::from(limit) << 32 | u64::from(next)
 }
 
-/// Moves the calling thread to another core it may run on, then allows it every core it had. For a second
-/// thread that has not run while this one checked the input: Linux often queues a new thread on its
-/// creator's core, and moves it to an idle one only at a later balancing tick, 2-4 ms on, a fifth of a
-/// 4 MB conversion (in 12 of 40 runs here). The kernel moves a thread off a core its set no longer has at
-/// once, and the second thread then runs where this one was. Where the set cannot be changed or has one
+/// For a second thread that has not run while this one checked the input. Linux often queues a new thread
+/// on its creator's core and moves it to an idle one only at a later balancing tick, 2-4 ms on, a sixth of
+/// a 4 MB conversion (12 of 40 runs here). Where another thread of the process is queued on this core,
+/// this one moves away and the other runs here at once. A thread queued on another core (an idle core can
+/// take as long to wake) is left to it: moving there would put both threads on one core.
+#[cfg(target_os = "linux")]
+fn make_way() {
+    // SAFETY: a plain system call.
+    let here = unsafe { libc::sched_getcpu() };
+    if here >= 0 && queued_on(here) {
+        move_away();
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn make_way() {}
+
+/// Whether a thread of this process other than the calling one is on core `here` (running or queued
+/// there: `/proc`'s `processor`).
+#[cfg(target_os = "linux")]
+fn queued_on(here: i32) -> bool {
+    // SAFETY: a plain system call.
+    let me = unsafe { libc::gettid() }.to_string();
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return false;
+    };
+    tasks.flatten().any(|task| {
+        task.file_name() != me.as_str()
+            && std::fs::read_to_string(task.path().join("stat"))
+                .is_ok_and(|stat| processor(&stat) == Some(here))
+    })
+}
+
+/// The `processor` field (the 39th) of a `/proc/<pid>/task/<tid>/stat` line: counted from the `)` that ends
+/// the thread's name, which may hold spaces and parentheses itself.
+#[cfg(target_os = "linux")]
+fn processor(stat: &str) -> Option<i32> {
+    let (_, fields) = stat.rsplit_once(')')?;
+    // The first after the name is the 3rd.
+    fields.split_whitespace().nth(39 - 3)?.parse().ok()
+}
+
+/// Moves the calling thread to another core it may run on, then allows it every core it had: the kernel
+/// moves a thread off a core its set no longer has at once. Where the set cannot be changed or has one
 /// core, nothing happens.
 #[cfg(target_os = "linux")]
 fn move_away() {
@@ -314,9 +353,6 @@ fn move_away() {
     }
 }
 
-#[cfg(not(target_os = "linux"))]
-fn move_away() {}
-
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
@@ -331,6 +367,39 @@ mod tests {
             );
             (set, libc::sched_getcpu())
         }
+    }
+
+    #[test]
+    fn the_processor_is_counted_from_the_end_of_the_name() {
+        let stat = "27840 (a b) c) R 27838 27838 15739 0 -1 4194304 97 0 0 0 0 0 0 0 20 0 1 0 8022614 \
+                    3133440 360 18446744073709551615 94586478903296 94586478923177 140726583710464 0 0 0 \
+                    0 0 0 0 0 0 17 1 0 0 0 0 0 94586478939184 94586478940800 94586971156480\n";
+        assert_eq!(processor(stat), Some(1));
+        assert_eq!(processor("1 (x) R 0"), None);
+        assert_eq!(processor("no name"), None);
+    }
+
+    #[test]
+    fn a_thread_is_seen_on_the_core_it_runs_on() {
+        // A second thread spinning until told to stop is on its core whenever it is looked at: it cannot
+        // move while this thread asks where it is, so each look at once after its own report agrees with
+        // it, unless the scheduler moved it in between, which five looks in a row will not all see.
+        use std::sync::atomic::AtomicI32;
+        let (stop, cpu) = (AtomicBool::new(false), AtomicI32::new(-1));
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                while !stop.load(SeqCst) {
+                    // SAFETY: a plain system call.
+                    cpu.store(unsafe { libc::sched_getcpu() }, SeqCst);
+                }
+            });
+            let seen = (0..5).any(|_| {
+                while cpu.load(SeqCst) < 0 {}
+                queued_on(cpu.load(SeqCst))
+            });
+            stop.store(true, SeqCst);
+            assert!(seen, "the spinning thread was never seen on its core");
+        });
     }
 
     #[test]
