@@ -51,8 +51,8 @@ pub fn adf_to_markdown(input: &[u8], options: &WriteOptions) -> Option<Vec<Strin
             })
             .ok();
         let text = std::str::from_utf8(input).ok();
-        // The check took about half a millisecond: a second thread that has not run yet is queued behind
-        // this one.
+        // The check took about half a millisecond: a second thread that has not run by now may be queued
+        // behind this one.
         if !shared.started.load(SeqCst) {
             make_way();
         }
@@ -381,9 +381,9 @@ mod tests {
 
     #[test]
     fn a_thread_is_seen_on_the_core_it_runs_on() {
-        // A second thread spinning until told to stop is on its core whenever it is looked at: it cannot
-        // move while this thread asks where it is, so each look at once after its own report agrees with
-        // it, unless the scheduler moved it in between, which five looks in a row will not all see.
+        // A thread spinning until told to stop reports its core over and over. A look right after a report
+        // agrees with it unless the scheduler moved the thread in between, which five looks will not all
+        // catch.
         use std::sync::atomic::AtomicI32;
         let (stop, cpu) = (AtomicBool::new(false), AtomicI32::new(-1));
         std::thread::scope(|s| {
