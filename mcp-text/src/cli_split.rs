@@ -297,7 +297,7 @@ fn make_way() {
     // SAFETY: a plain system call.
     let here = unsafe { libc::sched_getcpu() };
     if here >= 0 && queued_on(here) {
-        move_away();
+        move_away(here as usize);
     }
 }
 
@@ -329,21 +329,18 @@ fn processor(stat: &str) -> Option<i32> {
     fields.split_whitespace().nth(39 - 3)?.parse().ok()
 }
 
-/// Moves the calling thread to another core it may run on, then allows it every core it had: the kernel
-/// moves a thread off a core its set no longer has at once. Where the set cannot be changed or has one
-/// core, nothing happens.
+/// Moves the calling thread off core `here`, where it runs, to another core it may run on, then allows it
+/// every core it had: the kernel moves a thread off a core its set no longer has at once. Where the set
+/// cannot be changed or has no other core, nothing happens.
 #[cfg(target_os = "linux")]
-fn move_away() {
+fn move_away(here: usize) {
     // SAFETY: system calls on this thread's own CPU set, with sets of their own size.
     unsafe {
         let mut allowed: libc::cpu_set_t = std::mem::zeroed();
         let size = std::mem::size_of::<libc::cpu_set_t>();
-        if libc::sched_getaffinity(0, size, &mut allowed) != 0 {
+        if here >= 8 * size || libc::sched_getaffinity(0, size, &mut allowed) != 0 {
             return;
         }
-        let Ok(here) = usize::try_from(libc::sched_getcpu()) else {
-            return;
-        };
         let mut elsewhere = allowed;
         libc::CPU_CLR(here, &mut elsewhere);
         if libc::CPU_COUNT(&elsewhere) == 0 || libc::sched_setaffinity(0, size, &elsewhere) != 0 {
@@ -410,7 +407,7 @@ mod tests {
             let mut others = 0;
             for _ in 0..5 {
                 let (before, here) = allowed();
-                move_away();
+                move_away(here as usize);
                 let (after, now) = allowed();
                 // SAFETY: reading two sets of their own size.
                 unsafe {
