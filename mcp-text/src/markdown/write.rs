@@ -478,14 +478,21 @@ impl<'a> W<'a> {
             let item = &items[i];
             let done = item.attr_str("state") == Some("DONE");
             let marker = format!("{bullet} [{}] ", if done { 'x' } else { ' ' });
-            self.push_prefix("  ", Some(marker));
+            self.push_prefix("  ", Some(marker.clone()));
             let state = if done { "DONE" } else { "TODO" };
             let inf = [("localId", Inf::Str("")), ("state", Inf::Str(state))];
-            self.inline_item(item, &inf);
-            // Nested task lists follow their item in ADF; in Markdown they nest under it.
+            if item.kind == NodeType::BlockTaskItem {
+                self.block_task_item(item, &inf, &marker);
+            } else {
+                self.inline_item(item, &inf);
+            }
+            // Nested task lists follow their item in ADF; in Markdown they nest under it, each with the
+            // other bullet than the one before (so that two stay two lists).
+            let mut nested = '-';
             while i + 1 < items.len() && items[i + 1].kind == NodeType::TaskList {
                 i += 1;
-                self.task_list(&items[i], '-');
+                self.task_list(&items[i], nested);
+                nested = if nested == '-' { '*' } else { '-' };
             }
             self.pop_prefix();
             i += 1;
@@ -508,6 +515,47 @@ impl<'a> W<'a> {
             self.inline_item(item, &inf);
             self.pop_prefix();
         }
+    }
+
+    /// A task item holding blocks, as a list item holding them, its marker saying which it is (with its
+    /// diff). Where the first block is a paragraph with nothing but text, the marker stands before that
+    /// text on the task's line (`- [x] <!--adf:blockTaskItem-->Text`): a model that deletes the marker
+    /// leaves a task whose first line is still its text. Otherwise the marker is the task's line, and a
+    /// blank line follows it.
+    fn block_task_item(&mut self, item: &Node, inf: &[(&str, Inf)], bullet: &str) {
+        if !self.opts.plain {
+            let d = marker::diff(
+                item,
+                Inferred {
+                    attrs: Some(inf),
+                    content: true,
+                },
+            );
+            let mut first = format!("{bullet}<!--adf:blockTaskItem");
+            if let Some(d) = d.as_ref().filter(|d| !d.is_empty()) {
+                first.push(' ');
+                marker::push_comment_json(&mut first, d);
+            }
+            first.push_str("-->");
+            let inline_first = item.children().first().is_some_and(|p| {
+                p.kind == NodeType::Paragraph
+                    && p.attrs.is_none()
+                    && p.marks.is_none()
+                    && p.extra.is_none()
+                    && p.text.is_none()
+                    && !p.children().is_empty()
+                    && plain_inline_container(p)
+            });
+            if inline_first {
+                self.pop_prefix();
+                self.push_prefix("  ", Some(first));
+            } else {
+                let line = first.split_off(bullet.len());
+                self.lines(&line);
+                self.blank();
+            }
+        }
+        self.blocks(item.children(), Parent::Item);
     }
 
     /// A task or decision item: its inline content on the marker line, its diff at the line's end.
@@ -632,9 +680,10 @@ fn task_list_ok(node: &Node) -> bool {
     let items = node.children();
     !items.is_empty()
         && node.text.is_none()
-        && items[0].kind == NodeType::TaskItem
+        && matches!(items[0].kind, NodeType::TaskItem | NodeType::BlockTaskItem)
         && items.iter().all(|i| match i.kind {
             NodeType::TaskItem => inline_item_ok(i),
+            NodeType::BlockTaskItem => block_task_item_ok(i),
             NodeType::TaskList => task_list_ok(i),
             _ => false,
         })
@@ -647,6 +696,17 @@ fn decision_list_ok(node: &Node) -> bool {
             .children()
             .iter()
             .all(|i| i.kind == NodeType::DecisionItem && inline_item_ok(i))
+}
+
+/// A task item holding blocks reads back from its Markdown when it holds what the reader keeps in one
+/// (paragraphs and extensions, as the schema allows), at least one.
+fn block_task_item_ok(item: &Node) -> bool {
+    item.text.is_none()
+        && !item.children().is_empty()
+        && item
+            .children()
+            .iter()
+            .all(|b| matches!(b.kind, NodeType::Paragraph | NodeType::Extension))
 }
 
 fn inline_item_ok(item: &Node) -> bool {

@@ -622,7 +622,17 @@ fn default_ri(out: &mut String, kind: &str, key: &str) {
 // ---- tasks ----
 
 pub(super) fn finish_task(t: Task) -> Node {
-    let mut node = Node::new(NodeType::TaskItem);
+    // A body of paragraphs is ADF's task that holds blocks; any other is a task's text (its paragraphs,
+    // among text, are moved out of it when ADF is written).
+    let blocks = t
+        .body
+        .as_ref()
+        .is_some_and(|body| !body.is_empty() && body.iter().all(|b| b.kind == NodeType::Paragraph));
+    let mut node = Node::new(if blocks {
+        NodeType::BlockTaskItem
+    } else {
+        NodeType::TaskItem
+    });
     let mut attrs = Attrs::new();
     if let Some(id) = t.id {
         attrs.insert("localId", id.into());

@@ -219,3 +219,113 @@ fn hostile_text_survives() {
         }
     }
 }
+
+/// A task list with a `blockTaskItem` (a task holding paragraphs and extensions): once a whole-node marker of
+/// JSON, where the model read nothing of it; now a task like any other, its blocks as Markdown under it.
+fn block_task_page() -> Value {
+    json!({"type":"doc","version":1,"content":[
+        {"type":"taskList","attrs":{"localId":"tl"},"content":[
+            {"type":"taskItem","attrs":{"localId":"t1","state":"TODO"},"content":[{"type":"text","text":"plain task"}]},
+            {"type":"blockTaskItem","attrs":{"localId":"b1","state":"DONE"},"content":[
+                {"type":"paragraph","content":[{"type":"text","text":"Ship the release notes"}]},
+                {"type":"extension","attrs":{"extensionKey":"jira","extensionType":"com.atlassian.jira","parameters":{"key":"PROJ-1"}}},
+                {"type":"paragraph","marks":[{"type":"fontSize","attrs":{"fontSize":"small"}}],"content":[{"type":"text","text":"small print"}]}
+            ]},
+            {"type":"blockTaskItem","attrs":{"localId":"","state":"TODO"},"content":[
+                {"type":"paragraph","content":[{"type":"text","text":"one paragraph"}]}
+            ]}
+        ]}
+    ]})
+}
+
+#[test]
+fn a_task_holding_blocks_is_a_task_the_model_reads_not_json() {
+    let md = round_trip(&node(block_task_page()));
+    assert!(
+        !md.contains("\"type\":\"blockTaskItem\""),
+        "no item is JSON:\n{md}"
+    );
+    assert!(md.contains("- [ ] plain task"), "{md}");
+    assert!(
+        md.contains(
+            "\n- [x] <!--adf:blockTaskItem {\"localId\":\"b1\"}-->Ship the release notes\n"
+        ),
+        "its text is Markdown, on the task's line:\n{md}"
+    );
+    assert!(md.contains("\n  small print\n"), "{md}");
+    assert!(
+        md.contains("\n- [ ] <!--adf:blockTaskItem-->one paragraph\n"),
+        "{md}"
+    );
+    let back = adf::to_value(&read(&md).doc);
+    if let Some(schema) = crate::schema::schema() {
+        schema.check(&back).unwrap();
+    }
+}
+
+#[test]
+fn two_task_lists_nested_under_one_task_stay_two_lists() {
+    // Both follow the same item in ADF; in Markdown both nest under it, the second with the other bullet
+    // (with one bullet they were one list).
+    let task = |id: &str, text: &str| json!({"type":"taskItem","attrs":{"localId":id,"state":"TODO"},"content":[{"type":"text","text":text}]});
+    let doc = json!({"type":"doc","version":1,"content":[
+        {"type":"taskList","attrs":{"localId":""},"content":[
+            task("", "parent"),
+            {"type":"taskList","attrs":{"localId":""},"content":[task("", "first list")]},
+            {"type":"taskList","attrs":{"localId":""},"content":[task("", "second list")]},
+            {"type":"taskList","attrs":{"localId":""},"content":[task("", "third list")]}
+        ]}
+    ]});
+    let md = round_trip(&node(doc));
+    assert_eq!(
+        md,
+        "- [ ] parent\n  - [ ] first list\n  * [ ] second list\n  - [ ] third list\n"
+    );
+}
+
+#[test]
+fn a_task_whose_block_marker_is_lost_keeps_its_blocks_in_a_valid_task() {
+    let md = write(&node(block_task_page()), &WriteOptions::default());
+    // The marker deleted: the extension under the task says it holds blocks.
+    let deleted = md.replacen("<!--adf:blockTaskItem {\"localId\":\"b1\"}-->", "", 1);
+    // The marker's JSON broken: the same, with a warning.
+    let broken = md.replacen("{\"localId\":\"b1\"}", "{\"broken", 1);
+    for edited in [deleted, broken] {
+        let back = read(&edited);
+        let list = &back.doc.children()[0];
+        let item = &list.children()[1];
+        assert_eq!(item.kind.name(), "blockTaskItem", "{edited}");
+        let kinds: Vec<&str> = item.children().iter().map(|b| b.kind.name()).collect();
+        assert!(
+            kinds.ends_with(&["paragraph", "extension", "paragraph"]),
+            "{kinds:?}"
+        );
+        assert_eq!(item.attrs.as_ref().unwrap()["state"], "DONE");
+        // Every other node is as it was.
+        let page = node(block_task_page());
+        assert_eq!(list.children()[0], page.children()[0].children()[0]);
+        assert_eq!(list.children()[2], page.children()[0].children()[2]);
+        if let Some(schema) = crate::schema::schema() {
+            schema.check(&adf::to_value(&back.doc)).unwrap();
+        }
+    }
+}
+
+#[test]
+fn a_model_writing_a_block_under_a_task_gets_a_valid_task() {
+    // An extension (here copied from another marker) under a task a model wrote: ADF's taskItem holds
+    // only text, so the task becomes the item that holds blocks.
+    let md = "- [ ] check the ticket\n  <!--adf:extension {\"attrs\":{\"extensionKey\":\"jira\",\"extensionType\":\"com.atlassian.jira\"}} /-->\n- [x] done\n";
+    let back = read(md);
+    assert!(back.warnings.is_empty(), "{:?}", back.warnings);
+    let items = back.doc.children()[0].children();
+    assert_eq!(items[0].kind.name(), "blockTaskItem");
+    assert_eq!(items[0].children()[1].kind.name(), "extension");
+    assert_eq!(items[1].kind.name(), "taskItem");
+    if let Some(schema) = crate::schema::schema() {
+        schema.check(&adf::to_value(&back.doc)).unwrap();
+    }
+    // Plain paragraphs under a task stay its text, as before.
+    let back = read("- [ ] a\n\n  b\n");
+    assert_eq!(back.doc.children()[0].children()[0].kind.name(), "taskItem");
+}

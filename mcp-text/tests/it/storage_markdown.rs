@@ -159,3 +159,39 @@ fn random_storage_documents_survive_markdown() {
         );
     }
 }
+
+#[test]
+fn a_task_whose_body_is_paragraphs_keeps_its_task() {
+    // Confluence writes a task that holds paragraphs; read as one of text, the repair before ADF took
+    // its paragraphs out of it and the task (its state, its id) was lost.
+    let xml = "<ac:task-list><ac:task><ac:task-id>7</ac:task-id><ac:task-status>complete</ac:task-status><ac:task-body><p>Ship it</p><p>then tell the team</p></ac:task-body></ac:task></ac:task-list>";
+    let adf = mcp_text::convert(
+        xml.as_bytes(),
+        mcp_text::Format::Storage,
+        mcp_text::Format::Adf,
+        &Default::default(),
+    )
+    .unwrap()
+    .text;
+    let adf: serde_json::Value = serde_json::from_str(&adf).unwrap();
+    let item = &adf["content"][0]["content"][0];
+    assert_eq!(item["type"], "blockTaskItem", "{adf}");
+    assert_eq!(item["attrs"]["state"], "DONE", "{adf}");
+    assert_eq!(item["attrs"]["localId"], "7", "{adf}");
+    assert_eq!(
+        item["content"][1]["content"][0]["text"],
+        "then tell the team"
+    );
+    if let Some(schema) = crate::schema::schema() {
+        schema.check(&adf).unwrap();
+    }
+    // Read as Markdown, a task whose paragraphs are Markdown; written back, the same XML.
+    let md = to_markdown(xml);
+    assert!(
+        md.contains(
+            "<!--adf:blockTaskItem {\"localId\":\"7\"}-->Ship it\n\n  then tell the team\n"
+        ),
+        "{md}"
+    );
+    assert_eq!(from_markdown(&md), xml);
+}

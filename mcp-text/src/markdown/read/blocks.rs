@@ -132,8 +132,7 @@ impl R<'_> {
                         item.extra = Some(Box::new(stash));
                         None
                     }
-                    Some((_, d)) => Some(d),
-                    None => None,
+                    other => other,
                 };
                 if let Some(Frame {
                     kind: Fk::List { tasks, .. },
@@ -182,10 +181,43 @@ impl R<'_> {
     pub(super) fn task_list(&mut self, items: Vec<Node>, tasks: Tasks) -> Node {
         let mut out = Vec::new();
         for (mut item, (task, d)) in items.into_iter().zip(tasks) {
-            let mut t = Node::new(NodeType::TaskItem);
+            // A task item holding blocks, by its marker, or (its marker lost) by blocks that only such
+            // an item holds: a paragraph with attributes or marks, an extension.
+            let block = matches!(d, Some((NodeType::BlockTaskItem, _)))
+                || item.children().iter().any(|b| {
+                    b.kind == NodeType::Extension
+                        || b.kind == NodeType::Paragraph && (b.attrs.is_some() || b.marks.is_some())
+                }) && item.children().iter().all(|b| {
+                    matches!(
+                        b.kind,
+                        NodeType::Paragraph | NodeType::Extension | NodeType::TaskList
+                    )
+                });
+            let mut t = Node::new(if block {
+                NodeType::BlockTaskItem
+            } else {
+                NodeType::TaskItem
+            });
             t.set_attr("localId", "");
             t.set_attr("state", if task == Some(true) { "DONE" } else { "TODO" });
             let mut rest = item.content.take().unwrap_or_default();
+            if block {
+                // Its paragraphs and extensions (what the schema lets it hold), at least one; any other
+                // block stands after it, as a task item's do.
+                let (mut kept, hoisted): (Vec<Node>, Vec<Node>) = rest
+                    .into_iter()
+                    .partition(|b| matches!(b.kind, NodeType::Paragraph | NodeType::Extension));
+                if kept.is_empty() {
+                    kept.push(Node::new(NodeType::Paragraph));
+                }
+                t.content = Some(kept);
+                if let Some((_, d)) = d {
+                    self.apply(&mut t, &d, 0);
+                }
+                out.push(t);
+                out.extend(hoisted);
+                continue;
+            }
             let mut inline: Vec<Node> = Vec::new();
             let mut hoisted = Vec::new();
             let mut first = true;
@@ -204,7 +236,7 @@ impl R<'_> {
             if !inline.is_empty() {
                 t.content = Some(shrunk(inline));
             }
-            if let Some(d) = d {
+            if let Some((_, d)) = d {
                 self.apply(&mut t, &d, 0);
             }
             out.push(t);

@@ -372,8 +372,10 @@ impl R<'_> {
                 // An item with no inline content: its line is only the diff, which Markdown reads as
                 // an HTML block (`- <!--adf:decisionItem {...}-->`).
                 if let Fk::Item { inline_d, .. } = &mut f.kind {
-                    if matches!(kind, NodeType::TaskItem | NodeType::DecisionItem)
-                        && inline_d.is_none()
+                    if matches!(
+                        kind,
+                        NodeType::TaskItem | NodeType::DecisionItem | NodeType::BlockTaskItem
+                    ) && inline_d.is_none()
                         && f.children.is_empty()
                         && f.pending.is_none()
                         && f.opens.is_empty()

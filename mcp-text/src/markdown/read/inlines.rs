@@ -281,7 +281,7 @@ impl R<'_> {
                     }
                 }
             }
-            NodeType::TaskItem | NodeType::DecisionItem => {
+            NodeType::TaskItem | NodeType::DecisionItem | NodeType::BlockTaskItem => {
                 if let Some(Frame {
                     kind: Fk::Item { inline_d, .. },
                     ..
@@ -291,7 +291,12 @@ impl R<'_> {
                     .rev()
                     .find(|f| matches!(f.kind, Fk::Item { .. }))
                 {
+                    let block = kind == NodeType::BlockTaskItem;
                     *inline_d = Some((kind, diff));
+                    if let Some(inl) = self.inl.as_mut().filter(|_| block) {
+                        // The item's line holds its marker; its blocks follow.
+                        inl.item_marker = inl.nodes.is_empty() && inl.capture.is_none();
+                    }
                     return;
                 }
             }
@@ -478,7 +483,7 @@ impl R<'_> {
             }
             return Some(h);
         }
-        if inl.kind == Ik::Paragraph && nodes.is_empty() && inl.skip_line {
+        if inl.kind == Ik::Paragraph && nodes.is_empty() && (inl.skip_line || inl.item_marker) {
             return None;
         }
         if inl.kind == Ik::Implicit && nodes.is_empty() {

@@ -10,8 +10,9 @@ use serde_json::{Map, Value};
 /// Block nesting (block quotes, lists, items) deeper than this is flattened.
 pub const MAX_NESTING: usize = 512;
 
-/// Each item's task marker and the diff its line carries.
-pub(super) type Tasks = Vec<(Option<bool>, Option<Map<String, Value>>)>;
+/// Each item's task marker, and the diff its line carries with the type its marker names (a `taskItem`,
+/// or a `blockTaskItem` that holds the item's blocks).
+pub(super) type Tasks = Vec<(Option<bool>, Option<(NodeType, Map<String, Value>)>)>;
 
 pub(super) const IMAGE: &str = "\u{0}md:image";
 
@@ -120,6 +121,8 @@ pub(super) struct Inl {
     pub(super) capture: Option<Capture>,
     /// Skipping a panel's `[!TYPE]` line.
     pub(super) skip_line: bool,
+    /// The paragraph so far is only a task item's `blockTaskItem` marker: no paragraph if nothing follows.
+    pub(super) item_marker: bool,
     pub(super) link_starts: Vec<usize>,
     pub(super) cell_d: Option<(NodeType, Map<String, Value>)>,
     pub(super) line: usize,
@@ -199,6 +202,7 @@ pub(super) fn new_inl(kind: Ik, line: usize) -> Inl {
         split: false,
         capture: None,
         skip_line: false,
+        item_marker: false,
         link_starts: Vec::new(),
         cell_d: None,
         line,
