@@ -16,7 +16,7 @@ pub(super) fn ok(table: &Node) -> bool {
         && table.children().iter().all(|r| {
             r.kind == NodeType::TableRow
                 && r.text.is_none()
-                && !r.children().is_empty()
+                && r.content.is_some()
                 && r.children().iter().all(|c| {
                     matches!(c.kind, NodeType::TableCell | NodeType::TableHeader)
                         && c.text.is_none()
@@ -49,12 +49,14 @@ fn pipe_cell(cell: &Node) -> bool {
 fn pipe_ok(table: &Node) -> bool {
     let rows = table.children();
     let cols = rows[0].children().len();
-    rows.iter().enumerate().all(|(i, r)| {
-        r.children().len() == cols
-            && r.children()
-                .iter()
-                .all(|c| (c.kind == NodeType::TableHeader) == (i == 0) && pipe_cell(c))
-    })
+    // An empty row has no pipe form (nor a table of them): it is an HTML table's `<tr></tr>`.
+    cols > 0
+        && rows.iter().enumerate().all(|(i, r)| {
+            r.children().len() == cols
+                && r.children()
+                    .iter()
+                    .all(|c| (c.kind == NodeType::TableHeader) == (i == 0) && pipe_cell(c))
+        })
 }
 
 /// `blocks` is the block walk (write.rs), which a cell of an HTML table holds.

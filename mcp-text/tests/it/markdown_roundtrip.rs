@@ -329,3 +329,28 @@ fn a_model_writing_a_block_under_a_task_gets_a_valid_task() {
     let back = read("- [ ] a\n\n  b\n");
     assert_eq!(back.doc.children()[0].children()[0].kind.name(), "taskItem");
 }
+
+#[test]
+fn a_table_with_an_empty_row_is_a_table_not_json() {
+    // ADF lets a row hold no cells; such a table was a whole-node marker of JSON. It is an HTML table whose
+    // empty row is `<tr>` and `</tr>`, its cells Markdown the model reads.
+    let doc = json!({"type":"doc","version":1,"content":[
+        {"type":"table","attrs":{"isNumberColumnEnabled":false,"layout":"default"},"content":[
+            {"type":"tableRow","content":[
+                {"type":"tableHeader","attrs":{},"content":[{"type":"paragraph","content":[{"type":"text","text":"Owner"}]}]}]},
+            {"type":"tableRow","content":[]},
+            {"type":"tableRow","content":[
+                {"type":"tableCell","attrs":{},"content":[{"type":"paragraph","content":[{"type":"text","text":"Ada"}]}]}]}
+        ]},
+        {"type":"table","attrs":{"isNumberColumnEnabled":false,"layout":"default"},"content":[
+            {"type":"tableRow","content":[]}
+        ]}
+    ]});
+    let md = round_trip(&node(doc));
+    assert!(
+        !md.contains("\"type\":\"tableRow\""),
+        "no row is JSON:\n{md}"
+    );
+    assert!(md.contains("<tr>\n</tr>\n"), "{md}");
+    assert!(md.contains("\nOwner\n") && md.contains("\nAda\n"), "{md}");
+}
