@@ -595,8 +595,7 @@ impl<'a> W<'a> {
         let mut s = String::new();
         let media = &node.children()[0];
         match media.mark_list() {
-            [] => image(&mut s, media, self.opts.plain),
-            [link] => {
+            [link] if linked_media_ok(media) => {
                 // A linked image: `[![alt](src)](href)`, the link's own diff in its title.
                 let mut bare = media.clone();
                 bare.marks = None;
@@ -733,12 +732,8 @@ fn pair_ok(node: &Node) -> bool {
 
 /// `![alt](url 'diff')` for a media node, or false when it has no image form.
 fn media_ok(m: &Node) -> bool {
-    if m.kind != NodeType::Media
-        || m.marks.is_some()
-        || m.content.is_some()
-        || m.text.is_some()
-        || m.extra.is_some()
-    {
+    // Its marks (border, annotation…) go in the title's diff; a lone link mark is the linked form.
+    if m.kind != NodeType::Media || m.content.is_some() || m.text.is_some() || m.extra.is_some() {
         return false;
     }
     let bad = |s: &str| s.contains(['\n', '\r', '\0']);
@@ -746,7 +741,8 @@ fn media_ok(m: &Node) -> bool {
         Some("external") => m
             .attr_str("url")
             .is_some_and(|u| !bad(u) && !u.is_empty() && !reserved(u)),
-        Some("file") => m.attr_str("id").is_some_and(|u| !bad(u)),
+        // A `link` media (a file of a link's preview) reads as a file's, its type in the title's diff.
+        Some("file" | "link") => m.attr_str("id").is_some_and(|u| !bad(u)),
         _ => false,
     }
 }
@@ -822,7 +818,13 @@ fn linked_media_ok(m: &Node) -> bool {
 }
 
 fn media_group_ok(node: &Node) -> bool {
-    node.text.is_none() && !node.children().is_empty() && node.children().iter().all(media_ok)
+    // Without marks: a group whose marker is lost is a paragraph of inline media, which take fewer.
+    node.text.is_none()
+        && !node.children().is_empty()
+        && node
+            .children()
+            .iter()
+            .all(|m| m.marks.is_none() && media_ok(m))
 }
 
 fn card_ok(node: &Node) -> bool {

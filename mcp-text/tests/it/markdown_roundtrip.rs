@@ -354,3 +354,38 @@ fn a_table_with_an_empty_row_is_a_table_not_json() {
     assert!(md.contains("<tr>\n</tr>\n"), "{md}");
     assert!(md.contains("\nOwner\n") && md.contains("\nAda\n"), "{md}");
 }
+
+#[test]
+fn an_image_with_a_border_or_a_link_type_is_an_image_not_json() {
+    // A media of type `link`, and a media with marks other than one link (a border, an annotation): once
+    // whole-node markers of JSON, now images whose title's diff carries what Markdown does not show.
+    let media = |attrs: Value, marks: Option<Value>| {
+        let mut m = json!({"type":"media","attrs":attrs});
+        if let Some(marks) = marks {
+            m["marks"] = marks;
+        }
+        json!({"type":"mediaSingle","attrs":{"layout":"center"},"content":[m]})
+    };
+    let doc = json!({"type":"doc","version":1,"content":[
+        media(json!({"type":"link","id":"preview-1","collection":"links"}), None),
+        media(
+            json!({"type":"file","id":"f-1","collection":""}),
+            Some(json!([{"type":"border","attrs":{"color":"#091e4224","size":2}}])),
+        ),
+        media(
+            json!({"type":"external","url":"https://x.org/a.png"}),
+            Some(json!([
+                {"type":"link","attrs":{"href":"https://x.org"}},
+                {"type":"annotation","attrs":{"annotationType":"inlineComment","id":"c1"}}
+            ])),
+        ),
+    ]});
+    let md = round_trip(&node(doc));
+    assert!(
+        !md.contains("<!--adf:mediaSingle"),
+        "no image is JSON:\n{md}"
+    );
+    assert!(md.contains("![](media:preview-1 '"), "{md}");
+    assert!(md.contains("![](media:f-1 '{\"marks\""), "{md}");
+    assert!(md.contains("![](https://x.org/a.png '"), "{md}");
+}
