@@ -556,6 +556,10 @@ impl<'a> W<'a> {
             }
         }
         self.blocks(item.children(), Parent::Item);
+        if self.pending > 0 {
+            // Nothing written (plain Markdown of blocks without a plain form): the task's line alone.
+            self.line("");
+        }
     }
 
     /// A task or decision item: its inline content on the marker line, its diff at the line's end.

@@ -389,3 +389,24 @@ fn an_image_with_a_border_or_a_link_type_is_an_image_not_json() {
     assert!(md.contains("![](media:f-1 '{\"marks\""), "{md}");
     assert!(md.contains("![](https://x.org/a.png '"), "{md}");
 }
+
+#[test]
+fn plain_markdown_keeps_a_task_whose_blocks_have_no_plain_form() {
+    let doc = json!({"type":"doc","version":1,"content":[
+        {"type":"taskList","attrs":{"localId":""},"content":[
+            {"type":"blockTaskItem","attrs":{"localId":"","state":"DONE"},"content":[
+                {"type":"extension","attrs":{"extensionKey":"x","extensionType":"y"}}]},
+            {"type":"blockTaskItem","attrs":{"localId":"","state":"TODO"},"content":[
+                {"type":"paragraph","content":[{"type":"text","text":"first"}]},
+                {"type":"paragraph","content":[{"type":"text","text":"second"}]}]}
+        ]}
+    ]});
+    let plain = WriteOptions {
+        plain: true,
+        ..WriteOptions::default()
+    };
+    assert_eq!(
+        write(&node(doc), &plain),
+        "- [x]\n- [ ] first\n\n  second\n"
+    );
+}
