@@ -610,6 +610,19 @@ impl<'a> W<'a> {
             _ => image(&mut s, media, self.opts.plain),
         }
         self.line(&s);
+        if let Some(caption) = node.children().get(1) {
+            // `<!--adf:caption-->` (with its diff) and its text, a paragraph after the image.
+            self.blank();
+            let d = marker::diff(
+                caption,
+                Inferred {
+                    attrs: None,
+                    content: true,
+                },
+            );
+            self.marker("caption", d.as_ref(), false);
+            self.inline_line(caption.children(), Place::default());
+        }
     }
 
     fn media_group(&mut self, node: &Node) {
@@ -807,7 +820,22 @@ fn image(out: &mut String, m: &Node, plain: bool) {
 }
 
 fn media_single_ok(node: &Node) -> bool {
-    node.text.is_none() && matches!(node.children(), [m] if media_ok(m) || linked_media_ok(m))
+    let image = |m: &Node| media_ok(m) || linked_media_ok(m);
+    node.text.is_none()
+        && match node.children() {
+            [m] => image(m),
+            [m, c] => image(m) && caption_ok(c),
+            _ => false,
+        }
+}
+
+/// An image's caption reads back as the paragraph after it: inline content, not an image alone (which
+/// would read as an image block).
+fn caption_ok(c: &Node) -> bool {
+    c.kind == NodeType::Caption
+        && plain_inline_container(c)
+        && c.children().iter().all(|n| inline::is_inline(&n.kind))
+        && !matches!(c.children(), [only] if only.kind == NodeType::MediaInline)
 }
 
 /// Media under one link mark (an image in a link), written `[![alt](src)](href)`.

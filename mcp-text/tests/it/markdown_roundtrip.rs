@@ -410,3 +410,30 @@ fn plain_markdown_keeps_a_task_whose_blocks_have_no_plain_form() {
         "- [x]\n- [ ] first\n\n  second\n"
     );
 }
+
+#[test]
+fn an_images_caption_is_text_the_model_reads() {
+    // A caption was a whole-node marker of JSON with its image. It is now a paragraph after the image,
+    // after a `caption` marker; without the marker, it is a paragraph after the image (the caption lost,
+    // its text kept).
+    let doc = json!({"type":"doc","version":1,"content":[
+        {"type":"mediaSingle","attrs":{"layout":"center"},"content":[
+            {"type":"media","attrs":{"type":"file","id":"f1","collection":""}},
+            {"type":"caption","content":[
+                {"type":"text","text":"Figure 1: the "},
+                {"type":"text","text":"rollout","marks":[{"type":"strong"}]}]}]},
+        {"type":"paragraph","content":[{"type":"text","text":"after"}]}
+    ]});
+    let md = round_trip(&node(doc));
+    assert_eq!(
+        md,
+        "![](media:f1)\n\n<!--adf:caption-->\nFigure 1: the **rollout**\n\nafter\n"
+    );
+    let lost = read(&md.replacen("<!--adf:caption-->\n", "", 1));
+    let kinds: Vec<&str> = lost.doc.children().iter().map(|b| b.kind.name()).collect();
+    assert_eq!(kinds, ["mediaSingle", "paragraph", "paragraph"]);
+    // A caption marker with no image before it keeps its paragraph, with a warning.
+    let stray = read("text\n\n<!--adf:caption-->\nnot a caption\n");
+    assert!(!stray.warnings.is_empty());
+    assert!(adf::write(&stray.doc).contains("not a caption"));
+}

@@ -10,7 +10,42 @@ use serde_json::Value;
 
 impl R<'_> {
     /// Adds a finished block to the current frame, applying a modifier that precedes it.
-    pub(super) fn push_block(&mut self, mut node: Node, line: usize) {
+    pub(super) fn push_block(&mut self, node: Node, line: usize) {
+        if let Some(node) = self.caption(node) {
+            self.push_block_after_caption(node, line);
+        }
+    }
+
+    /// A paragraph after a `caption` marker that follows an image (a `mediaSingle` with none yet) is that
+    /// image's caption; `Some(node)` for any other block, or where there is no such image.
+    fn caption(&mut self, mut node: Node) -> Option<Node> {
+        let f = self.frame();
+        let fits = node.kind == NodeType::Paragraph
+            && node.attrs.is_none()
+            && node.marks.is_none()
+            && node.extra.is_none()
+            // The image is in the container the paragraph would join (an open marker pair's blocks are
+            // the frame's children from its start on).
+            && f.opens.last().is_none_or(|o| f.children.len() > o.start)
+            && f.pending.as_ref().is_some_and(|p| p.kind == NodeType::Caption)
+            && f.children.last().is_some_and(|m| {
+                m.kind == NodeType::MediaSingle
+                    && matches!(m.children(), [only] if only.kind == NodeType::Media)
+            });
+        if !fits {
+            return Some(node);
+        }
+        let p = self.frame().pending.take().expect("a caption marker");
+        let mut caption = Node::new(NodeType::Caption);
+        caption.content = node.content.take();
+        self.apply(&mut caption, &p.diff, p.line);
+        if let Some(media) = self.frame().children.last_mut() {
+            media.content.get_or_insert_with(Vec::new).push(caption);
+        }
+        None
+    }
+
+    fn push_block_after_caption(&mut self, mut node: Node, line: usize) {
         let kind = match &self.frame().pending {
             Some(p) => p.kind.clone(),
             None => node.kind.clone(),
