@@ -35,7 +35,9 @@ impl R<'_> {
         if !fits {
             return Some(node);
         }
-        let p = self.frame().pending.take().expect("a caption marker");
+        let Some(p) = self.frame().pending.take() else {
+            return Some(node);
+        };
         let mut caption = Node::new(NodeType::Caption);
         caption.content = node.content.take();
         self.apply(&mut caption, &p.diff, p.line);
