@@ -15,7 +15,24 @@ pub fn format_day(ms: i64) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
+    if !(0..=9999).contains(&y) {
+        return format!("{y:04}-{m:02}-{d:02}");
+    }
+    // Four digits, two, two: what `format!` gives, without its machinery (a document may hold
+    // thousands of dates).
+    let digit = |n: i64| char::from(b'0' + n as u8);
+    String::from_iter([
+        digit(y / 1000),
+        digit(y / 100 % 10),
+        digit(y / 10 % 10),
+        digit(y % 10),
+        '-',
+        digit(m / 10),
+        digit(m % 10),
+        '-',
+        digit(d / 10),
+        digit(d % 10),
+    ])
 }
 
 /// The millisecond timestamp of UTC midnight on `YYYY-MM-DD`; `None` unless `s` is exactly such a day and
@@ -52,6 +69,11 @@ mod tests {
         assert_eq!(format_day(1_705_276_800_000), "2024-01-15");
         assert_eq!(format_day(1_705_276_800_000 + DAY_MS - 1), "2024-01-15");
         assert_eq!(format_day(-1), "1969-12-31");
+        // The first and last days of four digits, and the days either side (written by `format!`).
+        assert_eq!(format_day(-719_528 * DAY_MS), "0000-01-01");
+        assert_eq!(format_day(-719_529 * DAY_MS), "-001-12-31");
+        assert_eq!(format_day(2_932_896 * DAY_MS), "9999-12-31");
+        assert_eq!(format_day(2_932_897 * DAY_MS), "10000-01-01");
         assert_eq!(parse_day("2024-01-15"), Some(1_705_276_800_000));
         assert_eq!(parse_day("2024-02-29"), Some(1_709_164_800_000));
         for day in [-700_000, -1, 0, 1, 11_016, 19_737, 2_932_896] {

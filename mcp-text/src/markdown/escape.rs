@@ -25,8 +25,28 @@ pub(super) struct Ctx {
     pub next: Option<char>,
 }
 
+/// Unicode punctuation by CommonMark (0.31): ASCII punctuation, and any character in a general category
+/// P or S. Not every character that is neither a letter nor a space: a zero-width space (Cf) or a
+/// combining mark (Mn) before a closing `~~` leaves it not closing, as pulldown-cmark reads it.
 pub(super) fn is_punct(c: char) -> bool {
-    c.is_ascii_punctuation() || (!c.is_ascii() && !c.is_alphanumeric() && !c.is_whitespace())
+    use unicode_general_category::{get_general_category, GeneralCategory as G};
+    if c.is_ascii() {
+        return c.is_ascii_punctuation();
+    }
+    matches!(
+        get_general_category(c),
+        G::ConnectorPunctuation
+            | G::DashPunctuation
+            | G::OpenPunctuation
+            | G::ClosePunctuation
+            | G::InitialPunctuation
+            | G::FinalPunctuation
+            | G::OtherPunctuation
+            | G::MathSymbol
+            | G::CurrencySymbol
+            | G::ModifierSymbol
+            | G::OtherSymbol
+    )
 }
 
 /// How a delimiter run of `*`, `_` or `~` between `prev` and `next` flanks (CommonMark 6.2).

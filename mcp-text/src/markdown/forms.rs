@@ -2,7 +2,7 @@
 //! dates as a model reads them.
 
 use super::marker::Inf;
-use crate::model::MarkType;
+use crate::model::{MarkType, NodeType};
 
 // What the reader gives a node beyond what its Markdown shows: the attrs Atlassian's editors write on every
 // such node (their ProseMirror defaults, serialised: Jira Cloud's REST v3 and Confluence's ADF carry them),
@@ -22,8 +22,20 @@ pub(super) const CELL: [(&str, Inf<'static>); 0] = [];
 /// (`[@ID](mention:ID)`, as Confluence storage's `ri:user` reads) infers `id` only.
 pub(super) const MENTION_ACCESS: (&str, Inf<'static>) = ("accessLevel", Inf::Str(""));
 
+/// An inline image (`mediaInline`): `collection: ""` (besides `id`), which the schema requires. A media
+/// in a group infers it too, so that its diff still makes a valid `mediaInline` when the group's marker
+/// is lost and the images are read as inline ones.
+pub(super) const MEDIA_INLINE_COLLECTION: (&str, Inf<'static>) = ("collection", Inf::Str(""));
+
 /// A status: `style: ""` (besides `text` and `color`).
 pub(super) const STATUS_STYLE: (&str, Inf<'static>) = ("style", Inf::Str(""));
+
+/// The blocks a task item holding blocks (`blockTaskItem`) holds, by the schema: paragraphs and
+/// extensions. The writer writes such an item as a task only when it holds nothing else; the reader keeps
+/// these under the task and stands any other block after it.
+pub(super) fn in_block_task(kind: &NodeType) -> bool {
+    matches!(kind, NodeType::Paragraph | NodeType::Extension)
+}
 
 /// The order marks take in a text node's `marks` (the schema's order, as the Atlassian editor writes
 /// them). The reader sorts by it, and the writer writes a text's marks plainly only when already sorted.

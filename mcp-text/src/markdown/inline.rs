@@ -839,7 +839,7 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
                 return false;
             };
             let alt = node.attr_str("alt").filter(|s| !bad(s) && !s.is_empty());
-            let mut inf = vec![("id", Inf::Str(id))];
+            let mut inf = vec![("id", Inf::Str(id)), forms::MEDIA_INLINE_COLLECTION];
             if let Some(alt) = alt {
                 inf.push(("alt", Inf::Str(alt)));
             }
@@ -876,8 +876,7 @@ fn link_atom(
         escape_pipes_from(out, start);
     }
     out.push_str("](");
-    let dest = format!("{}{}", dest.0, dest.1);
-    push_dest(out, &dest, place.in_cell);
+    push_dest(out, &[dest.0, dest.1].concat(), place.in_cell);
     if let Some(d) = marker::diff(
         node,
         Inferred {

@@ -160,7 +160,7 @@ fn html<'a>(w: &mut W<'a>, table: &Node, blocks: fn(&mut W<'a>, &[Node], Parent)
             } else {
                 "td"
             };
-            let mut open = format!("<{tag}");
+            let mut open = ["<", tag].concat();
             let colspan = cell
                 .attr("colspan")
                 .and_then(Value::as_u64)
@@ -170,10 +170,14 @@ fn html<'a>(w: &mut W<'a>, table: &Node, blocks: fn(&mut W<'a>, &[Node], Parent)
                 .and_then(Value::as_u64)
                 .filter(|_| cell.attr("rowspan").is_some_and(Value::is_u64));
             if let Some(n) = colspan {
-                open.push_str(&format!(" colspan=\"{n}\""));
+                open.push_str(" colspan=\"");
+                super::json::push_u64(&mut open, n);
+                open.push('"');
             }
             if let Some(n) = rowspan {
-                open.push_str(&format!(" rowspan=\"{n}\""));
+                open.push_str(" rowspan=\"");
+                super::json::push_u64(&mut open, n);
+                open.push('"');
             }
             open.push('>');
             w.line(&open);
@@ -207,7 +211,7 @@ fn html<'a>(w: &mut W<'a>, table: &Node, blocks: fn(&mut W<'a>, &[Node], Parent)
                     w.blank();
                 }
             }
-            w.line(&format!("</{tag}>"));
+            w.line(&["</", tag, ">"].concat());
         }
         w.line("</tr>");
     }

@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use super::forms::{autolink_safe, reserved};
+use super::forms::{self, autolink_safe, reserved};
 use super::inline::{self, Place};
 use super::marker::{self, Inf, Inferred};
 use super::writer::{is_empty_paragraph, plain_inline_container, Parent, W};
@@ -416,11 +416,14 @@ impl<'a> W<'a> {
             return (None, None);
         }
         for (i, item) in node.children().iter().enumerate() {
-            let marker = if is_ordered {
-                format!("{}{} ", start + i as u64, ordered)
+            let mut marker = String::with_capacity(8);
+            if is_ordered {
+                super::json::push_u64(&mut marker, start + i as u64);
+                marker.push(ordered);
             } else {
-                format!("{bullet} ")
-            };
+                marker.push(bullet);
+            }
+            marker.push(' ');
             let cont = " ".repeat(marker.len());
             self.push_prefix(&cont, Some(marker));
             self.list_item(item);
@@ -477,25 +480,34 @@ impl<'a> W<'a> {
         while i < items.len() {
             let item = &items[i];
             let done = item.attr_str("state") == Some("DONE");
-            let marker = format!("{bullet} [{}] ", if done { 'x' } else { ' ' });
+            let marker =
+                String::from_iter([bullet, ' ', '[', if done { 'x' } else { ' ' }, ']', ' ']);
             self.push_prefix("  ", Some(marker.clone()));
             let state = if done { "DONE" } else { "TODO" };
             let inf = [("localId", Inf::Str("")), ("state", Inf::Str(state))];
-            if item.kind == NodeType::BlockTaskItem {
-                self.block_task_item(item, &inf, &marker);
-            } else {
-                self.inline_item(item, &inf);
+            match item.kind {
+                // A task list that begins with a nested one: Markdown nests a list only under an item,
+                // so the nested lists stand under an item that is no task, `- [ ] <!--adf:taskList-->`.
+                NodeType::TaskList if !self.opts.plain => self.line("<!--adf:taskList-->"),
+                NodeType::TaskList => self.line(""),
+                NodeType::BlockTaskItem => self.block_task_item(item, &inf, &marker),
+                _ => self.inline_item(item, &inf),
             }
             // Nested task lists follow their item in ADF; in Markdown they nest under it, each with the
             // other bullet than the one before (so that two stay two lists).
+            let mut next = if item.kind == NodeType::TaskList {
+                i
+            } else {
+                i + 1
+            };
             let mut nested = '-';
-            while i + 1 < items.len() && items[i + 1].kind == NodeType::TaskList {
-                i += 1;
-                self.task_list(&items[i], nested);
+            while next < items.len() && items[next].kind == NodeType::TaskList {
+                self.task_list(&items[next], nested);
                 nested = if nested == '-' { '*' } else { '-' };
+                next += 1;
             }
             self.pop_prefix();
-            i += 1;
+            i = next;
         }
     }
 
@@ -510,7 +522,7 @@ impl<'a> W<'a> {
             true,
         );
         for item in node.children() {
-            self.push_prefix("  ", Some(format!("{bullet} ")));
+            self.push_prefix("  ", Some(String::from_iter([bullet, ' '])));
             let inf = [("localId", Inf::Str("")), ("state", Inf::Str("DECIDED"))];
             self.inline_item(item, &inf);
             self.pop_prefix();
@@ -531,7 +543,7 @@ impl<'a> W<'a> {
                     content: true,
                 },
             );
-            let mut first = format!("{bullet}<!--adf:blockTaskItem");
+            let mut first = [bullet, "<!--adf:blockTaskItem"].concat();
             if let Some(d) = d.as_ref().filter(|d| !d.is_empty()) {
                 first.push(' ');
                 marker::push_comment_json(&mut first, d);
@@ -566,7 +578,13 @@ impl<'a> W<'a> {
     fn inline_item(&mut self, item: &Node, inf: &[(&str, Inf)]) {
         let mut s = std::mem::take(&mut self.line);
         s.clear();
-        self.inline_into(&mut s, item.children(), Place::default());
+        // An inline image alone is written whole, as in a paragraph: alone on the line, `![…](…)` would
+        // read back as a block image, which no task or decision holds.
+        let place = Place {
+            lone_media: matches!(item.children(), [only] if only.kind == NodeType::MediaInline),
+            ..Place::default()
+        };
+        self.inline_into(&mut s, item.children(), place);
         if let Some(d) = marker::diff(
             item,
             Inferred {
@@ -696,7 +714,6 @@ fn task_list_ok(node: &Node) -> bool {
     let items = node.children();
     !items.is_empty()
         && node.text.is_none()
-        && matches!(items[0].kind, NodeType::TaskItem | NodeType::BlockTaskItem)
         && items.iter().all(|i| match i.kind {
             NodeType::TaskItem => inline_item_ok(i),
             NodeType::BlockTaskItem => block_task_item_ok(i),
@@ -722,12 +739,11 @@ fn block_task_item_ok(item: &Node) -> bool {
         && item
             .children()
             .iter()
-            .all(|b| matches!(b.kind, NodeType::Paragraph | NodeType::Extension))
+            .all(|b| forms::in_block_task(&b.kind))
 }
 
 fn inline_item_ok(item: &Node) -> bool {
-    // The item's content must read back as inline content of its own (not as a media paragraph).
-    item.text.is_none() && !matches!(item.children(), [only] if only.kind == NodeType::MediaInline)
+    item.text.is_none()
 }
 
 /// Whether a container reads back from an open/close marker pair: a layout section holds only columns

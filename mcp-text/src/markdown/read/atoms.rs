@@ -88,6 +88,8 @@ impl R<'_> {
                     "media" => {
                         let mut n = Node::new(NodeType::MediaInline);
                         n.set_attr("id", value);
+                        let (name, _) = forms::MEDIA_INLINE_COLLECTION;
+                        n.set_attr(name, "");
                         n
                     }
                     _ => Node::new(NodeType::from_name(&marker::decode_type_name(value))),
@@ -114,6 +116,8 @@ impl R<'_> {
             (Some(id), true) => {
                 let mut n = Node::new(NodeType::MediaInline);
                 n.set_attr("id", id.as_str());
+                let (name, _) = forms::MEDIA_INLINE_COLLECTION;
+                n.set_attr(name, "");
                 n
             }
             (Some(id), false) => {

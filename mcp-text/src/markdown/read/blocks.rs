@@ -190,7 +190,7 @@ impl R<'_> {
                     && tasks.iter().all(|(t, _)| t.is_some())
                     && tasks.len() == children.len();
                 let node = if all_tasks {
-                    self.task_list(children, tasks)
+                    self.task_list(children, tasks, fline)
                 } else {
                     let mut items = children;
                     for (item, (task, _)) in items.iter_mut().zip(tasks.iter()) {
@@ -215,21 +215,32 @@ impl R<'_> {
         }
     }
 
-    pub(super) fn task_list(&mut self, items: Vec<Node>, tasks: Tasks) -> Node {
+    pub(super) fn task_list(&mut self, items: Vec<Node>, tasks: Tasks, line: usize) -> Node {
         let mut out = Vec::new();
         for (mut item, (task, d)) in items.into_iter().zip(tasks) {
+            if matches!(d, Some((NodeType::TaskList, _))) {
+                // An item that is no task: the task lists nested under it, where the list begins.
+                if item.children().iter().all(|b| b.kind == NodeType::TaskList)
+                    && !item.children().is_empty()
+                {
+                    out.extend(item.content.take().unwrap_or_default());
+                    continue;
+                }
+                self.warn(
+                    line,
+                    "a `taskList` marker on a task that holds more than task lists; read as a task",
+                );
+            }
             // A task item holding blocks, by its marker, or (its marker lost) by blocks that only such
             // an item holds: a paragraph with attributes or marks, an extension.
             let block = matches!(d, Some((NodeType::BlockTaskItem, _)))
                 || item.children().iter().any(|b| {
                     b.kind == NodeType::Extension
                         || b.kind == NodeType::Paragraph && (b.attrs.is_some() || b.marks.is_some())
-                }) && item.children().iter().all(|b| {
-                    matches!(
-                        b.kind,
-                        NodeType::Paragraph | NodeType::Extension | NodeType::TaskList
-                    )
-                });
+                }) && item
+                    .children()
+                    .iter()
+                    .all(|b| forms::in_block_task(&b.kind) || b.kind == NodeType::TaskList);
             let mut t = Node::new(if block {
                 NodeType::BlockTaskItem
             } else {
@@ -243,7 +254,7 @@ impl R<'_> {
                 // block stands after it, as a task item's do.
                 let (mut kept, hoisted): (Vec<Node>, Vec<Node>) = rest
                     .into_iter()
-                    .partition(|b| matches!(b.kind, NodeType::Paragraph | NodeType::Extension));
+                    .partition(|b| forms::in_block_task(&b.kind));
                 if kept.is_empty() {
                     kept.push(Node::new(NodeType::Paragraph));
                 }

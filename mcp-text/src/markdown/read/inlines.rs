@@ -281,7 +281,16 @@ impl R<'_> {
                     }
                 }
             }
-            NodeType::TaskItem | NodeType::DecisionItem | NodeType::BlockTaskItem => {
+            NodeType::TaskItem
+            | NodeType::DecisionItem
+            | NodeType::BlockTaskItem
+            | NodeType::TaskList => {
+                // A `taskList` marker opens the line of an item that is no task: the lists nested
+                // under it begin the task list (see `task_list`).
+                let first = self
+                    .inl
+                    .as_ref()
+                    .is_none_or(|i| i.nodes.is_empty() && i.capture.is_none());
                 if let Some(Frame {
                     kind: Fk::Item { inline_d, .. },
                     ..
@@ -290,8 +299,9 @@ impl R<'_> {
                     .iter_mut()
                     .rev()
                     .find(|f| matches!(f.kind, Fk::Item { .. }))
+                    .filter(|_| kind != NodeType::TaskList || first)
                 {
-                    let block = kind == NodeType::BlockTaskItem;
+                    let block = matches!(kind, NodeType::BlockTaskItem | NodeType::TaskList);
                     *inline_d = Some((kind, diff));
                     if let Some(inl) = self.inl.as_mut().filter(|_| block) {
                         // The item's line holds its marker; its blocks follow.
