@@ -11,6 +11,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use mcp_text::{adf, markdown, Read};
+use pulldown_cmark::{Event, Options, Parser};
 use serde_json::{json, Value};
 
 use crate::gen::{cases, Gen, Rng};
@@ -360,6 +361,11 @@ pub enum Edit {
     MangleMarker,
 }
 
+/// The extensions the Markdown reader parses with (`src/markdown/read/windows.rs`).
+fn markdown_options() -> Options {
+    Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS
+}
+
 /// One edit of the Markdown of `seed`'s document: `Ok(true)` when it held, `Ok(false)` when the document has
 /// nothing to edit (no marker), `Err` with a report otherwise.
 fn edit_case(schema: &Schema, gen: &mut Gen, seed: u64, edit: Edit) -> Result<bool, String> {
@@ -422,10 +428,16 @@ pub fn edit_judge(
             md.replacen(line, &format!("{line}\n{}", line.replace(&two, &three)), 1)
         }
         Edit::DeleteMarker | Edit::MangleMarker => {
+            // Markers are the comments the parser reads as HTML: `<!--adf:…-->` in a code span or
+            // escaped (`\<!--`) is text, which the document's strings may hold.
+            let html: Vec<std::ops::Range<usize>> = Parser::new_ext(&md, markdown_options())
+                .into_offset_iter()
+                .filter(|(e, _)| matches!(e, Event::Html(_) | Event::InlineHtml(_)))
+                .map(|(_, r)| r)
+                .collect();
             let markers: Vec<(usize, usize)> = md
                 .match_indices("<!--")
-                // `\<!--` (in a link destination) is text, not a comment.
-                .filter(|(i, _)| !md[..*i].ends_with('\\'))
+                .filter(|(i, _)| html.iter().any(|r| r.contains(i)))
                 .filter(|(i, _)| {
                     md[*i..].starts_with("<!--adf:") || md[*i..].starts_with("<!--/adf:")
                 })
