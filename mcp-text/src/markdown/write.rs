@@ -79,22 +79,42 @@ impl<'a> W<'a> {
 
     /// The next of a sequence of blocks: [`W::blocks`] one at a time, for blocks that arrive one by one.
     pub fn next_block(&mut self, seq: &mut Sequence, node: &Node, parent: Parent) {
-        if seq.started {
-            let tight = parent == Parent::Item
-                && seq.after_paragraph
-                && matches!(node.kind, NodeType::BulletList | NodeType::TaskList)
-                && self.pending == 0;
-            if !tight {
-                self.blank();
-            }
+        let tight = seq.started
+            && parent == Parent::Item
+            && seq.after_paragraph
+            && matches!(node.kind, NodeType::BulletList | NodeType::TaskList)
+            && self.pending == 0;
+        if seq.started && !tight {
+            self.blank();
         }
+        let at = self.out.len();
         let (bullet, ordered) = self.block(node, parent, seq.bullet, seq.ordered);
+        if tight && node.kind == NodeType::BulletList {
+            self.loosen_if_marker_first(at);
+        }
         *seq = Sequence {
             started: true,
             after_paragraph: node.kind == NodeType::Paragraph,
             bullet,
             ordered,
         };
+    }
+
+    /// A bullet list written tight under a paragraph (from `at`) whose first item's line is a marker
+    /// alone (`- <!--adf:…-->`): a blank line goes before it. Tight, the marker deleted would leave `- `
+    /// under the paragraph's text, which Markdown reads as that paragraph's setext underline (a heading,
+    /// which no list item holds).
+    fn loosen_if_marker_first(&mut self, at: usize) {
+        let written = &self.out[at..];
+        let first = written.split('\n').next().unwrap_or_default();
+        let item = first.trim_start_matches(' ');
+        let marker_first = item
+            .strip_prefix(['-', '*', '+'])
+            .is_some_and(|rest| rest.trim_start_matches(' ').starts_with("<!--"));
+        if marker_first {
+            let blank = [self.pre.trim_end(), "\n"].concat();
+            self.out.insert_str(at, &blank);
+        }
     }
 
     /// One block. Returns the bullet or ordered delimiter it used, if it was a list (so that the next
@@ -532,8 +552,11 @@ impl<'a> W<'a> {
     /// A task item holding blocks, as a list item holding them, its marker saying which it is (with its
     /// diff). Where the first block is a paragraph with nothing but text, the marker stands before that
     /// text on the task's line (`- [x] <!--adf:blockTaskItem-->Text`): a model that deletes the marker
-    /// leaves a task whose first line is still its text. Otherwise the marker is the task's line, and a
-    /// blank line follows it.
+    /// leaves a task whose first line is still its text. Otherwise the marker is the task's line, and the
+    /// first block (a marker itself: an extension, a paragraph with attrs) follows on the next: with no
+    /// blank line between, a model that deletes the marker leaves `- [x]` with the blocks still under it,
+    /// which read back as the same task (a blank line there would end the item, and the blocks would
+    /// stand outside the list).
     fn block_task_item(&mut self, item: &Node, inf: &[(&str, Inf)], bullet: &str) {
         if !self.opts.plain {
             let d = marker::diff(
@@ -564,7 +587,6 @@ impl<'a> W<'a> {
             } else {
                 let line = first.split_off(bullet.len());
                 self.lines(&line);
-                self.blank();
             }
         }
         self.blocks(item.children(), Parent::Item);

@@ -520,9 +520,11 @@ fn a_strike_before_a_zero_width_space_stays_a_strike() {
     // mark (Mn) is neither, so `~~` between `-` and one of them closes nothing, and the writer says it
     // another way. Found by the property tests (seed 2867 of 4,000).
     for after in ["\u{200b} lorem", "\u{301}x"] {
-        let doc = node(json!({"type":"doc","version":1,"content":[{"type":"paragraph","content":[
+        let doc = node(
+            json!({"type":"doc","version":1,"content":[{"type":"paragraph","content":[
             {"type":"text","text":"-","marks":[{"type":"strike"}]},
-            {"type":"text","text":after}]}]}));
+            {"type":"text","text":after}]}]}),
+        );
         round_trip(&doc);
     }
 }

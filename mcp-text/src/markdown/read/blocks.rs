@@ -231,16 +231,23 @@ impl R<'_> {
                     "a `taskList` marker on a task that holds more than task lists; read as a task",
                 );
             }
-            // A task item holding blocks, by its marker, or (its marker lost) by blocks that only such
-            // an item holds: a paragraph with attributes or marks, an extension.
-            let block = matches!(d, Some((NodeType::BlockTaskItem, _)))
-                || item.children().iter().any(|b| {
-                    b.kind == NodeType::Extension
-                        || b.kind == NodeType::Paragraph && (b.attrs.is_some() || b.marks.is_some())
-                }) && item
-                    .children()
-                    .iter()
-                    .all(|b| forms::in_block_task(&b.kind) || b.kind == NodeType::TaskList);
+            let children = item.children();
+            let block = match &d {
+                Some((NodeType::BlockTaskItem, _)) => true,
+                // Otherwise (its marker lost, or blocks that came from elsewhere: those of a
+                // `blockTaskItem` nested in it whose own marker was lost) a task item holding blocks
+                // when it holds blocks only such an item holds (a paragraph with attributes or marks, an
+                // extension): a task list could hold them nowhere else.
+                _ => {
+                    children.iter().any(|b| {
+                        b.kind == NodeType::Extension
+                            || b.kind == NodeType::Paragraph
+                                && (b.attrs.is_some() || b.marks.is_some())
+                    }) && children
+                        .iter()
+                        .all(|b| forms::in_block_task(&b.kind) || b.kind == NodeType::TaskList)
+                }
+            };
             let mut t = Node::new(if block {
                 NodeType::BlockTaskItem
             } else {
@@ -261,6 +268,11 @@ impl R<'_> {
                 t.content = Some(kept);
                 if let Some((_, d)) = d {
                     self.apply(&mut t, &d, 0);
+                }
+                if t.children().is_empty() {
+                    // A diff that empties it (a `taskItem`'s `content: []`, its blocks come from a
+                    // nested item): an empty paragraph, since the schema wants a block.
+                    t.content = Some(vec![Node::new(NodeType::Paragraph)]);
                 }
                 out.push(t);
                 out.extend(hoisted);
