@@ -553,3 +553,50 @@ fn images_whose_group_marker_is_lost_are_valid_inline_images() {
         schema.check(&adf::to_value(&back.doc)).unwrap();
     }
 }
+
+#[test]
+fn a_deleted_marker_on_a_nested_lists_first_line_leaves_the_paragraph_above_a_paragraph() {
+    // The nested list's first line is a marker alone; deleted, a tight `- ` under the paragraph would be
+    // its setext underline (a heading, which no list item holds). Found by the property tests (seed 1418).
+    let doc = node(
+        json!({"type":"doc","version":1,"content":[{"type":"bulletList","content":[
+        {"type":"listItem","content":[
+            {"type":"paragraph","content":[{"type":"text","text":"above"}]},
+            {"type":"bulletList","content":[{"type":"listItem","content":[
+                {"type":"paragraph","attrs":{"localId":"p1"},"content":[{"type":"text","text":"nested"}]}]}]}]}]}]}),
+    );
+    let md = round_trip(&doc);
+    let marker = "<!--adf:paragraph {\"localId\":\"p1\"}-->";
+    assert!(md.contains(marker), "{md}");
+    let back = read(&md.replacen(marker, "", 1));
+    let item = &back.doc.children()[0].children()[0];
+    assert_eq!(
+        item.children()[0],
+        doc.children()[0].children()[0].children()[0],
+        "{md}"
+    );
+    if let Some(schema) = crate::schema::schema() {
+        schema.check(&adf::to_value(&back.doc)).unwrap();
+    }
+}
+
+#[test]
+fn a_task_whose_marker_is_its_line_keeps_its_blocks_when_the_marker_is_lost() {
+    // The marker alone on the task's line, the first block on the next: deleted, the blocks stay under
+    // the task (a blank line between would end the item and leave them outside the list). Found by the
+    // property tests (seed 6260).
+    let doc = node(
+        json!({"type":"doc","version":1,"content":[{"type":"taskList","attrs":{"localId":""},"content":[
+        {"type":"blockTaskItem","attrs":{"localId":"","state":"DONE"},"content":[
+            {"type":"extension","attrs":{"extensionKey":"x","extensionType":"y"}},
+            {"type":"paragraph","content":[{"type":"text","text":"after"}]}]},
+        {"type":"taskItem","attrs":{"localId":"","state":"TODO"},"content":[{"type":"text","text":"next"}]}]}]}),
+    );
+    let md = round_trip(&doc);
+    assert!(
+        md.starts_with("- [x] <!--adf:blockTaskItem-->\n  <!--adf:extension"),
+        "{md}"
+    );
+    let back = read(&md.replacen("<!--adf:blockTaskItem-->", "", 1));
+    assert_eq!(back.doc, doc, "{md}");
+}
