@@ -107,7 +107,8 @@ impl<'a> W<'a> {
     fn loosen_if_marker_first(&mut self, at: usize) {
         let written = &self.out[at..];
         let first = written.split('\n').next().unwrap_or_default();
-        let item = first.trim_start_matches(' ');
+        // The line under the containers' prefixes (those of quotes too), which it starts with.
+        let item = first.strip_prefix(self.pre.as_str()).unwrap_or(first);
         let marker_first = item
             .strip_prefix(['-', '*', '+'])
             .is_some_and(|rest| rest.trim_start_matches(' ').starts_with("<!--"));
