@@ -27,6 +27,8 @@ pub(super) struct Sequence {
     /// level uses the other one and stays a list of its own).
     bullet: Option<char>,
     ordered: Option<char>,
+    /// The previous block was a list item's first, one marker alone on the item's line.
+    after_item_marker: bool,
 }
 
 impl Sequence {
@@ -38,6 +40,7 @@ impl Sequence {
             after_paragraph: false,
             bullet,
             ordered,
+            after_item_marker: false,
         }
     }
 
@@ -84,9 +87,13 @@ impl<'a> W<'a> {
             && seq.after_paragraph
             && matches!(node.kind, NodeType::BulletList | NodeType::TaskList)
             && self.pending == 0;
-        if seq.started && !tight {
+        // After a marker alone on an item's line, the next block follows with no blank line: a model that
+        // deletes the marker leaves the item's line empty, and a blank line after an empty item's line
+        // would end the item, its other blocks falling out of the list.
+        if seq.started && !tight && !seq.after_item_marker {
             self.blank();
         }
+        let opens_item = !seq.started && parent == Parent::Item && self.pending > 0;
         let at = self.out.len();
         let (bullet, ordered) = self.block(node, parent, seq.bullet, seq.ordered);
         if tight && node.kind == NodeType::BulletList {
@@ -97,6 +104,7 @@ impl<'a> W<'a> {
             after_paragraph: node.kind == NodeType::Paragraph,
             bullet,
             ordered,
+            after_item_marker: opens_item && marker_alone(&self.out[at..]),
         };
     }
 
@@ -132,7 +140,11 @@ impl<'a> W<'a> {
             return (None, None);
         }
         self.depth += 1;
-        let bullet = if prev_bullet == Some('-') { '*' } else { '-' };
+        let mut bullet = if prev_bullet == Some('-') { '*' } else { '-' };
+        if self.line_opens_with_bullets(bullet) {
+            // The third list opening on one line takes the other bullet: `- - -` is a rule.
+            bullet = if bullet == '-' { '*' } else { '-' };
+        }
         let ordered = if prev_ordered == Some('.') { ')' } else { '.' };
         let mut used = (None, None);
         match node.kind {
@@ -727,6 +739,24 @@ fn plain_code(node: &Node) -> bool {
         }
         _ => false,
     }
+}
+
+/// Whether `written` is one line that, after the containers' and the item's markers (`> `, `1. `, `- `,
+/// spaces), is one marker comment and nothing else: a block Markdown ends at that line's end, so that
+/// the next block needs no blank line before it.
+fn marker_alone(written: &str) -> bool {
+    let Some(line) = written.strip_suffix('\n').filter(|l| !l.contains('\n')) else {
+        return false;
+    };
+    let Some(open) = line.find("<!--") else {
+        return false;
+    };
+    line[..open].bytes().all(|b| {
+        matches!(
+            b,
+            b' ' | b'>' | b'-' | b'*' | b'+' | b'.' | b')' | b'0'..=b'9'
+        )
+    }) && line.find("-->").is_some_and(|end| end + 3 == line.len())
 }
 
 fn info_ok(lang: &str) -> bool {

@@ -109,6 +109,18 @@ impl<'a> W<'a> {
         self.pre.push_str(cont);
     }
 
+    /// Whether the line not yet started opens with two or more list items of `bullet` and nothing else
+    /// (`- - `): a third would make `- - -`, which Markdown reads as a thematic break when the line ends
+    /// there.
+    pub(super) fn line_opens_with_bullets(&self, bullet: char) -> bool {
+        self.pending >= 2
+            && self
+                .segs
+                .iter()
+                .filter_map(|s| s.first.as_deref())
+                .all(|m| m.len() == 2 && m.starts_with(bullet) && m.ends_with(' '))
+    }
+
     pub(super) fn pop_prefix(&mut self) {
         if let Some(seg) = self.segs.pop() {
             if seg.first.is_some() {
