@@ -104,7 +104,7 @@ impl<'a> W<'a> {
             after_paragraph: node.kind == NodeType::Paragraph,
             bullet,
             ordered,
-            after_item_marker: opens_item && marker_alone(&self.out[at..]),
+            after_item_marker: opens_item && self.marker_alone(at),
         };
     }
 
@@ -124,6 +124,26 @@ impl<'a> W<'a> {
             let blank = [self.pre.trim_end(), "\n"].concat();
             self.out.insert_str(at, &blank);
         }
+    }
+
+    /// Whether what was written from `at` is one line whose own text (after its prefixes and item
+    /// markers, `body_at`) is one marker comment and nothing else: a block Markdown ends at that line's
+    /// end, so that the next block needs no blank line before it. Text before the comment (`12<!--…-->`)
+    /// is a paragraph, which a next line would continue.
+    fn marker_alone(&self, at: usize) -> bool {
+        let one_line = self.out[at..]
+            .strip_suffix('\n')
+            .is_some_and(|l| !l.contains('\n'));
+        if !one_line || self.body_at < at {
+            return false;
+        }
+        // That line was started in this block: its text starts at `body_at`, up to its newline (none
+        // left when the line was empty and its prefix's trailing spaces were trimmed).
+        let body = self
+            .out
+            .get(self.body_at..self.out.len() - 1)
+            .unwrap_or_default();
+        body.starts_with("<!--") && body.find("-->").is_some_and(|end| end + 3 == body.len())
     }
 
     /// One block. Returns the bullet or ordered delimiter it used, if it was a list (so that the next
@@ -739,24 +759,6 @@ fn plain_code(node: &Node) -> bool {
         }
         _ => false,
     }
-}
-
-/// Whether `written` is one line that, after the containers' and the item's markers (`> `, `1. `, `- `,
-/// spaces), is one marker comment and nothing else: a block Markdown ends at that line's end, so that
-/// the next block needs no blank line before it.
-fn marker_alone(written: &str) -> bool {
-    let Some(line) = written.strip_suffix('\n').filter(|l| !l.contains('\n')) else {
-        return false;
-    };
-    let Some(open) = line.find("<!--") else {
-        return false;
-    };
-    line[..open].bytes().all(|b| {
-        matches!(
-            b,
-            b' ' | b'>' | b'-' | b'*' | b'+' | b'.' | b')' | b'0'..=b'9'
-        )
-    }) && line.find("-->").is_some_and(|end| end + 3 == line.len())
 }
 
 fn info_ok(lang: &str) -> bool {

@@ -34,6 +34,8 @@ pub(super) struct W<'a> {
     pub(super) scratch: Scratch,
     pub(super) line: String,
     pub(super) depth: usize,
+    /// Where the last line's own text starts in `out`, after its containers' prefixes and item markers.
+    pub(super) body_at: usize,
 }
 
 impl<'a> W<'a> {
@@ -47,12 +49,14 @@ impl<'a> W<'a> {
             scratch: Scratch::default(),
             line: String::new(),
             depth: 0,
+            body_at: 0,
         }
     }
 
     pub(super) fn start_line(&mut self) {
         if self.pending == 0 {
             self.out.push_str(&self.pre);
+            self.body_at = self.out.len();
             return;
         }
         for i in 0..self.segs.len() {
@@ -63,6 +67,7 @@ impl<'a> W<'a> {
             }
         }
         self.pending = 0;
+        self.body_at = self.out.len();
     }
 
     /// One line of text (no newline inside) under the current prefixes.

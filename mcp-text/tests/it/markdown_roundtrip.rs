@@ -649,3 +649,15 @@ fn an_items_first_block_marker_deleted_keeps_the_items_other_blocks_in_it() {
         .collect();
     assert_eq!(texts, ["kept", "also kept"], "{md}");
 }
+
+#[test]
+fn an_items_first_paragraph_ending_in_a_marker_stays_apart_from_the_next() {
+    // `- 12<!--adf:text …-->` is a paragraph, not a marker alone: the next block keeps its blank line.
+    let doc = node(
+        json!({"type":"doc","version":1,"content":[{"type":"bulletList","content":[
+        {"type":"listItem","content":[
+            {"type":"paragraph","content":[{"type":"text","text":"12","marks":[]}]},
+            {"type":"paragraph","content":[{"type":"text","text":"next"}]}]}]}]}),
+    );
+    round_trip(&doc);
+}
