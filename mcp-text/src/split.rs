@@ -5,9 +5,10 @@
 //! The first blocks are read with the root ([`adf::read_streaming_with`], written by a
 //! [`BlockWriter::new`]); each later stretch starts where [`adf::block_starts`] found a block
 //! ([`Stretch::write`]). A block's Markdown depends on the blocks before it in one way only: a list right
-//! after a list takes the other delimiter. A stretch is written as if the block before it was no list, and
-//! remembers how many of its first blocks are lists; [`join`] rewrites those few where the stretch before
-//! ended with a list.
+//! after a list takes the other delimiter, also with markers alone between them (a marker deleted would
+//! leave the two side by side). A stretch is written as if the block before it was no list, and
+//! remembers how many of its first blocks took or passed on the delimiters before them; [`join`] rewrites
+//! those few where the stretch before left a delimiter.
 
 use crate::adf::{self, BlocksEnd};
 use crate::markdown::{root_marker, After, BlockWriter, WriteOptions};
@@ -20,8 +21,8 @@ pub struct Stretch {
     end: BlocksEnd,
     blocks: usize,
     text: String,
-    /// How many of its first blocks are lists, and the text's length after them: the part of the text that
-    /// depends on the block before the stretch.
+    /// How many of its first blocks took or passed on the delimiters before them ([`BlockWriter::chained`]),
+    /// and the text's length after them: the part of the text that depends on the block before the stretch.
     lead: usize,
     lead_len: usize,
     after: After,
@@ -44,7 +45,7 @@ impl Stretch {
         let (mut blocks, mut lead, mut lead_len) = (0, 0, 0);
         let end = adf::read_blocks(input, start, stop, &mut |block: Node| {
             writer.block(&block);
-            if lead == blocks && writer.after().is_list() {
+            if lead == blocks && writer.chained() {
                 lead += 1;
                 lead_len = writer.len();
             }

@@ -65,6 +65,12 @@ pub(super) struct Inferred<'a, 'b> {
     pub content: bool,
 }
 
+impl<'a, 'b> Inferred<'a, 'b> {
+    pub(super) const fn new(attrs: InfAttrs<'a, 'b>, content: bool) -> Self {
+        Inferred { attrs, content }
+    }
+}
+
 /// How the node's attrs differ from the inferred ones.
 #[derive(Clone, Copy)]
 enum AttrsDiff<'d> {

@@ -810,14 +810,8 @@ fn atom(out: &mut String, node: &Node, place: Place, opts: &WriteOptions) -> boo
             out.push_str(url);
             out.push('>');
             let inf = [("url", Inf::Str(url))];
-            if let Some(d) = marker::diff(
-                node,
-                Inferred {
-                    attrs: Some(&inf),
-                    content: false,
-                },
-            )
-            .filter(|_| !opts.plain)
+            if let Some(d) =
+                marker::diff(node, Inferred::new(Some(&inf), false)).filter(|_| !opts.plain)
             {
                 out.push_str("<!--adf:inlineCard ");
                 let start = out.len();
@@ -877,15 +871,7 @@ fn link_atom(
     }
     out.push_str("](");
     push_dest(out, &[dest.0, dest.1].concat(), place.in_cell);
-    if let Some(d) = marker::diff(
-        node,
-        Inferred {
-            attrs: Some(inf),
-            content: false,
-        },
-    )
-    .filter(|_| !plain)
-    {
+    if let Some(d) = marker::diff(node, Inferred::new(Some(inf), false)).filter(|_| !plain) {
         out.push(' ');
         push_title_diff(out, &d, place.in_cell);
     }

@@ -327,14 +327,7 @@ mod tests {
         node.set_attr("localId", "x");
         node.content = Some(vec![]);
         let inf = [("level", Inf::Int(2))];
-        let d = diff(
-            &node,
-            Inferred {
-                attrs: Some(&inf),
-                content: true,
-            },
-        )
-        .unwrap();
+        let d = diff(&node, Inferred::new(Some(&inf), true)).unwrap();
         let mut json = String::new();
         push_comment_json(&mut json, &d);
         let mut back = Node::new(NodeType::Heading);

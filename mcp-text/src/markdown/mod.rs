@@ -15,6 +15,7 @@ mod html;
 mod inline;
 mod json;
 mod marker;
+mod media;
 mod read;
 mod table;
 mod write;
@@ -87,6 +88,14 @@ impl<'a> BlockWriter<'a> {
         After { bullet, ordered }
     }
 
+    /// For a writer that follows others ([`BlockWriter::following`]): whether each block it wrote took its
+    /// list delimiter from, or passed on, the delimiters before it (a list, markers alone). Those blocks'
+    /// Markdown, and what they leave for the next, may differ with what the other writer left; a block that
+    /// is neither ends that.
+    pub fn chained(&self) -> bool {
+        self.seq.chained()
+    }
+
     /// Whether a block has been written (or this writer follows others): the next is then set off by a
     /// blank line.
     pub fn started(&self) -> bool {
@@ -128,9 +137,9 @@ impl<'a> BlockWriter<'a> {
     }
 }
 
-/// What the blocks a [`BlockWriter`] wrote leave for the next one at the root's level: whether the last
-/// was a list, and with which delimiter (a list right after a list takes the other one, or the two would
-/// read as one list).
+/// What the blocks a [`BlockWriter`] wrote leave for the next one at the root's level: the delimiter of
+/// the last list, if only markers came after it (a list right after a list takes the other one, or the two
+/// would read as one list; so does a list after markers alone, which a model may delete).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct After {
     bullet: Option<char>,
@@ -144,7 +153,7 @@ impl After {
         ordered: None,
     };
 
-    /// Whether the last block was a list: the delimiter of a list right after it depends on it.
+    /// Whether a list's delimiter was left: the delimiter of a list right after it depends on it.
     pub fn is_list(&self) -> bool {
         *self != After::BLOCK
     }
@@ -162,13 +171,7 @@ pub fn root_marker(doc: &Node, options: &WriteOptions) -> String {
     probe.marks = doc.marks.clone();
     probe.content = doc.content.as_ref().map(|_| Vec::new());
     let inferred_extra = Node::doc(Vec::new()).extra.clone();
-    let mut d = marker::diff(
-        &probe,
-        marker::Inferred {
-            attrs: None,
-            content: true,
-        },
-    );
+    let mut d = marker::diff(&probe, marker::Inferred::new(None, true));
     if doc.extra != inferred_extra {
         d.get_or_insert_with(marker::Diff::default)
             .set_extra(doc.extra.as_deref());

@@ -61,13 +61,7 @@ fn pipe_ok(table: &Node) -> bool {
 
 /// `blocks` is the block walk (write.rs), which a cell of an HTML table holds.
 pub(super) fn write<'a>(w: &mut W<'a>, table: &Node, blocks: fn(&mut W<'a>, &[Node], Parent)) {
-    let d = marker::diff(
-        table,
-        Inferred {
-            attrs: Some(&forms::TABLE),
-            content: true,
-        },
-    );
+    let d = marker::diff(table, Inferred::new(Some(&forms::TABLE), true));
     if let Some(d) = &d {
         w.marker("table", Some(d), false);
     }
@@ -92,28 +86,15 @@ fn pipe(w: &mut W, table: &Node) {
         for (j, cell) in row.children().iter().enumerate() {
             line.push(' ');
             if j == 0 {
-                if let Some(d) = marker::diff(
-                    row,
-                    Inferred {
-                        attrs: None,
-                        content: true,
-                    },
-                )
-                .filter(|_| !w.plain())
+                if let Some(d) = marker::diff(row, Inferred::new(None, true)).filter(|_| !w.plain())
                 {
                     line.push_str("<!--adf:tableRow ");
                     marker::push_comment_json(&mut line, &d);
                     line.push_str("-->");
                 }
             }
-            if let Some(d) = marker::diff(
-                cell,
-                Inferred {
-                    attrs: Some(&forms::CELL),
-                    content: true,
-                },
-            )
-            .filter(|_| !w.plain())
+            if let Some(d) =
+                marker::diff(cell, Inferred::new(Some(&forms::CELL), true)).filter(|_| !w.plain())
             {
                 line.push_str("<!--adf:");
                 line.push_str(cell.kind.name());
@@ -145,13 +126,7 @@ fn html<'a>(w: &mut W<'a>, table: &Node, blocks: fn(&mut W<'a>, &[Node], Parent)
     w.line("<table>");
     for row in table.children() {
         w.line("<tr>");
-        if let Some(d) = marker::diff(
-            row,
-            Inferred {
-                attrs: None,
-                content: true,
-            },
-        ) {
+        if let Some(d) = marker::diff(row, Inferred::new(None, true)) {
             w.marker("tableRow", Some(&d), false);
         }
         for cell in row.children() {
@@ -190,10 +165,7 @@ fn html<'a>(w: &mut W<'a>, table: &Node, blocks: fn(&mut W<'a>, &[Node], Parent)
                 inf.push(("rowspan", Inf::Int(n)));
             }
             // The reader gives every cell attrs (`{}` at least, see forms::CELL).
-            let inf = Inferred {
-                attrs: Some(&inf[..]),
-                content: true,
-            };
+            let inf = Inferred::new(Some(&inf[..]), true);
             let mut d = marker::diff(cell, inf);
             if cell.children().is_empty() {
                 // The reader gives an empty cell an empty paragraph; this one has none.

@@ -7,11 +7,12 @@
 
 use serde_json::Value;
 
-use super::forms::{self, autolink_safe, reserved};
+use super::forms;
 use super::inline::{self, Place};
 use super::marker::{self, Inf, Inferred};
+use super::media::{card_ok, media_group_ok, media_single_ok};
 use super::writer::{is_empty_paragraph, plain_inline_container, Parent, W};
-use crate::model::{MarkType, Node, NodeType};
+use crate::model::{Node, NodeType};
 
 /// Deeper than this (no reader produces such trees: they cap nesting at 512) the writer stops
 /// descending, so that no tree overflows the stack.
@@ -29,6 +30,9 @@ pub(super) struct Sequence {
     ordered: Option<char>,
     /// The previous block was a list item's first, one marker alone on the item's line.
     after_item_marker: bool,
+    /// The blocks so far all took their delimiters, or passed them on, from the block before them: a
+    /// writer that follows others wrote them for what it was told of those (see `BlockWriter::chained`).
+    chained: bool,
 }
 
 impl Sequence {
@@ -41,6 +45,7 @@ impl Sequence {
             bullet,
             ordered,
             after_item_marker: false,
+            chained: true,
         }
     }
 
@@ -49,10 +54,27 @@ impl Sequence {
         self.started
     }
 
-    /// The list delimiters of the last block (none: it was no list).
+    /// The list delimiters the next block at this level is to avoid (none: no list before it).
     pub(super) fn delimiters(&self) -> (Option<char>, Option<char>) {
         (self.bullet, self.ordered)
     }
+
+    /// Whether every block so far took its delimiters from, or passed on, those before it.
+    pub(super) fn chained(&self) -> bool {
+        self.chained
+    }
+}
+
+/// What one block leaves for the next at its level.
+struct Left {
+    /// The delimiters a list right after it is to avoid: its own if it was a list, those before it if it
+    /// was markers only, whose deletion would leave the lists around it side by side.
+    bullet: Option<char>,
+    ordered: Option<char>,
+    /// Whether its Markdown or these delimiters depend on the delimiters before it.
+    chained: bool,
+    /// Whether it was written as a list.
+    list: bool,
 }
 
 impl<'a> W<'a> {
@@ -95,32 +117,44 @@ impl<'a> W<'a> {
         }
         let opens_item = !seq.started && parent == Parent::Item && self.pending > 0;
         let at = self.out.len();
-        let (bullet, ordered) = self.block(node, parent, seq.bullet, seq.ordered);
+        let left = self.block(node, parent, seq.bullet, seq.ordered);
         if tight && node.kind == NodeType::BulletList {
-            self.loosen_if_marker_first(at);
+            self.loosen_if_first_item_bare(at);
         }
         *seq = Sequence {
             started: true,
             after_paragraph: node.kind == NodeType::Paragraph,
-            bullet,
-            ordered,
-            after_item_marker: opens_item && self.marker_alone(at),
+            bullet: left.bullet,
+            ordered: left.ordered,
+            // A list's line holds its own item's marker too (`- [ ] <!--adf:taskItem …-->`): that item
+            // stays with the marker deleted, and its text would take the next line in.
+            after_item_marker: opens_item && !left.list && self.marker_alone(at),
+            chained: seq.chained && left.chained,
         };
     }
 
-    /// A bullet list written tight under a paragraph (from `at`) whose first item's line is a marker
-    /// alone (`- <!--adf:…-->`): a blank line goes before it. Tight, the marker deleted would leave `- `
-    /// under the paragraph's text, which Markdown reads as that paragraph's setext underline (a heading,
-    /// which no list item holds).
-    fn loosen_if_marker_first(&mut self, at: usize) {
-        let written = &self.out[at..];
-        let first = written.split('\n').next().unwrap_or_default();
-        // The line under the containers' prefixes (those of quotes too), which it starts with.
-        let item = first.strip_prefix(self.pre.as_str()).unwrap_or(first);
-        let marker_first = item
-            .strip_prefix(['-', '*', '+'])
-            .is_some_and(|rest| rest.trim_start_matches(' ').starts_with("<!--"));
-        if marker_first {
+    /// A bullet list written tight under a paragraph (from `at`) whose first item's line is empty (`-`)
+    /// or a marker alone (`- <!--adf:…-->`): a blank line goes before it. An empty item cannot interrupt
+    /// a paragraph: Markdown reads `-` under the paragraph's text as its setext underline (a heading, which
+    /// no list item holds), `*` as more of its text. A marker deleted leaves such an item.
+    fn loosen_if_first_item_bare(&mut self, at: usize) {
+        let pre = self.pre.trim_end();
+        // The first item's line under the containers' prefixes (those of quotes too), after the list's
+        // own markers alone on their lines, which a model may delete as well.
+        let item = self.out[at..]
+            .split('\n')
+            .map(|line| {
+                line.strip_prefix(pre)
+                    .unwrap_or(line)
+                    .trim_start_matches(' ')
+            })
+            .find(|line| !(line.starts_with("<!--") && line.ends_with("-->")))
+            .unwrap_or_default();
+        let bare = item.strip_prefix(['-', '*', '+']).is_some_and(|rest| {
+            let rest = rest.trim_start_matches(' ');
+            rest.is_empty() || rest.starts_with("<!--")
+        });
+        if bare {
             let blank = [self.pre.trim_end(), "\n"].concat();
             self.out.insert_str(at, &blank);
         }
@@ -146,18 +180,24 @@ impl<'a> W<'a> {
         body.starts_with("<!--") && body.find("-->").is_some_and(|end| end + 3 == body.len())
     }
 
-    /// One block. Returns the bullet or ordered delimiter it used, if it was a list (so that the next
-    /// list at this level uses the other one and stays a list of its own).
+    /// One block, after a block that left `prev_bullet` and `prev_ordered`. Returns the delimiters the
+    /// next list at this level is to avoid, so that it stays a list of its own: with the blocks between
+    /// them, and with any one marker between them deleted.
     fn block(
         &mut self,
         node: &Node,
         parent: Parent,
         prev_bullet: Option<char>,
         prev_ordered: Option<char>,
-    ) -> (Option<char>, Option<char>) {
+    ) -> Left {
         if self.depth >= MAX_DEPTH {
             self.line("<!--adf:truncated /-->");
-            return (None, None);
+            return Left {
+                bullet: None,
+                ordered: None,
+                chained: false,
+                list: false,
+            };
         }
         self.depth += 1;
         let mut bullet = if prev_bullet == Some('-') { '*' } else { '-' };
@@ -166,7 +206,11 @@ impl<'a> W<'a> {
             bullet = if bullet == '-' { '*' } else { '-' };
         }
         let ordered = if prev_ordered == Some('.') { ')' } else { '.' };
+        // A list's delimiters are its own; markers alone pass on those before them.
         let mut used = (None, None);
+        // Whether it depends on `prev_*`: lists by their delimiter, markers alone by passing them on.
+        let mut chained = false;
+        let mut list = false;
         match node.kind {
             NodeType::Paragraph if plain_inline_container(node) => self.paragraph(node, parent),
             // An empty heading is `##` alone (its `content: []`, if present, in a modifier).
@@ -174,27 +218,23 @@ impl<'a> W<'a> {
             NodeType::CodeBlock if plain_code(node) => self.code_block(node),
             NodeType::Blockquote => self.quote(node),
             NodeType::Rule if node.content.is_none() && node.text.is_none() => {
-                self.modifier(
-                    node,
-                    Inferred {
-                        attrs: None,
-                        content: false,
-                    },
-                    false,
-                );
+                self.modifier(node, Inferred::new(None, false), false);
                 // On a list item's first line, `- ---` would be one thematic break: `___` is not.
                 self.line(if self.pending > 0 { "___" } else { "---" });
             }
             NodeType::BulletList | NodeType::OrderedList if node.children().iter().all(is_item) => {
                 used = self.list(node, bullet, ordered);
+                list = true;
             }
             NodeType::TaskList if task_list_ok(node) => {
                 self.task_list(node, bullet);
                 used = (Some(bullet), None);
+                list = true;
             }
             NodeType::DecisionList if decision_list_ok(node) => {
                 self.decision_list(node, bullet);
                 used = (Some(bullet), None);
+                list = true;
             }
             NodeType::Table if super::table::ok(node) => super::table::write(self, node, W::blocks),
             NodeType::Panel => self.panel(node),
@@ -209,13 +249,7 @@ impl<'a> W<'a> {
             | NodeType::SyncBlock
                 if node.content.is_some() && node.text.is_none() && pair_ok(node) =>
             {
-                let mut d = marker::diff(
-                    node,
-                    Inferred {
-                        attrs: None,
-                        content: true,
-                    },
-                );
+                let mut d = marker::diff(node, Inferred::new(None, true));
                 if node.children().is_empty() && node.kind != NodeType::LayoutSection {
                     // The reader gives an empty one an empty paragraph (ADF requires a block).
                     d.get_or_insert_with(marker::Diff::default)
@@ -227,21 +261,40 @@ impl<'a> W<'a> {
                 let count = if inferred { 0 } else { node.children().len() };
                 self.open_marker(node.kind.name(), d.as_ref(), count);
                 self.blank();
+                // Its blocks go on the sequence around it: with either of its markers deleted, its
+                // first or last list would otherwise stand right by a list outside with the same
+                // delimiter, and the two read back as one.
+                used = (prev_bullet, prev_ordered);
+                chained = true;
                 if !node.children().is_empty() && !inferred {
-                    self.blocks(node.children(), Parent::Other);
+                    let mut seq = Sequence::following(prev_bullet, prev_ordered);
+                    seq.started = false;
+                    for child in node.children() {
+                        self.next_block(&mut seq, child, Parent::Other);
+                    }
+                    used = seq.delimiters();
                     self.blank();
                 }
                 self.close_marker(node.kind.name(), count);
             }
-            _ => self.leaf(node),
+            _ => {
+                self.leaf(node);
+                used = (prev_bullet, prev_ordered);
+                chained = true;
+            }
         }
         self.depth -= 1;
-        used
+        Left {
+            bullet: used.0,
+            ordered: used.1,
+            chained: chained || list,
+            list,
+        }
     }
 
     /// A modifier marker before a block, when the block holds more than its Markdown shows (`force`:
     /// even when it does not, because the reader would otherwise read the Markdown differently).
-    fn modifier(&mut self, node: &Node, inf: Inferred, force: bool) {
+    pub(super) fn modifier(&mut self, node: &Node, inf: Inferred, force: bool) {
         let mut d = marker::diff(node, inf);
         if inf.content
             && node.content.as_ref().is_some_and(Vec::is_empty)
@@ -261,10 +314,7 @@ impl<'a> W<'a> {
 
     fn paragraph(&mut self, node: &Node, parent: Parent) {
         let lone_media = matches!(node.children(), [only] if only.kind == NodeType::MediaInline);
-        let inf = Inferred {
-            attrs: None,
-            content: !node.children().is_empty(),
-        };
+        let inf = Inferred::new(None, !node.children().is_empty());
         self.modifier(node, inf, false);
         let _ = parent;
         let place = Place {
@@ -284,10 +334,7 @@ impl<'a> W<'a> {
         let force = matches!(parent, Parent::Item | Parent::Quote);
         self.modifier(
             node,
-            Inferred {
-                attrs: Some(&inf),
-                content: !node.children().is_empty(),
-            },
+            Inferred::new(Some(&inf), !node.children().is_empty()),
             force,
         );
         let mut s = "#".repeat(level as usize);
@@ -311,10 +358,7 @@ impl<'a> W<'a> {
             .first()
             .and_then(|t| t.text.as_deref())
             .unwrap_or_default();
-        let inf = Inferred {
-            attrs: lang.map(|_| &inf_pairs[..]),
-            content: !text.is_empty(),
-        };
+        let inf = Inferred::new(lang.map(|_| &inf_pairs[..]), !text.is_empty());
         self.modifier(node, inf, false);
         let mut longest = 0;
         let mut run = 0;
@@ -351,14 +395,7 @@ impl<'a> W<'a> {
     }
 
     fn quote(&mut self, node: &Node) {
-        self.modifier(
-            node,
-            Inferred {
-                attrs: None,
-                content: true,
-            },
-            false,
-        );
+        self.modifier(node, Inferred::new(None, true), false);
         self.push_prefix("> ", None);
         if only_empty_paragraph(node) {
             self.line("");
@@ -375,14 +412,7 @@ impl<'a> W<'a> {
             _ => "info",
         };
         let inf = [("panelType", Inf::Str(word))];
-        self.modifier(
-            node,
-            Inferred {
-                attrs: Some(&inf),
-                content: true,
-            },
-            false,
-        );
+        self.modifier(node, Inferred::new(Some(&inf), true), false);
         self.push_prefix("> ", None);
         self.line(&format!("[!{}]", word.to_ascii_uppercase()));
         match node.children().first() {
@@ -458,10 +488,7 @@ impl<'a> W<'a> {
             0
         };
         let inf_pairs = [("order", Inf::Int(start))];
-        let inf = Inferred {
-            attrs: is_ordered.then_some(&inf_pairs[..]),
-            content: true,
-        };
+        let inf = Inferred::new(is_ordered.then_some(&inf_pairs[..]), true);
         self.modifier(node, inf, false);
         if node.children().is_empty() {
             // A list with no items has no Markdown: the modifier cannot stand alone.
@@ -491,13 +518,7 @@ impl<'a> W<'a> {
 
     fn list_item(&mut self, item: &Node) {
         let empty_para = matches!(item.children(), [p] if is_empty_paragraph(p));
-        let mut d = marker::diff(
-            item,
-            Inferred {
-                attrs: None,
-                content: true,
-            },
-        );
+        let mut d = marker::diff(item, Inferred::new(None, true));
         if item.content.as_ref().is_some_and(Vec::is_empty) {
             // The reader gives an empty item an empty paragraph; this one has none.
             d.get_or_insert_with(marker::Diff::default)
@@ -520,14 +541,7 @@ impl<'a> W<'a> {
 
     fn task_list(&mut self, node: &Node, bullet: char) {
         let inf = [("localId", Inf::Str(""))];
-        self.modifier(
-            node,
-            Inferred {
-                attrs: Some(&inf),
-                content: true,
-            },
-            false,
-        );
+        self.modifier(node, Inferred::new(Some(&inf), true), false);
         let mut i = 0;
         let items = node.children();
         while i < items.len() {
@@ -566,14 +580,7 @@ impl<'a> W<'a> {
 
     fn decision_list(&mut self, node: &Node, bullet: char) {
         let inf = [("localId", Inf::Str(""))];
-        self.modifier(
-            node,
-            Inferred {
-                attrs: Some(&inf),
-                content: true,
-            },
-            true,
-        );
+        self.modifier(node, Inferred::new(Some(&inf), true), true);
         for item in node.children() {
             self.push_prefix("  ", Some(String::from_iter([bullet, ' '])));
             let inf = [("localId", Inf::Str("")), ("state", Inf::Str("DECIDED"))];
@@ -592,13 +599,7 @@ impl<'a> W<'a> {
     /// stand outside the list).
     fn block_task_item(&mut self, item: &Node, inf: &[(&str, Inf)], bullet: &str) {
         if !self.opts.plain {
-            let d = marker::diff(
-                item,
-                Inferred {
-                    attrs: Some(inf),
-                    content: true,
-                },
-            );
+            let d = marker::diff(item, Inferred::new(Some(inf), true));
             let mut first = [bullet, "<!--adf:blockTaskItem"].concat();
             if let Some(d) = d.as_ref().filter(|d| !d.is_empty()) {
                 first.push(' ');
@@ -640,14 +641,8 @@ impl<'a> W<'a> {
             ..Place::default()
         };
         self.inline_into(&mut s, item.children(), place);
-        if let Some(d) = marker::diff(
-            item,
-            Inferred {
-                attrs: Some(inf),
-                content: !item.children().is_empty(),
-            },
-        )
-        .filter(|_| !self.opts.plain)
+        if let Some(d) = marker::diff(item, Inferred::new(Some(inf), !item.children().is_empty()))
+            .filter(|_| !self.opts.plain)
         {
             s.push_str("<!--adf:");
             s.push_str(item.kind.name());
@@ -657,78 +652,6 @@ impl<'a> W<'a> {
         }
         self.lines(&s);
         self.line = s;
-    }
-
-    fn media_single(&mut self, node: &Node) {
-        let inf = [("layout", Inf::Str("center"))];
-        self.modifier(
-            node,
-            Inferred {
-                attrs: Some(&inf),
-                content: true,
-            },
-            false,
-        );
-        let mut s = String::new();
-        let media = &node.children()[0];
-        match media.mark_list() {
-            [link] if linked_media_ok(media) => {
-                // A linked image: `[![alt](src)](href)`, the link's own diff in its title.
-                let mut bare = media.clone();
-                bare.marks = None;
-                s.push('[');
-                image(&mut s, &bare, self.opts.plain);
-                inline::link_close(&mut s, link, false, self.opts.plain);
-            }
-            _ => image(&mut s, media, self.opts.plain),
-        }
-        self.line(&s);
-        if let Some(caption) = node.children().get(1) {
-            // `<!--adf:caption-->` (with its diff) and its text, a paragraph after the image.
-            self.blank();
-            let d = marker::diff(
-                caption,
-                Inferred {
-                    attrs: None,
-                    content: true,
-                },
-            );
-            self.marker("caption", d.as_ref(), false);
-            self.inline_line(caption.children(), Place::default());
-        }
-    }
-
-    fn media_group(&mut self, node: &Node) {
-        self.modifier(
-            node,
-            Inferred {
-                attrs: None,
-                content: true,
-            },
-            true,
-        );
-        let mut s = String::new();
-        for (i, m) in node.children().iter().enumerate() {
-            if i > 0 {
-                s.push(' ');
-            }
-            image(&mut s, m, self.opts.plain);
-        }
-        self.line(&s);
-    }
-
-    fn card(&mut self, node: &Node) {
-        let url = node.attr_str("url").unwrap_or_default();
-        let inf = [("url", Inf::Str(url))];
-        self.modifier(
-            node,
-            Inferred {
-                attrs: Some(&inf),
-                content: false,
-            },
-            true,
-        );
-        self.line(&format!("<{url}>"));
     }
 }
 
@@ -816,122 +739,6 @@ fn pair_ok(node: &Node) -> bool {
             .all(|c| c.kind != NodeType::LayoutColumn),
         _ => true,
     }
-}
-
-/// `![alt](url 'diff')` for a media node, or false when it has no image form.
-fn media_ok(m: &Node) -> bool {
-    // Its marks (border, annotation…) go in the title's diff; a lone link mark is the linked form.
-    if m.kind != NodeType::Media || m.content.is_some() || m.text.is_some() || m.extra.is_some() {
-        return false;
-    }
-    let bad = |s: &str| s.contains(['\n', '\r', '\0']);
-    match m.attr_str("type") {
-        Some("external") => m
-            .attr_str("url")
-            .is_some_and(|u| !bad(u) && !u.is_empty() && !reserved(u)),
-        // A `link` media (a file of a link's preview) reads as a file's, its type in the title's diff.
-        Some("file" | "link") => m.attr_str("id").is_some_and(|u| !bad(u)),
-        _ => false,
-    }
-}
-
-fn image(out: &mut String, m: &Node, plain: bool) {
-    let alt = m
-        .attr_str("alt")
-        .filter(|a| !a.is_empty() && !a.contains(['\n', '\r', '\0']));
-    let (dest, inf): (String, Vec<(&str, Inf)>) = if m.attr_str("type") == Some("external") {
-        let url = m.attr_str("url").unwrap_or_default();
-        (
-            url.to_string(),
-            vec![("type", Inf::Str("external")), ("url", Inf::Str(url))],
-        )
-    } else {
-        let id = m.attr_str("id").unwrap_or_default();
-        (
-            format!("media:{id}"),
-            vec![
-                ("type", Inf::Str("file")),
-                ("id", Inf::Str(id)),
-                ("collection", Inf::Str("")),
-            ],
-        )
-    };
-    let mut inf = inf;
-    if let Some(a) = alt {
-        inf.push(("alt", Inf::Str(a)));
-    }
-    out.push_str("![");
-    super::escape::text(
-        out,
-        alt.unwrap_or_default(),
-        &super::escape::Ctx {
-            in_link: true,
-            keep_lead: true,
-            keep_trail: true,
-            prev: Some('['),
-            next: Some(']'),
-            ..Default::default()
-        },
-    );
-    out.push_str("](");
-    inline::push_dest(out, &dest, false);
-    if let Some(d) = marker::diff(
-        m,
-        Inferred {
-            attrs: Some(&inf),
-            content: false,
-        },
-    )
-    .filter(|_| !plain)
-    {
-        out.push(' ');
-        marker::push_title_json(out, &d);
-    }
-    out.push(')');
-}
-
-fn media_single_ok(node: &Node) -> bool {
-    let image = |m: &Node| media_ok(m) || linked_media_ok(m);
-    node.text.is_none()
-        && match node.children() {
-            [m] => image(m),
-            [m, c] => image(m) && caption_ok(c),
-            _ => false,
-        }
-}
-
-/// An image's caption reads back as the paragraph after it: inline content, not an image alone (which
-/// would read as an image block).
-fn caption_ok(c: &Node) -> bool {
-    c.kind == NodeType::Caption
-        && plain_inline_container(c)
-        && c.children().iter().all(|n| inline::is_inline(&n.kind))
-        && !matches!(c.children(), [only] if only.kind == NodeType::MediaInline)
-}
-
-/// Media under one link mark (an image in a link), written `[![alt](src)](href)`.
-fn linked_media_ok(m: &Node) -> bool {
-    let [link] = m.mark_list() else { return false };
-    if link.kind != MarkType::Link || !inline::link_form_ok(link) {
-        return false;
-    }
-    let mut bare = m.clone();
-    bare.marks = None;
-    media_ok(&bare)
-}
-
-fn media_group_ok(node: &Node) -> bool {
-    // Without marks: a group whose marker is lost is a paragraph of inline media, which take fewer.
-    node.text.is_none()
-        && !node.children().is_empty()
-        && node
-            .children()
-            .iter()
-            .all(|m| m.marks.is_none() && media_ok(m))
-}
-
-fn card_ok(node: &Node) -> bool {
-    node.content.is_none() && node.text.is_none() && node.attr_str("url").is_some_and(autolink_safe)
 }
 
 /// Text inside an HTML element (a summary).

@@ -799,6 +799,16 @@ pub fn cases(default: u64) -> u64 {
         .unwrap_or(default)
 }
 
+/// The seeds of the ADF property tests: `cases(default)` of them from `MCP_TEXT_FIRST` (0), so that one
+/// failing seed of a long run can be run alone (`MCP_TEXT_FIRST=12597 MCP_TEXT_CASES=1`).
+pub fn seeds(default: u64) -> std::ops::Range<u64> {
+    let first = std::env::var("MCP_TEXT_FIRST")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    first..first + cases(default)
+}
+
 /// Every node and mark type occurring in `v`, and its greatest node depth.
 pub fn census(v: &Value, depth: usize, types: &mut BTreeSet<String>, max_depth: &mut usize) {
     *max_depth = (*max_depth).max(depth);

@@ -126,20 +126,27 @@ fn every_cut_of_random_documents_writes_the_whole_documents_markdown() {
 
 #[test]
 fn lists_cut_anywhere_take_their_delimiters_as_in_the_whole() {
-    // Runs of lists of every kind, which the writer keeps apart by alternating their delimiters, with a
-    // paragraph now and then that ends a run.
+    // Runs of lists of every kind, which the writer keeps apart by alternating their delimiters, also
+    // across markers alone (an extension's, a sync block's around a list or around a paragraph), which pass
+    // the delimiter on; with a paragraph now and then that ends a run.
     let item = |text: &str| json!({"type": "listItem", "content": [{"type": "paragraph", "content": [{"type": "text", "text": text}]}]});
+    let bullets = json!({"type": "bulletList", "content": [item("a"), item("b")]});
+    let paragraph = json!({"type": "paragraph", "content": [{"type": "text", "text": "f"}]});
+    let sync = |inner: &Value| json!({"type": "bodiedSyncBlock", "attrs": {"localId": "s", "resourceId": "r"}, "content": [inner]});
     let lists = [
-        json!({"type": "bulletList", "content": [item("a"), item("b")]}),
+        bullets.clone(),
         json!({"type": "orderedList", "attrs": {"order": 3}, "content": [item("c")]}),
         json!({"type": "taskList", "attrs": {"localId": "t"}, "content": [{"type": "taskItem", "attrs": {"localId": "i", "state": "DONE"}, "content": [{"type": "text", "text": "d"}]}]}),
         json!({"type": "decisionList", "attrs": {"localId": "d"}, "content": [{"type": "decisionItem", "attrs": {"localId": "j", "state": "DECIDED"}, "content": [{"type": "text", "text": "e"}]}]}),
-        json!({"type": "paragraph", "content": [{"type": "text", "text": "f"}]}),
+        json!({"type": "extension", "attrs": {"extensionKey": "k", "extensionType": "t"}}),
+        sync(&bullets),
+        sync(&paragraph),
+        paragraph.clone(),
     ];
     let mut rng = Rng::new(3);
-    for round in 0..20 {
+    for round in 0..40 {
         let blocks: Vec<Value> = (0..rng.range(2, 14))
-            .map(|_| lists[rng.below(if round % 2 == 0 { 4 } else { 5 })].clone())
+            .map(|_| lists[rng.below(if round % 2 == 0 { 7 } else { 8 })].clone())
             .collect();
         let text = serde_json::to_string(&json!({"type": "doc", "version": 1, "content": blocks}))
             .unwrap();

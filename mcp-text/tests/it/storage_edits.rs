@@ -8,7 +8,7 @@ use mcp_text::{adf, storage};
 use serde_json::Value;
 
 use crate::adf_properties::{edit_judge, run_edits};
-use crate::gen::cases;
+use crate::gen::seeds;
 use crate::storage_props::document;
 
 pub const STORAGE_EDIT_CASES: u64 = 1000;
@@ -50,7 +50,7 @@ fn as_storage(node: &Value) -> Value {
 fn edits_of_a_pages_markdown_change_only_the_node_they_touch() {
     run_edits(
         "edits of a storage page's Markdown",
-        cases(STORAGE_EDIT_CASES),
+        seeds(STORAGE_EDIT_CASES),
         &mut |seed, edit| edit_judge(doc_of(seed)?, seed, edit, &writes_back, &as_storage),
     );
 }

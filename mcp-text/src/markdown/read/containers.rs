@@ -261,9 +261,16 @@ impl R<'_> {
                 | NodeType::Other(_)
         );
         let f = self.frame();
+        let in_section = f
+            .opens
+            .last()
+            .is_some_and(|o| !o.html && o.kind == NodeType::LayoutSection);
         let floor = f.opens.last().map_or(0, |o| o.start).min(f.children.len());
         let n = count.unwrap_or(0).min(f.children.len() - floor);
-        if !recoverable || n == 0 {
+        // A column's markers carry no count when it held one empty paragraph, which stood nowhere
+        // between them: in a section, that column is still one of its columns.
+        let empty_column = kind == NodeType::LayoutColumn && count.is_none() && in_section;
+        if !recoverable || (n == 0 && !empty_column) {
             self.warn(
                 line,
                 format!("`<!--/adf:{name}-->` closes nothing; ignored"),
@@ -271,7 +278,11 @@ impl R<'_> {
             return;
         }
         let at = f.children.len() - n;
-        let content: Vec<Node> = f.children.drain(at..).collect();
+        let content: Vec<Node> = if empty_column {
+            vec![Node::new(NodeType::Paragraph)]
+        } else {
+            f.children.drain(at..).collect()
+        };
         let content = if kind == NodeType::LayoutSection {
             self.section_columns(content, Vec::new(), line)
         } else {
@@ -295,7 +306,15 @@ impl R<'_> {
             node.set_attr("resourceId", "");
             node.set_attr("localId", "");
         }
-        self.warn(line, format!("`<!--/adf:{name}-->` has no open marker: its {n} block(s) are wrapped again, its attrs lost"));
+        let what = if empty_column {
+            "its column (an empty one) stands again".to_string()
+        } else {
+            format!("its {n} block(s) are wrapped again")
+        };
+        self.warn(
+            line,
+            format!("`<!--/adf:{name}-->` has no open marker: {what}, its attrs lost"),
+        );
         self.frame().children.push(node);
     }
 
