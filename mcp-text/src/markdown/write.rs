@@ -49,6 +49,15 @@ impl Sequence {
         }
     }
 
+    /// Inside a marker pair whose blocks go on the sequence around it: the pair's first block is the first
+    /// after its open marker, and a list there avoids these delimiters, as it would with the marker deleted.
+    fn within(bullet: Option<char>, ordered: Option<char>) -> Self {
+        Sequence {
+            started: false,
+            ..Sequence::following(bullet, ordered)
+        }
+    }
+
     /// Whether a block came before (the next is set off by a blank line).
     pub(super) fn started(&self) -> bool {
         self.started
@@ -267,8 +276,7 @@ impl<'a> W<'a> {
                 used = (prev_bullet, prev_ordered);
                 chained = true;
                 if !node.children().is_empty() && !inferred {
-                    let mut seq = Sequence::following(prev_bullet, prev_ordered);
-                    seq.started = false;
+                    let mut seq = Sequence::within(prev_bullet, prev_ordered);
                     for child in node.children() {
                         self.next_block(&mut seq, child, Parent::Other);
                     }
