@@ -136,8 +136,12 @@ impl<'a> W<'a> {
             bullet: left.bullet,
             ordered: left.ordered,
             // A list's line holds its own item's marker too (`- [ ] <!--adf:taskItem …-->`): that item
-            // stays with the marker deleted, and its text would take the next line in.
-            after_item_marker: opens_item && !left.list && self.marker_alone(at),
+            // stays with the marker deleted, and its text would take the next line in. A quote's marker
+            // (`- > <!--adf:…-->`) is the quote's line: a quote right under it would join it.
+            after_item_marker: opens_item
+                && !left.list
+                && node.kind != NodeType::Blockquote
+                && self.marker_alone(at),
             chained: seq.chained && left.chained,
         };
     }

@@ -332,6 +332,16 @@ fn plain_text(v: &Value) -> String {
     }
 }
 
+/// The byte where `a` and `b` first differ, a little before it (on a character boundary) for context.
+fn first_difference(a: &str, b: &str) -> usize {
+    let at = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    let mut from = at.saturating_sub(80);
+    while !a.is_char_boundary(from) {
+        from -= 1;
+    }
+    from
+}
+
 /// How many top-level nodes of `before` are not kept, in order, at the start or the end of `after`.
 fn changed_region(before: &[Value], after: &[Value]) -> (usize, usize, usize) {
     let prefix = before.iter().zip(after).take_while(|(a, b)| a == b).count();
@@ -492,16 +502,48 @@ pub fn edit_judge(
     }
     let after_top = after["content"].as_array().cloned().unwrap_or_default();
     // Top-level nodes compare as `same_as` makes them (the node itself, or what it writes as).
-    let (prefix, gone, came) = changed_region(
-        &before.iter().map(same_as).collect::<Vec<_>>(),
-        &after_top.iter().map(same_as).collect::<Vec<_>>(),
+    let (was, is) = (
+        before.iter().map(same_as).collect::<Vec<_>>(),
+        after_top.iter().map(same_as).collect::<Vec<_>>(),
     );
+    let (prefix, gone, came) = changed_region(&was, &is);
+    // The changed region as `same_as` makes it, the first difference of each pair of nodes first.
+    let region = || {
+        let side = |nodes: &[Value], count: usize, other: &[Value]| {
+            nodes[prefix..prefix + count]
+                .iter()
+                .enumerate()
+                .map(|(i, node)| {
+                    let text = match node {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    let partner = other.get(prefix + i).map(|n| match n {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    });
+                    let at = partner.map(|p| first_difference(&text, &p)).unwrap_or(0);
+                    format!(
+                        "\n    node {}, from byte {at}: {}",
+                        prefix + i,
+                        short(&text[at..], 600)
+                    )
+                })
+                .collect::<String>()
+        };
+        format!(
+            "\n  the region before:{}\n  the region after:{}",
+            side(&was, gone, &is),
+            side(&is, came, &was)
+        )
+    };
     match edit {
         Edit::Paragraph | Edit::ListItem => {
             if prefix != k || gone != 1 || came != 1 {
                 return Err(format!(
-                    "{edit:?} of top-level node {k}: nodes {prefix}..{} of the document changed into {came} nodes{}",
+                    "{edit:?} of top-level node {k}: nodes {prefix}..{} of the document changed into {came} nodes{}{}",
                     prefix + gone,
+                    region(),
                     context()
                 ));
             }
@@ -527,8 +569,9 @@ pub fn edit_judge(
         Edit::DeleteMarker | Edit::MangleMarker => {
             if gone > 1 {
                 return Err(format!(
-                    "{edit:?}: one marker's edit changed {gone} top-level nodes ({prefix}..{}){}",
+                    "{edit:?}: one marker's edit changed {gone} top-level nodes ({prefix}..{}){}{}",
                     prefix + gone,
+                    region(),
                     context()
                 ));
             }

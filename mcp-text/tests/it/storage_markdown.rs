@@ -148,7 +148,7 @@ fn page_links_read_as_plain_links() {
 #[test]
 fn random_storage_documents_survive_markdown() {
     // From seed 545 on, a heading first in a bodied macro inside a list item came back bold.
-    for seed in 0..2000 {
+    for seed in crate::gen::seeds(2000) {
         let xml = document(seed, false);
         let md = to_markdown(&xml);
         let back = from_markdown(&md);
@@ -194,4 +194,28 @@ fn a_task_whose_body_is_paragraphs_keeps_its_task() {
         "{md}"
     );
     assert_eq!(from_markdown(&md), xml);
+}
+
+#[test]
+fn two_quotes_first_in_an_item_stay_two_when_the_first_is_one_marker() {
+    // Seed 24511 of the storage edits: a list item's quote that held only a macro wrote as the item's line
+    // (`12. > <!--adf:extension …-->`), and the quote after it followed with no blank line, as blocks do
+    // after a marker alone on an item's line. Under `>` it continued the first quote: the two came back
+    // as one.
+    let xml = "<ol start=\"12\"><li><blockquote><ac:structured-macro ac:name=\"toc\" ac:schema-version=\"1\" \
+               data-layout=\"default\" ac:local-id=\"loc-1\" ac:macro-id=\"mac-1\"></ac:structured-macro>\
+               </blockquote><blockquote><p>y</p></blockquote></li></ol>";
+    let md = to_markdown(xml);
+    assert!(md.contains("-->\n\n    > y"), "{md}");
+    assert_eq!(from_markdown(&md), xml, "{md}");
+    // With the marker deleted, the item's line keeps its quote, now empty (an empty paragraph), and the
+    // quote after it stays in the item.
+    let start = md.find("<!--").unwrap();
+    let end = md.find("-->").unwrap() + 3;
+    let edited = [&md[..start], &md[end..]].concat();
+    let back = storage::write(&markdown::read(&edited).doc);
+    assert_eq!(
+        back,
+        "<ol start=\"12\"><li><blockquote><p /></blockquote><blockquote><p>y</p></blockquote></li></ol>"
+    );
 }
