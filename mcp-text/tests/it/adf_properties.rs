@@ -522,6 +522,10 @@ pub fn edit_judge(
                         Value::String(s) => s.clone(),
                         other => other.to_string(),
                     });
+                    if partner.as_ref() == Some(&text) {
+                        // Between changed nodes: the region is one stretch.
+                        return format!("\n    node {}: unchanged", prefix + i);
+                    }
                     let at = partner.map(|p| first_difference(&text, &p)).unwrap_or(0);
                     format!(
                         "\n    node {}, from byte {at}: {}",
