@@ -334,9 +334,13 @@ pub(super) fn write(
             _ => None,
         }
     };
+    // The Markdown emphasis open before a run (its segment, its delimiter, its run's length): a run meant
+    // to open that can close too closes one of these if CommonMark's rule of 3 lets it.
+    let mut open: Vec<(usize, char, usize)> = Vec::new();
     loop {
         let mut changed = false;
         let mut t = 0;
+        open.clear();
         while t < toks.len() {
             let Some(c) = delim(&toks[t], &segs) else {
                 t += 1;
@@ -355,13 +359,49 @@ pub(super) fn write(
             let (left, right) = flanking(prev, next);
             let opens = toks[t..=e].iter().any(|x| matches!(x, Tok::Open(_)));
             let closes = toks[t..=e].iter().any(|x| matches!(x, Tok::Close(_)));
+            let run: usize = toks[t..=e]
+                .iter()
+                .map(|x| match x {
+                    Tok::Open(s) | Tok::Close(s) => match segs[*s].form {
+                        Form::Md(d, _, _) => d.len(),
+                        _ => 0,
+                    },
+                    _ => 0,
+                })
+                .sum();
+            for tok in &toks[t..=e] {
+                if let Tok::Close(s) = *tok {
+                    if let Some(i) = open.iter().rposition(|o| o.0 == s) {
+                        open.remove(i);
+                    }
+                }
+            }
+            // A run meant to open that flanks both ways (`*a**b**\<t>**c**d*`, the run between `>` and
+            // `<`) is tried as a closer first: it closes an emphasis still open before it unless CommonMark's
+            // rule of 3 forbids (the runs' lengths add up to a multiple of 3, not both multiples of 3).
+            // Then it is written as HTML.
+            let closes_earlier = c == '*'
+                && opens
+                && !closes
+                && left
+                && right
+                && open.iter().any(|&(_, oc, len)| {
+                    oc == c && ((len + run) % 3 != 0 || (len % 3 == 0 && run % 3 == 0))
+                });
             let ok = if opens && closes {
                 false
             } else if opens {
-                left
+                left && !closes_earlier
             } else {
                 right
             };
+            if ok && opens {
+                for tok in &toks[t..=e] {
+                    if let Tok::Open(s) = *tok {
+                        open.push((s, c, run));
+                    }
+                }
+            }
             if !ok {
                 for tok in &toks[t..=e] {
                     if let Tok::Open(s) | Tok::Close(s) = *tok {

@@ -795,3 +795,35 @@ fn an_empty_first_item_under_a_paragraph_stays_a_list() {
         }
     }
 }
+
+#[test]
+fn a_strong_span_reopened_between_punctuation_inside_emphasis_stays_strong() {
+    // Storage seeds 229226 and 257060 of 360,000: inside `*…*`, a strong span reopened right after `>` and
+    // before `\<` (`**\<b>`) flanks both ways, so CommonMark tries it as a closer first, and the rule of 3
+    // let it close the emphasis: the strong span lost its strong and the text after it its emphasis. Such an
+    // opener is now written as `<strong>`.
+    let em_strong = json!([{"type":"em"},{"type":"strong"}]);
+    let doc = node(
+        json!({"type":"doc","version":1,"content":[{"type":"paragraph","content":[
+        {"type":"text","text":"a","marks":em_strong},
+        {"type":"text","text":"<t>","marks":[{"type":"em"}]},
+        {"type":"text","text":"<b> ","marks":em_strong},
+        {"type":"text","text":"L","marks":[{"type":"em"},{"type":"strong"},
+            {"type":"link","attrs":{"href":"attachment:x y.pdf"}}]},
+        {"type":"text","text":"&","marks":em_strong},
+        {"type":"text","text":"*c","marks":[{"type":"em"}]}]}]}),
+    );
+    let md = round_trip(&doc);
+    assert!(
+        md.starts_with("***a**\\<t><strong>\\<b>&#32;</strong>"),
+        "{md}"
+    );
+    // Where no emphasis is open, the same run opens as Markdown.
+    let doc = node(
+        json!({"type":"doc","version":1,"content":[{"type":"paragraph","content":[
+        {"type":"text","text":"<t>"},
+        {"type":"text","text":"<b>","marks":[{"type":"strong"}]},
+        {"type":"text","text":"."}]}]}),
+    );
+    assert_eq!(round_trip(&doc).trim_end(), "\\<t>**\\<b>**.");
+}
