@@ -15,9 +15,10 @@ use crate::model::{Attrs, Key, Mark, Node};
 /// The members of a diff.
 const MEMBERS: [&str; 6] = ["attrs", "-attrs", "marks", "content", "text", "extra"];
 
-/// Whether `key` names a member of a diff.
-pub(super) fn is_member(key: &str) -> bool {
-    MEMBERS.contains(&key)
+/// Whether `key` names a member of a diff. `"type"` is one in the root's marker alone (a root of
+/// another type than `doc`), where the short form must therefore not start with it either.
+pub(super) fn is_member(key: &str, root: bool) -> bool {
+    MEMBERS.contains(&key) || (root && key == "type")
 }
 
 /// One attribute value the plain Markdown conveys, borrowed so that checking a node costs nothing.
@@ -107,6 +108,8 @@ pub(super) struct Diff<'d> {
     text: Option<&'d str>,
     /// `"type"`: only a document's root that is no `doc` has it.
     kind: Option<&'d str>,
+    /// The diff is the root's (see [`is_member`]).
+    root: bool,
 }
 
 impl Default for Diff<'_> {
@@ -124,6 +127,7 @@ impl<'d> Diff<'d> {
         marks: None,
         text: None,
         kind: None,
+        root: false,
     };
 
     /// A diff holding `attrs` whole (`{"attrs":{...}}`).
@@ -170,6 +174,11 @@ impl<'d> Diff<'d> {
         self.kind = Some(kind);
     }
 
+    /// Makes it the root's diff, where `"type"` is a member (see [`is_member`]).
+    pub(super) fn set_root(&mut self) {
+        self.root = true;
+    }
+
     /// The attrs object alone, when it is the diff's only member and one of its names is no diff member
     /// (the short form: the reader tells it from a diff by that name).
     fn short(&self) -> Option<AttrsDiff<'d>> {
@@ -182,13 +191,13 @@ impl<'d> Diff<'d> {
             return None;
         }
         match self.attrs {
-            AttrsDiff::Whole(a) if a.keys().any(|k| !is_member(k)) => Some(self.attrs),
+            AttrsDiff::Whole(a) if a.keys().any(|k| !is_member(k, self.root)) => Some(self.attrs),
             AttrsDiff::Patch {
                 attrs,
                 inf,
                 patch: true,
                 removed: false,
-            } if patched(attrs, inf).any(|(k, _)| !is_member(k)) => Some(self.attrs),
+            } if patched(attrs, inf).any(|(k, _)| !is_member(k, self.root)) => Some(self.attrs),
             _ => None,
         }
     }
@@ -479,7 +488,9 @@ mod tests {
                 // Written, the diff takes the short form where the map would.
                 let map: Map<String, Value> = serde_json::from_str(&map).unwrap();
                 let short = match map.get("attrs") {
-                    Some(Value::Object(a)) if map.len() == 1 && a.keys().any(|k| !is_member(k)) => {
+                    Some(Value::Object(a))
+                        if map.len() == 1 && a.keys().any(|k| !is_member(k, false)) =>
+                    {
                         serde_json::to_string(a).unwrap()
                     }
                     _ => serde_json::to_string(&map).unwrap(),

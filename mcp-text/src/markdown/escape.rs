@@ -159,7 +159,9 @@ fn text_by_char(out: &mut String, s: &str, ctx: &Ctx) {
             s[i..].chars().next()
         }
     };
-    let is_ws = |c: u8| c == b' ' || c == b'\t';
+    // What Markdown strips at a line's edges: spaces and tabs, and the line tabulation and form feed
+    // (a line of only those is blank).
+    let is_ws = |c: u8| matches!(c, b' ' | b'\t' | 0x0b | 0x0c);
     let lead_ws = b.iter().take_while(|c| is_ws(**c)).count();
     let trail_ws_start = n - b.iter().rev().take_while(|c| is_ws(**c)).count();
     let line_escape = if ctx.line_start {
@@ -214,7 +216,12 @@ fn text_by_char(out: &mut String, s: &str, ctx: &Ctx) {
         // An ASCII character (`as_is` took the others).
         let c = b[i];
         if edge_ws(i) {
-            out.push_str(if c == b' ' { "&#32;" } else { "&#9;" });
+            out.push_str(match c {
+                b' ' => "&#32;",
+                b'\t' => "&#9;",
+                0x0b => "&#11;",
+                _ => "&#12;",
+            });
             i += 1;
             continue;
         }
@@ -290,11 +297,13 @@ fn text_by_char(out: &mut String, s: &str, ctx: &Ctx) {
                 out.push_str("\\:")
             }
             b'@' => {
-                // `a@b.com` is an email autolink in GFM.
+                // `a@b.com` is an email autolink in GFM, and so is `a@.b.c` to the reader
+                // (`autolink::find`): its domain may start with any character a domain holds.
                 let prev = char_before(i);
                 if prev.is_some_and(|p| {
                     p.is_ascii_alphanumeric() || matches!(p, '.' | '-' | '_' | '+')
-                }) && char_at(i + 1).is_some_and(|d| d.is_ascii_alphanumeric())
+                }) && char_at(i + 1)
+                    .is_some_and(|d| d.is_ascii_alphanumeric() || matches!(d, '.' | '-' | '_'))
                 {
                     out.push('\\');
                 }

@@ -379,7 +379,10 @@ pub(super) fn write(
             // A run meant to open that flanks both ways (`*a**b**\<t>**c**d*`, the run between `>` and
             // `<`) is tried as a closer first: it closes an emphasis still open before it unless CommonMark's
             // rule of 3 forbids (the runs' lengths add up to a multiple of 3, not both multiples of 3).
-            // Then it is written as HTML.
+            // Then it is written as HTML. A run meant to close needs no such check: the spans nest, so the
+            // nearest opener it can meet is its own, and the rule of 3 never keeps it from that one (an
+            // emphasis opens in a run of 1 or 3 and closes in a run of 1 or 3, a strong span in 2 or 3,
+            // so the two add up to 2, 4, 5 or 6, and 6 only as 3 and 3).
             let closes_earlier = c == '*'
                 && opens
                 && !closes

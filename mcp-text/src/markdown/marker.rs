@@ -19,10 +19,27 @@ use crate::model::{Attrs, Mark, Node, NodeType};
 
 pub(super) use super::diff::{diff, inferred_attrs, mark_diff, whole, Diff, Inf, Inferred};
 
+/// Whether a container of this type read with no block between its markers holds an empty paragraph
+/// (ADF requires these to hold a block; the writer says `content: []` for one that is really empty),
+/// so that the writer leaves one holding only an empty paragraph with nothing between its markers.
+pub(super) fn filled_when_empty(kind: &NodeType) -> bool {
+    matches!(
+        kind,
+        NodeType::TableCell
+            | NodeType::TableHeader
+            | NodeType::Expand
+            | NodeType::NestedExpand
+            | NodeType::LayoutColumn
+            | NodeType::BodiedExtension
+            | NodeType::BodiedSyncBlock
+    )
+}
+
 /// A diff as written, short or not: an object with a name that is no diff member is the short form
-/// (`{"localId":"x"}` means `{"attrs":{"localId":"x"}}`).
-fn long(d: Map<String, Value>) -> Map<String, Value> {
-    if d.keys().all(|k| is_member(k)) {
+/// (`{"localId":"x"}` means `{"attrs":{"localId":"x"}}`). `root`: the root's marker, where `"type"` is a
+/// member.
+fn long(d: Map<String, Value>, root: bool) -> Map<String, Value> {
+    if d.keys().all(|k| is_member(k, root)) {
         return d;
     }
     let mut full = Map::new();
@@ -34,7 +51,7 @@ fn long(d: Map<String, Value>) -> Map<String, Value> {
 /// node is then left as the plain Markdown made it).
 pub(super) fn apply(node: &mut Node, d: &Map<String, Value>) -> Result<(), String> {
     for key in d.keys() {
-        if !is_member(key) {
+        if !is_member(key, false) {
             return Err(format!("unknown member `{key}`"));
         }
     }
@@ -249,7 +266,8 @@ pub(super) fn parse_comment(inner: &str) -> Result<Option<Marker>, String> {
         Map::new()
     } else {
         match serde_json::from_str::<Value>(json) {
-            Ok(Value::Object(d)) => long(d),
+            // The root's marker is the only `doc` marker that is no whole node.
+            Ok(Value::Object(d)) => long(d, kind == NodeType::Doc && !leaf),
             Ok(_) => return Err(format!("the `{name}` marker's JSON is not an object")),
             Err(e) => return Err(format!("the `{name}` marker's JSON does not parse: {e}")),
         }
@@ -271,7 +289,7 @@ pub(super) fn title_diff(title: &str) -> Option<Map<String, Value>> {
         return None;
     }
     match serde_json::from_str::<Value>(title) {
-        Ok(Value::Object(d)) => Some(long(d)),
+        Ok(Value::Object(d)) => Some(long(d, false)),
         _ => None,
     }
 }

@@ -183,9 +183,10 @@ pub fn root_marker(doc: &Node, options: &WriteOptions) -> String {
     if let Some(text) = &doc.text {
         d.get_or_insert_with(marker::Diff::default).set_text(text);
     }
-    let Some(d) = d else {
+    let Some(mut d) = d else {
         return String::new();
     };
+    d.set_root();
     let mut w = writer::W::new(options, 64);
     w.marker("doc", Some(&d), false);
     w.blank();

@@ -224,13 +224,19 @@ impl<'a> W<'a> {
         // Whether it depends on `prev_*`: lists by their delimiter, markers alone by passing them on.
         let mut chained = false;
         let mut list = false;
-        match node.kind {
+        // `text` on a node other than text is off the schema, and no Markdown form of a block shows it:
+        // such a node is written as text at block level is, the whole node in one marker (the last arm).
+        let kind = match node.text {
+            Some(_) => &NodeType::Text,
+            None => &node.kind,
+        };
+        match kind {
             NodeType::Paragraph if plain_inline_container(node) => self.paragraph(node, parent),
             // An empty heading is `##` alone (its `content: []`, if present, in a modifier).
-            NodeType::Heading if node.text.is_none() => self.heading(node, parent),
+            NodeType::Heading => self.heading(node, parent),
             NodeType::CodeBlock if plain_code(node) => self.code_block(node),
             NodeType::Blockquote => self.quote(node),
-            NodeType::Rule if node.content.is_none() && node.text.is_none() => {
+            NodeType::Rule if node.content.is_none() => {
                 self.modifier(node, Inferred::new(None, false), false);
                 // On a list item's first line, `- ---` would be one thematic break: `___` is not.
                 self.line(if self.pending > 0 { "___" } else { "---" });
@@ -260,15 +266,15 @@ impl<'a> W<'a> {
             | NodeType::BodiedExtension
             | NodeType::BodiedSyncBlock
             | NodeType::SyncBlock
-                if node.content.is_some() && node.text.is_none() && pair_ok(node) =>
+                if node.content.is_some() && pair_ok(node) =>
             {
                 let mut d = marker::diff(node, Inferred::new(None, true));
-                if node.children().is_empty() && node.kind != NodeType::LayoutSection {
+                if node.children().is_empty() && marker::filled_when_empty(&node.kind) {
                     // The reader gives an empty one an empty paragraph (ADF requires a block).
                     d.get_or_insert_with(marker::Diff::default)
                         .set_empty_content();
                 }
-                let inferred = node.kind != NodeType::LayoutSection && only_empty_paragraph(node);
+                let inferred = marker::filled_when_empty(&node.kind) && only_empty_paragraph(node);
                 // How many blocks it holds, on both markers: a reader that meets one without the other
                 // (deleted or mangled) still knows where the container ends or began.
                 let count = if inferred { 0 } else { node.children().len() };
@@ -409,7 +415,9 @@ impl<'a> W<'a> {
     fn quote(&mut self, node: &Node) {
         self.modifier(node, Inferred::new(None, true), false);
         self.push_prefix("> ", None);
-        if only_empty_paragraph(node) {
+        // An empty quote is `>` alone, as one holding an empty paragraph is (its modifier tells them
+        // apart): with no line of its own, its modifier would fall on the next block.
+        if node.children().is_empty() || only_empty_paragraph(node) {
             self.line("");
         } else {
             self.blocks(node.children(), Parent::Quote);
@@ -501,12 +509,12 @@ impl<'a> W<'a> {
         };
         let inf_pairs = [("order", Inf::Int(start))];
         let inf = Inferred::new(is_ordered.then_some(&inf_pairs[..]), true);
-        self.modifier(node, inf, false);
         if node.children().is_empty() {
-            // A list with no items has no Markdown: the modifier cannot stand alone.
+            // A list with no items has no Markdown: the whole list is one marker, with no modifier.
             self.leaf(node);
             return (None, None);
         }
+        self.modifier(node, inf, false);
         for (i, item) in node.children().iter().enumerate() {
             let mut marker = String::with_capacity(8);
             if is_ordered {

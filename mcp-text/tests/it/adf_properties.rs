@@ -14,6 +14,7 @@ use mcp_text::{adf, markdown, Read};
 use pulldown_cmark::{Event, Options, Parser};
 use serde_json::{json, Value};
 
+use crate::difference::first_difference;
 use crate::gen::{seeds, Gen, Rng};
 use crate::schema::{schema, short, Schema};
 
@@ -332,16 +333,6 @@ fn plain_text(v: &Value) -> String {
     }
 }
 
-/// The byte where `a` and `b` first differ, a little before it (on a character boundary) for context.
-fn first_difference(a: &str, b: &str) -> usize {
-    let at = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
-    let mut from = at.saturating_sub(80);
-    while !a.is_char_boundary(from) {
-        from -= 1;
-    }
-    from
-}
-
 /// How many top-level nodes of `before` are not kept, in order, at the start or the end of `after`.
 fn changed_region(before: &[Value], after: &[Value]) -> (usize, usize, usize) {
     let prefix = before.iter().zip(after).take_while(|(a, b)| a == b).count();
@@ -526,7 +517,9 @@ pub fn edit_judge(
                         // Between changed nodes: the region is one stretch.
                         return format!("\n    node {}: unchanged", prefix + i);
                     }
-                    let at = partner.map(|p| first_difference(&text, &p)).unwrap_or(0);
+                    let at = partner
+                        .map(|p| first_difference(&text, &p, 80).1)
+                        .unwrap_or(0);
                     format!(
                         "\n    node {}, from byte {at}: {}",
                         prefix + i,

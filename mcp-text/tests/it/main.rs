@@ -1,10 +1,12 @@
 //! The integration tests of mcp-text: one binary, a module per subject.
 
+mod adf_off_schema;
 mod adf_properties;
 mod adf_readers;
 mod cli_inputs;
 mod cli_split;
 mod commonmark_adf;
+mod difference;
 mod gen;
 mod html_cli;
 mod html_markdown;
@@ -22,6 +24,7 @@ mod storage_edits;
 mod storage_links;
 mod storage_macros;
 mod storage_markdown;
+mod storage_off_schema;
 mod storage_props;
 mod storage_read;
 mod storage_stream;

@@ -594,11 +594,7 @@ const CASES: u64 = 1500;
 
 /// Where two strings first differ, with some context (the whole documents are long).
 pub fn diff(a: &str, b: &str) -> String {
-    let at = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
-    let mut start = at.saturating_sub(150);
-    while !a.is_char_boundary(start) {
-        start -= 1;
-    }
+    let (at, start) = crate::difference::first_difference(a, b, 150);
     let end = |s: &str| {
         let mut e = (at + 150).min(s.len());
         while !s.is_char_boundary(e) {

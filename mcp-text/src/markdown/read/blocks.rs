@@ -382,9 +382,23 @@ impl R<'_> {
                         Tok::Open { name, attrs, .. } => match name.as_str() {
                             "summary" => summary = Some(String::new()),
                             "details" => {
-                                let nested = self.frame().opens.last().is_some_and(|o| {
+                                // In what it opens: a marker still pending that is no expand's
+                                // own opens first (`html_open`), as its container.
+                                let f = self.frame();
+                                let parent = match &f.pending {
+                                    Some(p)
+                                        if !matches!(
+                                            p.kind,
+                                            NodeType::Expand | NodeType::NestedExpand
+                                        ) =>
+                                    {
+                                        Some(&p.kind)
+                                    }
+                                    _ => f.opens.last().map(|o| &o.kind),
+                                };
+                                let nested = parent.is_some_and(|kind| {
                                     matches!(
-                                        o.kind,
+                                        kind,
                                         NodeType::TableCell
                                             | NodeType::TableHeader
                                             | NodeType::Expand

@@ -2,7 +2,7 @@
 //! `<!--/adf:layoutColumn 2-->`, `<details>`, `<table>`): opened, closed, and ended where they ended when
 //! one of their markers was lost.
 
-use super::super::marker::Marker;
+use super::super::marker::{self, Marker};
 use super::state::*;
 use crate::model::{Attrs, Node, NodeType};
 use serde_json::Value;
@@ -103,18 +103,7 @@ impl R<'_> {
             // ADF requires a nested expand's attrs (an expand's are optional).
             node.attrs = Some(Attrs::new());
         }
-        // Containers ADF requires to hold a block: empty, they hold an empty paragraph (the writer
-        // says `content: []` for one that really is empty).
-        let empty_default = matches!(
-            open.kind,
-            NodeType::TableCell
-                | NodeType::TableHeader
-                | NodeType::Expand
-                | NodeType::NestedExpand
-                | NodeType::LayoutColumn
-                | NodeType::BodiedExtension
-                | NodeType::BodiedSyncBlock
-        ) && content.is_empty();
+        let empty_default = marker::filled_when_empty(&open.kind) && content.is_empty();
         node.content = Some(shrunk(if empty_default {
             vec![Node::new(NodeType::Paragraph)]
         } else {
