@@ -324,7 +324,8 @@ fn scheme_before(b: &[u8]) -> bool {
 /// The byte to escape so that a line starting with `b` stays a paragraph line.
 fn line_start_escape(b: &[u8]) -> Option<usize> {
     let first = *b.first()?;
-    let is_ws = |c: &u8| *c == b' ' || *c == b'\t';
+    // pulldown-cmark takes a line tabulation or form feed after a marker as it takes a space.
+    let is_ws = |c: &u8| matches!(c, b' ' | b'\t' | 0x0b | 0x0c);
     match first {
         b'#' => {
             let hashes = b.iter().take_while(|&&c| c == b'#').count();
@@ -353,7 +354,7 @@ fn line_start_escape(b: &[u8]) -> Option<usize> {
 fn delimiter_row(b: &[u8]) -> bool {
     b.contains(&b'-')
         && b.iter()
-            .all(|&c| matches!(c, b'|' | b'-' | b':' | b' ' | b'\t'))
+            .all(|&c| matches!(c, b'|' | b'-' | b':' | b' ' | b'\t' | 0x0b | 0x0c))
 }
 
 /// In a heading, a trailing ` ###` run (or the whole text being `#`s) would be read as a closing

@@ -832,7 +832,10 @@ fn a_strong_span_reopened_between_punctuation_inside_emphasis_stays_strong() {
 fn a_form_feed_or_line_tabulation_at_a_line_edge_is_kept() {
     // Markdown strips them at a line's edges as it strips spaces and tabs (found by the storage fuzz
     // target: a page of two control characters lost its form feed). The edge one is an entity.
-    for text in [
+    // After a line's first marker (`#`, `-`, `1.`) pulldown-cmark takes either for a space: such a
+    // line is escaped as one with a space is (found by CI's storage fuzzing: `#\f\f \f\fr` became a
+    // heading).
+    let texts = [
         "\u{c}",
         "a\u{c}",
         "\u{c}a",
@@ -840,7 +843,18 @@ fn a_form_feed_or_line_tabulation_at_a_line_edge_is_kept() {
         "a\u{b}",
         "\u{1}\u{c}",
         " \u{c} ",
-    ] {
+        "#\u{c}a",
+        "#\u{b}a",
+        "#\u{c}\u{c} \u{c}\u{c}r",
+        "-\u{c}a",
+        "+\u{b}a",
+        "1.\u{c}a",
+        "2)\u{b}a",
+        "-\u{c}-\u{c}-",
+        "=\u{c}",
+        "|-\u{c}|",
+    ];
+    for text in texts {
         let para = json!({"type": "paragraph", "content": [{"type": "text", "text": text}]});
         for doc in [
             json!({"type": "doc", "version": 1, "content": [para.clone()]}),
