@@ -159,9 +159,7 @@ fn text_by_char(out: &mut String, s: &str, ctx: &Ctx) {
             s[i..].chars().next()
         }
     };
-    // What Markdown strips at a line's edges: spaces and tabs, and the line tabulation and form feed
-    // (a line of only those is blank).
-    let is_ws = |c: u8| matches!(c, b' ' | b'\t' | 0x0b | 0x0c);
+    let is_ws = md_space;
     let lead_ws = b.iter().take_while(|c| is_ws(**c)).count();
     let trail_ws_start = n - b.iter().rev().take_while(|c| is_ws(**c)).count();
     let line_escape = if ctx.line_start {
@@ -321,11 +319,16 @@ fn scheme_before(b: &[u8]) -> bool {
     tail.ends_with(b"http") || tail.ends_with(b"https") || tail.ends_with(b"ftp")
 }
 
+/// What pulldown-cmark takes for a space around a line's markers and strips at its edges: a space, a tab,
+/// a line tabulation or a form feed (a line of only these is blank).
+fn md_space(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | 0x0b | 0x0c)
+}
+
 /// The byte to escape so that a line starting with `b` stays a paragraph line.
 fn line_start_escape(b: &[u8]) -> Option<usize> {
     let first = *b.first()?;
-    // pulldown-cmark takes a line tabulation or form feed after a marker as it takes a space.
-    let is_ws = |c: &u8| matches!(c, b' ' | b'\t' | 0x0b | 0x0c);
+    let is_ws = |c: &u8| md_space(*c);
     match first {
         b'#' => {
             let hashes = b.iter().take_while(|&&c| c == b'#').count();
@@ -354,7 +357,7 @@ fn line_start_escape(b: &[u8]) -> Option<usize> {
 fn delimiter_row(b: &[u8]) -> bool {
     b.contains(&b'-')
         && b.iter()
-            .all(|&c| matches!(c, b'|' | b'-' | b':' | b' ' | b'\t' | 0x0b | 0x0c))
+            .all(|&c| matches!(c, b'|' | b'-' | b':') || md_space(c))
 }
 
 /// In a heading, a trailing ` ###` run (or the whole text being `#`s) would be read as a closing
