@@ -24,6 +24,7 @@ pub fn document(dom: &Dom, each: &mut dyn FnMut(Vec<Node>)) -> Node {
         effective: Vec::new(),
         language: None,
         nested: 0,
+        heading: false,
         each,
     };
     let mut out = Blocks {
@@ -135,6 +136,7 @@ impl<'e> Growing<'e> {
             effective: std::mem::take(&mut self.effective),
             language: self.language.take(),
             nested: 0,
+            heading: false,
             each: &mut *self.each,
         };
         reader.grow(&mut self.walk, 0, open, &mut self.out);
@@ -198,6 +200,8 @@ struct Reader<'a> {
     language: Option<String>,
     /// Enclosing expands and table cells: a `details` there is a `nestedExpand`.
     nested: usize,
+    /// Inside a heading, where a link into the page is the heading's permalink.
+    heading: bool,
     /// Where the document's finished root blocks go.
     each: &'a mut dyn FnMut(Vec<Node>),
 }
@@ -374,6 +378,9 @@ impl Reader<'_> {
     }
 
     fn node(&mut self, id: Id, out: &mut Blocks) {
+        if self.heading && self.is_permalink_glyph(id) {
+            return;
+        }
         match self.enter(id, out) {
             Some(exit) => {
                 self.content(id, out);
@@ -401,6 +408,8 @@ impl Reader<'_> {
                 Exit::Flush
             }
             n!("a") => match node.attr(&n!("href")) {
+                // A heading's permalink (`<h2 id="x"><a href="#x">Text</a></h2>`): its text alone.
+                Some(href) if self.heading && href.trim_start().starts_with('#') => Exit::Content,
                 Some(href)
                     if !href
                         .trim_start()
@@ -546,7 +555,9 @@ impl Reader<'_> {
     fn heading(&mut self, id: Id, name: &LocalName, out: &mut Blocks) {
         let level = name.as_bytes()[1] - b'0';
         let mut inner = Blocks::default();
+        let outer = std::mem::replace(&mut self.heading, true);
         self.content(id, &mut inner);
+        self.heading = outer;
         out.flush();
         let mut text: Vec<Node> = Vec::new();
         let mut at = None;
@@ -566,6 +577,36 @@ impl Reader<'_> {
             heading.set_attr("level", level);
             out.blocks.insert(at, heading);
         }
+    }
+
+    /// Whether `id` is a link into the page whose text is a sign alone, no word (`§`, `¶`, `#`, `🔗`, or
+    /// nothing but an icon): a heading's permalink, which says nothing once the page is text.
+    fn is_permalink_glyph(&self, id: Id) -> bool {
+        let node = self.dom.node(id);
+        if node.name() != Some(&local_name!("a"))
+            || !node
+                .attr(&local_name!("href"))
+                .is_some_and(|href| href.trim_start().starts_with('#'))
+        {
+            return false;
+        }
+        let mut signs = 0;
+        self.only_signs(id, &mut signs)
+    }
+
+    /// Whether the text under `id` is no word and at most two signs besides spaces (`signs` counts them):
+    /// stops at the first letter or digit, or the third sign.
+    fn only_signs(&self, id: Id, signs: &mut usize) -> bool {
+        self.dom
+            .children(id)
+            .all(|child| match &self.dom.node(child).data {
+                Data::Text(t) => t.chars().filter(|c| !c.is_whitespace()).all(|c| {
+                    *signs += 1;
+                    *signs <= 2 && !c.is_alphanumeric()
+                }),
+                Data::Element { .. } => self.only_signs(child, signs),
+                Data::Document => true,
+            })
     }
 
     fn list(&mut self, id: Id, name: &LocalName, out: &mut Blocks) {

@@ -1,7 +1,8 @@
 //! HTML to the model, for web pages: what a reader of the page sees, as Markdown can say it.
 //!
-//! Read only, and lossy on purpose: scripts, styles, navigation, the page's banner and footer, asides,
-//! forms, `noscript`, `template`, `svg`, hidden elements and comments are dropped; when the page has a
+//! Read only, and lossy on purpose: scripts, styles, navigation, the page's banner and footer, asides
+//! (as elements or by their ARIA `role`), forms, `noscript`, `template`, `svg`, hidden elements, comments and
+//! headings' permalinks are dropped; when the page has a
 //! `main` (or else `article`s) only that is read. Everything else keeps its meaning: headings, paragraphs,
 //! lists (nested, with `start`), block quotes, rules, code blocks with their language, GFM tables (`th` and
 //! `thead` cells are headers), `details` as expands, links and images (URLs exactly as written), and

@@ -575,13 +575,41 @@ fn drops(name: &LocalName, attrs: &[html5ever::Attribute], sectioned: bool) -> b
         | n!("dialog") => true,
         // A page's banner and footer are chrome; an article's are its own.
         n!("header") | n!("footer") => !sectioned,
-        // A checkbox is kept: it marks a task list item.
-        n!("input") => !attrs
-            .iter()
-            .any(|a| a.name.local == n!("type") && a.value.eq_ignore_ascii_case("checkbox")),
+        // A checkbox is kept: it marks a task list item. One given another role (a menu's toggle,
+        // `role="button"`) is a control.
+        n!("input") => {
+            !attrs
+                .iter()
+                .any(|a| a.name.local == n!("type") && a.value.eq_ignore_ascii_case("checkbox"))
+                || role(attrs).is_some_and(|role| role != "checkbox")
+        }
         _ => false,
     };
-    by_name || attrs.iter().any(hides)
+    by_name || attrs.iter().any(hides) || role(attrs).is_some_and(chrome_role)
+}
+
+/// The role an element's `role` attribute gives it: the first of its words (ARIA takes the first it
+/// knows; every role this reader acts on is one), in lower case.
+fn role(attrs: &[html5ever::Attribute]) -> Option<String> {
+    let attr = attrs.iter().find(|a| a.name.local == local_name!("role"))?;
+    let first = attr.value.split_ascii_whitespace().next()?;
+    Some(first.to_ascii_lowercase())
+}
+
+/// The roles of the elements dropped by name, given to any element: the landmarks of page chrome
+/// (`navigation` is `nav`, `complementary` is `aside`, `banner` and `contentinfo` are a page's own
+/// `header` and `footer`, `search` a search form) and `dialog`.
+fn chrome_role(role: String) -> bool {
+    matches!(
+        &*role,
+        "navigation"
+            | "complementary"
+            | "banner"
+            | "contentinfo"
+            | "search"
+            | "dialog"
+            | "alertdialog"
+    )
 }
 
 /// `hidden`, `aria-hidden="true"`, `style="display: none"`, `style="visibility: hidden"`.

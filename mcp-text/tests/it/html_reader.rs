@@ -216,6 +216,68 @@ fn without_main_or_article_the_whole_body_is_read_but_chrome_is_not() {
 }
 
 #[test]
+fn chrome_by_its_aria_role_is_dropped_as_chrome_by_name_is() {
+    // Wikipedia's navboxes, sites' menus, search boxes, sidebars, banners and footers written as divs.
+    let doc = read(
+        r#"<main><div role="banner">Site</div><p>Body</p>
+        <div role="navigation" class="navbox"><table><tr><td><a href="/a">A</a></td></tr></table></div>
+        <div role="Navigation main">Menu</div><div role="search">Find</div><div role="complementary">Aside</div>
+        <div role="dialog">Cookies?</div><div role="contentinfo">Foot</div>
+        <div role="note">Kept</div><div role="region">Kept too</div></main>"#,
+    );
+    assert_eq!(
+        outline(&doc),
+        "doc\n  paragraph\n    text \"Body\"\n  paragraph\n    text \"Kept\"\n  paragraph\n    text \"Kept too\"\n"
+    );
+}
+
+#[test]
+fn a_checkbox_with_another_role_is_a_control_not_a_task() {
+    // Wikipedia's language menu opens with `<input type="checkbox" role="button">`: no `[ ]` in the text.
+    let doc = read(
+        r#"<p><input type="checkbox" role="button" aria-label="Languages">Languages</p>
+        <ul><li><input type="checkbox" role="checkbox" checked> done</li><li><input type="checkbox"> open</li></ul>"#,
+    );
+    assert_eq!(
+        outline(&doc),
+        "doc\n  paragraph\n    text \"Languages\"\n  bulletList\n    listItem\n      paragraph\n        text \"[x] done\"\n    listItem\n      paragraph\n        text \"[ ] open\"\n"
+    );
+}
+
+#[test]
+fn a_headings_permalink_leaves_its_text_and_a_sign_alone_goes() {
+    // mdBook links the whole heading to itself, rustdoc puts `§` before it, Sphinx `¶` after it, GitHub
+    // an icon: the text stays, without a link that points nowhere once the page is text.
+    let doc = read(
+        r##"<h1 id="intro"><a class="header" href="#intro">Intro</a></h1>
+        <h2 id="examples"><a class="doc-anchor" href="#examples">§</a>Examples</h2>
+        <h2>Usage<a class="headerlink" href="#usage" title="Link to this heading">¶</a></h2>
+        <h3 id="x"><a href="#x"><svg><path d="M0"/></svg></a>Icon</h3>
+        <h3><a href="#top">#1</a> <a href="/other">Other page</a></h3>
+        <p><a href="#examples">§</a> in a paragraph is a link</p>"##,
+    );
+    assert_eq!(
+        outline(&doc),
+        r##"doc
+  heading {"level":1}
+    text "Intro"
+  heading {"level":2}
+    text "Examples"
+  heading {"level":2}
+    text "Usage"
+  heading {"level":3}
+    text "Icon"
+  heading {"level":3}
+    text "#1 "
+    text "Other page" +link{"href":"/other"}
+  paragraph
+    text "§" +link{"href":"#examples"}
+    text " in a paragraph is a link"
+"##
+    );
+}
+
+#[test]
 fn every_outermost_article_is_read_in_order() {
     let doc = read("<p>Teaser</p><article><p>A</p><article><p>B</p></article></article><article><p>C</p></article>");
     let texts: Vec<_> = outline(&doc)
