@@ -680,17 +680,33 @@ impl Reader<'_> {
     }
 
     /// The text under `id` as it stands (a `br` is a newline); the first language a `code` inside names.
+    /// A `code` right after another (no text between) starts on a line of its own: pages give one
+    /// example in two flavours that way (Node.js's docs: ES modules and CommonJS, one shown at a time).
     fn code_text(&self, id: Id, text: &mut String, language: &mut Option<String>) {
+        let mut after_code = false;
         for child in self.dom.children(id) {
             let node = self.dom.node(child);
             match &node.data {
-                Data::Text(t) => text.push_str(t),
-                Data::Element { name, .. } if *name == local_name!("br") => text.push('\n'),
-                Data::Element { .. } => {
+                Data::Text(t) => {
+                    text.push_str(t);
+                    after_code &= t.is_empty();
+                }
+                Data::Element { name, .. } if *name == local_name!("br") => {
+                    text.push('\n');
+                    after_code = false;
+                }
+                Data::Element { name, .. } => {
+                    let code = *name == local_name!("code");
+                    if code && after_code && !text.is_empty() && !text.ends_with('\n') {
+                        text.push('\n');
+                    }
                     if language.is_none() {
                         *language = self.language_hint(child);
                     }
+                    let before = text.len();
                     self.code_text(child, text, language);
+                    // An element with no text (a flavour's toggle) keeps what came before it.
+                    after_code = code || (after_code && text.len() == before);
                 }
                 Data::Document => {}
             }

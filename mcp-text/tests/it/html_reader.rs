@@ -278,6 +278,27 @@ fn a_headings_permalink_leaves_its_text_and_a_sign_alone_goes() {
 }
 
 #[test]
+fn two_codes_side_by_side_in_a_pre_are_two_lines_not_one() {
+    // Node.js's docs give each example as ES modules and as CommonJS, a checkbox showing one at a time.
+    let doc = read(
+        r#"<pre><input type="checkbox" checked><code class="language-js mjs">import fs from 'node:fs';</code><code class="language-js cjs">const fs = require('node:fs');</code><button>copy</button></pre>
+        <pre><code>a</code> + <code>b</code></pre><pre><code>x
+</code><code>y</code></pre>"#,
+    );
+    assert_eq!(
+        outline(&doc),
+        r#"doc
+  codeBlock {"language":"js"}
+    text "import fs from 'node:fs';\nconst fs = require('node:fs');"
+  codeBlock
+    text "a + b"
+  codeBlock
+    text "x\ny"
+"#
+    );
+}
+
+#[test]
 fn every_outermost_article_is_read_in_order() {
     let doc = read("<p>Teaser</p><article><p>A</p><article><p>B</p></article></article><article><p>C</p></article>");
     let texts: Vec<_> = outline(&doc)
