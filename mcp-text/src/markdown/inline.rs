@@ -142,6 +142,38 @@ fn has_mark(node: &Node, kinds: &[Kind], k: usize, mark: &Mark) -> bool {
     kinds[k] == Kind::Text && span_marks(node).any(|m| m == mark)
 }
 
+/// Whether the span open at `stack[p]` may stay open around `node`: the node has its mark, and every mark
+/// of the same rank the node lists before it is open outside it. The reader orders a text's marks by
+/// rank and, within a rank (annotations, marks the schema does not define), by nesting, outermost first.
+fn stays_open(node: &Node, segs: &[Seg], stack: &[usize], p: usize) -> bool {
+    let mark = segs[stack[p]].mark;
+    for m in span_marks(node) {
+        if m == mark {
+            return true;
+        }
+        if rank(&m.kind) == rank(&mark.kind) && !stack[..p].iter().any(|&s| segs[s].mark == m) {
+            return false;
+        }
+    }
+    false
+}
+
+/// Puts the marks of each rank among `new` (the spans about to open around `node`, outermost first) in
+/// the order the node lists them, in the places that rank holds (see [`stays_open`]).
+fn in_list_order_by_rank(node: &Node, new: &mut [(&Mark, usize)]) {
+    if new.len() < 2 {
+        return;
+    }
+    let at = |mark: &Mark| span_marks(node).position(|m| std::ptr::eq(m, mark));
+    for i in 0..new.len() {
+        for j in i + 1..new.len() {
+            if rank(&new[i].0.kind) == rank(&new[j].0.kind) && at(new[j].0) < at(new[i].0) {
+                new.swap(i, j);
+            }
+        }
+    }
+}
+
 /// Writes `nodes` (inline content) to `out`. Lines are separated by `\n` (hard breaks); the caller adds
 /// the container's prefixes.
 pub(super) fn write(
@@ -177,9 +209,8 @@ pub(super) fn write(
     stack.clear();
     for k in 0..n {
         let node = &nodes[k];
-        let keep = stack
-            .iter()
-            .position(|&s| kinds[k] != Kind::Text || !span_marks(node).any(|m| m == segs[s].mark))
+        let keep = (0..stack.len())
+            .position(|p| kinds[k] != Kind::Text || !stays_open(node, &segs, &stack, p))
             .unwrap_or(stack.len());
         while stack.len() > keep {
             toks.push(Tok::Close(stack.pop().unwrap_or_default()));
@@ -195,6 +226,7 @@ pub(super) fn write(
                 })
                 .collect();
             new.sort_by(|a, b| b.1.cmp(&a.1).then(rank(&a.0.kind).cmp(&rank(&b.0.kind))));
+            in_list_order_by_rank(node, &mut new);
             if new.is_empty()
                 && k > 0
                 && kinds[k - 1] == Kind::Text
