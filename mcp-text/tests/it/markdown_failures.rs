@@ -475,3 +475,29 @@ fn unknown_type_names_with_marker_syntax_survive() {
         assert_eq!(read_json(&md), doc, "{kind}: {md}");
     }
 }
+
+#[test]
+fn an_html_table_written_on_few_lines_keeps_its_text() {
+    // `<tr><td>Hello</td></tr>`, as a model (or a README) writes an HTML table: the text between the tags
+    // was dropped, leaving empty cells. It is each cell's paragraph, read as HTML reads text.
+    let md = "<table>\n<tr><th>Name</th><th>Note</th></tr>\n<tr><td>Ada &amp; co</td><td>  *as   is*  </td></tr>\n</table>\n\n<details><summary>More</summary>Body text</details>\n";
+    let doc = read(md);
+    assert!(doc.warnings.is_empty(), "{:?}", doc.warnings);
+    let cell = |row: usize, col: usize| {
+        let v = adf::to_value(&doc.doc);
+        v["content"][0]["content"][row]["content"][col]["content"].clone()
+    };
+    let para =
+        |text: &str| json!([{"type": "paragraph", "content": [{"type": "text", "text": text}]}]);
+    assert_eq!(cell(0, 0), para("Name"));
+    assert_eq!(cell(0, 1), para("Note"));
+    assert_eq!(cell(1, 0), para("Ada & co"));
+    assert_eq!(cell(1, 1), para("*as is*"));
+    let expand = &adf::to_value(&doc.doc)["content"][1];
+    assert_eq!(expand["type"], "expand");
+    assert_eq!(expand["attrs"]["title"], "More");
+    assert_eq!(expand["content"], para("Body text"));
+    // Read and written back, the table is the writer's own form, and stays.
+    let again = write(&doc.doc, &WriteOptions::default());
+    assert_eq!(read(&again).doc, doc.doc, "{again}");
+}

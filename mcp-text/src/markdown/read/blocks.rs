@@ -452,7 +452,21 @@ impl R<'_> {
                             };
                             self.html_close(kind, line);
                         }
-                        Tok::Text(_) => {}
+                        // Text between the tags (`<td>Hello</td>`, a table as HTML is written line
+                        // by line) is a paragraph of the element it is in, read as HTML reads it:
+                        // entities decoded, whitespace collapsed, Markdown's signs as they stand
+                        // (CommonMark gives such a line to HTML, not to Markdown).
+                        Tok::Text(t) => {
+                            let text = html::decode(t);
+                            let words: Vec<&str> = text.split_ascii_whitespace().collect();
+                            if !words.is_empty() {
+                                let para = Node::with_content(
+                                    NodeType::Paragraph,
+                                    vec![Node::text(words.join(" "))],
+                                );
+                                self.push_block(para, line);
+                            }
+                        }
                     }
                 }
                 return;
