@@ -278,6 +278,35 @@ impl Node {
     }
 }
 
+impl MarkType {
+    /// The order marks take in a text node's `marks`: the schema's order, in which the Atlassian editor
+    /// writes them (link, em, strong, colours, strike, subsup, underline, code, annotation, ...). The
+    /// Markdown reader sorts by it, the Markdown writer writes a text's marks plainly only when sorted,
+    /// and the HTML reader gives them in it, whatever the nesting of the elements.
+    pub fn rank(&self) -> u8 {
+        match self {
+            MarkType::Link => 0,
+            MarkType::Em => 1,
+            MarkType::Strong => 2,
+            MarkType::TextColor => 3,
+            MarkType::BackgroundColor => 4,
+            MarkType::Strike => 5,
+            MarkType::Subsup => 6,
+            MarkType::Underline => 7,
+            MarkType::Code => 8,
+            MarkType::Annotation => 9,
+            MarkType::Border => 10,
+            MarkType::FontSize => 11,
+            MarkType::Fragment => 12,
+            MarkType::DataConsumer => 13,
+            MarkType::Alignment => 14,
+            MarkType::Indentation => 15,
+            MarkType::Breakout => 16,
+            MarkType::Other(_) => 17,
+        }
+    }
+}
+
 impl Mark {
     /// A mark of `kind` with no attributes.
     pub fn new(kind: MarkType) -> Self {

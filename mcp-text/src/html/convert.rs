@@ -548,6 +548,9 @@ impl Reader<'_> {
                 .filter(|m| !code || matches!(m.kind, MarkType::Code | MarkType::Link))
                 .cloned(),
         );
+        // In the schema's order, as ADF's editor gives them, whatever the elements' nesting
+        // (`<b><a href>` is a link that is strong).
+        self.effective.sort_by_key(|m| m.kind.rank());
     }
 
     /// `h1`..`h6`: the heading's paragraphs become its text; other blocks inside it (an image, most often)

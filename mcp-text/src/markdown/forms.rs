@@ -37,31 +37,6 @@ pub(super) fn in_block_task(kind: &NodeType) -> bool {
     matches!(kind, NodeType::Paragraph | NodeType::Extension)
 }
 
-/// The order marks take in a text node's `marks` (the schema's order, as the Atlassian editor writes
-/// them). The reader sorts by it, and the writer writes a text's marks plainly only when already sorted.
-pub(super) fn rank(kind: &MarkType) -> u8 {
-    match kind {
-        MarkType::Link => 0,
-        MarkType::Em => 1,
-        MarkType::Strong => 2,
-        MarkType::TextColor => 3,
-        MarkType::BackgroundColor => 4,
-        MarkType::Strike => 5,
-        MarkType::Subsup => 6,
-        MarkType::Underline => 7,
-        MarkType::Code => 8,
-        MarkType::Annotation => 9,
-        MarkType::Border => 10,
-        MarkType::FontSize => 11,
-        MarkType::Fragment => 12,
-        MarkType::DataConsumer => 13,
-        MarkType::Alignment => 14,
-        MarkType::Indentation => 15,
-        MarkType::Breakout => 16,
-        MarkType::Other(_) => 17,
-    }
-}
-
 /// Marks a text holds at most once (the reader ignores a second one; others, such as annotations,
 /// may repeat with different attrs).
 pub(super) fn singleton(kind: &MarkType) -> bool {

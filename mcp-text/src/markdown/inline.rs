@@ -8,7 +8,7 @@
 //! on either side of each delimiter run.
 
 use super::escape::{self, flanking, Ctx};
-use super::forms::{self, autolink_safe, format_date, rank, reserved, singleton};
+use super::forms::{self, autolink_safe, format_date, reserved, singleton};
 use super::marker::{self, Inf, Inferred};
 use super::WriteOptions;
 use crate::model::{Mark, MarkType, Node, NodeType};
@@ -85,7 +85,7 @@ fn plain_text(node: &Node) -> bool {
     let marks = node.mark_list();
     let mut has_code = false;
     for (i, m) in marks.iter().enumerate() {
-        if i > 0 && rank(&marks[i - 1].kind) > rank(&m.kind) {
+        if i > 0 && marks[i - 1].kind.rank() > m.kind.rank() {
             return false;
         }
         if marks[..i]
@@ -109,6 +109,46 @@ fn plain_text(node: &Node) -> bool {
         || marks
             .iter()
             .all(|m| matches!(m.kind, MarkType::Code | MarkType::Link))
+}
+
+/// The text of `node` as plain Markdown can hold it, for writing without markers: marks in the schema's
+/// order, each once, a link only where its form reads back as one, a code mark with only a link beside
+/// it, no NUL, no attrs; `None` when no text is left.
+fn plain_form(node: &Node) -> Option<Node> {
+    let text: String = node
+        .text
+        .as_deref()?
+        .chars()
+        .filter(|&c| c != '\0')
+        .collect();
+    if text.is_empty() {
+        return None;
+    }
+    let mut marks: Vec<Mark> = Vec::new();
+    for m in node.mark_list() {
+        let twice = marks
+            .iter()
+            .any(|p| p == m || (singleton(&m.kind) && p.kind == m.kind));
+        if twice || (m.kind == MarkType::Link && !link_form_ok(m)) {
+            continue;
+        }
+        marks.push(match m.kind {
+            MarkType::Code => Mark::new(MarkType::Code),
+            _ => m.clone(),
+        });
+    }
+    if marks.iter().any(|m| m.kind == MarkType::Code) {
+        marks.retain(|m| matches!(m.kind, MarkType::Code | MarkType::Link));
+    }
+    marks.sort_by_key(|m| m.kind.rank());
+    let mut plain = Node::text(text);
+    if !marks.is_empty() {
+        plain.marks = Some(marks);
+    }
+    if !plain_text(&plain) {
+        plain.marks = None;
+    }
+    Some(plain)
 }
 
 /// Whether a link mark can be written `[…](href)` (its href reads back as a link, not an inline node).
@@ -151,7 +191,7 @@ fn stays_open(node: &Node, segs: &[Seg], stack: &[usize], p: usize) -> bool {
         if m == mark {
             return true;
         }
-        if rank(&m.kind) == rank(&mark.kind) && !stack[..p].iter().any(|&s| segs[s].mark == m) {
+        if m.kind.rank() == mark.kind.rank() && !stack[..p].iter().any(|&s| segs[s].mark == m) {
             return false;
         }
     }
@@ -167,7 +207,7 @@ fn in_list_order_by_rank(node: &Node, new: &mut [(&Mark, usize)]) {
     let at = |mark: &Mark| span_marks(node).position(|m| std::ptr::eq(m, mark));
     for i in 0..new.len() {
         for j in i + 1..new.len() {
-            if rank(&new[i].0.kind) == rank(&new[j].0.kind) && at(new[j].0) < at(new[i].0) {
+            if new[i].0.kind.rank() == new[j].0.kind.rank() && at(new[j].0) < at(new[i].0) {
                 new.swap(i, j);
             }
         }
@@ -183,6 +223,21 @@ pub(super) fn write(
     opts: &WriteOptions,
     scratch: &mut Scratch,
 ) {
+    if opts.plain
+        && nodes
+            .iter()
+            .any(|node| node.kind == NodeType::Text && !plain_text(node))
+    {
+        // Without markers, a text Markdown cannot hold as it stands is written as near as it can.
+        let plain: Vec<Node> = nodes
+            .iter()
+            .filter_map(|node| match node.kind {
+                NodeType::Text if !plain_text(node) => plain_form(node),
+                _ => Some(node.clone()),
+            })
+            .collect();
+        return write(out, &plain, place, opts, scratch);
+    }
     let n = nodes.len();
     let mut kinds = std::mem::take(&mut scratch.kinds);
     kinds.clear();
@@ -225,7 +280,7 @@ pub(super) fn write(
                     (m, len)
                 })
                 .collect();
-            new.sort_by(|a, b| b.1.cmp(&a.1).then(rank(&a.0.kind).cmp(&rank(&b.0.kind))));
+            new.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.kind.rank().cmp(&b.0.kind.rank())));
             in_list_order_by_rank(node, &mut new);
             if new.is_empty()
                 && k > 0

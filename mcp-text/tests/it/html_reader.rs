@@ -452,3 +452,33 @@ fn invalid_utf8_is_an_error_with_its_place() {
     assert_eq!((err.line, err.column), (2, 8), "{err}");
     assert!(err.message.contains("UTF-8"), "{err}");
 }
+
+#[test]
+fn a_bold_link_is_a_link_that_is_bold_whatever_the_nesting() {
+    // `<b><a href>` gave a text whose marks were strong then link, out of the schema's order, which plain
+    // Markdown could not write: the link's text was lost. Marks are in the schema's order now.
+    let doc = read(
+        r##"<p><b><a href="/x">bold link</a></b> <em><b>both</b></em></p><dl><dt><a href="#t">Term</a></dt><dd>Def</dd></dl>"##,
+    );
+    assert_eq!(
+        outline(&doc),
+        r##"doc
+  paragraph
+    text "bold link" +link{"href":"/x"} +strong
+    text " "
+    text "both" +em +strong
+  paragraph
+    text "Term" +link{"href":"#t"} +strong
+  paragraph
+    text "Def"
+"##
+    );
+    let md = mcp_text::convert(
+        r##"<p><b><a href="/x">bold link</a></b></p>"##.as_bytes(),
+        Format::Html,
+        Format::Markdown,
+        &Default::default(),
+    )
+    .expect("converts");
+    assert_eq!(md.text, "[**bold link**](/x)\n");
+}

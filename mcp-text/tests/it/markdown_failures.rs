@@ -501,3 +501,29 @@ fn an_html_table_written_on_few_lines_keeps_its_text() {
     let again = write(&doc.doc, &WriteOptions::default());
     assert_eq!(read(&again).doc, doc.doc, "{again}");
 }
+
+#[test]
+fn plain_markdown_keeps_text_whose_marks_are_out_of_order() {
+    // ADF from tools other than Atlassian's editor lists marks in any order (`strong` before `link`), or
+    // twice, or holds a NUL: the lossless writer puts such a text whole in a marker; plain Markdown, which
+    // has none, wrote nothing at all. It writes the text as near as Markdown can.
+    let doc = node(
+        json!({"type":"doc","version":1,"content":[{"type":"paragraph","content":[
+        {"type":"text","text":"bold link","marks":[{"type":"strong"},{"type":"link","attrs":{"href":"https://x.y"}}]},
+        {"type":"text","text":" and "},
+        {"type":"text","text":"em strong","marks":[{"type":"strong"},{"type":"em"},{"type":"strong"}]},
+        {"type":"text","text":" then a\u{0}b","marks":[{"type":"code","attrs":{"x":1}},{"type":"strong"}]},
+        {"type":"text","text":"","marks":[{"type":"em"}]},
+        {"type":"text","text":" end","attrs":{"localId":"1"}}]}]}),
+    );
+    let plain = WriteOptions {
+        plain: true,
+        ..WriteOptions::default()
+    };
+    assert_eq!(
+        write(&doc, &plain),
+        "[**bold link**](https://x.y) and ***em strong***` then ab` end\n"
+    );
+    // The lossless writer keeps each such text whole, as before.
+    round_trip(&doc);
+}

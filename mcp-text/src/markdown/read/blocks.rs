@@ -1,7 +1,7 @@
 //! Blocks: a finished block joins its frame (with the modifier before it), lists, items, quotes and
 //! task and decision lists are built when their frame ends, code and HTML blocks are read.
 
-use super::super::forms::{self, rank};
+use super::super::forms;
 use super::super::html::{self, Tok};
 use super::super::marker;
 use super::state::*;
@@ -503,7 +503,7 @@ pub(super) fn heading_to_paragraph(mut h: Node) -> Node {
         {
             let marks = n.marks.get_or_insert_with(Vec::new);
             marks.push(Mark::new(MarkType::Strong));
-            marks.sort_by_key(|m| rank(&m.kind));
+            marks.sort_by_key(|m| m.kind.rank());
         }
     }
     if !content.is_empty() {

@@ -1,7 +1,7 @@
 //! The reader's state: the frames of open blocks, the inline content being gathered, the containers open
 //! in a frame, and what every stage shares (warnings, markers applied, lines).
 
-use super::super::forms::{rank, singleton};
+use super::super::forms::singleton;
 use super::super::marker;
 use crate::error::Warning;
 use crate::model::{Attrs, Mark, MarkType, Node, NodeType};
@@ -229,7 +229,7 @@ pub(super) fn marks_of(active: &[(Mark, Closer)]) -> Vec<Mark> {
         }
         marks.push(m.clone());
     }
-    marks.sort_by_key(|m| rank(&m.kind));
+    marks.sort_by_key(|m| m.kind.rank());
     if marks.iter().any(|m| m.kind == MarkType::Code) {
         marks.retain(|m| matches!(m.kind, MarkType::Code | MarkType::Link));
     }
