@@ -8,8 +8,9 @@
 //! on either side of each delimiter run.
 
 use super::escape::{self, flanking, Ctx};
-use super::forms::{self, autolink_safe, format_date, reserved, singleton};
+use super::forms::{self, autolink_safe, format_date};
 use super::marker::{self, Inf, Inferred};
+use super::text_form::{plain_form, plain_text};
 use super::WriteOptions;
 use crate::model::{Mark, MarkType, Node, NodeType};
 
@@ -69,92 +70,6 @@ pub(super) struct Scratch {
     pieces: Vec<Piece>,
     body_tok: Vec<usize>,
     link_depth_at: Vec<usize>,
-}
-
-/// Whether a text node can be written plainly (else it is written whole, as a marker).
-fn plain_text(node: &Node) -> bool {
-    let Some(text) = &node.text else { return false };
-    if text.is_empty()
-        || text.contains('\0')
-        || node.attrs.is_some()
-        || node.content.is_some()
-        || node.extra.is_some()
-    {
-        return false;
-    }
-    let marks = node.mark_list();
-    let mut has_code = false;
-    for (i, m) in marks.iter().enumerate() {
-        if i > 0 && marks[i - 1].kind.rank() > m.kind.rank() {
-            return false;
-        }
-        if marks[..i]
-            .iter()
-            .any(|p| p == m || (singleton(&m.kind) && p.kind == m.kind))
-        {
-            return false;
-        }
-        match &m.kind {
-            MarkType::Link if !link_form_ok(m) => return false,
-            MarkType::Code => {
-                if m.attrs.is_some() || m.extra.is_some() {
-                    return false;
-                }
-                has_code = true;
-            }
-            _ => {}
-        }
-    }
-    !has_code
-        || marks
-            .iter()
-            .all(|m| matches!(m.kind, MarkType::Code | MarkType::Link))
-}
-
-/// The text of `node` as plain Markdown can hold it, for writing without markers: marks in the schema's
-/// order, each once, a link only where its form reads back as one, a code mark with only a link beside
-/// it, no NUL, no attrs; `None` when no text is left.
-fn plain_form(node: &Node) -> Option<Node> {
-    let text: String = node
-        .text
-        .as_deref()?
-        .chars()
-        .filter(|&c| c != '\0')
-        .collect();
-    if text.is_empty() {
-        return None;
-    }
-    let mut marks: Vec<Mark> = Vec::new();
-    for m in node.mark_list() {
-        let twice = marks
-            .iter()
-            .any(|p| p == m || (singleton(&m.kind) && p.kind == m.kind));
-        if twice || (m.kind == MarkType::Link && !link_form_ok(m)) {
-            continue;
-        }
-        marks.push(match m.kind {
-            MarkType::Code => Mark::new(MarkType::Code),
-            _ => m.clone(),
-        });
-    }
-    if marks.iter().any(|m| m.kind == MarkType::Code) {
-        marks.retain(|m| matches!(m.kind, MarkType::Code | MarkType::Link));
-    }
-    marks.sort_by_key(|m| m.kind.rank());
-    let mut plain = Node::text(text);
-    if !marks.is_empty() {
-        plain.marks = Some(marks);
-    }
-    if !plain_text(&plain) {
-        plain.marks = None;
-    }
-    Some(plain)
-}
-
-/// Whether a link mark can be written `[…](href)` (its href reads back as a link, not an inline node).
-pub(super) fn link_form_ok(m: &Mark) -> bool {
-    m.attr_str("href")
-        .is_some_and(|href| !reserved(href) && !href.contains(['\n', '\r', '\0']))
 }
 
 /// Inline node types (content of a paragraph), as opposed to blocks.

@@ -5,6 +5,7 @@
 use super::forms::{autolink_safe, reserved};
 use super::inline::{self, Place};
 use super::marker::{self, Inf, Inferred};
+use super::text_form;
 use super::writer::{plain_inline_container, W};
 use crate::model::{MarkType, Node, NodeType};
 
@@ -141,7 +142,7 @@ fn caption_ok(c: &Node) -> bool {
 /// Media under one link mark (an image in a link), written `[![alt](src)](href)`.
 fn linked_media_ok(m: &Node) -> bool {
     let [link] = m.mark_list() else { return false };
-    if link.kind != MarkType::Link || !inline::link_form_ok(link) {
+    if link.kind != MarkType::Link || !text_form::link_form_ok(link) {
         return false;
     }
     let mut bare = m.clone();

@@ -18,6 +18,7 @@ mod marker;
 mod media;
 mod read;
 mod table;
+mod text_form;
 mod write;
 mod writer;
 
