@@ -80,6 +80,65 @@ pub(super) fn autolink_safe(url: &str) -> bool {
         && !reserved(url)
 }
 
+/// Whether `color` is a colour ADF's `textColor` holds: `#rrggbb`.
+pub(super) fn adf_color(color: &str) -> bool {
+    color.len() == 7 && color.starts_with('#') && color[1..].bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// The `#rrggbb` of a CSS colour a model or a page writes in `<span style="color:…">`: `#rrggbb` as it
+/// stands, `#rgb`, `rgb(r, g, b)` and the CSS 2.1 names; `None` for any other (ADF holds no other).
+pub(super) fn css_color(color: &str) -> Option<String> {
+    if adf_color(color) {
+        return Some(color.to_string());
+    }
+    let lower = color.to_ascii_lowercase();
+    if let Some(short) = lower.strip_prefix('#') {
+        if short.len() == 3 && short.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Some(short.chars().fold(String::from("#"), |mut s, c| {
+                s.push(c);
+                s.push(c);
+                s
+            }));
+        }
+        return None;
+    }
+    if let Some(args) = lower
+        .strip_prefix("rgb(")
+        .and_then(|rest| rest.strip_suffix(')'))
+    {
+        let parts: Vec<u8> = args
+            .split(',')
+            .map(|p| p.trim().parse::<u8>())
+            .collect::<Result<_, _>>()
+            .ok()?;
+        return match parts[..] {
+            [r, g, b] => Some(format!("#{r:02x}{g:02x}{b:02x}")),
+            _ => None,
+        };
+    }
+    let hex = match lower.as_str() {
+        "black" => "#000000",
+        "silver" => "#c0c0c0",
+        "gray" | "grey" => "#808080",
+        "white" => "#ffffff",
+        "maroon" => "#800000",
+        "red" => "#ff0000",
+        "purple" => "#800080",
+        "fuchsia" | "magenta" => "#ff00ff",
+        "green" => "#008000",
+        "lime" => "#00ff00",
+        "olive" => "#808000",
+        "yellow" => "#ffff00",
+        "navy" => "#000080",
+        "blue" => "#0000ff",
+        "teal" => "#008080",
+        "aqua" | "cyan" => "#00ffff",
+        "orange" => "#ffa500",
+        _ => return None,
+    };
+    Some(hex.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -473,7 +473,7 @@ fn open_tag(out: &mut String, seg: &Seg) {
                 match (&m.kind, m.attr_str("type"), m.attr_str("color")) {
                     (MarkType::Subsup, Some("sub"), _) => return out.push_str("<sub>"),
                     (MarkType::Subsup, Some("sup"), _) => return out.push_str("<sup>"),
-                    (MarkType::TextColor, _, Some(color)) if css_safe(color) => {
+                    (MarkType::TextColor, _, Some(color)) if forms::adf_color(color) => {
                         out.push_str("<span style=\"color:");
                         out.push_str(color);
                         return out.push_str("\">");
@@ -486,13 +486,6 @@ fn open_tag(out: &mut String, seg: &Seg) {
             out.push_str("'>");
         }
     }
-}
-
-fn css_safe(color: &str) -> bool {
-    !color.is_empty()
-        && color.bytes().all(|b| {
-            b.is_ascii_alphanumeric() || matches!(b, b'#' | b'(' | b')' | b',' | b'.' | b'%')
-        })
 }
 
 fn close_tag(out: &mut String, seg: &Seg, place: Place, plain: bool) {

@@ -527,3 +527,57 @@ fn plain_markdown_keeps_text_whose_marks_are_out_of_order() {
     // The lossless writer keeps each such text whole, as before.
     round_trip(&doc);
 }
+
+#[test]
+fn links_and_keys_written_as_html_are_links_and_code() {
+    // READMEs and models write `<a href>`, `<kbd>` and `<ins>` too: they stayed literal tags in the ADF.
+    let doc = read_json(
+        r#"Press <kbd>Ctrl</kbd>, see <a href="https://x.y" title="T">the **docs**</a>, <ins>new</ins>; <a name="x">anchor</a> <a href="javascript:go()">js</a>"#,
+    );
+    assert_eq!(
+        doc["content"][0]["content"],
+        json!([
+            {"type":"text","text":"Press "},
+            {"type":"text","text":"Ctrl","marks":[{"type":"code"}]},
+            {"type":"text","text":", see "},
+            {"type":"text","text":"the ","marks":[{"type":"link","attrs":{"href":"https://x.y","title":"T"}}]},
+            {"type":"text","text":"docs","marks":[{"type":"link","attrs":{"href":"https://x.y","title":"T"}},{"type":"strong"}]},
+            {"type":"text","text":", "},
+            {"type":"text","text":"new","marks":[{"type":"underline"}]},
+            {"type":"text","text":"; <a name=\"x\">anchor</a> <a href=\"javascript:go()\">js</a>"}
+        ])
+    );
+}
+
+#[test]
+fn a_colour_by_name_gives_valid_adf() {
+    // `<span style="color:red">` (a README's, a model's) gave `textColor {color: "red"}`, which the
+    // schema rejects (`#rrggbb` only). Names, `#rgb` and `rgb()` are converted; any other colour is left
+    // out, with a warning, and its text kept.
+    let md = r#"<span style="color:red;">a</span> <span style="color:#F0a">b</span> <span style="color: rgb(1, 2, 255)">c</span> <span style="color:#00FF00">d</span> <span style="color:tomato">e</span>"#;
+    let read_back = read(md);
+    let colours: Vec<Value> = adf::to_value(&read_back.doc)["content"][0]["content"]
+        .as_array()
+        .expect("inlines")
+        .iter()
+        .filter_map(|t| t["marks"][0]["attrs"].get("color").cloned())
+        .collect();
+    assert_eq!(
+        colours,
+        [
+            json!("#ff0000"),
+            json!("#ff00aa"),
+            json!("#0102ff"),
+            json!("#00FF00")
+        ]
+    );
+    assert_eq!(read_back.warnings.len(), 1, "{:?}", read_back.warnings);
+    assert!(read_back.warnings[0].message.contains("tomato"));
+    // A colour ADF does not hold, read from ADF, goes back in its marker, not as a style.
+    let doc = node(
+        json!({"type":"doc","version":1,"content":[{"type":"paragraph","content":[
+        {"type":"text","text":"x","marks":[{"type":"textColor","attrs":{"color":"red"}}]}]}]}),
+    );
+    let md = round_trip(&doc);
+    assert!(md.contains("data-mark"), "{md}");
+}

@@ -6,7 +6,7 @@ use super::super::forms;
 use super::super::html::{self, Tok};
 use super::super::marker::{self, Marker};
 use super::state::*;
-use crate::model::{Mark, MarkType, Node, NodeType};
+use crate::model::{Attrs, Mark, MarkType, Node, NodeType};
 use serde_json::{Map, Value};
 
 impl R<'_> {
@@ -368,8 +368,30 @@ impl R<'_> {
                     "strong" | "b" => (Mark::new(MarkType::Strong), "strong"),
                     "em" | "i" => (Mark::new(MarkType::Em), "em"),
                     "del" | "s" | "strike" => (Mark::new(MarkType::Strike), "del"),
-                    "u" => (Mark::new(MarkType::Underline), "u"),
+                    "u" | "ins" => (Mark::new(MarkType::Underline), "u"),
                     "code" => (Mark::new(MarkType::Code), "code"),
+                    "kbd" => (Mark::new(MarkType::Code), "kbd"),
+                    // `<a href>`, as READMEs and models write links too (a `javascript:` one is text,
+                    // as the HTML reader reads it).
+                    "a" => {
+                        let get =
+                            |k: &str| attrs.iter().find(|(a, _)| a == k).map(|(_, v)| v.as_str());
+                        let Some(href) = get("href").filter(|h| {
+                            !h.trim_start()
+                                .to_ascii_lowercase()
+                                .starts_with("javascript:")
+                        }) else {
+                            return false;
+                        };
+                        let mut m = Mark::new(MarkType::Link);
+                        let mut a = Attrs::new();
+                        a.insert("href", Value::from(href));
+                        if let Some(title) = get("title") {
+                            a.insert("title", Value::from(title));
+                        }
+                        m.attrs = Some(a);
+                        (m, "a")
+                    }
                     "sub" | "sup" => {
                         let mut m = Mark::new(MarkType::Subsup);
                         m.attrs = Some(
@@ -395,15 +417,23 @@ impl R<'_> {
                             }
                         } else if let Some(color) = get("style")
                             .and_then(|s| s.trim().strip_prefix("color:"))
-                            .map(|c| c.trim().trim_end_matches(';'))
+                            .map(|c| c.trim().trim_end_matches(';').trim())
                         {
-                            let mut m = Mark::new(MarkType::TextColor);
-                            m.attrs = Some(
-                                [("color".to_string(), Value::from(color))]
-                                    .into_iter()
-                                    .collect(),
-                            );
-                            (m, "span")
+                            match forms::css_color(color) {
+                                Some(hex) => {
+                                    let mut m = Mark::new(MarkType::TextColor);
+                                    m.attrs = Some(
+                                        [("color".to_string(), Value::from(hex))]
+                                            .into_iter()
+                                            .collect(),
+                                    );
+                                    (m, "span")
+                                }
+                                None => {
+                                    self.warn(line, format!("`{color}` is no colour ADF can hold (it takes `#rrggbb`; a CSS 2.1 name, `#rgb` and `rgb()` are converted); its text is kept without it"));
+                                    (Mark::new(MarkType::Other("\u{0}none".into())), "span")
+                                }
+                            }
                         } else {
                             (Mark::new(MarkType::Other("\u{0}none".into())), "span")
                         }
@@ -418,8 +448,10 @@ impl R<'_> {
                     "strong" | "b" => "strong",
                     "em" | "i" => "em",
                     "del" | "s" | "strike" => "del",
-                    "u" => "u",
+                    "u" | "ins" => "u",
                     "code" => "code",
+                    "kbd" => "kbd",
+                    "a" => "a",
                     "sub" => "sub",
                     "sup" => "sup",
                     "span" => "span",
