@@ -17,6 +17,7 @@ mod markdown_failures;
 mod markdown_roundtrip;
 mod markdown_windows;
 mod md_to_adf_fixtures;
+mod real_markdown;
 mod schema;
 mod split;
 mod storage_bad_input;
