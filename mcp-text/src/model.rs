@@ -317,6 +317,26 @@ impl Mark {
         }
     }
 
+    /// The link mark an HTML `<a href title>` makes, as the HTML and Markdown readers read it: `None` for
+    /// a `javascript:` URL, which they keep as text.
+    pub fn link(href: &str, title: Option<&str>) -> Option<Self> {
+        if href
+            .trim_start()
+            .get(..11)
+            .is_some_and(|scheme| scheme.eq_ignore_ascii_case("javascript:"))
+        {
+            return None;
+        }
+        let mut attrs = Attrs::new();
+        attrs.insert("href", Value::from(href));
+        if let Some(title) = title {
+            attrs.insert("title", Value::from(title));
+        }
+        let mut mark = Mark::new(MarkType::Link);
+        mark.attrs = Some(attrs);
+        Some(mark)
+    }
+
     /// Attribute `name`, if present.
     pub fn attr(&self, name: &str) -> Option<&Value> {
         self.attrs.as_ref()?.get(name)

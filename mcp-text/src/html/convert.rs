@@ -410,22 +410,11 @@ impl Reader<'_> {
             n!("a") => match node.attr(&n!("href")) {
                 // A heading's permalink (`<h2 id="x"><a href="#x">Text</a></h2>`): its text alone.
                 Some(href) if self.heading && href.trim_start().starts_with('#') => Exit::Content,
-                Some(href)
-                    if !href
-                        .trim_start()
-                        .to_ascii_lowercase()
-                        .starts_with("javascript:") =>
-                {
-                    let mut attrs = Attrs::new();
-                    attrs.insert("href", Value::from(href));
-                    if let Some(title) = node.attr(&n!("title")) {
-                        attrs.insert("title", Value::from(title));
-                    }
-                    let mut mark = Mark::new(MarkType::Link);
-                    mark.attrs = Some(attrs);
-                    self.mark(mark)
-                }
-                _ => Exit::Content,
+                Some(href) => match Mark::link(href, node.attr(&n!("title"))) {
+                    Some(mark) => self.mark(mark),
+                    None => Exit::Content,
+                },
+                None => Exit::Content,
             },
             n!("strong") | n!("b") => self.mark(Mark::new(MarkType::Strong)),
             n!("em") | n!("i") | n!("cite") | n!("dfn") | n!("var") => {

@@ -6,7 +6,7 @@ use super::super::forms;
 use super::super::html::{self, Tok};
 use super::super::marker::{self, Marker};
 use super::state::*;
-use crate::model::{Attrs, Mark, MarkType, Node, NodeType};
+use crate::model::{Mark, MarkType, Node, NodeType};
 use serde_json::{Map, Value};
 
 impl R<'_> {
@@ -357,6 +357,7 @@ impl R<'_> {
                 attrs,
                 self_closing,
             } => {
+                let get = |k: &str| attrs.iter().find(|(a, _)| a == k).map(|(_, v)| v.as_str());
                 let mark = match name.as_str() {
                     "br" => {
                         let inl = self.inl_mut(line);
@@ -373,25 +374,10 @@ impl R<'_> {
                     "kbd" => (Mark::new(MarkType::Code), "kbd"),
                     // `<a href>`, as READMEs and models write links too (a `javascript:` one is text,
                     // as the HTML reader reads it).
-                    "a" => {
-                        let get =
-                            |k: &str| attrs.iter().find(|(a, _)| a == k).map(|(_, v)| v.as_str());
-                        let Some(href) = get("href").filter(|h| {
-                            !h.trim_start()
-                                .to_ascii_lowercase()
-                                .starts_with("javascript:")
-                        }) else {
-                            return false;
-                        };
-                        let mut m = Mark::new(MarkType::Link);
-                        let mut a = Attrs::new();
-                        a.insert("href", Value::from(href));
-                        if let Some(title) = get("title") {
-                            a.insert("title", Value::from(title));
-                        }
-                        m.attrs = Some(a);
-                        (m, "a")
-                    }
+                    "a" => match get("href").and_then(|href| Mark::link(href, get("title"))) {
+                        Some(link) => (link, "a"),
+                        None => return false,
+                    },
                     "sub" | "sup" => {
                         let mut m = Mark::new(MarkType::Subsup);
                         m.attrs = Some(
@@ -402,8 +388,6 @@ impl R<'_> {
                         (m, if name == "sub" { "sub" } else { "sup" })
                     }
                     "span" => {
-                        let get =
-                            |k: &str| attrs.iter().find(|(a, _)| a == k).map(|(_, v)| v.as_str());
                         if let Some(json) = get("data-mark") {
                             let probe = serde_json::json!({"type": "text", "text": "x", "marks": [serde_json::from_str::<Value>(json).unwrap_or(Value::Null)]});
                             match crate::adf::from_value(probe) {
