@@ -417,6 +417,14 @@ mod key {
         }
     }
 
+    impl Key {
+        /// Whether the name is `name`: without a call to `memcmp` for a short one.
+        #[inline]
+        pub fn is(&self, name: &str) -> bool {
+            crate::scan::same(self.as_str().as_bytes(), name.as_bytes())
+        }
+    }
+
     impl From<&str> for Key {
         #[inline]
         fn from(name: &str) -> Key {
@@ -498,7 +506,7 @@ mod key {
     impl PartialEq for Key {
         #[inline]
         fn eq(&self, other: &Key) -> bool {
-            self.as_str() == other.as_str()
+            self.is(other.as_str())
         }
     }
 
@@ -525,19 +533,19 @@ mod key {
 
     impl PartialEq<str> for Key {
         fn eq(&self, other: &str) -> bool {
-            self.as_str() == other
+            self.is(other)
         }
     }
 
     impl PartialEq<&str> for Key {
         fn eq(&self, other: &&str) -> bool {
-            self.as_str() == *other
+            self.is(other)
         }
     }
 
     impl PartialEq<String> for Key {
         fn eq(&self, other: &String) -> bool {
-            self.as_str() == other
+            self.is(other)
         }
     }
 
@@ -640,7 +648,7 @@ mod attrs {
             if self.0.len() > 8 {
                 return self.find(key).ok();
             }
-            self.0.iter().position(|(k, _)| k.as_str() == key)
+            self.0.iter().position(|(k, _)| k.is(key))
         }
 
         /// The value of `key`.

@@ -29,6 +29,26 @@ pub(crate) fn find_any<const N: usize>(bytes: &[u8], from: usize, set: [u8; N]) 
         .map_or(bytes.len(), |p| at + p)
 }
 
+/// Whether `a` and `b` are the same bytes: for the short strings compared most (attribute names, ids,
+/// colours), by at most two overlapping words each rather than a call to `memcmp`.
+#[inline(always)]
+pub(crate) fn same(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| u64::from_le_bytes(s[at..at + 8].try_into().expect("8 bytes"));
+    let half = |s: &[u8], at: usize| u32::from_le_bytes(s[at..at + 4].try_into().expect("4 bytes"));
+    match n {
+        0 => true,
+        // The first, middle and last bytes: every byte of up to three.
+        1..4 => a[0] == b[0] && a[n / 2] == b[n / 2] && a[n - 1] == b[n - 1],
+        4..8 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        _ => a == b,
+    }
+}
+
 /// Where the run of plain JSON string bytes from `from` ends: at a quote, a backslash, a control
 /// character (each needs an escape) or the end.
 pub(crate) fn json_plain_run(bytes: &[u8], from: usize) -> usize {
@@ -85,6 +105,20 @@ mod tests {
             }
         }
         assert_eq!(find_any(b"ab", 5, *b"<"), 2);
+    }
+
+    #[test]
+    fn same_is_equality_at_every_length_and_every_place() {
+        for len in 0..40usize {
+            let a: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+            assert!(same(&a, &a.clone()));
+            assert!(!same(&a, &a[..len.saturating_sub(1)]) || len == 0);
+            for at in 0..len {
+                let mut b = a.clone();
+                b[at] ^= 0x20;
+                assert!(!same(&a, &b), "{len} {at}");
+            }
+        }
     }
 
     #[test]
