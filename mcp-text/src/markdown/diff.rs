@@ -32,7 +32,9 @@ pub(super) enum Inf<'a> {
 impl Inf<'_> {
     fn matches(&self, v: &Value) -> bool {
         match self {
-            Inf::Str(s) => v.as_str() == Some(*s),
+            Inf::Str(s) => v
+                .as_str()
+                .is_some_and(|v| crate::scan::same(v.as_bytes(), s.as_bytes())),
             Inf::Int(n) => v.as_u64() == Some(*n) && v.is_u64(),
             Inf::Bool(b) => v.as_bool() == Some(*b),
         }
@@ -157,6 +159,11 @@ impl<'d> Diff<'d> {
     /// Sets `"content":[]` (the reader would give an empty container an empty paragraph).
     pub(super) fn set_empty_content(&mut self) {
         self.content = Some(Nullable::Is(&[]));
+    }
+
+    /// Sets `"content"` to `nodes` (what the Markdown shows of them is not what the reader would infer).
+    pub(super) fn set_content(&mut self, nodes: &'d [Node]) {
+        self.content = Some(Nullable::Is(nodes));
     }
 
     /// Sets `"extra"` (`null`: the node has none).
@@ -299,10 +306,9 @@ fn patched<'d>(
     attrs: &'d Attrs,
     inf: &'d [(&'d str, Inf<'d>)],
 ) -> impl Iterator<Item = (&'d Key, &'d Value)> {
-    attrs.iter().filter(move |(k, v)| {
-        !inf.iter()
-            .any(|(ik, iv)| *ik == k.as_str() && iv.matches(v))
-    })
+    attrs
+        .iter()
+        .filter(move |(k, v)| !inf.iter().any(|(ik, iv)| k.is(ik) && iv.matches(v)))
 }
 
 /// The diff of `node` against what the reader infers, or `None` when there is none. Marks, text and
@@ -374,6 +380,15 @@ pub(super) fn whole(node: &Node) -> Diff<'_> {
     .unwrap_or(Diff::EMPTY);
     d.text = node.text.as_deref();
     d
+}
+
+/// A text's modifier (`<!--adf:text {"marks":[…]}-->`): its marks, which the Markdown before it shows
+/// in another order or form (see `text_form::marks_apart`).
+pub(super) fn text_marks(node: &Node) -> Diff<'_> {
+    Diff {
+        marks: node.marks.as_deref(),
+        ..Diff::EMPTY
+    }
 }
 
 /// The diff of a mark (a link's) against inferred attrs.

@@ -10,7 +10,7 @@
 use super::escape::{self, flanking, Ctx};
 use super::forms::{self, autolink_safe, format_date};
 use super::marker::{self, Inf, Inferred};
-use super::text_form::{plain_form, plain_text};
+use super::text_form::{marks_apart, plain_form, plain_text};
 use super::WriteOptions;
 use crate::model::{Mark, MarkType, Node, NodeType};
 
@@ -153,6 +153,28 @@ pub(super) fn write(
             .collect();
         return write(out, &plain, place, opts, scratch);
     }
+    if !opts.plain && nodes.iter().any(|node| marks_apart(node).is_some()) {
+        // A text whose marks alone Markdown cannot hold is written as its plain form, each followed by a
+        // modifier that gives it its marks back.
+        let shown: Vec<Node> = nodes
+            .iter()
+            .map(|node| marks_apart(node).unwrap_or_else(|| node.clone()))
+            .collect();
+        return write_shown(out, &shown, Some(nodes), place, opts, scratch);
+    }
+    write_shown(out, nodes, None, place, opts, scratch);
+}
+
+/// [`write`] of `nodes` as they are, but that where `original` is given, a text that differs from its
+/// original (only in its marks: see [`marks_apart`]) is followed by a modifier giving it the original's.
+fn write_shown(
+    out: &mut String,
+    nodes: &[Node],
+    original: Option<&[Node]>,
+    place: Place,
+    opts: &WriteOptions,
+    scratch: &mut Scratch,
+) {
     let n = nodes.len();
     let mut kinds = std::mem::take(&mut scratch.kinds);
     kinds.clear();
@@ -282,6 +304,15 @@ pub(super) fn write(
         };
         let start = scratch.bodies.len();
         body(&mut scratch.bodies, &nodes[k], kinds[k], &ctx, place, opts);
+        if let Some(original) = original
+            .map(|o| &o[k])
+            .filter(|o| o.marks != nodes[k].marks)
+        {
+            let diff = marker::text_marks(original);
+            scratch.bodies.push_str("<!--adf:text ");
+            marker::push_comment_json(&mut scratch.bodies, &diff);
+            scratch.bodies.push_str("-->");
+        }
         let s = &scratch.bodies[start..];
         let (first, last) = match kinds[k] {
             Kind::Break if !place.single_line => (Some('\\'), None),

@@ -17,7 +17,9 @@ use super::json;
 use crate::adf;
 use crate::model::{Attrs, Mark, Node, NodeType};
 
-pub(super) use super::diff::{diff, inferred_attrs, mark_diff, whole, Diff, Inf, Inferred};
+pub(super) use super::diff::{
+    diff, inferred_attrs, mark_diff, text_marks, whole, Diff, Inf, Inferred,
+};
 
 /// Whether a container of this type read with no block between its markers holds an empty paragraph
 /// (ADF requires these to hold a block; the writer says `content: []` for one that is really empty),

@@ -1,9 +1,12 @@
-//! Which texts Markdown writes plainly (`**[a](u)**`), and a text's plain form where it cannot: the
-//! lossless writer puts such a text whole in a marker, the plain writer (no markers) writes its plain
-//! form, as near as Markdown can.
+//! Which texts Markdown writes plainly (`**[a](u)**`), and a text's plain form where it cannot. The plain
+//! writer (no markers) writes that form, as near as Markdown can. The lossless writer writes it too when
+//! only the text's marks are in the way (marks out of the schema's order, as npm `md-to-adf` writes
+//! `[strong, em]`; a mark twice; a link whose href reads as a node), followed by a modifier that gives the
+//! text its marks back (`***a***<!--adf:text {"marks":[…]}-->`), so that the text stays text a model reads
+//! and edits; any other such text it puts whole in a marker.
 
 use super::forms::{reserved, singleton};
-use crate::model::{Mark, MarkType, Node};
+use crate::model::{Mark, MarkType, Node, NodeType};
 
 /// Whether a text node can be written plainly (else it is written whole, as a marker).
 pub(super) fn plain_text(node: &Node) -> bool {
@@ -83,6 +86,22 @@ pub(super) fn plain_form(node: &Node) -> Option<Node> {
         plain.marks = None;
     }
     Some(plain)
+}
+
+/// The plain form of a text node that Markdown cannot hold as it stands only for its marks: the same text
+/// with nothing else beside them, which the plain form keeps whole. `None` for any other node.
+pub(super) fn marks_apart(node: &Node) -> Option<Node> {
+    if node.kind != NodeType::Text
+        || node.mark_list().is_empty()
+        || node.attrs.is_some()
+        || node.content.is_some()
+        || node.extra.is_some()
+        || plain_text(node)
+    {
+        return None;
+    }
+    let plain = plain_form(node)?;
+    (plain.text == node.text && plain_text(&plain)).then_some(plain)
 }
 
 /// Whether a link mark can be written `[…](href)` (its href reads back as a link, not an inline node).

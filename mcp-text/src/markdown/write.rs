@@ -234,7 +234,9 @@ impl<'a> W<'a> {
             NodeType::Paragraph if plain_inline_container(node) => self.paragraph(node, parent),
             // An empty heading is `##` alone (its `content: []`, if present, in a modifier).
             NodeType::Heading => self.heading(node, parent),
-            NodeType::CodeBlock if plain_code(node) => self.code_block(node),
+            NodeType::CodeBlock if plain_code(node) || split_code(node).is_some() => {
+                self.code_block(node)
+            }
             NodeType::Blockquote => self.quote(node),
             NodeType::Rule if node.content.is_none() => {
                 self.modifier(node, Inferred::new(None, false), false);
@@ -368,16 +370,29 @@ impl<'a> W<'a> {
         self.line(&s);
     }
 
+    /// A code block as a fence holding its text. One whose text is in several text nodes (or marked, off
+    /// the schema) shows them joined, its modifier holding them as they are (see [`split_code`]).
     fn code_block(&mut self, node: &Node) {
         let lang = node.attr_str("language").filter(|l| info_ok(l));
         let inf_pairs = [("language", Inf::Str(lang.unwrap_or_default()))];
-        let text = node
-            .children()
-            .first()
-            .and_then(|t| t.text.as_deref())
-            .unwrap_or_default();
+        let joined = split_code(node);
+        let text = match &joined {
+            Some(joined) => joined.as_str(),
+            None => node
+                .children()
+                .first()
+                .and_then(|t| t.text.as_deref())
+                .unwrap_or_default(),
+        };
         let inf = Inferred::new(lang.map(|_| &inf_pairs[..]), !text.is_empty());
-        self.modifier(node, inf, false);
+        match joined {
+            None => self.modifier(node, inf, false),
+            Some(_) => {
+                let mut d = marker::diff(node, inf).unwrap_or_default();
+                d.set_content(node.children());
+                self.marker(node.kind.name(), Some(&d), false);
+            }
+        }
         let mut longest = 0;
         let mut run = 0;
         for c in text.chars() {
@@ -702,6 +717,24 @@ fn plain_code(node: &Node) -> bool {
         }
         _ => false,
     }
+}
+
+/// The text of a code block that holds it in several text nodes, or in a text with more than its text
+/// (Atlassian's own sample documents split a long listing into one text a line): the texts joined, which
+/// a fence shows as any code block's (a modifier holds the texts as they are, which the reader uses while
+/// the fence's text is still theirs). `None` for a block a fence shows as it is, or cannot show.
+fn split_code(node: &Node) -> Option<String> {
+    if node.text.is_some() || plain_code(node) {
+        return None;
+    }
+    let mut joined = String::new();
+    for t in node.children() {
+        if t.kind != NodeType::Text || t.content.is_some() {
+            return None;
+        }
+        joined.push_str(t.text.as_deref()?);
+    }
+    (!joined.is_empty() && !joined.contains(['\r', '\0'])).then_some(joined)
 }
 
 fn info_ok(lang: &str) -> bool {

@@ -71,7 +71,18 @@ impl R<'_> {
                 if p.kind == NodeType::DecisionList {
                     node = self.decisions(node, p.line);
                 }
-                self.apply(&mut node, &p.diff, p.line);
+                if code_edited(&node, &p.diff) {
+                    self.warn(
+                        p.line,
+                        "a code block's text was edited after its marker was written; the marker's \
+                         texts are not used, the block keeps the text its fence shows",
+                    );
+                    let mut diff = p.diff.clone();
+                    diff.remove("content");
+                    self.apply(&mut node, &diff, p.line);
+                } else {
+                    self.apply(&mut node, &p.diff, p.line);
+                }
                 self.frame().children.push(node);
                 return;
             }
@@ -564,4 +575,26 @@ pub(super) fn known_block_tok(t: &Tok) -> bool {
         }
         Tok::Text(_) => true,
     }
+}
+
+/// Whether a code block's modifier holds texts (`content`) whose joined text is not the text its fence
+/// shows (the writer puts them there for a block that holds its text in several texts): the code was
+/// edited since, and the edit wins.
+fn code_edited(node: &Node, diff: &serde_json::Map<String, Value>) -> bool {
+    if node.kind != NodeType::CodeBlock {
+        return false;
+    }
+    let Some(Value::Array(texts)) = diff.get("content") else {
+        return false;
+    };
+    let mut joined = String::new();
+    for t in texts {
+        match t.get("text").and_then(Value::as_str) {
+            Some(text) => joined.push_str(text),
+            // Not texts alone: no fence's text to compare with.
+            None => return false,
+        }
+    }
+    let shown = node.children().first().and_then(|t| t.text.as_deref());
+    joined != shown.unwrap_or_default()
 }

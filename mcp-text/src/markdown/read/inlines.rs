@@ -5,6 +5,7 @@ use super::super::autolink;
 use super::super::forms;
 use super::super::html::{self, Tok};
 use super::super::marker::{self, Marker};
+use super::super::text_form::plain_form;
 use super::state::*;
 use crate::model::{Mark, MarkType, Node, NodeType};
 use serde_json::{Map, Value};
@@ -311,11 +312,20 @@ impl R<'_> {
                 }
             }
             NodeType::Text => {
-                // A modifier of the text right before it (`marks: []`); what follows is a new text.
+                // A modifier of the text right before it (its marks: `[]`, or marks the Markdown shows
+                // in another order or form); what follows is a new text.
                 let inl = self.inl_mut(line);
                 if let Some(last) = inl.nodes.last_mut().filter(|n| n.kind == NodeType::Text) {
                     let mut node = std::mem::replace(last, Node::new(NodeType::Text));
-                    self.apply(&mut node, &diff, line);
+                    if marks_edited(&node, &diff) {
+                        self.warn(
+                            line,
+                            "a text's marks were edited after its `text` marker was written; the marker is \
+                             not used, the text keeps the marks its Markdown shows",
+                        );
+                    } else {
+                        self.apply(&mut node, &diff, line);
+                    }
                     if let Some(inl) = self.inl.as_mut() {
                         if let Some(last) = inl.nodes.last_mut() {
                             *last = node;
@@ -591,4 +601,19 @@ pub(super) fn is_block(kind: &NodeType) -> bool {
             | NodeType::SyncBlock
             | NodeType::BodiedSyncBlock
     )
+}
+
+/// Whether the marks of `text`, as read, are not what a text modifier holding only `marks` was written
+/// after (the plain form of the text with those marks): the text's marks were edited since, and the edit
+/// wins.
+fn marks_edited(text: &Node, diff: &Map<String, Value>) -> bool {
+    if diff.len() != 1 || !diff.contains_key("marks") {
+        return false;
+    }
+    let mut marked = text.clone();
+    if marker::apply(&mut marked, diff).is_err() {
+        // Left to `apply`, which says why.
+        return false;
+    }
+    plain_form(&marked).is_some_and(|shown| shown.marks != text.marks)
 }
