@@ -741,9 +741,29 @@ fn label(node: &Node, opts: &WriteOptions) -> Option<String> {
         NodeType::Placeholder | NodeType::Status => one_line(node.attr_str("text")?),
         NodeType::Emoji => one_line(node.attr_str("text").or(node.attr_str("shortName"))?),
         NodeType::MediaInline => one_line(node.attr_str("alt").or(node.attr_str("id"))?),
+        // An inline node of a type the schema does not define (a storage element ADF has no node for: a
+        // `<small>`, a `<cite>`, a `<span class>`) shows the text it holds.
+        NodeType::Other(_) if !node.children().is_empty() => one_line(&texts_within(node)),
         _ => return None,
     };
     (!label.is_empty()).then_some(label)
+}
+
+/// The text of the texts within `node`, in reading order (a loop, not recursion: no depth is too deep).
+fn texts_within(node: &Node) -> String {
+    let mut text = String::new();
+    let mut stack: Vec<&[Node]> = vec![node.children()];
+    while let Some(nodes) = stack.pop() {
+        let Some((first, rest)) = nodes.split_first() else {
+            continue;
+        };
+        stack.push(rest);
+        match &first.text {
+            Some(t) => text.push_str(t),
+            None => stack.push(first.children()),
+        }
+    }
+    text
 }
 
 /// The whole node as `[label](adf:TYPE '{…}')` (see `label`; the label may be empty).

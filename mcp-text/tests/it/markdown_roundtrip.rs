@@ -977,3 +977,29 @@ fn a_code_block_in_several_texts_is_a_fence_a_model_reads() {
     );
     assert_eq!(edited.warnings.len(), 1, "{:?}", edited.warnings);
 }
+
+#[test]
+fn blocks_and_text_inside_a_node_of_no_known_type_stay_in_sight() {
+    // Confluence pages hold elements ADF has no node for (`<div>`, `<small>`, `<cite>`, `<span class>`),
+    // which the storage reader keeps as `storage:element` nodes, as a future ADF node would be: the whole
+    // node went into one JSON marker, the blocks or text it holds out of a model's sight. A block one holds
+    // blocks alone now shows them between its open and close markers; an inline one shows its text.
+    let doc = node(json!({"type":"doc","version":1,"content":[
+        {"type":"storage:element","attrs":{"name":"div"},"content":[
+            {"type":"paragraph","content":[
+                {"type":"text","text":"Hello "},
+                {"type":"storage:element","attrs":{"name":"small"},"content":[
+                    {"type":"text","text":"small "},
+                    {"type":"text","text":"print","marks":[{"type":"strong"}]}]}]},
+            {"type":"bulletList","content":[{"type":"listItem","content":[
+                {"type":"paragraph","content":[{"type":"text","text":"First"}]}]}]}]}]}));
+    let md = round_trip(&doc);
+    assert!(
+        md.starts_with("<!--adf:storage:element {\"name\":\"div\"} 2-->\n\nHello [small print](adf:storage:element '"),
+        "{md}"
+    );
+    assert!(
+        md.contains("\n\n- First\n\n<!--/adf:storage:element 2-->"),
+        "{md}"
+    );
+}
