@@ -4,7 +4,6 @@
 use serde_json::Value;
 
 use super::attrs::{attr_object, exact_int, storage_of, AttrList};
-use super::links;
 use crate::model::{Attrs, Mark, MarkType};
 
 /// The XML attributes an element's ADF attrs stand for: (XML name, ADF name, an integer in ADF).
@@ -63,7 +62,7 @@ pub(super) fn mark_for(name: &str, attrs: &AttrList) -> Option<Mark> {
         "ac:inline-comment-marker" if attrs.iter().any(|(k, _)| k == "ac:ref") => {
             (MarkType::Annotation, "ac:inline-comment-marker")
         }
-        "span" => return text_color(attrs),
+        "span" => return super::spans::mark(attrs),
         _ => return None,
     };
     let mut mark = Mark::new(kind);
@@ -88,31 +87,6 @@ pub(super) fn mark_for(name: &str, attrs: &AttrList) -> Option<Mark> {
     if !a.is_empty() {
         mark.attrs = Some(a);
     }
-    Some(mark)
-}
-
-/// `<span style="color: ...">` (and nothing else) is a textColor mark; ADF wants `#rrggbb`.
-pub(super) fn text_color(attrs: &AttrList) -> Option<Mark> {
-    let [(k, style)] = attrs.as_slice() else {
-        return None;
-    };
-    if k != "style" {
-        return None;
-    }
-    let value = style
-        .trim()
-        .strip_prefix("color:")?
-        .trim()
-        .trim_end_matches(';')
-        .trim();
-    let hex = links::css_color_hex(value)?;
-    let mut a = Attrs::new();
-    a.insert("color", hex.clone().into());
-    if *style != format!("color: {hex};") {
-        storage_of(&mut a).insert("style".into(), style.clone().into());
-    }
-    let mut mark = Mark::new(MarkType::TextColor);
-    mark.attrs = Some(a);
     Some(mark)
 }
 

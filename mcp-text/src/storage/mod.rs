@@ -19,6 +19,7 @@ mod entities;
 mod links;
 mod macros;
 mod read;
+mod spans;
 mod write;
 mod xml_out;
 

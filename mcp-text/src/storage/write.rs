@@ -8,6 +8,7 @@ use super::elements::mapped;
 use super::entities;
 use super::links::{self, push_attr, LinkText};
 use super::macros;
+use super::spans;
 use super::xml_out::Out;
 use super::{ELEMENT, RAW, STORAGE};
 use crate::model::{Attrs, Mark, MarkType, Node, NodeType};
@@ -369,26 +370,18 @@ impl Writer {
     fn open_mark(&mut self, mark: &Mark, first: &Node, at: usize) -> Option<LinkText> {
         let st = storage(mark.attrs.as_ref());
         let tag_override = st.and_then(|s| s.get("tag")).and_then(Value::as_str);
+        if let Some(style) = spans::style(mark) {
+            self.out.push_str("<span");
+            push_attr(&mut self.out, "style", &style);
+            self.out.push('>');
+            return None;
+        }
         let tag = match &mark.kind {
             MarkType::Link => {
                 if let Some(how) = links::open_ac_link(&mut self.out, mark, first, at) {
                     return Some(how);
                 }
                 "a"
-            }
-            MarkType::TextColor => {
-                let color = mark.attr_str("color").unwrap_or("");
-                let stored = st.and_then(|s| s.get("style")).and_then(Value::as_str);
-                let style = match stored {
-                    Some(style) if style_color(style).as_deref() == Some(color) => {
-                        style.to_string()
-                    }
-                    _ => format!("color: {color};"),
-                };
-                self.out.push_str("<span");
-                push_attr(&mut self.out, "style", &style);
-                self.out.push('>');
-                return None;
             }
             other => mark_tag(other, mark)?,
         };
@@ -405,10 +398,13 @@ impl Writer {
             links::close_ac_link(&mut self.out, mark, how);
             return;
         }
+        if spans::style(mark).is_some() {
+            self.out.push_str("</span>");
+            return;
+        }
         let st = storage(mark.attrs.as_ref());
         let tag = match &mark.kind {
             MarkType::Link => "a",
-            MarkType::TextColor => "span",
             other => match mark_tag(other, mark) {
                 Some(tag) => tag,
                 None => return,
@@ -442,16 +438,6 @@ fn mark_tag<'a>(kind: &MarkType, mark: &'a Mark) -> Option<&'a str> {
         MarkType::Annotation => "ac:inline-comment-marker",
         _ => return None,
     })
-}
-
-fn style_color(style: &str) -> Option<String> {
-    let value = style
-        .trim()
-        .strip_prefix("color:")?
-        .trim()
-        .trim_end_matches(';')
-        .trim();
-    links::css_color_hex(value)
 }
 
 fn write_attrs(out: &mut String, tag: &str, attrs: Option<&Attrs>) {

@@ -2,6 +2,7 @@
 //! (Enabled by the lead once the Markdown writer and reader are merged; see `main.rs`.)
 
 use mcp_text::markdown::{self, WriteOptions};
+use mcp_text::model::MarkType;
 use mcp_text::storage;
 
 use crate::storage_props::{diff, document};
@@ -218,4 +219,58 @@ fn two_quotes_first_in_an_item_stay_two_when_the_first_is_one_marker() {
         back,
         "<ol start=\"12\"><li><blockquote><p /></blockquote><blockquote><p>y</p></blockquote></li></ol>"
     );
+}
+
+/// The Markdown as a model reads it: the text of the `<span data-mark='…'>` elements and their marks.
+fn data_mark(json: &str, text: &str) -> String {
+    format!("<span data-mark='{json}'>{text}</span>")
+}
+
+#[test]
+fn a_strikethrough_span_reads_as_strikethrough_and_comes_back_the_same() {
+    // Confluence's own strikethrough, underline and highlight are spans with a style: each was an unknown
+    // element, its text in a JSON marker. Now each is ADF's mark, its text in the Markdown.
+    let xml = concat!(
+        "<p><span style=\"text-decoration: line-through;\">gone</span>, ",
+        "<span style=\"text-decoration: underline;\">under</span> and ",
+        "<span style=\"background-color: rgb(255,250,230);\">lit</span></p>"
+    );
+    let doc = read(xml);
+    let marks: Vec<_> = doc.children()[0]
+        .children()
+        .iter()
+        .filter_map(|n| Some(n.mark_list().first()?.kind.clone()))
+        .collect();
+    assert_eq!(
+        marks,
+        [
+            MarkType::Strike,
+            MarkType::Underline,
+            MarkType::BackgroundColor
+        ]
+    );
+    let md = to_markdown(xml);
+    let want = [
+        data_mark(
+            r#"{"attrs":{"storage":{"style":"text-decoration: line-through;"}},"type":"strike"}"#,
+            "gone",
+        ),
+        ", ".into(),
+        data_mark(
+            r#"{"attrs":{"storage":{"style":"text-decoration: underline;"}},"type":"underline"}"#,
+            "under",
+        ),
+        " and ".into(),
+        data_mark(
+            r##"{"attrs":{"color":"#fffae6","storage":{"style":"background-color: rgb(255,250,230);"}},"type":"backgroundColor"}"##,
+            "lit",
+        ),
+    ]
+    .concat();
+    assert_eq!(md.trim_end(), want);
+    assert_eq!(from_markdown(&md), storage::write(&doc));
+    assert_eq!(from_markdown(&md), xml);
+    // A strikethrough the model writes is Confluence Cloud's `<s>`.
+    let edited = md.replace("gone</span>, ", "gone</span>, ~~new~~ ");
+    assert!(from_markdown(&edited).contains("</span>, <s>new</s> <span"));
 }

@@ -228,7 +228,15 @@ impl Gen {
             }
             6 => {
                 self.out.push_str("<span");
-                let c = format!("color: #{:06x};", self.rng.next() & 0xff_ffff);
+                // Confluence's spans that are marks: colour, highlight, strikethrough, underline.
+                let n = self.rng.next();
+                let c = match n >> 24 & 7 {
+                    0 => "text-decoration: line-through;".to_string(),
+                    1 => "text-decoration: underline;".to_string(),
+                    2 => format!("background-color: #{:06x};", n & 0xff_ffff),
+                    3 => format!("background-color: rgb({}, 0, 0);", n & 0xff),
+                    _ => format!("color: #{:06x};", n & 0xff_ffff),
+                };
                 self.attr("style", &c);
                 self.out.push('>');
                 self.inline(depth, false);
