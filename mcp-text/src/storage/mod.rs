@@ -18,6 +18,7 @@ mod elements;
 mod entities;
 mod links;
 mod macros;
+mod pre;
 mod read;
 mod spans;
 mod write;

@@ -826,11 +826,15 @@ impl<'a> Parser<'a> {
         match role {
             Role::Doc | Role::Implicit => unreachable!("closed elsewhere"),
             Role::Node => {
+                let mut attrs = attrs;
+                let mut content = match kind {
+                    NodeType::CodeBlock => super::pre::read(&mut attrs, content),
+                    _ => content,
+                };
                 let mut node = Node::new(kind);
                 node.attrs = attrs;
                 let leaf = matches!(node.kind, NodeType::Rule | NodeType::HardBreak);
                 if !(leaf && content.is_empty()) {
-                    let mut content = content;
                     content.shrink_to_fit();
                     node.content = Some(content);
                 }

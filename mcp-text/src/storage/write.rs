@@ -8,6 +8,7 @@ use super::elements::mapped;
 use super::entities;
 use super::links::{self, push_attr, LinkText};
 use super::macros;
+use super::pre;
 use super::spans;
 use super::xml_out::Out;
 use super::{ELEMENT, RAW, STORAGE};
@@ -210,7 +211,7 @@ impl Writer {
             NodeType::Blockquote => self.element("blockquote", node),
             NodeType::Rule => self.element("hr", node),
             NodeType::HardBreak => self.element("br", node),
-            NodeType::CodeBlock if tag_override == Some("pre") => self.element("pre", node),
+            NodeType::CodeBlock if tag_override == Some("pre") => self.pre(node),
             NodeType::Table => self.table(node),
             NodeType::TableRow => self.element("tr", node),
             NodeType::TableHeader => self.element("th", node),
@@ -288,6 +289,19 @@ impl Writer {
         self.out.push_str(tag);
         self.attrs_of(tag, node);
         self.close_start(tag, node.content.as_deref());
+    }
+
+    /// A `codeBlock` that was a `<pre>`: its text straight in it, or in the `code` element it was in.
+    fn pre(&mut self, node: &Node) {
+        let Some(code) = pre::code_tag(node) else {
+            return self.element("pre", node);
+        };
+        self.out.push_str("<pre");
+        self.attrs_of("pre", node);
+        self.out.push('>');
+        self.out.push_str(&code);
+        self.children(node.children());
+        self.out.push_str("</code></pre>");
     }
 
     fn close_start(&mut self, tag: &str, content: Option<&[Node]>) {

@@ -274,3 +274,24 @@ fn a_strikethrough_span_reads_as_strikethrough_and_comes_back_the_same() {
     let edited = md.replace("gone</span>, ", "gone</span>, ~~new~~ ");
     assert!(from_markdown(&edited).contains("</span>, <s>new</s> <span"));
 }
+
+#[test]
+fn a_pre_code_block_reads_as_a_fence_with_its_language_and_comes_back_the_same() {
+    // `<pre><code class="language-python">`: the `code` element was a mark on the block's text, which a
+    // fence cannot hold, so the whole block was one JSON marker.
+    let xml = "<pre><code class=\"language-python\">if a &lt; b:\n    x = 1</code></pre>";
+    let md = to_markdown(xml);
+    assert_eq!(
+        md.trim_end(),
+        "<!--adf:codeBlock {\"storage\":{\"code\":{},\"tag\":\"pre\"}}-->\n```python\nif a < b:\n    x = 1\n```"
+    );
+    assert_eq!(from_markdown(&md), storage::write(&read(xml)));
+    assert_eq!(from_markdown(&md), xml);
+    // Another language is another class; a `code` element's other attributes stay.
+    let edited = md.replace("```python", "```rust");
+    assert!(from_markdown(&edited).starts_with("<pre><code class=\"language-rust\">"));
+    let other = "<pre class=\"x\"><code class=\"hljs\" id=\"c\">y</code></pre>";
+    let md = to_markdown(other);
+    assert!(md.contains("```\ny\n```"), "{md}");
+    assert_eq!(from_markdown(&md), other);
+}
