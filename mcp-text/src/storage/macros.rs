@@ -1,4 +1,4 @@
-//! `ac:structured-macro`, both ways. `code` is a `codeBlock`, `info`/`note`/`tip`/`warning`/`panel` a
+//! `ac:structured-macro`, both ways. `code` and `noformat` are a `codeBlock`, `info`/`note`/`tip`/`warning`/`panel` a
 //! `panel`, `expand` an `expand`, `status` a `status`; every other macro is an `extension` (a
 //! `bodiedExtension` with a rich-text body, an `inlineExtension` in text) whose `extensionKey` is the macro's
 //! name and whose `parameters.macroParams` hold every `ac:parameter`, as Confluence Cloud's ADF has them.
@@ -34,6 +34,9 @@ const MACRO_ATTR_ORDER: [&str; 5] = [
     "ac:local-id",
     "ac:macro-id",
 ];
+
+/// The macro of preformatted text, read as a `codeBlock` (with `storage.macro`), as Confluence Cloud has it.
+const NOFORMAT: &str = "noformat";
 
 /// The `ac:schema-version` every macro of Confluence's has: it goes without saying (the writer writes it
 /// unless the node says `storage.noSchemaVersion`, and another version is kept as it was).
@@ -280,6 +283,11 @@ pub(super) fn finish(m: Macro) -> Node {
             if let Some(lang) = params.take_simple("language") {
                 attrs.insert("language", lang.into());
             }
+            NodeType::CodeBlock
+        }
+        // Confluence Cloud's code block without a language; the macro's name says which it was.
+        (Some(NOFORMAT), _, None) => {
+            storage_of(&mut attrs).insert("macro".into(), NOFORMAT.into());
             NodeType::CodeBlock
         }
         (Some(n @ ("info" | "note" | "tip" | "warning")), None, _) => {
@@ -531,14 +539,18 @@ pub(super) fn write(w: &mut impl Out, node: &Node) {
     let mut rich: Option<&[Node]> = None;
     let name: Option<String> = match &node.kind {
         NodeType::CodeBlock => {
-            if let Some(lang) = node.attr("language").filter(|v| !v.is_null()) {
+            let language = node.attr("language").filter(|v| !v.is_null());
+            if let Some(lang) = language {
                 params.insert("language".into(), simple(&text_of(lang)));
             }
             plain = node
                 .content
                 .as_ref()
                 .map(|c| c.iter().filter_map(|n| n.text.as_deref()).collect());
-            Some("code".into())
+            // A `noformat` stays one while it has no language (a language makes it a `code` macro).
+            let noformat = language.is_none()
+                && st.and_then(|s| s.get("macro")).and_then(Value::as_str) == Some(NOFORMAT);
+            Some(if noformat { NOFORMAT } else { "code" }.into())
         }
         NodeType::Panel => {
             rich = node.content.as_deref();

@@ -295,3 +295,25 @@ fn a_pre_code_block_reads_as_a_fence_with_its_language_and_comes_back_the_same()
     assert!(md.contains("```\ny\n```"), "{md}");
     assert_eq!(from_markdown(&md), other);
 }
+
+#[test]
+fn a_noformat_macro_reads_as_a_fence_and_comes_back_the_same() {
+    // Its text was the `storage.plain` of a JSON marker: now Confluence Cloud's code block without a
+    // language, the macro's name in the marker.
+    let xml = concat!(
+        "<ac:structured-macro ac:name=\"noformat\" ac:schema-version=\"1\" ac:macro-id=\"n-1\">",
+        "<ac:parameter ac:name=\"nopanel\">true</ac:parameter>",
+        "<ac:plain-text-body><![CDATA[some <text>\n  indented]]></ac:plain-text-body></ac:structured-macro>"
+    );
+    let md = to_markdown(xml);
+    assert!(md.contains("\"macro\":\"noformat\""), "{md}");
+    assert!(
+        md.contains("-->\n```\nsome <text>\n  indented\n```"),
+        "{md}"
+    );
+    assert_eq!(from_markdown(&md), storage::write(&read(xml)));
+    assert_eq!(from_markdown(&md), xml);
+    // Given a language, it is a `code` macro.
+    let edited = md.replace("```\nsome", "```sql\nsome");
+    assert!(from_markdown(&edited).starts_with("<ac:structured-macro ac:name=\"code\""));
+}
