@@ -520,13 +520,48 @@ pub(super) fn finish_image(i: Image) -> Node {
     media_node.attrs = Some(media);
     let mut content = vec![media_node];
     if let Some(caption) = i.caption {
-        content.push(Node::with_content(NodeType::Caption, caption));
+        content.push(caption_node(caption));
     }
     let mut node = Node::with_content(NodeType::MediaSingle, content);
     if !outer.is_empty() {
         node.attrs = Some(outer);
     }
     node
+}
+
+/// A `caption` of what an `ac:caption` holds. ADF's caption holds text, so one `<p>` around it all, as
+/// Confluence writes a caption, is its content with `storage.p` holding the `<p>`'s attributes (`{}`).
+fn caption_node(content: Vec<Node>) -> Node {
+    let one_p = match content.as_slice() {
+        [p] if p.kind == NodeType::Paragraph
+            && p.marks.is_none()
+            && p.text.is_none()
+            && p.extra.is_none()
+            && !p.children().is_empty() =>
+        {
+            match p.attrs.as_ref() {
+                None => Some(Map::new()),
+                Some(a) => match storage(Some(a)) {
+                    Some(s) if a.len() == 1 && s.len() == 1 => {
+                        s.get("attrs").and_then(Value::as_object).cloned()
+                    }
+                    _ => None,
+                },
+            }
+        }
+        _ => None,
+    };
+    let Some(p_attrs) = one_p else {
+        return Node::with_content(NodeType::Caption, content);
+    };
+    let Some(mut p) = content.into_iter().next() else {
+        unreachable!("one paragraph")
+    };
+    let mut caption = Node::with_content(NodeType::Caption, p.content.take().unwrap_or_default());
+    let mut attrs = Attrs::new();
+    storage_of(&mut attrs).insert("p".into(), Value::Object(p_attrs));
+    caption.attrs = Some(attrs);
+    caption
 }
 
 /// Writes `mediaSingle`, `mediaInline` or a lone `media` as an `ac:image`.
@@ -590,8 +625,21 @@ pub(super) fn write_image(w: &mut impl Out, node: &Node) {
         match child.kind {
             NodeType::Media => {}
             NodeType::Caption => {
+                let p = storage(child.attrs.as_ref())
+                    .and_then(|s| s.get("p"))
+                    .and_then(Value::as_object);
                 w.out().push_str("<ac:caption>");
+                if let Some(p) = p {
+                    w.out().push_str("<p");
+                    for (k, v) in attr_list(Some(&Value::Object(p.clone()))) {
+                        push_attr(w.out(), &k, &v);
+                    }
+                    w.out().push('>');
+                }
                 w.children(child.children());
+                if p.is_some() {
+                    w.out().push_str("</p>");
+                }
                 w.out().push_str("</ac:caption>");
             }
             _ => w.children(std::slice::from_ref(child)),

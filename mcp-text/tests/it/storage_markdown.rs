@@ -317,3 +317,21 @@ fn a_noformat_macro_reads_as_a_fence_and_comes_back_the_same() {
     let edited = md.replace("```\nsome", "```sql\nsome");
     assert!(from_markdown(&edited).starts_with("<ac:structured-macro ac:name=\"code\""));
 }
+
+#[test]
+fn an_image_caption_in_a_paragraph_reads_as_the_image_and_its_caption() {
+    // Confluence writes a caption's text in a `<p>`, which ADF's caption (text only) cannot hold: the image
+    // and its caption were one JSON marker.
+    let xml = "<ac:image><ri:attachment ri:filename=\"x.png\" /><ac:caption><p>My <strong>caption</strong></p></ac:caption></ac:image>";
+    let md = to_markdown(xml);
+    assert!(md.contains("![](media:x.png"), "{md}");
+    assert!(
+        md.contains("<!--adf:caption {\"storage\":{\"p\":{}}}-->\nMy **caption**\n"),
+        "{md}"
+    );
+    assert_eq!(from_markdown(&md), storage::write(&read(xml)));
+    assert_eq!(from_markdown(&md), xml);
+    // The caption the model edits is the one written.
+    let edited = md.replace("My **caption**", "Our caption");
+    assert!(from_markdown(&edited).contains("<ac:caption><p>Our caption</p></ac:caption>"));
+}
