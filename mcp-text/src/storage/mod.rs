@@ -13,6 +13,7 @@
 //! One pass over quick-xml's events with an explicit stack (no recursion while reading, nesting capped at
 //! [`MAX_DEPTH`] elements); the writer recurses only as deep as the model, which the readers bound.
 
+mod adf_extension;
 mod attrs;
 mod elements;
 mod entities;

@@ -838,6 +838,10 @@ impl<'a> Parser<'a> {
                     content.shrink_to_fit();
                     node.content = Some(content);
                 }
+                if self.frame_ref().mode == Mode::Block {
+                    let write = |n: &Node| super::write::nodes(std::slice::from_ref(n));
+                    node = super::adf_extension::read(&node, &write).unwrap_or(node);
+                }
                 self.push_node(node);
             }
             Role::MacroBody => self.with_macro(|m| m.rich = Some(content)),

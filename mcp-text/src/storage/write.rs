@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value};
 
+use super::adf_extension;
 use super::elements::mapped;
 use super::entities;
 use super::links::{self, push_attr, LinkText};
@@ -216,6 +217,11 @@ impl Writer {
             NodeType::TableRow => self.element("tr", node),
             NodeType::TableHeader => self.element("th", node),
             NodeType::TableCell => self.element("td", node),
+            NodeType::Panel | NodeType::DecisionList | NodeType::DecisionItem
+                if adf_extension::is_adf(node) =>
+            {
+                adf_extension::write(self, node)
+            }
             NodeType::CodeBlock
             | NodeType::Panel
             | NodeType::Expand

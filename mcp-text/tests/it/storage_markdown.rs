@@ -335,3 +335,35 @@ fn an_image_caption_in_a_paragraph_reads_as_the_image_and_its_caption() {
     let edited = md.replace("My **caption**", "Our caption");
     assert!(from_markdown(&edited).contains("<ac:caption><p>Our caption</p></ac:caption>"));
 }
+
+#[test]
+fn panels_and_decisions_in_an_adf_extension_read_as_a_panel_and_decisions() {
+    // Confluence Cloud keeps a `note` or custom panel, and a decision list, as `ac:adf-extension`: read as
+    // elements, their text was all in one JSON marker.
+    let xml = concat!(
+        "<ac:adf-extension><ac:adf-node type=\"panel\"><ac:adf-attribute key=\"panel-type\">note</ac:adf-attribute>",
+        "<ac:adf-content><p>remember this</p></ac:adf-content></ac:adf-node></ac:adf-extension>",
+        "<ac:adf-extension><ac:adf-node type=\"decision-list\"><ac:adf-attribute key=\"local-id\">d1</ac:adf-attribute>",
+        "<ac:adf-node type=\"decision-item\"><ac:adf-attribute key=\"local-id\">i1</ac:adf-attribute>",
+        "<ac:adf-attribute key=\"state\">DECIDED</ac:adf-attribute><ac:adf-content>We ship <em>Friday</em></ac:adf-content>",
+        "</ac:adf-node></ac:adf-node><ac:adf-fallback><ul><li>We ship Friday</li></ul></ac:adf-fallback></ac:adf-extension>",
+    );
+    let md = to_markdown(xml);
+    assert!(
+        md.starts_with(
+            "<!--adf:panel {\"storage\":{\"adf\":true}}-->\n> [!NOTE]\n> remember this\n"
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains("\n- We ship *Friday*<!--adf:decisionItem {\"localId\":\"i1\"}-->"),
+        "{md}"
+    );
+    assert_eq!(from_markdown(&md), storage::write(&read(xml)));
+    assert_eq!(from_markdown(&md), xml);
+    // An edit of the text is written in the extension.
+    let edited = md.replace("remember this", "remember that");
+    assert!(from_markdown(&edited).starts_with(
+        "<ac:adf-extension><ac:adf-node type=\"panel\"><ac:adf-attribute key=\"panel-type\">note</ac:adf-attribute><ac:adf-content><p>remember that</p>"
+    ));
+}
