@@ -268,7 +268,6 @@ impl<'a> W<'a> {
             | NodeType::BodiedExtension
             | NodeType::BodiedSyncBlock
             | NodeType::SyncBlock
-            | NodeType::Other(_)
                 if node.content.is_some() && pair_ok(node) =>
             {
                 let mut d = marker::diff(node, Inferred::new(None, true));
@@ -791,15 +790,6 @@ fn pair_ok(node: &Node) -> bool {
             .children()
             .iter()
             .all(|c| c.kind != NodeType::LayoutColumn),
-        // A type the schema does not define (a storage element ADF has no node for, a future node) holds
-        // blocks the Markdown shows between its markers where it holds blocks alone.
-        NodeType::Other(_) => {
-            !node.children().is_empty()
-                && node.children().iter().all(|c| {
-                    c.text.is_none()
-                        && (matches!(c.kind, NodeType::Other(_)) || !inline::is_inline(&c.kind))
-                })
-        }
         _ => true,
     }
 }

@@ -72,7 +72,9 @@ impl R<'_> {
                     }
                     "emoji" => {
                         let mut n = Node::new(NodeType::Emoji);
-                        let (short, id) = match value.rsplit_once('#') {
+                        // The writer writes no short name holding `#`: the first one ends it, and an
+                        // id may hold more.
+                        let (short, id) = match value.split_once('#') {
                             Some((s, i)) => (s, Some(i)),
                             None => (value, None),
                         };
