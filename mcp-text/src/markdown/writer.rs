@@ -36,6 +36,8 @@ pub(super) struct W<'a> {
     pub(super) depth: usize,
     /// Where the last line's own text starts in `out`, after its containers' prefixes and item markers.
     pub(super) body_at: usize,
+    /// How many marker pairs (`<!--adf:TYPE N-->` … `<!--/adf:TYPE N-->`) are open around what is written.
+    pub(super) pairs: usize,
 }
 
 impl<'a> W<'a> {
@@ -50,6 +52,7 @@ impl<'a> W<'a> {
             line: String::new(),
             depth: 0,
             body_at: 0,
+            pairs: 0,
         }
     }
 

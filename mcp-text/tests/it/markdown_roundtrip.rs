@@ -979,23 +979,40 @@ fn a_code_block_in_several_texts_is_a_fence_a_model_reads() {
 }
 
 #[test]
-fn the_text_inside_an_inline_node_of_no_known_type_stays_in_sight() {
-    // Confluence pages hold inline elements ADF has no node for (`<small>`, `<cite>`, `<span class>`),
+fn blocks_and_text_inside_a_node_of_no_known_type_stay_in_sight() {
+    // Confluence pages hold elements ADF has no node for (`<div>`, `<small>`, `<cite>`, `<span class>`),
     // which the storage reader keeps as `storage:element` nodes, as a future ADF node would be: the whole
-    // node went into one JSON marker under an empty label, its text out of a model's sight. It now shows
-    // the text it holds as its label.
-    let doc = node(
-        json!({"type":"doc","version":1,"content":[{"type":"paragraph","content":[
-        {"type":"text","text":"Hello "},
-        {"type":"storage:element","attrs":{"name":"small"},"content":[
-            {"type":"text","text":"small "},
-            {"type":"text","text":"print","marks":[{"type":"strong"}]}]}]}]}),
-    );
+    // node went into one JSON marker, the blocks or text it holds out of a model's sight. A block one holding
+    // blocks alone now shows them between its open and close markers (where no pair stands inside it or
+    // around it); an inline one shows its text as its label.
+    let small = json!({"type":"storage:element","attrs":{"name":"small"},"content":[
+        {"type":"text","text":"small "},
+        {"type":"text","text":"print","marks":[{"type":"strong"}]}]});
+    let div =
+        |content: Value| json!({"type":"storage:element","attrs":{"name":"div"},"content":content});
+    let doc = node(json!({"type":"doc","version":1,"content":[div(json!([
+        {"type":"paragraph","content":[{"type":"text","text":"Hello "}, small]},
+        {"type":"bulletList","content":[{"type":"listItem","content":[
+            {"type":"paragraph","content":[{"type":"text","text":"First"}]}]}]}]))]}));
     let md = round_trip(&doc);
     assert!(
-        md.starts_with("Hello [small print](adf:storage:element '"),
+        md.starts_with(
+            "<!--adf:storage:element {\"name\":\"div\"} 2-->\n\nHello [small print](adf:storage:element '"
+        ),
         "{md}"
     );
+    assert!(
+        md.contains("\n\n- First\n\n<!--/adf:storage:element 2-->"),
+        "{md}"
+    );
+    // A div in a div is one marker.
+    let nested = node(
+        json!({"type":"doc","version":1,"content":[div(json!([div(json!([
+        {"type":"paragraph","content":[{"type":"text","text":"inner"}]}]))]))]}),
+    );
+    let md = round_trip(&nested);
+    assert!(md.starts_with("<!--adf:storage:element {\"attrs\""), "{md}");
+    assert!(md.trim_end().ends_with("/-->"), "{md}");
 }
 
 #[test]
