@@ -234,8 +234,9 @@ impl<'a> W<'a> {
             NodeType::Paragraph if plain_inline_container(node) => self.paragraph(node, parent),
             // An empty heading is `##` alone (its `content: []`, if present, in a modifier).
             NodeType::Heading => self.heading(node, parent),
-            NodeType::CodeBlock if plain_code(node) || split_code(node).is_some() => {
-                self.code_block(node)
+            NodeType::CodeBlock if let Some(code) = code_text(node) => self.code_block(node, code),
+            NodeType::Extension if let Some(body) = plain_body(node) => {
+                self.plain_body_extension(node, body)
             }
             NodeType::Blockquote => self.quote(node),
             NodeType::Rule if node.content.is_none() => {
@@ -263,15 +264,10 @@ impl<'a> W<'a> {
             NodeType::MediaSingle if media_single_ok(node) => self.media_single(node),
             NodeType::MediaGroup if media_group_ok(node) => self.media_group(node),
             NodeType::BlockCard | NodeType::EmbedCard if card_ok(node) => self.card(node),
-            NodeType::LayoutSection
-            | NodeType::LayoutColumn
-            | NodeType::BodiedExtension
-            | NodeType::BodiedSyncBlock
-            | NodeType::SyncBlock
-            | NodeType::Other(_)
-                if node.content.is_some()
-                    && pair_ok(node)
-                    && (self.pairs == 0 || !matches!(node.kind, NodeType::Other(_))) =>
+            kind if (pair_kind(kind) || matches!(kind, NodeType::Other(_)))
+                && node.content.is_some()
+                && pair_ok(node)
+                && (self.pairs == 0 || !matches!(node.kind, NodeType::Other(_))) =>
             {
                 let mut d = marker::diff(node, Inferred::new(None, true));
                 if node.children().is_empty() && marker::filled_when_empty(&node.kind) {
@@ -376,28 +372,54 @@ impl<'a> W<'a> {
     }
 
     /// A code block as a fence holding its text. One whose text is in several text nodes (or marked, off
-    /// the schema) shows them joined, its modifier holding them as they are (see [`split_code`]).
-    fn code_block(&mut self, node: &Node) {
+    /// the schema) shows them joined, its modifier holding them as they are (see [`code_text`]).
+    fn code_block(&mut self, node: &Node, code: Code) {
         let lang = node.attr_str("language").filter(|l| info_ok(l));
         let inf_pairs = [("language", Inf::Str(lang.unwrap_or_default()))];
-        let joined = split_code(node);
-        let text = match &joined {
-            Some(joined) => joined.as_str(),
-            None => node
-                .children()
-                .first()
-                .and_then(|t| t.text.as_deref())
-                .unwrap_or_default(),
+        let text = match &code {
+            Code::Plain(text) => text,
+            Code::Joined(joined) => joined.as_str(),
         };
         let inf = Inferred::new(lang.map(|_| &inf_pairs[..]), !text.is_empty());
-        match joined {
-            None => self.modifier(node, inf, false),
-            Some(_) => {
+        match code {
+            Code::Plain(_) => self.modifier(node, inf, false),
+            Code::Joined(_) => {
                 let mut d = marker::diff(node, inf).unwrap_or_default();
                 d.set_content(node.children());
                 self.marker(node.kind.name(), Some(&d), false);
             }
         }
+        self.fence(lang, text);
+    }
+
+    /// A macro whose body is plain text (a storage `ac:plain-text-body`: PlantUML, HTML, SQL, Markdown,
+    /// ...) as a fence holding its body, under the extension's marker (the extension without its body):
+    /// the model reads and edits the body as the code it is, not as a string inside JSON. The fence's
+    /// info string is the macro's name, for the model's eyes (the marker says which macro it is).
+    fn plain_body_extension(&mut self, node: &Node, body: &str) {
+        let mut rest = node.clone();
+        if let Some(storage) = rest
+            .attrs
+            .as_mut()
+            .and_then(|a| a.get_mut(crate::storage::STORAGE))
+        {
+            if let Some(storage) = storage.as_object_mut() {
+                storage.remove("plain");
+                if storage.is_empty() {
+                    rest.attrs
+                        .as_mut()
+                        .map(|a| a.remove(crate::storage::STORAGE));
+                }
+            }
+        }
+        let d = marker::whole(&rest);
+        self.marker(node.kind.name(), Some(&d), false);
+        self.fence(node.attr_str("extensionKey").filter(|k| info_ok(k)), body);
+    }
+
+    /// A fenced code block: `text` between fences longer than any run of their character in it, `lang`
+    /// after the first.
+    fn fence(&mut self, lang: Option<&str>, text: &str) {
         let mut longest = 0;
         let mut run = 0;
         for c in text.chars() {
@@ -704,33 +726,34 @@ fn is_item(n: &Node) -> bool {
     n.kind == NodeType::ListItem && n.text.is_none()
 }
 
-fn plain_code(node: &Node) -> bool {
-    if node.text.is_some() {
-        return false;
-    }
-    match node.children() {
-        [] => true,
-        [t] => {
-            t.kind == NodeType::Text
-                && t.attrs.is_none()
-                && t.marks.is_none()
-                && t.extra.is_none()
-                && t.content.is_none()
-                && t.text
-                    .as_deref()
-                    .is_some_and(|s| !s.is_empty() && !s.contains(['\r', '\0']))
-        }
-        _ => false,
-    }
+/// The text a fence shows of a code block.
+enum Code<'a> {
+    /// Its one text (or none), as it is.
+    Plain(&'a str),
+    /// Its texts joined: a code block that holds its text in several text nodes, or in a text with more
+    /// than its text (Atlassian's own sample documents split a long listing into one text a line). A
+    /// modifier holds the texts as they are, which the reader uses while the fence's text is still theirs.
+    Joined(String),
 }
 
-/// The text of a code block that holds it in several text nodes, or in a text with more than its text
-/// (Atlassian's own sample documents split a long listing into one text a line): the texts joined, which
-/// a fence shows as any code block's (a modifier holds the texts as they are, which the reader uses while
-/// the fence's text is still theirs). `None` for a block a fence shows as it is, or cannot show.
-fn split_code(node: &Node) -> Option<String> {
-    if node.text.is_some() || plain_code(node) {
+/// The text a fence shows of a code block, or `None` for one a fence cannot show (it is one marker).
+fn code_text(node: &Node) -> Option<Code<'_>> {
+    if node.text.is_some() {
         return None;
+    }
+    let fenced = |s: &str| !s.is_empty() && !s.contains(['\r', '\0']);
+    match node.children() {
+        [] => return Some(Code::Plain("")),
+        [t] if t.kind == NodeType::Text
+            && t.attrs.is_none()
+            && t.marks.is_none()
+            && t.extra.is_none()
+            && t.content.is_none()
+            && t.text.as_deref().is_some_and(fenced) =>
+        {
+            return t.text.as_deref().map(Code::Plain);
+        }
+        _ => {}
     }
     let mut joined = String::new();
     for t in node.children() {
@@ -739,7 +762,17 @@ fn split_code(node: &Node) -> Option<String> {
         }
         joined.push_str(t.text.as_deref()?);
     }
-    (!joined.is_empty() && !joined.contains(['\r', '\0'])).then_some(joined)
+    fenced(&joined).then_some(Code::Joined(joined))
+}
+
+/// The body of a macro whose body is plain text (`storage.plain`, see [`W::plain_body_extension`]), where
+/// a fence shows it as it is.
+fn plain_body(node: &Node) -> Option<&str> {
+    if node.text.is_some() || node.content.is_some() {
+        return None;
+    }
+    let body = node.attr(crate::storage::STORAGE)?.get("plain")?.as_str()?;
+    (!body.is_empty() && !body.contains(['\r', '\0'])).then_some(body)
 }
 
 fn info_ok(lang: &str) -> bool {
@@ -805,6 +838,18 @@ fn pair_ok(node: &Node) -> bool {
     }
 }
 
+/// The types of the schema a marker pair stands around (when they hold `content`; see [`pair_ok`]).
+fn pair_kind(kind: &NodeType) -> bool {
+    matches!(
+        kind,
+        NodeType::LayoutSection
+            | NodeType::LayoutColumn
+            | NodeType::BodiedExtension
+            | NodeType::BodiedSyncBlock
+            | NodeType::SyncBlock
+    )
+}
+
 /// Whether `node` (of a type the schema does not define) holds blocks alone.
 fn pair_of_blocks(node: &Node) -> bool {
     !node.children().is_empty()
@@ -820,13 +865,8 @@ fn holds_pair(node: &Node) -> bool {
     let mut stack: Vec<&Node> = node.children().iter().collect();
     while let Some(n) = stack.pop() {
         let pair = match n.kind {
-            NodeType::LayoutSection
-            | NodeType::LayoutColumn
-            | NodeType::BodiedExtension
-            | NodeType::BodiedSyncBlock
-            | NodeType::SyncBlock => n.content.is_some(),
             NodeType::Other(_) => pair_of_blocks(n),
-            _ => false,
+            ref kind => pair_kind(kind) && n.content.is_some(),
         };
         if pair {
             return true;

@@ -367,3 +367,61 @@ fn panels_and_decisions_in_an_adf_extension_read_as_a_panel_and_decisions() {
         "<ac:adf-extension><ac:adf-node type=\"panel\"><ac:adf-attribute key=\"panel-type\">note</ac:adf-attribute><ac:adf-content><p>remember that</p>"
     ));
 }
+
+#[test]
+fn a_plain_text_body_macro_reads_as_a_fence_a_model_reads_and_edits() {
+    // PlantUML, HTML, SQL or Markdown macros: their body was a string inside the extension's JSON marker
+    // (`"plain":"@startuml\nAlice -\u003e Bob"`), which the model could neither read as code nor edit.
+    let xml = concat!(
+        "<p>Before</p>",
+        "<ac:structured-macro ac:name=\"plantuml\" ac:schema-version=\"1\" ac:macro-id=\"p-1\">",
+        "<ac:parameter ac:name=\"format\">SVG</ac:parameter>",
+        "<ac:plain-text-body><![CDATA[@startuml\nAlice -> Bob: `hi`\n\n@enduml\n]]></ac:plain-text-body>",
+        "</ac:structured-macro>",
+        "<ul><li><ac:structured-macro ac:name=\"markdown\" ac:schema-version=\"1\">",
+        "<ac:plain-text-body><![CDATA[# Title\n```\ncode\n```]]></ac:plain-text-body></ac:structured-macro></li></ul>",
+        "<p>After</p>"
+    );
+    let md = to_markdown(xml);
+    assert!(
+        md.contains("-->\n```plantuml\n@startuml\nAlice -> Bob: `hi`\n\n@enduml\n\n```\n"),
+        "{md}"
+    );
+    // A body holding a fence is in a longer one.
+    assert!(
+        md.contains("-->\n  ````markdown\n  # Title\n  ```\n  code\n  ```\n  ````\n"),
+        "{md}"
+    );
+    assert!(
+        !md.contains("\"plain\""),
+        "the body is in the fence alone:\n{md}"
+    );
+    assert_eq!(from_markdown(&md), storage::write(&read(xml)));
+    assert_eq!(from_markdown(&md), xml);
+    // The body the model edits is the one written; the macro keeps its name and parameters.
+    let edited = md.replace("Alice -> Bob", "Alice -> Carol");
+    assert_eq!(
+        from_markdown(&edited),
+        xml.replace("Alice -> Bob", "Alice -> Carol")
+    );
+    // Plain Markdown shows the body alone.
+    let plain = markdown::write(
+        &read(xml),
+        &WriteOptions {
+            plain: true,
+            ..WriteOptions::default()
+        },
+    );
+    assert!(plain.contains("```plantuml\n@startuml\n"), "{plain}");
+    // A marker the model broke leaves the body as a code block, with a warning.
+    let broken = md.replacen(
+        "{\"extensionKey\":\"plantuml\"",
+        "{\"extensionKey\":\"plantuml",
+        1,
+    );
+    let back = markdown::read(&broken);
+    assert_eq!(back.warnings.len(), 1, "{:?}", back.warnings);
+    assert!(storage::write(&back.doc).contains(
+        "<ac:structured-macro ac:name=\"code\" ac:schema-version=\"1\"><ac:parameter ac:name=\"language\">plantuml</ac:parameter>"
+    ));
+}

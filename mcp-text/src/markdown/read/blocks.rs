@@ -56,18 +56,21 @@ impl R<'_> {
         // The frame is the parent only when no container (an HTML table cell, a marker pair) is open in it,
         // nor opens now (a pending marker of another type than this block's).
         let direct = self.frame().opens.is_empty()
-            && self.frame().pending.as_ref().is_none_or(|p| {
-                p.kind == node.kind
-                    || (p.kind == NodeType::DecisionList && node.kind == NodeType::BulletList)
-            });
+            && self
+                .frame()
+                .pending
+                .as_ref()
+                .is_none_or(|p| modifies(&p.kind, &node.kind));
         let parent_quote = direct && matches!(self.frame().kind, Fk::Quote { panel: None });
         let parent_item = direct && matches!(self.frame().kind, Fk::Item { .. });
         let f = self.frame();
         if let Some(p) = f.pending.take() {
-            let same = p.kind == node.kind
-                || (p.kind == NodeType::DecisionList && node.kind == NodeType::BulletList)
-                || (p.kind == NodeType::Paragraph && node.kind == NodeType::Paragraph);
-            if same {
+            if modifies(&p.kind, &node.kind) {
+                if p.kind == NodeType::Extension {
+                    let node = self.plain_body_extension(node, &p.diff, p.line);
+                    self.frame().children.push(node);
+                    return;
+                }
                 if p.kind == NodeType::DecisionList {
                     node = self.decisions(node, p.line);
                 }
@@ -107,6 +110,45 @@ impl R<'_> {
             node = heading_to_paragraph(node);
         }
         self.frame().children.push(node);
+    }
+
+    /// The extension whose plain-text body a fence shows (`code`, the code block read from it) under its
+    /// marker (`diff`, the extension without its body): the fence's text, edited or not, is its body
+    /// (`storage.plain`). A marker that cannot be used leaves the code block, with a warning.
+    fn plain_body_extension(
+        &mut self,
+        code: Node,
+        diff: &serde_json::Map<String, Value>,
+        line: usize,
+    ) -> Node {
+        let mut ext = Node::new(NodeType::Extension);
+        let applied =
+            marker::apply(&mut ext, diff).and_then(|()| match ext.attr(crate::storage::STORAGE) {
+                None | Some(Value::Object(_)) => Ok(()),
+                Some(_) => Err("`storage` is not an object".to_string()),
+            });
+        if let Err(e) = applied {
+            self.warn(
+                line,
+                format!(
+                    "the `extension` marker could not be used ({e}); its body stays a code block"
+                ),
+            );
+            return code;
+        }
+        let mut body = String::new();
+        for t in code.children() {
+            body.push_str(t.text.as_deref().unwrap_or_default());
+        }
+        let storage = ext
+            .attrs
+            .get_or_insert_with(Attrs::new)
+            .entry(crate::storage::STORAGE)
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        if let Value::Object(storage) = storage {
+            storage.insert("plain".into(), body.into());
+        }
+        ext
     }
 
     pub(super) fn decisions(&mut self, list: Node, _line: usize) -> Node {
@@ -580,6 +622,15 @@ pub(super) fn known_block_tok(t: &Tok) -> bool {
 /// Whether a code block's modifier holds texts (`content`) whose joined text is not the text its fence
 /// shows (the writer puts them there for a block that holds its text in several texts): the code was
 /// edited since, and the edit wins.
+/// Whether a marker of type `marker` (not a whole node, nor a container's) is the modifier of the block of
+/// type `block` that follows it: of a block of its type, of the bullet list a decision list is written as,
+/// and of the fence that shows an extension's plain-text body (see `write.rs`'s `plain_body_extension`).
+fn modifies(marker: &NodeType, block: &NodeType) -> bool {
+    marker == block
+        || (*marker == NodeType::DecisionList && *block == NodeType::BulletList)
+        || (*marker == NodeType::Extension && *block == NodeType::CodeBlock)
+}
+
 fn code_edited(node: &Node, diff: &serde_json::Map<String, Value>) -> bool {
     if node.kind != NodeType::CodeBlock {
         return false;
