@@ -454,8 +454,15 @@ impl Gen {
                 self.out.push_str("</tbody></table>");
             }
             7 => {
-                self.open_macro("code", true);
-                if self.rng.chance(70) {
+                // A code block, or a macro whose body is plain text too (an extension in ADF, a fence
+                // under its marker in Markdown).
+                let name = if self.rng.chance(30) {
+                    self.rng.pick(&["plantuml", "html", "noformat"])
+                } else {
+                    "code"
+                };
+                self.open_macro(name, true);
+                if name == "code" && self.rng.chance(70) {
                     let lang = self.rng.pick(&["rust", "bash", "c++", "python"]);
                     self.param("language", lang);
                 }
