@@ -19,6 +19,7 @@ mod media;
 mod read;
 mod table;
 mod text_form;
+mod title;
 mod write;
 mod writer;
 

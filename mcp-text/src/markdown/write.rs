@@ -474,9 +474,20 @@ impl<'a> W<'a> {
             _ => "info",
         };
         let inf = [("panelType", Inf::Str(word))];
-        self.modifier(node, Inferred::new(Some(&inf), true), false);
+        let inf = Inferred::new(Some(&inf), true);
+        // A storage macro's title is on the `[!TYPE]` line, its marker without it.
+        let title = super::title::shown(node);
+        match title {
+            Some(_) => self.modifier(&super::title::without(node), inf, false),
+            None => self.modifier(node, inf, false),
+        }
         self.push_prefix("> ", None);
-        self.line(&format!("[!{}]", word.to_ascii_uppercase()));
+        let mut alert = format!("[!{}]", word.to_ascii_uppercase());
+        if let Some(title) = title {
+            alert.push(' ');
+            alert.push_str(title);
+        }
+        self.line(&alert);
         match node.children().first() {
             None => {}
             Some(_) if only_empty_paragraph(node) => {}

@@ -581,3 +581,32 @@ fn a_colour_by_name_gives_valid_adf() {
     let md = round_trip(&doc);
     assert!(md.contains("data-mark"), "{md}");
 }
+
+#[test]
+fn an_alert_line_ending_in_two_spaces_keeps_the_text_after_it() {
+    // `> [!NOTE]  ` (a hard break, as a model may write it) dropped the panel's first paragraph.
+    let doc = read_json("> [!NOTE]  \n> the text\n");
+    assert_eq!(
+        doc["content"][0],
+        json!({"type":"panel","attrs":{"panelType":"note"},"content":[
+            {"type":"paragraph","content":[{"type":"text","text":"the text"}]}]})
+    );
+}
+
+#[test]
+fn an_alert_with_a_title_keeps_the_title_as_a_bold_first_line() {
+    // `> [!NOTE] Heads up` (Obsidian's callout title) in Markdown a model writes for a Jira issue: ADF's
+    // panel has no title, so it is the panel's first paragraph, in bold.
+    let doc = read_json("> [!NOTE] Heads up\n> the text\n");
+    assert_eq!(
+        doc["content"][0],
+        json!({"type":"panel","attrs":{"panelType":"note"},"content":[
+            {"type":"paragraph","content":[{"type":"text","text":"Heads up","marks":[{"type":"strong"}]}]},
+            {"type":"paragraph","content":[{"type":"text","text":"the text"}]}]})
+    );
+    let doc = read_json("> [!TIP] Alone\n");
+    assert_eq!(
+        doc["content"][0]["content"],
+        json!([{"type":"paragraph","content":[{"type":"text","text":"Alone","marks":[{"type":"strong"}]}]}])
+    );
+}

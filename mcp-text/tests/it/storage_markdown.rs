@@ -425,3 +425,45 @@ fn a_plain_text_body_macro_reads_as_a_fence_a_model_reads_and_edits() {
         "<ac:structured-macro ac:name=\"code\" ac:schema-version=\"1\"><ac:parameter ac:name=\"language\">plantuml</ac:parameter>"
     ));
 }
+
+#[test]
+fn a_panels_title_reads_on_its_alert_line_and_comes_back() {
+    // An `info`/`note`/`tip`/`warning`/`panel` macro's title parameter (ADF's panel has none) was JSON in
+    // the panel's marker: `"params":{"title":{"value":"Careful"}}`.
+    let xml = concat!(
+        "<ac:structured-macro ac:name=\"warning\" ac:schema-version=\"1\" ac:macro-id=\"w-1\">",
+        "<ac:parameter ac:name=\"title\">Careful: read first!</ac:parameter>",
+        "<ac:parameter ac:name=\"icon\">false</ac:parameter>",
+        "<ac:rich-text-body><p>Do not skip.</p><p>Really.</p></ac:rich-text-body></ac:structured-macro>",
+        "<ac:structured-macro ac:name=\"info\"><ac:parameter ac:name=\"title\">Only a title</ac:parameter>",
+        "<ac:rich-text-body><ul><li>a list first</li></ul></ac:rich-text-body></ac:structured-macro>"
+    );
+    let md = to_markdown(xml);
+    assert!(
+        md.contains("> [!WARNING] Careful: read first!\n> Do not skip.\n>\n> Really.\n"),
+        "{md}"
+    );
+    assert!(md.contains("> [!INFO] Only a title\n>\n> - "), "{md}");
+    assert!(
+        !md.contains("Careful: read first!\""),
+        "the title is not in the marker:\n{md}"
+    );
+    assert_eq!(from_markdown(&md), storage::write(&read(xml)));
+    assert_eq!(from_markdown(&md), xml);
+    // The title the model edits is the one written; a title it deletes is no parameter.
+    let edited = md.replace(
+        "[!WARNING] Careful: read first!",
+        "[!WARNING] Mind the soak",
+    );
+    assert_eq!(
+        from_markdown(&edited),
+        xml.replace("Careful: read first!", "Mind the soak")
+    );
+    let deleted = md.replace("[!INFO] Only a title", "[!INFO]");
+    assert!(!from_markdown(&deleted).contains("Only a title"));
+    // A title Markdown would read as syntax stays in the marker, and comes back the same.
+    let marked = xml.replace("Careful: read first!", "Use *.py &amp; `x`");
+    let md = to_markdown(&marked);
+    assert!(md.contains("> [!WARNING]\n> Do not skip."), "{md}");
+    assert_eq!(from_markdown(&md), marked);
+}

@@ -4,6 +4,7 @@
 use super::super::forms;
 use super::super::html::{self, Tok};
 use super::super::marker;
+use super::super::title;
 use super::state::*;
 use crate::model::{Attrs, Mark, MarkType, Node, NodeType};
 use serde_json::Value;
@@ -48,6 +49,10 @@ impl R<'_> {
     }
 
     fn push_block_after_caption(&mut self, mut node: Node, line: usize) {
+        let title = match node.kind {
+            NodeType::Panel => title::take(&mut node),
+            _ => None,
+        };
         let kind = match &self.frame().pending {
             Some(p) => p.kind.clone(),
             None => node.kind.clone(),
@@ -61,7 +66,7 @@ impl R<'_> {
                 .pending
                 .as_ref()
                 .is_none_or(|p| modifies(&p.kind, &node.kind));
-        let parent_quote = direct && matches!(self.frame().kind, Fk::Quote { panel: None });
+        let parent_quote = direct && matches!(self.frame().kind, Fk::Quote { panel: None, .. });
         let parent_item = direct && matches!(self.frame().kind, Fk::Item { .. });
         let f = self.frame();
         if let Some(p) = f.pending.take() {
@@ -86,6 +91,9 @@ impl R<'_> {
                 } else {
                     self.apply(&mut node, &p.diff, p.line);
                 }
+                if let Some(t) = title {
+                    title::set(&mut node, t);
+                }
                 self.frame().children.push(node);
                 return;
             }
@@ -108,6 +116,9 @@ impl R<'_> {
         if node.kind == NodeType::Heading && (parent_quote || parent_item) {
             // ADF allows no headings in list items or block quotes: a bold paragraph says the same.
             node = heading_to_paragraph(node);
+        }
+        if let Some(t) = title {
+            title::set(&mut node, t);
         }
         self.frame().children.push(node);
     }
@@ -181,7 +192,7 @@ impl R<'_> {
         let Some(f) = self.frames.pop() else { return };
         let fline = f.line;
         match f.kind {
-            Fk::Quote { panel } => {
+            Fk::Quote { panel, title } => {
                 let mut children = self.finish_children(Frame { kind: Fk::Doc, ..f });
                 if children.is_empty() {
                     // ADF requires a block in a quote or panel (the writer marks a really empty one).
@@ -197,6 +208,11 @@ impl R<'_> {
                 );
                 if let Some(t) = panel {
                     node.set_attr("panelType", t);
+                }
+                if let Some(t) = title.filter(|_| panel.is_some()) {
+                    node.extra
+                        .get_or_insert_with(Default::default)
+                        .insert(title::STASH, t.into());
                 }
                 self.push_block(node, fline);
             }

@@ -187,7 +187,10 @@ impl R<'_> {
             }
             Event::HardBreak => {
                 let inl = self.inl_mut(line);
-                if let Some(c) = &mut inl.capture {
+                if inl.skip_line {
+                    // A `[!TYPE]` line that ends in two spaces ends as a soft one does.
+                    inl.skip_line = false;
+                } else if let Some(c) = &mut inl.capture {
                     c.text.push(' ');
                 } else {
                     inl.nodes.push(Node::new(NodeType::HardBreak));
@@ -234,7 +237,7 @@ impl R<'_> {
                 // A panel: a block quote whose first line is `[!TYPE]`.
                 let f = self.frames.last_mut();
                 if let Some(f) = f {
-                    if let Fk::Quote { panel } = &mut f.kind {
+                    if let Fk::Quote { panel, title } = &mut f.kind {
                         if panel.is_none()
                             && f.children.is_empty()
                             && f.pending.is_none()
@@ -245,8 +248,9 @@ impl R<'_> {
                                 .next()
                                 .unwrap_or_default()
                                 .trim_end();
-                            if let Some(t) = panel_type(first) {
+                            if let Some((t, shown)) = panel_type(first) {
                                 *panel = Some(t);
+                                *title = shown.map(str::to_string);
                                 inl.skip_line = true;
                             }
                         }
@@ -261,8 +265,13 @@ impl R<'_> {
             Tag::BlockQuote(_) => {
                 self.close_implicit();
                 if self.cap(line) {
-                    self.frames
-                        .push(Frame::new(Fk::Quote { panel: None }, line));
+                    self.frames.push(Frame::new(
+                        Fk::Quote {
+                            panel: None,
+                            title: None,
+                        },
+                        line,
+                    ));
                 }
             }
             Tag::CodeBlock(kind) => {
@@ -443,9 +452,15 @@ impl R<'_> {
     }
 }
 
-pub(super) fn panel_type(line: &str) -> Option<&'static str> {
-    let word = line.strip_prefix("[!")?.strip_suffix(']')?;
-    Some(match word.to_ascii_uppercase().as_str() {
+/// A panel's `[!TYPE]` line: its type, and the title after it (see `title.rs`).
+pub(super) fn panel_type(line: &str) -> Option<(&'static str, Option<&str>)> {
+    let (word, title) = line.strip_prefix("[!")?.split_once(']')?;
+    let title = match title.strip_prefix(' ') {
+        None if title.is_empty() => None,
+        Some(t) if super::title::ok(t) => Some(t),
+        _ => return None,
+    };
+    let kind = match word.to_ascii_uppercase().as_str() {
         "INFO" | "IMPORTANT" => "info",
         "NOTE" => "note",
         "TIP" => "tip",
@@ -454,5 +469,6 @@ pub(super) fn panel_type(line: &str) -> Option<&'static str> {
         "SUCCESS" => "success",
         "CUSTOM" => "custom",
         _ => return None,
-    })
+    };
+    Some((kind, title))
 }

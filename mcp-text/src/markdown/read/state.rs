@@ -21,6 +21,8 @@ pub(super) enum Fk {
     Doc,
     Quote {
         panel: Option<&'static str>,
+        /// The title on a panel's `[!TYPE]` line.
+        title: Option<String>,
     },
     List {
         start: Option<u64>,
