@@ -1,15 +1,18 @@
 //! A storage macro's title where the Markdown shows it: a panel's (`info`, `note`, `tip`, `warning`,
-//! `panel` with a `title` parameter) on the line of its `[!TYPE]`, `> [!WARNING] Careful`. ADF's panel
-//! has no title; the storage reader keeps the parameter in `storage.params.title`, which a marker alone
-//! would show as JSON. The writer shows a title the reader takes back as it is: one line with no
-//! character Markdown reads as syntax; any other stays in the marker.
+//! `panel` with a `title` parameter) on the line of its `[!TYPE]`, `> [!WARNING] Careful`; a `code`
+//! macro's in its fence's info string, ```` ```bash title="deploy.sh" ```` (as MDX and Docusaurus write
+//! it). ADF's panel and code block have no title; the storage reader keeps the parameter in
+//! `storage.params.title`, which a marker alone would show as JSON. The writer shows a title the reader
+//! takes back as it is: one line with no character Markdown reads as syntax (nor `"` in an info string);
+//! any other stays in the marker.
 
 use serde_json::{Map, Value};
 
 use crate::model::{Mark, MarkType, Node, NodeType};
 use crate::storage::STORAGE;
 
-/// Where the reader keeps a panel's title (in `extra`) until the panel's marker applies.
+/// Where the reader keeps a panel's title, or a fence's info string that shows one (in `extra`), until
+/// the block's marker applies.
 pub(super) const STASH: &str = "\u{0}md:title";
 
 /// The title the `[!TYPE]` line shows: `storage.params.title` when it is a plain `{"value": "…"}` that
@@ -22,6 +25,23 @@ pub(super) fn shown(node: &Node) -> Option<&str> {
         .as_object()?;
     let value = title.get("value")?.as_str()?;
     (title.len() == 1 && ok(value)).then_some(value)
+}
+
+/// The title a code block's info string shows (see [`shown`]).
+pub(super) fn shown_in_info(node: &Node) -> Option<&str> {
+    shown(node).filter(|t| !t.contains('"'))
+}
+
+/// A fence's info string that shows a title, `LANG title="TITLE"` or `title="TITLE"`: the language
+/// (none in the second form) and the title.
+pub(super) fn split_info(info: &str) -> Option<(Option<&str>, &str)> {
+    let (lang, rest) = match info.rsplit_once(" title=\"") {
+        Some((lang, rest)) => (Some(lang), rest),
+        None => (None, info.strip_prefix("title=\"")?),
+    };
+    let title = rest.strip_suffix('"')?;
+    let lang_ok = lang.is_none_or(|l| !l.is_empty() && !l.contains(char::is_whitespace));
+    (lang_ok && ok(title) && !title.contains('"')).then_some((lang, title))
 }
 
 /// Whether `title` reads back from the `[!TYPE]` line as it is written.
@@ -48,10 +68,30 @@ pub(super) fn without(node: &Node) -> Node {
     rest
 }
 
-/// Gives a panel the title its `[!TYPE]` line shows, after its marker applied: the storage parameter
-/// where the panel is a storage macro's (it has `storage`), else (a panel a model or a person wrote) a
-/// first paragraph in bold, which ADF can hold.
-pub(super) fn set(node: &mut Node, title: String) {
+/// Gives a block what the reader stashed (see [`STASH`]), after its marker applied. A storage macro's
+/// (the block has `storage`) gets the title as its parameter. Else (Markdown a model or a person wrote):
+/// a panel gets its title as a first paragraph in bold, which ADF can hold; a code block its whole info
+/// string as its language, as any fence's.
+pub(super) fn restore(node: &mut Node, stashed: String) {
+    match node.kind {
+        NodeType::CodeBlock => {
+            let title = split_info(&stashed).map(|(_, t)| t.to_string());
+            if let Some(title) = title.filter(|_| has_storage(node)) {
+                set_param(node, title);
+            } else {
+                node.set_attr("language", stashed);
+            }
+        }
+        _ if has_storage(node) => set_param(node, stashed),
+        _ => bold_first(node, stashed),
+    }
+}
+
+fn has_storage(node: &Node) -> bool {
+    node.attr(STORAGE).is_some_and(Value::is_object)
+}
+
+fn set_param(node: &mut Node, title: String) {
     if let Some(Value::Object(storage)) = node.attrs.as_mut().and_then(|a| a.get_mut(STORAGE)) {
         let params = storage
             .entry("params")
@@ -63,6 +103,13 @@ pub(super) fn set(node: &mut Node, title: String) {
             return;
         }
     }
+    // `params` is no object (a model's edit): the title is not lost.
+    if node.kind == NodeType::Panel {
+        bold_first(node, title);
+    }
+}
+
+fn bold_first(node: &mut Node, title: String) {
     let mut text = Node::text(title);
     text.marks = Some(vec![Mark::new(MarkType::Strong)]);
     let paragraph = Node::with_content(NodeType::Paragraph, vec![text]);
@@ -80,7 +127,7 @@ pub(super) fn set(node: &mut Node, title: String) {
     }
 }
 
-/// Takes the title the reader stashed on a panel.
+/// Takes what the reader stashed on a block.
 pub(super) fn take(node: &mut Node) -> Option<String> {
     let extra = node.extra.as_mut()?;
     let title = extra.remove(STASH)?;

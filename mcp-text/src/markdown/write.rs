@@ -374,7 +374,16 @@ impl<'a> W<'a> {
     /// A code block as a fence holding its text. One whose text is in several text nodes (or marked, off
     /// the schema) shows them joined, its modifier holding them as they are (see [`code_text`]).
     fn code_block(&mut self, node: &Node, code: Code) {
-        let lang = node.attr_str("language").filter(|l| info_ok(l));
+        // A language that would read as a language and a title is in the marker.
+        let lang = node
+            .attr_str("language")
+            .filter(|l| info_ok(l) && super::title::split_info(l).is_none());
+        // A storage macro's title is in the info string (after a language of one word), its marker
+        // without it.
+        let title = super::title::shown_in_info(node)
+            .filter(|_| lang.is_none_or(|l| !l.contains(char::is_whitespace)));
+        let untitled = title.map(|_| super::title::without(node));
+        let node = untitled.as_ref().unwrap_or(node);
         let inf_pairs = [("language", Inf::Str(lang.unwrap_or_default()))];
         let text = match &code {
             Code::Plain(text) => text,
@@ -389,7 +398,16 @@ impl<'a> W<'a> {
                 self.marker(node.kind.name(), Some(&d), false);
             }
         }
-        self.fence(lang, text);
+        match title {
+            Some(title) => {
+                let info = match lang {
+                    Some(lang) => format!("{lang} title=\"{title}\""),
+                    None => format!("title=\"{title}\""),
+                };
+                self.fence(Some(&info), text);
+            }
+            None => self.fence(lang, text),
+        }
     }
 
     /// A macro whose body is plain text (a storage `ac:plain-text-body`: PlantUML, HTML, SQL, Markdown,

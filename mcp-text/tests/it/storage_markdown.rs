@@ -467,3 +467,49 @@ fn a_panels_title_reads_on_its_alert_line_and_comes_back() {
     assert!(md.contains("> [!WARNING]\n> Do not skip."), "{md}");
     assert_eq!(from_markdown(&md), marked);
 }
+
+#[test]
+fn a_code_macros_title_reads_in_its_fence_and_comes_back() {
+    // A `code` macro's title parameter (ADF's code block has none) was JSON in the block's modifier:
+    // `"params":{"title":{"value":"deploy.sh"}}`. It is in the info string, as MDX writes it.
+    let xml = concat!(
+        "<ac:structured-macro ac:name=\"code\" ac:schema-version=\"1\" ac:macro-id=\"c-9\">",
+        "<ac:parameter ac:name=\"language\">bash</ac:parameter><ac:parameter ac:name=\"title\">deploy.sh</ac:parameter>",
+        "<ac:plain-text-body><![CDATA[echo hi]]></ac:plain-text-body></ac:structured-macro>",
+        "<ac:structured-macro ac:name=\"noformat\" ac:schema-version=\"1\">",
+        "<ac:parameter ac:name=\"title\">Output (raw)</ac:parameter>",
+        "<ac:plain-text-body><![CDATA[42]]></ac:plain-text-body></ac:structured-macro>"
+    );
+    let md = to_markdown(xml);
+    assert!(
+        md.contains("-->\n```bash title=\"deploy.sh\"\necho hi\n```"),
+        "{md}"
+    );
+    assert!(
+        md.contains("-->\n```title=\"Output (raw)\"\n42\n```"),
+        "{md}"
+    );
+    assert!(
+        !md.contains("deploy.sh\"}"),
+        "the title is not in the marker:\n{md}"
+    );
+    assert_eq!(from_markdown(&md), xml);
+    // The model's title and language are the ones written.
+    let edited = md.replace("```bash title=\"deploy.sh\"", "```sh title=\"install.sh\"");
+    assert_eq!(
+        from_markdown(&edited),
+        xml.replace(">bash<", ">sh<")
+            .replace("deploy.sh", "install.sh")
+    );
+    // A title with `"` stays in the marker; so does the title of a block whose language has a space.
+    let quoted = xml.replace("deploy.sh", "say &quot;hi&quot;");
+    let md = to_markdown(&quoted);
+    assert!(md.contains("```bash\necho hi"), "{md}");
+    assert_eq!(from_markdown(&md), storage::write(&read(&quoted)));
+    // A fence's `title="…"` under no storage marker (Markdown for ADF) is its language, as before.
+    let back = markdown::read("```js title=\"a.js\"\nx\n```\n");
+    assert_eq!(
+        back.doc.children()[0].attr_str("language"),
+        Some("js title=\"a.js\"")
+    );
+}

@@ -467,7 +467,9 @@ impl Gen {
                     self.param("language", lang);
                 }
                 if self.rng.chance(30) {
-                    self.param("title", "file <1>.rs");
+                    // One a fence's info string shows, one it cannot.
+                    let title = self.rng.pick(&["deploy.sh", "file <1>.rs"]);
+                    self.param("title", title);
                 }
                 let body = self.text_value(true) + "\n  " + &self.text_value(false) + "]]>";
                 self.out.push_str("<ac:plain-text-body>");

@@ -49,8 +49,16 @@ impl R<'_> {
     }
 
     fn push_block_after_caption(&mut self, mut node: Node, line: usize) {
+        // What a panel's `[!TYPE]` line or a fence's info string showed, once its marker applied. A fence
+        // under an extension's marker is that extension's body, its info string no title.
+        let under_extension = self
+            .frame()
+            .pending
+            .as_ref()
+            .is_some_and(|p| p.kind == NodeType::Extension);
         let title = match node.kind {
             NodeType::Panel => title::take(&mut node),
+            NodeType::CodeBlock if !under_extension => title::take(&mut node),
             _ => None,
         };
         let kind = match &self.frame().pending {
@@ -92,7 +100,7 @@ impl R<'_> {
                     self.apply(&mut node, &p.diff, p.line);
                 }
                 if let Some(t) = title {
-                    title::set(&mut node, t);
+                    title::restore(&mut node, t);
                 }
                 self.frame().children.push(node);
                 return;
@@ -118,7 +126,7 @@ impl R<'_> {
             node = heading_to_paragraph(node);
         }
         if let Some(t) = title {
-            title::set(&mut node, t);
+            title::restore(&mut node, t);
         }
         self.frame().children.push(node);
     }
@@ -128,7 +136,7 @@ impl R<'_> {
     /// (`storage.plain`). A marker that cannot be used leaves the code block, with a warning.
     fn plain_body_extension(
         &mut self,
-        code: Node,
+        mut code: Node,
         diff: &serde_json::Map<String, Value>,
         line: usize,
     ) -> Node {
@@ -145,6 +153,9 @@ impl R<'_> {
                     "the `extension` marker could not be used ({e}); its body stays a code block"
                 ),
             );
+            if let Some(info) = title::take(&mut code) {
+                title::restore(&mut code, info);
+            }
             return code;
         }
         let mut body = String::new();
@@ -403,7 +414,19 @@ impl R<'_> {
         }
         let mut node = Node::new(NodeType::CodeBlock);
         if let Some(lang) = lang {
-            node.set_attr("language", lang);
+            // An info string that shows a title: the language before it, the whole string kept for when
+            // the block's marker applies (see `title.rs`).
+            match title::split_info(&lang) {
+                Some((shown, _)) => {
+                    if let Some(shown) = shown {
+                        node.set_attr("language", shown);
+                    }
+                    node.extra
+                        .get_or_insert_with(Default::default)
+                        .insert(title::STASH, lang.into());
+                }
+                None => node.set_attr("language", lang),
+            }
         }
         if !text.is_empty() {
             node.content = Some(vec![Node::text(text)]);
