@@ -139,3 +139,51 @@ pub(super) fn take(node: &mut Node) -> Option<String> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_info_string_shows_a_title_after_one_word_or_alone() {
+        assert_eq!(
+            split_info("bash title=\"deploy.sh\""),
+            Some((Some("bash"), "deploy.sh"))
+        );
+        assert_eq!(
+            split_info("title=\"Output (raw)\""),
+            Some((None, "Output (raw)"))
+        );
+        // Anything else is a language, as any info string.
+        for info in [
+            "bash",
+            "a b title=\"x\"",
+            "bash title=\"x\" more",
+            "bash title=\"\"",
+            "bash title=\"a\"b\"",
+            "bash title=\"*x*\"",
+            "bash  title=\"x\"",
+            "title=x",
+        ] {
+            assert_eq!(split_info(info), None, "{info}");
+        }
+    }
+
+    #[test]
+    fn a_title_is_shown_only_when_it_reads_back_as_it_is() {
+        for title in [
+            "Careful",
+            "Careful: read first!",
+            "Deploy (v2) #3",
+            "Überblick",
+        ] {
+            assert!(ok(title), "{title}");
+        }
+        for title in [
+            "", " x", "x ", "a\nb", "*x*", "a_b", "[x]", "<b>", "a & b", "`x`", "a|b", "a\\b",
+            "$x$", "~x~",
+        ] {
+            assert!(!ok(title), "{title:?}");
+        }
+    }
+}
