@@ -88,8 +88,9 @@ const RUN: usize = 64;
 
 pub(super) fn read(input: &str, each: &mut dyn FnMut(Vec<Node>)) -> Result<Read, Error> {
     // A byte order mark is no text. quick-xml steps over one at the start in its positions but not in
-    // the spans `read_to_end` gives, and slices of the input taken from both would cut a character.
-    let input = input.strip_prefix('\u{feff}').unwrap_or(input);
+    // the spans `read_to_end` gives, and slices of the input taken from both would cut a character. All
+    // go: after the first, quick-xml would step over the next one as well.
+    let input = input.trim_start_matches('\u{feff}');
     let mut xml = Reader::from_str(input);
     let config = xml.config_mut();
     config.check_end_names = true;
