@@ -10,7 +10,7 @@
 
 use std::fmt;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 pub use attrs::{Attrs, Entry};
 pub use key::Key;
@@ -275,6 +275,35 @@ impl Node {
         self.attrs
             .get_or_insert_with(Attrs::new)
             .insert(name, value.into());
+    }
+
+    /// The object attribute `name` holds, and the object under it at `path` (`storage`, then `params`),
+    /// to change in place: `None` where one is missing or not an object.
+    pub fn attr_object_mut(
+        &mut self,
+        name: &str,
+        path: &[&str],
+    ) -> Option<&mut Map<String, Value>> {
+        let mut object = self.attrs.as_mut()?.get_mut(name)?.as_object_mut()?;
+        for key in path {
+            object = object.get_mut(*key)?.as_object_mut()?;
+        }
+        Some(object)
+    }
+
+    /// The same, making the objects that are missing: `None` only where one on the way is no object.
+    pub fn attr_object_or_insert(
+        &mut self,
+        name: &str,
+        path: &[&str],
+    ) -> Option<&mut Map<String, Value>> {
+        let empty = || Value::Object(Map::new());
+        let attrs = self.attrs.get_or_insert_with(Attrs::new);
+        let mut object = attrs.entry(name).or_insert_with(empty).as_object_mut()?;
+        for key in path {
+            object = object.entry(*key).or_insert_with(empty).as_object_mut()?;
+        }
+        Some(object)
     }
 }
 

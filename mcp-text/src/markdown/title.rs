@@ -44,7 +44,8 @@ pub(super) fn split_info(info: &str) -> Option<(Option<&str>, &str)> {
     (lang_ok && ok(title) && !title.contains('"')).then_some((lang, title))
 }
 
-/// Whether `title` reads back from the `[!TYPE]` line as it is written.
+/// Whether `title` reads back as it is written, from the `[!TYPE]` line or a fence's info string (which
+/// takes no `"` besides: [`shown_in_info`], [`split_info`]).
 pub(super) fn ok(title: &str) -> bool {
     !title.is_empty()
         && title.trim() == title
@@ -57,12 +58,7 @@ pub(super) fn ok(title: &str) -> bool {
 /// that the reader has the place to put the title back.
 pub(super) fn without(node: &Node) -> Node {
     let mut rest = node.clone();
-    if let Some(Value::Object(params)) = rest
-        .attrs
-        .as_mut()
-        .and_then(|a| a.get_mut(STORAGE))
-        .and_then(|s| s.get_mut("params"))
-    {
+    if let Some(params) = rest.attr_object_mut(STORAGE, &["params"]) {
         params.remove("title");
     }
     rest
@@ -91,17 +87,13 @@ fn has_storage(node: &Node) -> bool {
     node.attr(STORAGE).is_some_and(Value::is_object)
 }
 
+/// Called where the block has `storage`.
 fn set_param(node: &mut Node, title: String) {
-    if let Some(Value::Object(storage)) = node.attrs.as_mut().and_then(|a| a.get_mut(STORAGE)) {
-        let params = storage
-            .entry("params")
-            .or_insert_with(|| Value::Object(Map::new()));
-        if let Value::Object(params) = params {
-            let mut value = Map::new();
-            value.insert("value".into(), title.into());
-            params.insert("title".into(), Value::Object(value));
-            return;
-        }
+    if let Some(params) = node.attr_object_or_insert(STORAGE, &["params"]) {
+        let mut value = Map::new();
+        value.insert("value".into(), title.into());
+        params.insert("title".into(), Value::Object(value));
+        return;
     }
     // `params` is no object (a model's edit): the title is not lost.
     if node.kind == NodeType::Panel {

@@ -416,18 +416,12 @@ impl<'a> W<'a> {
     /// info string is the macro's name, for the model's eyes (the marker says which macro it is).
     fn plain_body_extension(&mut self, node: &Node, body: &str) {
         let mut rest = node.clone();
-        if let Some(storage) = rest
-            .attrs
-            .as_mut()
-            .and_then(|a| a.get_mut(crate::storage::STORAGE))
-        {
-            if let Some(storage) = storage.as_object_mut() {
-                storage.remove("plain");
-                if storage.is_empty() {
-                    rest.attrs
-                        .as_mut()
-                        .map(|a| a.remove(crate::storage::STORAGE));
-                }
+        if let Some(storage) = rest.attr_object_mut(crate::storage::STORAGE, &[]) {
+            storage.remove("plain");
+            if storage.is_empty() {
+                rest.attrs
+                    .as_mut()
+                    .map(|a| a.remove(crate::storage::STORAGE));
             }
         }
         let d = marker::whole(&rest);

@@ -162,12 +162,8 @@ impl R<'_> {
         for t in code.children() {
             body.push_str(t.text.as_deref().unwrap_or_default());
         }
-        let storage = ext
-            .attrs
-            .get_or_insert_with(Attrs::new)
-            .entry(crate::storage::STORAGE)
-            .or_insert_with(|| Value::Object(serde_json::Map::new()));
-        if let Value::Object(storage) = storage {
+        // `storage` is an object or absent (checked above).
+        if let Some(storage) = ext.attr_object_or_insert(crate::storage::STORAGE, &[]) {
             storage.insert("plain".into(), body.into());
         }
         ext
