@@ -8,10 +8,14 @@
 //!
 //! It is read as the node it holds (`panel {panelType: note}`, `decisionList` ▸ `decisionItem {localId,
 //! state}`), each `ac:adf-attribute` an attribute (`panel-icon-id` is `panelIconId`), so that the Markdown
-//! shows a panel as an alert and decisions as decisions. `storage.adf` says where it came from, the
-//! fallback (HTML for older clients) is kept verbatim in `storage.fallback`, and attributes in another
-//! order than the writer's in `storage.order`. Anything else (another node type, a child the shape does
-//! not have) stays the elements it was.
+//! shows a panel as an alert and decisions as decisions. `storage.adf` says where it came from, and
+//! attributes in another order than the writer's in `storage.order`. The fallback (HTML for older
+//! clients) repeats the content: where it is the form Confluence writes, `<div class="panel">` around a
+//! panel's blocks or `<ul class="decision-list">` with an `<li>` per decision (without the content's
+//! `local-id`s), `storage.fallback` is `true` and the writer writes it again from the content, so that a
+//! model reads the text once and an edit of it is in both; any other fallback (styled, or older than the
+//! content) is kept verbatim there. Anything else (another node type, a child the shape does not have)
+//! stays the elements it was.
 
 use serde_json::{Map, Value};
 
@@ -50,25 +54,99 @@ const TYPES: [(NodeType, &str, &[&str]); 3] = [
 ];
 
 /// The node an `ac:adf-extension` read as elements stands for, or `None` when it is not one this reads.
-/// `write` gives an element's storage format (for the fallback).
-pub(super) fn read(ext: &Node, write: &dyn Fn(&Node) -> String) -> Option<Node> {
+/// `write` gives the storage format of nodes (for the fallback).
+pub(super) fn read(ext: &Node, write: &dyn Fn(&[Node]) -> String) -> Option<Node> {
     if !attributes(ext, EXTENSION)?.is_empty() {
         return None;
     }
     let (node, fallback) = match ext.children() {
         [node] => (node, None),
         [node, fallback] if attributes(fallback, FALLBACK)?.is_empty() => {
-            (node, Some(write(fallback)))
+            (node, Some(write(std::slice::from_ref(fallback))))
         }
         _ => return None,
     };
     let mut node = adf_node(node)?;
+    let fallback = fallback.map(|f| {
+        let mut again = Again {
+            out: String::new(),
+            write,
+        };
+        generated_fallback(&mut again, &node);
+        if again.out == f {
+            Value::Bool(true)
+        } else {
+            f.into()
+        }
+    });
     let storage = storage_of(node.attrs.get_or_insert_with(Attrs::new));
     storage.insert("adf".into(), true.into());
     if let Some(fallback) = fallback {
-        storage.insert("fallback".into(), fallback.into());
+        storage.insert("fallback".into(), fallback);
     }
     Some(node)
+}
+
+/// The fallback written again from what was read, to compare with the one read.
+struct Again<'a> {
+    out: String,
+    write: &'a dyn Fn(&[Node]) -> String,
+}
+
+impl Out for Again<'_> {
+    fn out(&mut self) -> &mut String {
+        &mut self.out
+    }
+
+    fn children(&mut self, nodes: &[Node]) {
+        self.out.push_str(&(self.write)(nodes));
+    }
+}
+
+/// The fallback Confluence writes for `node` (see the module's doc); nothing for a node of another type.
+fn generated_fallback(w: &mut impl Out, node: &Node) {
+    let (open, close) = match node.kind {
+        NodeType::Panel => ("<div class=\"panel\">", "</div>"),
+        NodeType::DecisionList => ("<ul class=\"decision-list\">", "</ul>"),
+        _ => return,
+    };
+    w.out().push_str("<ac:adf-fallback>");
+    w.out().push_str(open);
+    if node.kind == NodeType::Panel {
+        w.children(&without_local_ids(node.children()));
+    } else {
+        for item in node.children() {
+            w.out().push_str("<li>");
+            w.children(&without_local_ids(item.children()));
+            w.out().push_str("</li>");
+        }
+    }
+    w.out().push_str(close);
+    w.out().push_str("</ac:adf-fallback>");
+}
+
+/// `nodes` without the `local-id` attributes storage gave their elements (a fallback has none).
+fn without_local_ids(nodes: &[Node]) -> Vec<Node> {
+    let mut nodes = nodes.to_vec();
+    nodes.iter_mut().for_each(strip_local_ids);
+    nodes
+}
+
+fn strip_local_ids(node: &mut Node) {
+    if let Some(storage) = node.attr_object_mut(STORAGE, &[]) {
+        if let Some(Value::Object(attrs)) = storage.get_mut("attrs") {
+            if attrs.remove("local-id").is_some() && attrs.is_empty() {
+                storage.remove("attrs");
+                if storage.is_empty() {
+                    node.attrs.as_mut().map(|a| a.remove(STORAGE));
+                    if node.attrs.as_ref().is_some_and(Attrs::is_empty) {
+                        node.attrs = None;
+                    }
+                }
+            }
+        }
+    }
+    node.content.iter_mut().flatten().for_each(strip_local_ids);
 }
 
 /// The attributes of a `storage:element` named `name` (none: another node).
@@ -232,11 +310,10 @@ pub(super) fn is_adf(node: &Node) -> bool {
 pub(super) fn write(w: &mut impl Out, node: &Node) {
     w.out().push_str("<ac:adf-extension>");
     write_node(w, node);
-    if let Some(fallback) = storage(node)
-        .and_then(|s| s.get("fallback"))
-        .and_then(Value::as_str)
-    {
-        w.out().push_str(fallback);
+    match storage(node).and_then(|s| s.get("fallback")) {
+        Some(Value::String(fallback)) => w.out().push_str(fallback),
+        Some(Value::Bool(true)) => generated_fallback(w, node),
+        _ => {}
     }
     w.out().push_str("</ac:adf-extension>");
 }

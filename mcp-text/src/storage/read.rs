@@ -840,7 +840,7 @@ impl<'a> Parser<'a> {
                     node.content = Some(content);
                 }
                 if self.frame_ref().mode == Mode::Block {
-                    let write = |n: &Node| super::write::nodes(std::slice::from_ref(n));
+                    let write = |n: &[Node]| super::write::nodes(n);
                     node = super::adf_extension::read(&node, &write).unwrap_or(node);
                 }
                 self.push_node(node);

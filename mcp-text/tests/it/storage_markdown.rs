@@ -369,6 +369,66 @@ fn panels_and_decisions_in_an_adf_extension_read_as_a_panel_and_decisions() {
 }
 
 #[test]
+fn an_adf_extensions_fallback_in_confluences_form_is_written_from_the_content() {
+    // Confluence repeats the content of a panel or decision list in `ac:adf-fallback` for older clients.
+    // Kept verbatim, it was the text a second time in the marker, as escaped JSON, and an edit of the
+    // text left the old one there.
+    let xml = concat!(
+        "<ac:adf-extension><ac:adf-node type=\"panel\"><ac:adf-attribute key=\"panel-type\">note</ac:adf-attribute>",
+        "<ac:adf-attribute key=\"local-id\">f4a2802e766c</ac:adf-attribute>",
+        "<ac:adf-content><p local-id=\"9638bc40c192\">Keep <strong>this</strong></p><p>and that</p></ac:adf-content>",
+        "</ac:adf-node><ac:adf-fallback><div class=\"panel\"><p>Keep <strong>this</strong></p><p>and that</p></div>",
+        "</ac:adf-fallback></ac:adf-extension>",
+        "<ac:adf-extension><ac:adf-node type=\"decision-list\"><ac:adf-attribute key=\"local-id\">d1</ac:adf-attribute>",
+        "<ac:adf-node type=\"decision-item\"><ac:adf-attribute key=\"local-id\">i1</ac:adf-attribute>",
+        "<ac:adf-attribute key=\"state\">DECIDED</ac:adf-attribute><ac:adf-content>We ship <em>Friday</em></ac:adf-content></ac:adf-node>",
+        "<ac:adf-node type=\"decision-item\"><ac:adf-attribute key=\"local-id\">i2</ac:adf-attribute>",
+        "<ac:adf-attribute key=\"state\">UNDECIDED</ac:adf-attribute><ac:adf-content>Who pays</ac:adf-content></ac:adf-node>",
+        "</ac:adf-node><ac:adf-fallback><ul class=\"decision-list\"><li>We ship <em>Friday</em></li><li>Who pays</li></ul>",
+        "</ac:adf-fallback></ac:adf-extension>",
+    );
+    let md = to_markdown(xml);
+    assert!(
+        md.starts_with("<!--adf:panel {\"localId\":\"f4a2802e766c\",\"storage\":{\"adf\":true,\"fallback\":true}}-->\n"),
+        "{md}"
+    );
+    assert!(
+        md.contains("<!--adf:decisionList {\"localId\":\"d1\",\"storage\":{\"adf\":true,\"fallback\":true}}-->\n"),
+        "{md}"
+    );
+    assert_eq!(md.matches("Friday").count(), 1, "{md}");
+    assert_eq!(from_markdown(&md), xml);
+    // An edit of the text is in the fallback too.
+    let edited = from_markdown(
+        &md.replace("and that", "and the rest")
+            .replace("Who pays", "Who signs"),
+    );
+    assert!(
+        edited.contains(
+            "<div class=\"panel\"><p>Keep <strong>this</strong></p><p>and the rest</p></div>"
+        ),
+        "{edited}"
+    );
+    assert!(
+        edited
+            .contains("<li>We ship <em>Friday</em></li><li>Who signs</li></ul></ac:adf-fallback>"),
+        "{edited}"
+    );
+    assert_eq!(edited.matches("Who signs").count(), 2, "{edited}");
+    // A fallback in another form (styled, or older than the content, as Confluence leaves some) stays as it
+    // came, word for word.
+    for fallback in [
+        "<div class=\"panel\" style=\"border-width: 1px\"><p>Keep <strong>this</strong></p><p>and that</p></div>",
+        "<div class=\"panel\"><p>Keep this</p><p>and that</p></div>",
+    ] {
+        let xml = xml.replacen("<div class=\"panel\"><p>Keep <strong>this</strong></p><p>and that</p></div>", fallback, 1);
+        let md = to_markdown(&xml);
+        assert!(md.starts_with("<!--adf:panel {\"localId\":\"f4a2802e766c\",\"storage\":{\"adf\":true,\"fallback\":\"<ac:adf-fallback"), "{md}");
+        assert_eq!(from_markdown(&md), xml);
+    }
+}
+
+#[test]
 fn a_plain_text_body_macro_reads_as_a_fence_a_model_reads_and_edits() {
     // PlantUML, HTML, SQL or Markdown macros: their body was a string inside the extension's JSON marker
     // (`"plain":"@startuml\nAlice -\u003e Bob"`), which the model could neither read as code nor edit.

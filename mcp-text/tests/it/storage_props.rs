@@ -370,6 +370,66 @@ impl Gen {
         }
     }
 
+    /// A panel or decision list as Confluence Cloud keeps it: its fallback none, in the form Confluence
+    /// writes (the writer writes it again from the content), or another (kept as it came).
+    fn adf_extension(&mut self, depth: usize) {
+        let panel = self.rng.chance(60);
+        let mut fallback = String::new();
+        self.out.push_str("<ac:adf-extension>");
+        if panel {
+            self.out
+                .push_str("<ac:adf-node type=\"panel\"><ac:adf-attribute key=\"panel-type\">");
+            self.out.push_str(self.rng.pick(&["note", "custom"]));
+            self.out.push_str("</ac:adf-attribute><ac:adf-content>");
+            let start = self.out.len();
+            if self.rng.chance(50) {
+                // Confluence's fallback has no `local-id`s.
+                self.out.push_str("<p local-id=\"9638bc40c192\">");
+                let text = self.out.len();
+                self.inline(depth - 1, false);
+                fallback = format!("<p>{}</p>", &self.out[text..]);
+                self.out.push_str("</p>");
+            }
+            let rest = self.out.len();
+            self.blocks(depth - 1, false);
+            fallback.push_str(&self.out[rest..]);
+            debug_assert!(start <= rest);
+            fallback = format!("<div class=\"panel\">{fallback}</div>");
+            self.out.push_str("</ac:adf-content>");
+        } else {
+            self.out.push_str("<ac:adf-node type=\"decision-list\">");
+            fallback.push_str("<ul class=\"decision-list\">");
+            for i in 0..1 + self.rng.below(3) {
+                self.out.push_str(&format!(
+                    "<ac:adf-node type=\"decision-item\"><ac:adf-attribute key=\"local-id\">i{i}</ac:adf-attribute>"
+                ));
+                self.out.push_str(
+                    "<ac:adf-attribute key=\"state\">DECIDED</ac:adf-attribute><ac:adf-content>",
+                );
+                let text = self.out.len();
+                // Not whitespace alone, which block context reads as none.
+                self.out.push_str("We ");
+                self.inline(depth - 1, false);
+                fallback.push_str(&format!("<li>{}</li>", &self.out[text..]));
+                self.out.push_str("</ac:adf-content></ac:adf-node>");
+            }
+            fallback.push_str("</ul>");
+        }
+        self.out.push_str("</ac:adf-node>");
+        match self.rng.below(3) {
+            0 => {}
+            1 => {
+                self.out.push_str("<ac:adf-fallback>");
+                self.out.push_str(&fallback);
+                self.out.push_str("</ac:adf-fallback>");
+            }
+            _ => self.out.push_str(
+                "<ac:adf-fallback><div class=\"panel\"><p>older</p></div></ac:adf-fallback>",
+            ),
+        }
+        self.out.push_str("</ac:adf-extension>");
+    }
+
     fn block(&mut self, depth: usize, top: bool, last: bool) {
         let choice = if depth == 0 {
             self.rng.below(3)
@@ -590,6 +650,7 @@ impl Gen {
                 self.inline(depth - 1, false);
                 self.out.push_str("</pre>");
             }
+            18 => self.adf_extension(depth),
             _ => {
                 self.out.push_str("<p>");
                 self.inline(depth - 1, false);
@@ -673,4 +734,15 @@ fn random_documents_survive_adf_json() {
             diff(&written, &xml)
         );
     }
+}
+
+#[test]
+fn the_generator_makes_fallbacks_the_writer_writes_again_and_fallbacks_it_keeps() {
+    let (mut again, mut kept) = (0, 0);
+    for seed in 0..300 {
+        let json = adf::write(&storage::read(&document(seed, false)).unwrap().doc);
+        again += json.matches("\"fallback\":true").count();
+        kept += json.matches("\"fallback\":\"<ac:adf-fallback").count();
+    }
+    assert!(again > 10 && kept > 10, "{again} written again, {kept} kept");
 }
