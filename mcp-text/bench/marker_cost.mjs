@@ -24,7 +24,11 @@ const cl100k = await enc('cl100k_base');
 
 const docs = [
   ['examples/rich-text/jira-description.adf.json', 'adf'],
+  // The same description with a `localId` on every block, as Jira and Confluence Cloud now return them.
+  ['examples/rich-text/jira-description-with-ids.adf.json', 'adf'],
   ['examples/rich-text/confluence-page.storage.xml', 'storage'],
+  // The same page with a `local-id` on every block, as Confluence Cloud now returns it.
+  ['examples/rich-text/confluence-page-with-ids.storage.xml', 'storage'],
   ['target/text-bench/jira.json', 'adf'],
   ['target/text-bench/confluence.xml', 'storage'],
 ];

@@ -21,6 +21,18 @@ pub(super) fn is_member(key: &str, root: bool) -> bool {
     MEMBERS.contains(&key) || (root && key == "type")
 }
 
+/// Whether `id` is an id the short marker `<!--#ID-->` carries: letters, digits, `_` and single `-`s
+/// (Atlassian's 12 hex digits or a UUID), at most 100 bytes, ending in no `-`.
+pub(super) fn is_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 100
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        && !id.contains("--")
+        && !id.ends_with('-')
+}
+
 /// One attribute value the plain Markdown conveys, borrowed so that checking a node costs nothing.
 #[derive(Clone, Copy)]
 pub(super) enum Inf<'a> {
@@ -184,6 +196,22 @@ impl<'d> Diff<'d> {
     /// Makes it the root's diff, where `"type"` is a member (see [`is_member`]).
     pub(super) fn set_root(&mut self) {
         self.root = true;
+    }
+
+    /// The node's id alone, when the diff is nothing but the attrs `{"localId": ID}` and ID is a word the
+    /// short marker `<!--#ID-->` carries as it is (see [`is_id`]).
+    pub(super) fn lone_local_id(&self) -> Option<&'d str> {
+        fn lone<'d>(mut attrs: impl Iterator<Item = (&'d Key, &'d Value)>) -> Option<&'d str> {
+            let (Some((key, Value::String(id))), None) = (attrs.next(), attrs.next()) else {
+                return None;
+            };
+            (key.is("localId") && is_id(id)).then_some(id.as_str())
+        }
+        match self.short()? {
+            AttrsDiff::Whole(a) => lone(a.iter()),
+            AttrsDiff::Patch { attrs, inf, .. } => lone(patched(attrs, inf)),
+            AttrsDiff::Same | AttrsDiff::Null => None,
+        }
     }
 
     /// The attrs object alone, when it is the diff's only member and one of its names is no diff member

@@ -18,7 +18,7 @@ use crate::adf;
 use crate::model::{Attrs, Mark, Node, NodeType};
 
 pub(super) use super::diff::{
-    diff, inferred_attrs, mark_diff, text_marks, whole, Diff, Inf, Inferred,
+    diff, inferred_attrs, is_id, mark_diff, text_marks, whole, Diff, Inf, Inferred,
 };
 
 /// Whether a container of this type read with no block between its markers holds an empty paragraph
@@ -211,6 +211,18 @@ pub(super) enum Marker {
     },
     /// `<!---->`: splits text.
     Empty,
+    /// `<!--#ID-->`: the next block's `localId`, when it is all its marker would say (the block's type
+    /// is the one that follows: see [`is_id`]).
+    Id(String),
+}
+
+/// The diff a short marker `<!--#ID-->` says: `{"attrs":{"localId":ID}}`.
+pub(super) fn id_diff(id: String) -> Map<String, Value> {
+    let mut attrs = Map::new();
+    attrs.insert("localId".into(), Value::String(id));
+    let mut diff = Map::new();
+    diff.insert("attrs".into(), Value::Object(attrs));
+    diff
 }
 
 /// Parses one comment's inside (between `<!--` and `-->`). `Err` says why a marker is unusable,
@@ -218,6 +230,9 @@ pub(super) enum Marker {
 pub(super) fn parse_comment(inner: &str) -> Result<Option<Marker>, String> {
     if inner.is_empty() {
         return Ok(Some(Marker::Empty));
+    }
+    if let Some(id) = inner.strip_prefix('#') {
+        return Ok(is_id(id).then(|| Marker::Id(id.to_string())));
     }
     if let Some(rest) = inner.strip_prefix("/adf:") {
         let mut words = rest.split_whitespace();
@@ -401,5 +416,21 @@ mod tests {
             panic!()
         };
         assert_eq!(diff, d);
+    }
+
+    #[test]
+    fn a_short_marker_is_an_id_of_letters_digits_and_single_dashes() {
+        for id in ["d5283f563595", "ccc0ef59-b155-4a89-9f6f-88228d7adbb4", "p_1", "7"] {
+            let Ok(Some(Marker::Id(got))) = parse_comment(&format!("#{id}")) else {
+                panic!("{id}")
+            };
+            assert_eq!(got, id);
+        }
+        for not in ["#", "#a b", "#a--b", "#a-", "#é", "#a\"b", "# a"] {
+            assert!(matches!(parse_comment(not), Ok(None)), "{not}");
+        }
+        assert!(matches!(parse_comment(&format!("#{}", "a".repeat(101))), Ok(None)));
+        let d = id_diff("x1".into());
+        assert_eq!(Value::Object(d), serde_json::json!({"attrs": {"localId": "x1"}}));
     }
 }

@@ -34,9 +34,19 @@ fn pipe_cell(cell: &Node) -> bool {
         && span_one(cell, "rowspan")
         && match cell.children() {
             [p] if is_empty_paragraph(p) => true,
+            // An empty one with an id: the id alone.
+            [p] if p.kind == NodeType::Paragraph
+                && p.content.is_none()
+                && p.marks.is_none()
+                && p.text.is_none()
+                && p.extra.is_none()
+                && paragraph_id(p).is_some() =>
+            {
+                true
+            }
             [p] => {
                 p.kind == NodeType::Paragraph
-                    && p.attrs.is_none()
+                    && (p.attrs.is_none() || paragraph_id(p).is_some())
                     && p.marks.is_none()
                     && p.extra.is_none()
                     && plain_inline_container(p)
@@ -44,6 +54,16 @@ fn pipe_cell(cell: &Node) -> bool {
             }
             _ => false,
         }
+}
+
+/// A cell paragraph's id, when its attrs are that alone and the short marker carries it: written
+/// `<!--#ID-->` before the cell's text.
+fn paragraph_id(p: &Node) -> Option<&str> {
+    let attrs = p.attrs.as_ref().filter(|a| a.len() == 1)?;
+    attrs
+        .get("localId")?
+        .as_str()
+        .filter(|id| marker::is_id(id))
 }
 
 fn pipe_ok(table: &Node) -> bool {
@@ -103,6 +123,11 @@ fn pipe(w: &mut W, table: &Node) {
                 line.push_str("-->");
             }
             if let [p] = cell.children() {
+                if let Some(id) = paragraph_id(p).filter(|_| !w.plain()) {
+                    line.push_str("<!--#");
+                    line.push_str(id);
+                    line.push_str("-->");
+                }
                 if !is_empty_paragraph(p) {
                     w.inline_into(&mut line, p.children(), place);
                 }

@@ -328,7 +328,21 @@ impl<'a> W<'a> {
             d.get_or_insert_with(marker::Diff::default)
                 .set_empty_content();
         }
-        if d.is_some() || force {
+        // The id alone of a block whose type the reader sees in what follows: the short marker. Not on a
+        // list item's first line (`self.pending`: its `- ` is still to come), where it is the item's own.
+        let short = match node.kind {
+            NodeType::Paragraph
+            | NodeType::Heading
+            | NodeType::BulletList
+            | NodeType::OrderedList
+            | NodeType::CodeBlock
+            | NodeType::Blockquote
+            | NodeType::Panel => self.pending == 0,
+            _ => false,
+        };
+        if let Some(id) = d.as_ref().and_then(|d| d.lone_local_id()).filter(|_| short) {
+            self.id_marker(id);
+        } else if d.is_some() || force {
             self.marker(node.kind.name(), d.as_ref(), false);
         }
     }
@@ -609,8 +623,11 @@ impl<'a> W<'a> {
             d.get_or_insert_with(marker::Diff::default)
                 .set_empty_content();
         }
-        if let Some(d) = &d {
-            self.marker("listItem", Some(d), false);
+        // Its id alone is the short marker, first on its line (the reader takes it as the item's).
+        match d.as_ref().map(|d| (d, d.lone_local_id())) {
+            Some((_, Some(id))) => self.id_marker(id),
+            Some((d, None)) => self.marker("listItem", Some(d), false),
+            None => {}
         }
         if empty_para || item.children().is_empty() {
             if self.pending > 0 {

@@ -144,6 +144,17 @@ impl<'a> W<'a> {
         self.marker_line("<!--adf:", kind, d, 0, end);
     }
 
+    /// `<!--#ID-->`: the next block's `localId`, all its marker would say (`marker::Marker::Id`).
+    pub(super) fn id_marker(&mut self, id: &str) {
+        if self.opts.plain {
+            return;
+        }
+        self.start_line();
+        self.out.push_str("<!--#");
+        self.out.push_str(id);
+        self.out.push_str("-->\n");
+    }
+
     /// `<!--adf:TYPE {diff} N-->`: the open marker of a container holding `count` blocks.
     pub(super) fn open_marker(&mut self, kind: &str, d: Option<&Diff>, count: usize) {
         self.marker_line("<!--adf:", kind, d, count, "-->\n");

@@ -125,7 +125,8 @@ fn generated_fallback(w: &mut impl Out, node: &Node) {
     w.out().push_str("</ac:adf-fallback>");
 }
 
-/// `nodes` without the `local-id` attributes storage gave their elements (a fallback has none).
+/// `nodes` without the ids storage gave their elements (`local-id`, kept as `localId` or under
+/// `storage.attrs`): a fallback has none.
 fn without_local_ids(nodes: &[Node]) -> Vec<Node> {
     let mut nodes = nodes.to_vec();
     nodes.iter_mut().for_each(strip_local_ids);
@@ -133,6 +134,11 @@ fn without_local_ids(nodes: &[Node]) -> Vec<Node> {
 }
 
 fn strip_local_ids(node: &mut Node) {
+    if let Some(attrs) = node.attrs.as_mut() {
+        if attrs.remove("localId").is_some() && attrs.is_empty() {
+            node.attrs = None;
+        }
+    }
     if let Some(storage) = node.attr_object_mut(STORAGE, &[]) {
         if let Some(Value::Object(attrs)) = storage.get_mut("attrs") {
             if attrs.remove("local-id").is_some() && attrs.is_empty() {

@@ -9,11 +9,17 @@ use crate::model::{Attrs, Mark, MarkType};
 /// The XML attributes an element's ADF attrs stand for: (XML name, ADF name, an integer in ADF).
 pub(super) fn mapped(tag: &str) -> &'static [(&'static str, &'static str, bool)] {
     match tag {
-        "ol" => &[("start", "order", true)],
+        // Confluence Cloud gives nearly every block an id, which is ADF's `localId`.
+        "p" | "h1" | "h2" | "h3" | "h4" | "h5" | "h6" | "ul" | "li" | "blockquote" | "hr" => {
+            &[("local-id", "localId", false)]
+        }
+        "ol" => &[("start", "order", true), ("local-id", "localId", false)],
+        "tr" => &[("ac:local-id", "localId", false)],
         "th" | "td" => &[
             ("colspan", "colspan", true),
             ("rowspan", "rowspan", true),
             ("data-highlight-colour", "background", false),
+            ("ac:local-id", "localId", false),
         ],
         "table" => &[
             ("data-layout", "layout", false),

@@ -449,18 +449,18 @@ impl<'a> Parser<'a> {
         let (kind, node_attrs, mode, role) = match name {
             "p" => (
                 NodeType::Paragraph,
-                storage_attrs(attrs),
+                mapped_attrs("p", attrs),
                 Mode::Inline,
                 Role::Node,
             ),
             "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
-                let mut a = storage_attrs(attrs).unwrap_or_default();
+                let mut a = mapped_attrs(name, attrs).unwrap_or_default();
                 a.insert("level", Value::from(name.as_bytes()[1] - b'0'));
                 (NodeType::Heading, Some(a), Mode::Inline, Role::Node)
             }
             "ul" => (
                 NodeType::BulletList,
-                storage_attrs(attrs),
+                mapped_attrs("ul", attrs),
                 Mode::Elements,
                 Role::Node,
             ),
@@ -472,19 +472,19 @@ impl<'a> Parser<'a> {
             ),
             "li" => (
                 NodeType::ListItem,
-                storage_attrs(attrs),
+                mapped_attrs("li", attrs),
                 Mode::Block,
                 Role::Node,
             ),
             "blockquote" => (
                 NodeType::Blockquote,
-                storage_attrs(attrs),
+                mapped_attrs("blockquote", attrs),
                 Mode::Block,
                 Role::Node,
             ),
             "hr" => (
                 NodeType::Rule,
-                storage_attrs(attrs),
+                mapped_attrs("hr", attrs),
                 Mode::Elements,
                 Role::Node,
             ),
@@ -515,7 +515,7 @@ impl<'a> Parser<'a> {
                     Some(Open::Frame(f)) if f.kind == NodeType::Table => Some("none"),
                     _ => None,
                 };
-                let mut a = storage_attrs(attrs);
+                let mut a = mapped_attrs("tr", attrs);
                 if let Some(section) = section.filter(|s| *s != "tbody") {
                     storage_of(a.get_or_insert_with(Attrs::new))
                         .insert("section".into(), section.into());

@@ -334,7 +334,7 @@ fn a_lone_inline_image_stays_inline_without_its_paragraph_marker() {
             {"type": "mediaInline", "attrs": {"id": "m-1", "collection": "c", "type": "image", "alt": "chart"}}]}]});
     let md = md_of(doc.clone());
     assert_eq!(read_json(&md), doc, "{md}");
-    let r = without_line(&doc, "<!--adf:paragraph");
+    let r = without_line(&doc, "<!--#p1-->");
     let mut want = doc.clone();
     want["content"][0].as_object_mut().unwrap().remove("attrs");
     assert_eq!(adf::to_value(&r.doc), want);

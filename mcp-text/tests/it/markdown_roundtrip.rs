@@ -1029,3 +1029,130 @@ fn an_emoji_whose_id_holds_a_hash_comes_back() {
         "[😄](emoji::smile:#1f604#)[:x:](emoji::x:#a#b)"
     );
 }
+
+#[test]
+fn a_blocks_id_alone_is_a_short_marker_that_travels_with_the_block() {
+    // Confluence and Jira now give nearly every block a `localId`: its marker,
+    // `<!--adf:paragraph {"localId":"d5283f563595"}-->` (17 tokens), was on every paragraph of a page.
+    // When the id is all the marker says, it is `<!--#d5283f563595-->` (9), the next block's.
+    let p = |id: &str, t: &str| json!({"type":"paragraph","attrs":{"localId":id},"content":[{"type":"text","text":t}]});
+    let doc = node(json!({"type":"doc","version":1,"content":[
+        {"type":"heading","attrs":{"level":2,"localId":"0a1b2c3d4e5f"},"content":[{"type":"text","text":"Steps"}]},
+        p("d5283f563595", "First."),
+        p("2ca2c28fc294", "Second."),
+        {"type":"orderedList","attrs":{"order":1,"localId":"6ab07cd1eaab"},"content":[
+            {"type":"listItem","attrs":{"localId":"a69fbf2f9663"},"content":[p("6be49850436b", "tight")]},
+            {"type":"listItem","content":[p("ccc0ef59-b155-4a89-9f6f-88228d7adbb4", "*starred*"),
+                {"type":"bulletList","attrs":{"localId":"b1"},"content":[{"type":"listItem","content":[p("b2", "nested")]}]}]}]},
+        {"type":"codeBlock","attrs":{"language":"rust","localId":"c1"},"content":[{"type":"text","text":"fn main() {}"}]},
+        {"type":"blockquote","attrs":{"localId":"n1"},"content":[p("q1", "quoted")]},
+        {"type":"panel","attrs":{"panelType":"warning","localId":"w1"},"content":[p("w2", "careful")]},
+        {"type":"table","attrs":{"isNumberColumnEnabled":false,"layout":"default","localId":"t1"},"content":[
+            {"type":"tableRow","content":[
+                {"type":"tableHeader","attrs":{},"content":[p("h1", "Size")]},
+                {"type":"tableHeader","attrs":{},"content":[{"type":"paragraph","attrs":{"localId":"h2"}}]}]},
+            {"type":"tableRow","content":[
+                {"type":"tableCell","attrs":{"background":"#ffebe6"},"content":[p("c2", "50")]},
+                {"type":"tableCell","attrs":{},"content":[p("c3", "ok")]}]}]},
+        p("id with spaces", "An id the short marker cannot carry keeps the long one.")]}));
+    let md = round_trip(&doc);
+    for id in [
+        "0a1b2c3d4e5f",
+        "d5283f563595",
+        "6ab07cd1eaab",
+        "6be49850436b",
+        "b1",
+        "c1",
+        "q1",
+        "n1",
+        "w1",
+    ] {
+        assert!(md.contains(&format!("<!--#{id}-->\n")), "{id}\n{md}");
+    }
+    // First on an item's line, the short marker is the item's; its first block's is on the next line.
+    assert!(
+        md.contains("1. <!--#a69fbf2f9663-->\n   <!--#6be49850436b-->\n   tight\n"),
+        "{md}"
+    );
+    // An item with no id of its own: its first block's id takes the long form there.
+    assert!(
+        md.contains(
+            "2. <!--adf:paragraph {\"localId\":\"ccc0ef59-b155-4a89-9f6f-88228d7adbb4\"}-->\n"
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains("- <!--adf:paragraph {\"localId\":\"b2\"}-->\n"),
+        "{md}"
+    );
+    assert!(md.contains("<!--#w1-->\n> [!WARNING]\n"), "{md}");
+    // A table whose cells' paragraphs have ids stays a pipe table, each id before its cell's text.
+    assert!(md.contains("\n| <!--#h1-->Size | <!--#h2--> |\n"), "{md}");
+    assert!(
+        md.contains(
+            "\n| <!--adf:tableCell {\"background\":\"#ffebe6\"}--><!--#c2-->50 | <!--#c3-->ok |\n"
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains("<!--adf:paragraph {\"localId\":\"id with spaces\"}-->"),
+        "{md}"
+    );
+    assert!(
+        !md.contains("adf:heading") && !md.contains("adf:orderedList"),
+        "{md}"
+    );
+    let plain = write(
+        &doc,
+        &WriteOptions {
+            plain: true,
+            ..WriteOptions::default()
+        },
+    );
+    assert!(!plain.contains("<!--"), "{plain}");
+
+    // A model moves the second paragraph above the first: each id goes with its block.
+    let first = "<!--#d5283f563595-->\nFirst.\n\n";
+    let second = "<!--#2ca2c28fc294-->\nSecond.\n\n";
+    assert!(md.contains(&format!("{first}{second}")), "{md}");
+    let moved = read(&md.replacen(&format!("{first}{second}"), &format!("{second}{first}"), 1));
+    assert!(moved.warnings.is_empty(), "{:?}", moved.warnings);
+    let blocks = moved.doc.children();
+    assert_eq!(blocks[1].attr_str("localId"), Some("2ca2c28fc294"));
+    assert_eq!(blocks[1].children()[0].text.as_deref(), Some("Second."));
+    assert_eq!(blocks[2].attr_str("localId"), Some("d5283f563595"));
+    // Its id deleted, a block has none; a new block written without one has none.
+    let deleted = read(&md.replacen("<!--#d5283f563595-->\n", "", 1));
+    assert_eq!(deleted.doc.children()[1].attrs, None);
+    let added = read(&md.replacen(first, &format!("New.\n\n{first}"), 1));
+    assert_eq!(added.doc.children()[1].attrs, None);
+    assert_eq!(
+        added.doc.children()[2].attr_str("localId"),
+        Some("d5283f563595")
+    );
+
+    // Before a block the writer never gives one (a rule), at the end, or before another marker: not used,
+    // with a warning, and the rest reads as it did.
+    for (edit, line) in [
+        ("<!--#x1-->\n\n---\n\n", 1),
+        ("<!--#x1-->\n<!--adf:rule {\"localId\":\"r\"} /-->\n\n", 1),
+    ] {
+        let r = read(&format!("{edit}{md}"));
+        assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+        assert_eq!(r.warnings[0].line, line);
+        assert!(
+            r.warnings[0].message.contains("<!--#x1-->"),
+            "{:?}",
+            r.warnings
+        );
+        assert_eq!(&r.doc.children()[1..], doc.children());
+    }
+    let r = read(&format!("{md}\n<!--#x1-->\n"));
+    assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+    assert_eq!(r.doc, doc);
+    // Not an id (a space, a `--`): a comment that is not ours.
+    for comment in ["<!--#a b-->", "<!--#a--b-->"] {
+        let r = read(&format!("{comment}\n\nText\n"));
+        assert_eq!(r.doc.children()[0].attrs, None, "{comment}");
+    }
+}

@@ -370,6 +370,14 @@ impl Gen {
         }
     }
 
+    /// The id Confluence Cloud gives nearly every block, on some.
+    fn local_id(&mut self) {
+        if self.rng.chance(30) {
+            let id = format!("{:012x}", self.rng.below(1 << 40));
+            self.attr("local-id", &id);
+        }
+    }
+
     /// A panel or decision list as Confluence Cloud keeps it: its fallback none, in the form Confluence
     /// writes (the writer writes it again from the content), or another (kept as it came).
     fn adf_extension(&mut self, depth: usize) {
@@ -442,14 +450,18 @@ impl Gen {
                     self.out
                         .push_str(if self.fancy { "<p></p>" } else { "<p />" });
                 } else {
-                    self.out.push_str("<p>");
+                    self.out.push_str("<p");
+                    self.local_id();
+                    self.out.push('>');
                     self.inline(depth, false);
                     self.out.push_str("</p>");
                 }
             }
             1 => {
                 let level = 1 + self.rng.below(6);
-                self.out.push_str(&format!("<h{level}>"));
+                self.out.push_str(&format!("<h{level}"));
+                self.local_id();
+                self.out.push('>');
                 self.inline(depth, false);
                 self.out.push_str(&format!("</h{level}>"));
             }
@@ -467,7 +479,9 @@ impl Gen {
                 }
                 self.out.push('>');
                 for _ in 0..1 + self.rng.below(3) {
-                    self.out.push_str("<li>");
+                    self.out.push_str("<li");
+                    self.local_id();
+                    self.out.push('>');
                     match self.rng.below(3) {
                         0 => self.blocks(depth - 1, false),
                         1 => self.inline(depth - 1, true),
@@ -744,5 +758,8 @@ fn the_generator_makes_fallbacks_the_writer_writes_again_and_fallbacks_it_keeps(
         again += json.matches("\"fallback\":true").count();
         kept += json.matches("\"fallback\":\"<ac:adf-fallback").count();
     }
-    assert!(again > 10 && kept > 10, "{again} written again, {kept} kept");
+    assert!(
+        again > 10 && kept > 10,
+        "{again} written again, {kept} kept"
+    );
 }

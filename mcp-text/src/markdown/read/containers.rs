@@ -326,8 +326,34 @@ impl R<'_> {
     }
 
     pub(super) fn block_marker(&mut self, m: Marker, line: usize) {
+        if let Some((id, at)) = self.id.take() {
+            self.warn(
+                at,
+                format!("`<!--#{id}-->` stands before another marker; the id is not used"),
+            );
+        }
         match m {
             Marker::Empty => {}
+            Marker::Id(id) => {
+                // First in a list item (no task's): the item's own (see `R::next_block_id` for any other
+                // place).
+                let f = self.frame();
+                if matches!(
+                    f.kind,
+                    Fk::Item {
+                        task: None,
+                        inline_d: None
+                    }
+                ) && f.children.is_empty()
+                    && f.self_d.is_none()
+                    && f.pending.is_none()
+                    && f.opens.is_empty()
+                {
+                    f.self_d = Some(marker::id_diff(id));
+                } else {
+                    self.id = Some((id, line));
+                }
+            }
             Marker::Leaf { kind, diff } => {
                 self.settle_pending();
                 self.end_section_before(&kind, line);

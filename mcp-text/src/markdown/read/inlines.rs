@@ -201,6 +201,15 @@ impl R<'_> {
                     self.inline_marker(kind, diff, h.ends_with("/-->"), line);
                     return;
                 }
+                // Before a pipe table cell's text, its paragraph's id.
+                Ok(Some(Marker::Id(id))) => {
+                    let inl = self.inl_mut(line);
+                    if inl.kind == Ik::Cell && inl.nodes.is_empty() && inl.cell_id.is_none() {
+                        inl.cell_id = Some(id);
+                        return;
+                    }
+                }
+                // Anywhere else in a line, `<!--#ID-->` is the text the model wrote.
                 Ok(Some(Marker::Close { .. })) | Ok(None) => {}
                 Err(e) => {
                     self.warn(line, format!("{e}; the marker is ignored"));
@@ -459,6 +468,7 @@ impl R<'_> {
 
     pub(super) fn end_cell(&mut self, inl: Inl) {
         let cell_d = inl.cell_d.clone();
+        let cell_id = inl.cell_id.clone();
         let line = inl.line;
         let header = matches!(
             self.frames.last(),
@@ -469,9 +479,12 @@ impl R<'_> {
         ) && self.frames.len() >= 2
             && self.frames[self.frames.len() - 2].children.is_empty()
             && self.frames.last().is_some_and(|_| self.in_head());
-        let para = self
+        let mut para = self
             .finish_paragraph(inl)
             .unwrap_or_else(|| Node::new(NodeType::Paragraph));
+        if let Some(id) = cell_id {
+            para.set_attr("localId", id);
+        }
         let mut cell = Node::with_content(
             if header {
                 NodeType::TableHeader

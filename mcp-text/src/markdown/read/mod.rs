@@ -13,7 +13,7 @@ mod state;
 mod windows;
 
 use super::forms::{self, reserved};
-use super::marker;
+use super::marker::{self, Marker};
 use crate::model::{Attrs, Mark, MarkType, Node, NodeType};
 use crate::Read;
 use pulldown_cmark::{CodeBlockKind, Event, LinkType, Tag, TagEnd};
@@ -57,6 +57,7 @@ pub(super) fn read_streaming(
         skipped: 0,
         warned_depth: false,
         warnings: Vec::new(),
+        id: None,
     };
     let mut shell: Option<Node> = None;
     // The line of each open element's start: an element's end event is at its start's offset.
@@ -77,6 +78,12 @@ pub(super) fn read_streaming(
             each(shell, blocks);
         }
     });
+    if let Some((id, line)) = r.id.take() {
+        r.warn(
+            line,
+            format!("`<!--#{id}-->` has no block after it; the id is not used"),
+        );
+    }
     r.close_implicit();
     while r.frames.len() > 1 {
         let f = r.frames.pop().unwrap_or_else(|| Frame::new(Fk::Doc, 0));
@@ -126,6 +133,7 @@ impl R<'_> {
             || self.inl.is_some()
             || self.code.is_some()
             || self.html.is_some()
+            || self.id.is_some()
             || !doc.opens.is_empty()
             || doc.pending.is_some()
             || doc
@@ -140,6 +148,9 @@ impl R<'_> {
     }
 
     pub(super) fn event(&mut self, event: Event, offset: usize, line: usize) {
+        if self.id.is_some() {
+            self.next_block_id(&event, offset);
+        }
         if let Some((_, text, _)) = &mut self.code {
             match event {
                 Event::Text(t) => text.push_str(&t),
@@ -215,6 +226,78 @@ impl R<'_> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// A short marker `<!--#ID-->` (but the first in a list item, the item's own) is the modifier
+    /// `{"localId": ID}` of the block whose event follows it, of that block's type: a paragraph (its
+    /// start, or the text of a tight list item), a heading, a list, a fenced code block, a block quote or
+    /// a panel (a quote whose first line is `[!TYPE]`), the blocks the writer gives it. Before anything
+    /// else (an edit moved it) it is not used, with a warning.
+    fn next_block_id(&mut self, event: &Event, offset: usize) {
+        let kind = match event {
+            Event::Start(Tag::BlockQuote(_)) => {
+                // Where the reader finds a panel's `[!TYPE]`: after `>`, a space and up to three more.
+                let line = self.src[offset.min(self.src.len())..]
+                    .lines()
+                    .next()
+                    .unwrap_or_default();
+                let rest = line.trim_start().strip_prefix('>').unwrap_or(line);
+                let rest = rest.strip_prefix(' ').unwrap_or(rest);
+                let rest = rest
+                    .strip_prefix("   ")
+                    .or_else(|| rest.strip_prefix("  "))
+                    .or_else(|| rest.strip_prefix(' '))
+                    .unwrap_or(rest);
+                Some(if panel_type(rest.trim_end()).is_some() {
+                    NodeType::Panel
+                } else {
+                    NodeType::Blockquote
+                })
+            }
+            Event::Start(Tag::Paragraph) => Some(NodeType::Paragraph),
+            Event::Start(Tag::Heading { .. }) => Some(NodeType::Heading),
+            Event::Start(Tag::List(None)) => Some(NodeType::BulletList),
+            Event::Start(Tag::List(Some(_))) => Some(NodeType::OrderedList),
+            Event::Start(Tag::CodeBlock(_)) => Some(NodeType::CodeBlock),
+            // A tight list item's paragraph has no start of its own: its first inline is.
+            Event::Start(
+                Tag::Emphasis
+                | Tag::Strong
+                | Tag::Strikethrough
+                | Tag::Superscript
+                | Tag::Subscript
+                | Tag::Link { .. }
+                | Tag::Image { .. },
+            )
+            | Event::Text(_)
+            | Event::Code(_)
+            | Event::InlineHtml(_)
+            | Event::InlineMath(_)
+            | Event::HardBreak
+            | Event::FootnoteReference(_)
+                if self.inl.is_none() =>
+            {
+                Some(NodeType::Paragraph)
+            }
+            _ => None,
+        };
+        let Some((id, line)) = self.id.take() else {
+            return;
+        };
+        match kind {
+            Some(kind) => self.block_marker(
+                Marker::Open {
+                    kind,
+                    diff: marker::id_diff(id),
+                    count: None,
+                },
+                line,
+            ),
+            None => self.warn(
+                line,
+                format!("`<!--#{id}-->` stands before no paragraph, heading, list or code block; the id is not used"),
+            ),
         }
     }
 

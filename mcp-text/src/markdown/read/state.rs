@@ -127,6 +127,8 @@ pub(super) struct Inl {
     pub(super) item_marker: bool,
     pub(super) link_starts: Vec<usize>,
     pub(super) cell_d: Option<(NodeType, Map<String, Value>)>,
+    /// A pipe table cell's paragraph's `localId`: `<!--#ID-->` before the cell's text.
+    pub(super) cell_id: Option<String>,
     pub(super) line: usize,
 }
 
@@ -142,6 +144,8 @@ pub(super) struct R<'s> {
     pub(super) skipped: usize,
     pub(super) warned_depth: bool,
     pub(super) warnings: Vec<Warning>,
+    /// A short marker `<!--#ID-->` and its line, waiting for the block it names (see [`R::next_block_id`]).
+    pub(super) id: Option<(String, usize)>,
 }
 
 pub(super) trait TakeIt<T> {
@@ -207,6 +211,7 @@ pub(super) fn new_inl(kind: Ik, line: usize) -> Inl {
         item_marker: false,
         link_starts: Vec::new(),
         cell_d: None,
+        cell_id: None,
         line,
     }
 }
