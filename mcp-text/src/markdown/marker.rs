@@ -420,7 +420,12 @@ mod tests {
 
     #[test]
     fn a_short_marker_is_an_id_of_letters_digits_and_single_dashes() {
-        for id in ["d5283f563595", "ccc0ef59-b155-4a89-9f6f-88228d7adbb4", "p_1", "7"] {
+        for id in [
+            "d5283f563595",
+            "ccc0ef59-b155-4a89-9f6f-88228d7adbb4",
+            "p_1",
+            "7",
+        ] {
             let Ok(Some(Marker::Id(got))) = parse_comment(&format!("#{id}")) else {
                 panic!("{id}")
             };
@@ -429,8 +434,14 @@ mod tests {
         for not in ["#", "#a b", "#a--b", "#a-", "#é", "#a\"b", "# a"] {
             assert!(matches!(parse_comment(not), Ok(None)), "{not}");
         }
-        assert!(matches!(parse_comment(&format!("#{}", "a".repeat(101))), Ok(None)));
+        assert!(matches!(
+            parse_comment(&format!("#{}", "a".repeat(101))),
+            Ok(None)
+        ));
         let d = id_diff("x1".into());
-        assert_eq!(Value::Object(d), serde_json::json!({"attrs": {"localId": "x1"}}));
+        assert_eq!(
+            Value::Object(d),
+            serde_json::json!({"attrs": {"localId": "x1"}})
+        );
     }
 }

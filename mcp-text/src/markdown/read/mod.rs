@@ -238,7 +238,10 @@ impl R<'_> {
         let kind = match event {
             Event::Start(Tag::BlockQuote(_)) => {
                 // Where the reader finds a panel's `[!TYPE]`: after `>`, a space and up to three more.
-                let line = self.src[offset.min(self.src.len())..]
+                let line = self
+                    .src
+                    .get(offset..)
+                    .unwrap_or_default()
                     .lines()
                     .next()
                     .unwrap_or_default();
