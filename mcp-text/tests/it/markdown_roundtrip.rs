@@ -1136,6 +1136,10 @@ fn a_blocks_id_alone_is_a_short_marker_that_travels_with_the_block() {
     for (edit, line) in [
         ("<!--#x1-->\n\n---\n\n", 1),
         ("<!--#x1-->\n<!--adf:rule {\"localId\":\"r\"} /-->\n\n", 1),
+        (
+            "<!--#x1--> <details><summary>T</summary>\n\nbody\n\n</details>\n\n",
+            1,
+        ),
     ] {
         let r = read(&format!("{edit}{md}"));
         assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);

@@ -439,6 +439,17 @@ impl R<'_> {
             if toks.iter().all(known_block_tok) {
                 let mut summary: Option<String> = None;
                 for tok in toks {
+                    // A short marker names the block after it: an element after it on its line is no block
+                    // it can name.
+                    let blank = matches!(tok, Tok::Text(t) if t.trim().is_empty());
+                    if !matches!(tok, Tok::Comment(_)) && !blank {
+                        if let Some((id, at)) = self.id.take() {
+                            self.warn(
+                                at,
+                                format!("`<!--#{id}-->` stands before HTML; the id is not used"),
+                            );
+                        }
+                    }
                     if let Some(s) = &mut summary {
                         match tok {
                             Tok::Close { name } if name == "summary" => {
