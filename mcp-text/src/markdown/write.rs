@@ -340,7 +340,7 @@ impl<'a> W<'a> {
             | NodeType::Panel => self.pending == 0,
             _ => false,
         };
-        if let Some(id) = d.as_ref().and_then(|d| d.lone_local_id()).filter(|_| short) {
+        if let Some(id) = d.as_ref().filter(|_| short).and_then(|d| d.lone_local_id()) {
             self.id_marker(id);
         } else if d.is_some() || force {
             self.marker(node.kind.name(), d.as_ref(), false);
