@@ -207,3 +207,21 @@ fn a_small_document_written_while_it_is_read_is_what_convert_writes() {
         }
     }
 }
+
+#[test]
+fn a_paragraph_that_begins_with_a_definition_reads_the_same_in_windows() {
+    // Its first event is on the line after the definition: a window started there read `0. b` as a list,
+    // where the paragraph the definition begins continues (found by the `text_markdown` fuzz target).
+    for md in [
+        "a\n\n[x]: y\n0. b\n2. c\n\nd\n",
+        "a\n\n [x]:done\n  0. nested\n  2.item\n- [ ] task\n",
+        "a\n\n[x]: y\n[z]: w\n0. b\n\n[x] [z]\n",
+        // A list's range runs on over the definition after it.
+        "# Title\n\n- task\n\n[x]:done\n0. nested\n2.eliem\n",
+        "# Title\n\n- [ ] task\n\n [x]:done\n  0. nested\n  2.eliem {\"localId\":\"5\"}-->\n- [ ] Tell\n",
+        // A definition that ends a list item's content, and one in a block quote.
+        "- task\n\n  [x]: y\n\npara [x]\n\n> [z]: w\n> [v]: u\n0. b [z] [v]\n",
+    ] {
+        assert_same_in_windows(md, &(1..=24).collect::<Vec<_>>(), md);
+    }
+}

@@ -20,7 +20,7 @@
 //! Definitions longer in all than a window are parsed with the whole text, as before.
 
 use memchr::{memchr2, memmem, memrchr2};
-use pulldown_cmark::{Event, Options, Parser};
+use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
 /// The window the reader parses at a time: the parser then holds a few MB (7.6 MB for the dense Markdown
 /// of `tests/memory.rs`, against 28 MB with a window of 1 MiB and no faster), whatever the document's
@@ -143,6 +143,9 @@ fn walk(
         // over when a block starts on a later line, and `held_line`, where that first line starts.
         let mut held: Vec<(Event<'_>, usize)> = Vec::new();
         let mut held_line = base;
+        // Where the text of the events held and of those handed over ends (a list's or a block quote's own
+        // range may run on over what follows it).
+        let (mut held_end, mut handed_end) = (base, base);
         let mut depth = 0usize;
         for (event, range) in parser.into_offset_iter() {
             if range.start < base {
@@ -158,6 +161,7 @@ fn walk(
                             for (e, at) in held.drain(..) {
                                 each(e, start + at - base);
                             }
+                            handed_end = handed_end.max(held_end);
                             held_line = line;
                         }
                     }
@@ -166,7 +170,36 @@ fn walk(
                     }
                 }
             }
+            let container = matches!(
+                event,
+                Event::Start(
+                    Tag::List(_) | Tag::Item | Tag::BlockQuote(_) | Tag::FootnoteDefinition(_)
+                ) | Event::End(
+                    TagEnd::List(_)
+                        | TagEnd::Item
+                        | TagEnd::BlockQuote(_)
+                        | TagEnd::FootnoteDefinition
+                )
+            );
+            if !container {
+                held_end = held_end.max(range.end);
+            }
             held.push((event, range.start));
+        }
+        // A paragraph whose first lines are link reference definitions begins at them, though its first
+        // event comes after them: the next window starts at the first of them, or it would read the rest
+        // as another block (`0. x` after `[x]: y` continues that paragraph; alone it is a list). A line
+        // after the blocks handed over that made no event and begins with `[` is such a definition
+        // (parsed again from there, one that ended a list item's content defines the same, no event).
+        let from = handed_end.max(base).min(held_line);
+        if let Some(i) = chunk.as_bytes()[from..held_line]
+            .iter()
+            .position(|b| !b.is_ascii_whitespace())
+        {
+            let line = line_start(chunk, from + i).max(base);
+            if line >= from && chunk.as_bytes()[from + i] == b'[' {
+                held_line = line;
+            }
         }
         // What is final: all of the last window, else the blocks before the held one.
         let cut = if last { usize::MAX } else { held_line };
