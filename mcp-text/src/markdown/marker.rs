@@ -216,6 +216,13 @@ pub(super) enum Marker {
     Id(String),
 }
 
+/// The short marker `<!--#ID-->` (`id` is one [`is_id`] passed).
+pub(super) fn push_id(out: &mut String, id: &str) {
+    out.push_str("<!--#");
+    out.push_str(id);
+    out.push_str("-->");
+}
+
 /// The diff a short marker `<!--#ID-->` says: `{"attrs":{"localId":ID}}`.
 pub(super) fn id_diff(id: String) -> Map<String, Value> {
     let mut attrs = Map::new();

@@ -57,7 +57,7 @@ fn pipe_cell(cell: &Node) -> bool {
 }
 
 /// A cell paragraph's id, when its attrs are that alone and the short marker carries it: written
-/// `<!--#ID-->` before the cell's text.
+/// `<!--#ID-->` before the cell's text (the last of the short markers there, see `pipe`).
 fn paragraph_id(p: &Node) -> Option<&str> {
     let attrs = p.attrs.as_ref().filter(|a| a.len() == 1)?;
     attrs
@@ -82,10 +82,16 @@ fn pipe_ok(table: &Node) -> bool {
 /// `blocks` is the block walk (write.rs), which a cell of an HTML table holds.
 pub(super) fn write<'a>(w: &mut W<'a>, table: &Node, blocks: fn(&mut W<'a>, &[Node], Parent)) {
     let d = marker::diff(table, Inferred::new(Some(&forms::TABLE), true));
+    let pipe_ok = pipe_ok(table);
     if let Some(d) = &d {
-        w.marker("table", Some(d), false);
+        // A pipe table's id alone is the short marker (the reader sees the table in what follows); not
+        // on a list item's first line, where it is the item's own.
+        match d.lone_local_id().filter(|_| pipe_ok && w.pending == 0) {
+            Some(id) => w.id_marker(id),
+            None => w.marker("table", Some(d), false),
+        }
     }
-    if pipe_ok(table) {
+    if pipe_ok {
         pipe(w, table);
     } else {
         html(w, table, blocks);
@@ -105,32 +111,49 @@ fn pipe(w: &mut W, table: &Node) {
         line.push('|');
         for (j, cell) in row.children().iter().enumerate() {
             line.push(' ');
+            // Ids alone are short markers before the cell's text, read from the last: the paragraph's,
+            // the cell's, the row's (in its first cell). So the cell's is short only after a short one of
+            // the paragraph's, and the row's only after a short one of the cell's.
+            let para = match cell.children() {
+                [p] => Some(p),
+                _ => None,
+            };
+            let para_id = para.and_then(paragraph_id).filter(|_| !w.plain());
+            let cell_d =
+                marker::diff(cell, Inferred::new(Some(&forms::CELL), true)).filter(|_| !w.plain());
+            let cell_id = cell_d
+                .as_ref()
+                .and_then(|d| d.lone_local_id())
+                .filter(|_| para_id.is_some());
             if j == 0 {
                 if let Some(d) = marker::diff(row, Inferred::new(None, true)).filter(|_| !w.plain())
                 {
-                    line.push_str("<!--adf:tableRow ");
-                    marker::push_comment_json(&mut line, &d);
-                    line.push_str("-->");
+                    match d.lone_local_id().filter(|_| cell_id.is_some()) {
+                        Some(id) => marker::push_id(&mut line, id),
+                        None => {
+                            line.push_str("<!--adf:tableRow ");
+                            marker::push_comment_json(&mut line, &d);
+                            line.push_str("-->");
+                        }
+                    }
                 }
             }
-            if let Some(d) =
-                marker::diff(cell, Inferred::new(Some(&forms::CELL), true)).filter(|_| !w.plain())
-            {
-                line.push_str("<!--adf:");
-                line.push_str(cell.kind.name());
-                line.push(' ');
-                marker::push_comment_json(&mut line, &d);
-                line.push_str("-->");
-            }
-            if let [p] = cell.children() {
-                if let Some(id) = paragraph_id(p).filter(|_| !w.plain()) {
-                    line.push_str("<!--#");
-                    line.push_str(id);
+            match (cell_id, &cell_d) {
+                (Some(id), _) => marker::push_id(&mut line, id),
+                (None, Some(d)) => {
+                    line.push_str("<!--adf:");
+                    line.push_str(cell.kind.name());
+                    line.push(' ');
+                    marker::push_comment_json(&mut line, d);
                     line.push_str("-->");
                 }
-                if !is_empty_paragraph(p) {
-                    w.inline_into(&mut line, p.children(), place);
-                }
+                (None, None) => {}
+            }
+            if let Some(id) = para_id {
+                marker::push_id(&mut line, id);
+            }
+            if let Some(p) = para.filter(|p| !is_empty_paragraph(p)) {
+                w.inline_into(&mut line, p.children(), place);
             }
             line.push_str(" |");
         }

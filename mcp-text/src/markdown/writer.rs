@@ -150,9 +150,8 @@ impl<'a> W<'a> {
             return;
         }
         self.start_line();
-        self.out.push_str("<!--#");
-        self.out.push_str(id);
-        self.out.push_str("-->\n");
+        super::marker::push_id(&mut self.out, id);
+        self.out.push('\n');
     }
 
     /// `<!--adf:TYPE {diff} N-->`: the open marker of a container holding `count` blocks.

@@ -54,7 +54,7 @@ fn mutate(doc: &mut Value, rng: &mut Rng) {
         .unwrap_or_default();
     let to_path = rng.pick(&ns).clone();
     let to = doc.pointer_mut(&to_path).expect("a node");
-    match rng.below(15) {
+    match rng.below(16) {
         // A copy of a node in any content, at any place.
         0 | 1 => {
             let arr = doc
@@ -131,6 +131,17 @@ fn mutate(doc: &mut Value, rng: &mut Rng) {
                     attrs.insert(key.expect("a key"), value);
                 }
                 _ => to["attrs"] = json!({"x-attr": value}),
+            }
+        }
+        // An id, as Confluence gives nearly every node one (rows and cells too, which the schema does not
+        // say): short-marker-shaped or not.
+        14 => {
+            let id = json!(*rng.pick(&["d5283f563595", "a-b_c", "x y", "", "e-", "id\"-->"]));
+            match to.get_mut("attrs").and_then(Value::as_object_mut) {
+                Some(attrs) => {
+                    attrs.insert("localId".into(), id);
+                }
+                None => to["attrs"] = json!({ "localId": id }),
             }
         }
         _ => {

@@ -1160,3 +1160,89 @@ fn a_blocks_id_alone_is_a_short_marker_that_travels_with_the_block() {
         assert_eq!(r.doc.children()[0].attrs, None, "{comment}");
     }
 }
+
+#[test]
+fn the_ids_of_a_tables_rows_and_cells_are_short_markers_before_the_cells_text() {
+    // Confluence Cloud gives every row, cell and cell paragraph an id (`<tr ac:local-id>`, `<th
+    // ac:local-id>`, `<p local-id>`): each cell paid `<!--adf:tableHeader {"localId":…}-->` (17 tokens)
+    // before its paragraph's short marker, and each row as much again. Before a cell's text the short
+    // markers are, from the last: the paragraph's, the cell's, the row's (in the row's first cell).
+    let cell = |kind: &str, id: Option<&str>, pid: &str, t: &str| {
+        let mut c = json!({"type":kind,"attrs":{},"content":[
+            {"type":"paragraph","attrs":{"localId":pid},"content":[{"type":"text","text":t}]}]});
+        if let Some(id) = id {
+            c["attrs"]["localId"] = json!(id);
+        }
+        c
+    };
+    let doc = node(json!({"type":"doc","version":1,"content":[
+        {"type":"table","attrs":{"isNumberColumnEnabled":false,"layout":"default","localId":"t1"},"content":[
+            {"type":"tableRow","attrs":{"localId":"r1"},"content":[
+                cell("tableHeader", Some("h1"), "p1", "Code"), cell("tableHeader", Some("h2"), "p2", "Meaning")]},
+            // A row whose first cell has no id of its own: the row's marker is long.
+            {"type":"tableRow","attrs":{"localId":"r2"},"content":[
+                cell("tableCell", None, "p3", "E42"), cell("tableCell", Some("c4"), "p4", "declined")]},
+            // A row without an id, a cell whose paragraph has none: the cell's marker is long.
+            {"type":"tableRow","content":[
+                cell("tableCell", Some("c5"), "p5", "E43"),
+                {"type":"tableCell","attrs":{"localId":"c6"},"content":[{"type":"paragraph","content":[{"type":"text","text":"x"}]}]}]}]}]}));
+    let md = round_trip(&doc);
+    assert!(md.starts_with("<!--#t1-->\n| "), "{md}");
+    assert!(
+        md.contains("\n| <!--#r1--><!--#h1--><!--#p1-->Code | <!--#h2--><!--#p2-->Meaning |\n"),
+        "{md}"
+    );
+    assert!(
+        md.contains(
+            "\n| <!--adf:tableRow {\"localId\":\"r2\"}--><!--#p3-->E42 | <!--#c4--><!--#p4-->declined |\n"
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains("\n| <!--#c5--><!--#p5-->E43 | <!--adf:tableCell {\"localId\":\"c6\"}-->x |\n"),
+        "{md}"
+    );
+    assert!(!md.contains("adf:tableHeader"), "{md}");
+
+    // A model edits a cell's text and adds a row without ids: every id stays where it was.
+    let edited = md
+        .replace("-->declined |", "-->declined, retry later |")
+        .replace("x |\n", "x |\n| new | row |\n");
+    let r = read(&edited);
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    let rows = r.doc.children()[0].children();
+    assert_eq!(rows.len(), 4);
+    assert_eq!(rows[0].attr_str("localId"), Some("r1"));
+    assert_eq!(rows[0].children()[0].attr_str("localId"), Some("h1"));
+    assert_eq!(
+        rows[0].children()[0].children()[0].attr_str("localId"),
+        Some("p1")
+    );
+    assert_eq!(rows[1].children()[1].attr_str("localId"), Some("c4"));
+    assert_eq!(
+        rows[1].children()[1].children()[0].children()[0]
+            .text
+            .as_deref(),
+        Some("declined, retry later")
+    );
+    assert_eq!(rows[3].attrs, None);
+    assert_eq!(rows[3].children()[0].attr_str("localId"), None);
+    // A model deletes a paragraph's short marker: the cell's then reads as the paragraph's, and the
+    // cell has none (ids move by one place, no text is lost).
+    let r = read(&md.replacen("<!--#p2-->", "", 1));
+    let cell = &r.doc.children()[0].children()[0].children()[1];
+    assert_eq!(cell.attr_str("localId"), None);
+    assert_eq!(cell.children()[0].attr_str("localId"), Some("h2"));
+    // A third short marker in a cell other than the first is the text the model wrote.
+    let r = read(&md.replacen("<!--#h2-->", "<!--#z--><!--#h2-->", 1));
+    let cell = &r.doc.children()[0].children()[0].children()[1];
+    assert_eq!(cell.attr_str("localId"), Some("z"));
+    assert_eq!(cell.children()[0].attr_str("localId"), Some("h2"));
+    assert!(
+        cell.children()[0].children()[0]
+            .text
+            .as_deref()
+            .is_some_and(|t| t.starts_with("<!--#p2-->")),
+        "{cell:?}"
+    );
+}

@@ -378,6 +378,14 @@ impl Gen {
         }
     }
 
+    /// The id Confluence Cloud gives a table, its rows and cells (`ac:local-id`), on some.
+    fn ac_local_id(&mut self) {
+        if self.rng.chance(30) {
+            let id = format!("{:012x}", self.rng.below(1 << 40));
+            self.attr("ac:local-id", &id);
+        }
+    }
+
     /// A panel or decision list as Confluence Cloud keeps it: its fallback none, in the form Confluence
     /// writes (the writer writes it again from the content), or another (kept as it came).
     fn adf_extension(&mut self, depth: usize) {
@@ -506,9 +514,12 @@ impl Gen {
                 if self.rng.chance(50) {
                     self.attr("data-layout", "default");
                 }
+                self.ac_local_id();
                 self.out.push_str("><tbody>");
                 for r in 0..1 + self.rng.below(3) {
-                    self.out.push_str("<tr>");
+                    self.out.push_str("<tr");
+                    self.ac_local_id();
+                    self.out.push('>');
                     for _ in 0..1 + self.rng.below(3) {
                         let tag = if r == 0 { "th" } else { "td" };
                         self.out.push('<');
@@ -519,6 +530,9 @@ impl Gen {
                         if self.rng.chance(10) {
                             self.attr("rowspan", "3");
                         }
+                        // After the spans: the writer's order (XML's attributes have none; see
+                        // docs/text-storage.md).
+                        self.ac_local_id();
                         self.out.push('>');
                         self.blocks(depth - 1, false);
                         self.out.push_str(&format!("</{tag}>"));

@@ -201,11 +201,20 @@ impl R<'_> {
                     self.inline_marker(kind, diff, h.ends_with("/-->"), line);
                     return;
                 }
-                // Before a pipe table cell's text, its paragraph's id.
+                // Before a pipe table cell's text, the ids of its paragraph, the cell and (in the first
+                // cell) the row: up to three there, two in the others.
                 Ok(Some(Marker::Id(id))) => {
+                    let most = match self.frames.last() {
+                        Some(Frame {
+                            kind: Fk::Row { .. },
+                            children,
+                            ..
+                        }) if children.is_empty() => 3,
+                        _ => 2,
+                    };
                     let inl = self.inl_mut(line);
-                    if inl.kind == Ik::Cell && inl.nodes.is_empty() && inl.cell_id.is_none() {
-                        inl.cell_id = Some(id);
+                    if inl.kind == Ik::Cell && inl.nodes.is_empty() && inl.cell_ids.len() < most {
+                        inl.cell_ids.push(id);
                         return;
                     }
                 }
@@ -277,7 +286,7 @@ impl R<'_> {
             NodeType::TableCell | NodeType::TableHeader | NodeType::TableRow => {
                 if kind == NodeType::TableRow {
                     if let Some(Frame {
-                        kind: Fk::Row { d },
+                        kind: Fk::Row { d, .. },
                         ..
                     }) = self.frames.last_mut()
                     {
@@ -466,9 +475,10 @@ impl R<'_> {
         }
     }
 
-    pub(super) fn end_cell(&mut self, inl: Inl) {
+    pub(super) fn end_cell(&mut self, mut inl: Inl) {
         let cell_d = inl.cell_d.clone();
-        let cell_id = inl.cell_id.clone();
+        let mut ids = std::mem::take(&mut inl.cell_ids);
+        let (para_id, cell_id, row_id) = (ids.pop(), ids.pop(), ids.pop());
         let line = inl.line;
         let header = matches!(
             self.frames.last(),
@@ -482,7 +492,7 @@ impl R<'_> {
         let mut para = self
             .finish_paragraph(inl)
             .unwrap_or_else(|| Node::new(NodeType::Paragraph));
-        if let Some(id) = cell_id {
+        if let Some(id) = para_id {
             para.set_attr("localId", id);
         }
         let mut cell = Node::with_content(
@@ -497,6 +507,18 @@ impl R<'_> {
         if let Some((kind, d)) = cell_d {
             cell.kind = kind;
             self.apply(&mut cell, &d, line);
+        }
+        if let Some(id) = cell_id {
+            cell.set_attr("localId", id);
+        }
+        if let Some(Frame {
+            kind: Fk::Row { id: row, .. },
+            ..
+        }) = self.frames.last_mut()
+        {
+            if row_id.is_some() {
+                *row = row_id;
+            }
         }
         self.frame().children.push(cell);
     }

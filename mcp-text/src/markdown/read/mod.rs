@@ -231,8 +231,8 @@ impl R<'_> {
 
     /// A short marker `<!--#ID-->` (but the first in a list item, the item's own) is the modifier
     /// `{"localId": ID}` of the block whose event follows it, of that block's type: a paragraph (its
-    /// start, or the text of a tight list item), a heading, a list, a fenced code block, a block quote or
-    /// a panel (a quote whose first line is `[!TYPE]`), the blocks the writer gives it. Before anything
+    /// start, or the text of a tight list item), a heading, a list, a fenced code block, a pipe table, a
+    /// block quote or a panel (a quote whose first line is `[!TYPE]`), the blocks the writer gives it. Before anything
     /// else (an edit moved it) it is not used, with a warning.
     fn next_block_id(&mut self, event: &Event, offset: usize) {
         let kind = match event {
@@ -263,6 +263,7 @@ impl R<'_> {
             Event::Start(Tag::List(None)) => Some(NodeType::BulletList),
             Event::Start(Tag::List(Some(_))) => Some(NodeType::OrderedList),
             Event::Start(Tag::CodeBlock(_)) => Some(NodeType::CodeBlock),
+            Event::Start(Tag::Table(_)) => Some(NodeType::Table),
             // A tight list item's paragraph has no start of its own: its first inline is.
             Event::Start(
                 Tag::Emphasis
@@ -402,9 +403,9 @@ impl R<'_> {
                 self.close_implicit();
                 self.frames.push(Frame::new(Fk::Table, line));
             }
-            Tag::TableHead | Tag::TableRow => {
-                self.frames.push(Frame::new(Fk::Row { d: None }, line))
-            }
+            Tag::TableHead | Tag::TableRow => self
+                .frames
+                .push(Frame::new(Fk::Row { d: None, id: None }, line)),
             Tag::TableCell => self.inl = Some(new_inl(Ik::Cell, line)),
             Tag::Emphasis => self.push_mark(Mark::new(MarkType::Em), Closer::Em, line),
             Tag::Strong => self.push_mark(Mark::new(MarkType::Strong), Closer::Strong, line),
@@ -514,10 +515,13 @@ impl R<'_> {
             }
             TagEnd::TableHead | TagEnd::TableRow => {
                 if let Some(f) = self.frames.pop() {
-                    let Fk::Row { d } = f.kind else { return };
+                    let Fk::Row { d, id } = f.kind else { return };
                     let mut row = Node::with_content(NodeType::TableRow, f.children);
                     if let Some(d) = d {
                         self.apply(&mut row, &d, f.line);
+                    }
+                    if let Some(id) = id {
+                        row.set_attr("localId", id);
                     }
                     self.frame().children.push(row);
                 }

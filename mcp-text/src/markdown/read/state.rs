@@ -35,6 +35,8 @@ pub(super) enum Fk {
     Table,
     Row {
         d: Option<Map<String, Value>>,
+        /// Its `localId` from a short marker in its first cell (see `R::end_cell`).
+        id: Option<String>,
     },
 }
 
@@ -127,8 +129,9 @@ pub(super) struct Inl {
     pub(super) item_marker: bool,
     pub(super) link_starts: Vec<usize>,
     pub(super) cell_d: Option<(NodeType, Map<String, Value>)>,
-    /// A pipe table cell's paragraph's `localId`: `<!--#ID-->` before the cell's text.
-    pub(super) cell_id: Option<String>,
+    /// The short markers `<!--#ID-->` before a pipe table cell's text: from the last, the `localId` of
+    /// the cell's paragraph, of the cell, of the row (in its first cell).
+    pub(super) cell_ids: Vec<String>,
     pub(super) line: usize,
 }
 
@@ -211,7 +214,7 @@ pub(super) fn new_inl(kind: Ik, line: usize) -> Inl {
         item_marker: false,
         link_starts: Vec::new(),
         cell_d: None,
-        cell_id: None,
+        cell_ids: Vec::new(),
         line,
     }
 }
