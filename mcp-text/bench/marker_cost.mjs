@@ -29,6 +29,9 @@ const docs = [
   ['examples/rich-text/confluence-page.storage.xml', 'storage'],
   // The same page with a `local-id` on every block, as Confluence Cloud now returns it.
   ['examples/rich-text/confluence-page-with-ids.storage.xml', 'storage'],
+  // A page in the shapes Confluence Cloud's API returns in 2026: UUIDs on rows and cells, a table width,
+  // empty cells, smart links.
+  ['examples/rich-text/confluence-cloud-page.storage.xml', 'storage'],
   ['target/text-bench/jira.json', 'adf'],
   ['target/text-bench/confluence.xml', 'storage'],
 ];

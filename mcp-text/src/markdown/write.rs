@@ -631,7 +631,11 @@ impl<'a> W<'a> {
         }
         if empty_para || item.children().is_empty() {
             if self.pending > 0 {
-                self.line("");
+                // An empty item that ends a quote makes pulldown-cmark 0.13 end the list item around the
+                // quote too (the blocks after the quote in that item become items of its list, where
+                // CommonMark nests them): `- <!---->`, which reads as the same empty item, is not empty.
+                let in_quote = !self.opts.plain && self.pre.contains('>');
+                self.line(if in_quote { "<!---->" } else { "" });
             }
             return;
         }

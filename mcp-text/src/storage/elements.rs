@@ -21,7 +21,10 @@ pub(super) fn mapped(tag: &str) -> &'static [(&'static str, &'static str, bool)]
             ("data-highlight-colour", "background", false),
             ("ac:local-id", "localId", false),
         ],
+        // In the order Confluence Cloud writes them (`<table data-table-width="760" data-layout="default"
+        // ac:local-id="…">`); the width is ADF's table `width`, in pixels.
         "table" => &[
+            ("data-table-width", "width", true),
             ("data-layout", "layout", false),
             ("ac:local-id", "localId", false),
         ],

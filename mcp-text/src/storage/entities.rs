@@ -3,6 +3,9 @@
 
 use std::borrow::Cow;
 
+use quick_xml::events::Event;
+use quick_xml::Reader;
+
 /// The text a named entity (without `&` and `;`) stands for: XML's five and all of HTML5's.
 pub fn named(name: &str) -> Option<&'static str> {
     quick_xml::escape::resolve_xml_entity(name)
@@ -91,6 +94,28 @@ pub fn push_cdata(out: &mut String, text: &str) {
     out.push_str("<![CDATA[");
     out.push_str(&text.replace("]]>", "]]]]><![CDATA[>"));
     out.push_str("]]>");
+}
+
+/// The text inside an element (text, references and CDATA only), `None` when it holds elements; an
+/// error carries the offset in `inner`.
+pub(super) fn text_content(inner: &str) -> Result<Option<String>, (usize, String)> {
+    if !inner.contains('<') && !inner.contains('&') {
+        return Ok(Some(inner.to_string()));
+    }
+    let mut xml = Reader::from_str(inner);
+    xml.config_mut().allow_dangling_amp = true;
+    let mut text = String::new();
+    loop {
+        let pos = xml.buffer_position() as usize;
+        match xml.read_event() {
+            Ok(Event::Text(t)) => text.push_str(&t),
+            Ok(Event::CData(t)) => text.push_str(&t),
+            Ok(Event::GeneralRef(r)) => text.push_str(&reference(&r).map_err(|m| (pos, m))?),
+            Ok(Event::Eof) => return Ok(Some(text)),
+            Ok(_) => return Ok(None),
+            Err(e) => return Err((xml.error_position() as usize, format!("invalid XML: {e}"))),
+        }
+    }
 }
 
 #[cfg(test)]

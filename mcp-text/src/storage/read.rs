@@ -14,8 +14,9 @@ use quick_xml::Reader;
 use serde_json::{Map, Value};
 
 use super::attrs::{attr_object, put_attrs, storage_attrs, storage_of, with_default, AttrList};
+use super::cards;
 use super::elements::{is_inline, mapped_attrs, mark_for};
-use super::entities;
+use super::entities::{self, text_content};
 use super::links::{self, Image, Link, LinkBody, Ri, Task};
 use super::macros::{self, Macro, Param};
 use super::{ELEMENT, MAX_DEPTH, RAW, STORAGE};
@@ -401,6 +402,19 @@ impl<'a> Parser<'a> {
         }
         let attrs = self.attributes(e, pos)?;
 
+        // Confluence Cloud's smart link (see `cards`).
+        if name == "a" && !empty {
+            let in_block =
+                matches!(self.stack.last(), Some(Open::Frame(f)) if f.mode == Mode::Block);
+            let after = &self.input[(self.xml.buffer_position() as usize).min(self.input.len())..];
+            let marked = !self.frame_ref().marks.is_empty();
+            if let Some(card) = cards::read(&attrs, after, in_block, marked) {
+                self.capture(e, false, pos)?;
+                self.before_element(card.kind == NodeType::InlineCard);
+                self.push_node(card);
+                return Ok(());
+            }
+        }
         if let Some(mark) = mark_for(name, &attrs) {
             self.before_element(true);
             let at = self.frame_ref().content.len();
@@ -834,7 +848,12 @@ impl<'a> Parser<'a> {
                 };
                 let mut node = Node::new(kind);
                 node.attrs = attrs;
-                let leaf = matches!(node.kind, NodeType::Rule | NodeType::HardBreak);
+                // An empty paragraph or heading (`<p />`, in every empty cell of a Confluence table) has
+                // no content, as Markdown's empty cell or `##` reads: `content: []` would be a marker.
+                let leaf = matches!(
+                    node.kind,
+                    NodeType::Rule | NodeType::HardBreak | NodeType::Paragraph | NodeType::Heading
+                );
                 if !(leaf && content.is_empty()) {
                     content.shrink_to_fit();
                     node.content = Some(content);
@@ -946,30 +965,6 @@ pub(super) fn raw_node(raw: &str) -> Node {
     let mut node = Node::new(NodeType::Other(RAW.into()));
     node.set_attr("xml", raw);
     node
-}
-
-/// The text inside an element (text, references and CDATA only), `None` when it holds elements; an
-/// error carries the offset in `inner`.
-pub(super) fn text_content(inner: &str) -> Result<Option<String>, (usize, String)> {
-    if !inner.contains('<') && !inner.contains('&') {
-        return Ok(Some(inner.to_string()));
-    }
-    let mut xml = Reader::from_str(inner);
-    xml.config_mut().allow_dangling_amp = true;
-    let mut text = String::new();
-    loop {
-        let pos = xml.buffer_position() as usize;
-        match xml.read_event() {
-            Ok(Event::Text(t)) => text.push_str(&t),
-            Ok(Event::CData(t)) => text.push_str(&t),
-            Ok(Event::GeneralRef(r)) => {
-                text.push_str(&entities::reference(&r).map_err(|m| (pos, m))?)
-            }
-            Ok(Event::Eof) => return Ok(Some(text)),
-            Ok(_) => return Ok(None),
-            Err(e) => return Err((xml.error_position() as usize, format!("invalid XML: {e}"))),
-        }
-    }
 }
 
 /// The byte offset of `part` (a slice of `input`) in `input`.

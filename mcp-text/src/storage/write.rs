@@ -250,14 +250,20 @@ impl Writer {
             }
             NodeType::InlineCard | NodeType::BlockCard | NodeType::EmbedCard => {
                 let url = node.attr("url").map(text_of).unwrap_or_default();
-                let appearance = match node.kind {
-                    NodeType::InlineCard => "inline",
-                    NodeType::BlockCard => "block",
-                    _ => "embed",
-                };
                 self.out.push_str("<a");
                 push_attr(&mut self.out, "href", &url);
-                push_attr(&mut self.out, "data-card-appearance", appearance);
+                push_attr(
+                    &mut self.out,
+                    "data-card-appearance",
+                    super::cards::appearance(&node.kind),
+                );
+                if node.kind != NodeType::InlineCard {
+                    if let Some(layout) = node.attr_str("layout") {
+                        push_attr(&mut self.out, "data-layout", layout);
+                    }
+                }
+                // The attributes kept under `storage.attrs`.
+                self.attrs_of("", node);
                 self.close_start_text("a", &url);
             }
             NodeType::Other(name) if &**name == ELEMENT => {

@@ -1246,3 +1246,29 @@ fn the_ids_of_a_tables_rows_and_cells_are_short_markers_before_the_cells_text() 
         "{cell:?}"
     );
 }
+
+#[test]
+fn an_empty_list_item_that_ends_a_quote_keeps_the_list_after_the_quote_in_its_item() {
+    // The storage property test (an empty `<li><p /></li>` last in a panel in a list item, then a nested
+    // list): `   > -`, a blank line, `   5. y` is a list nested in item 1 for CommonMark (markdown-it,
+    // commonmark.js) and a second item of the outer list for pulldown-cmark 0.13, which the reader uses.
+    let p = |t: &str| json!({"type":"paragraph","content":[{"type":"text","text":t}]});
+    let empty = json!({"type":"listItem","content":[{"type":"paragraph"}]});
+    for quote in [
+        json!({"type":"blockquote","content":[{"type":"bulletList","content":[
+            {"type":"listItem","content":[p("x"), p("y")]}, empty.clone()]}]}),
+        json!({"type":"panel","attrs":{"panelType":"info"},"content":[{"type":"bulletList","content":[
+            {"type":"listItem","content":[p("x"), p("y")]}, empty.clone()]}]}),
+    ] {
+        let doc = node(json!({"type":"doc","version":1,"content":[
+            {"type":"orderedList","attrs":{"order":1},"content":[{"type":"listItem","content":[
+                quote,
+                {"type":"orderedList","attrs":{"order":5},"content":[{"type":"listItem","content":[p("z")]}]}]}]}]}));
+        let md = round_trip(&doc);
+        assert!(md.contains("   > - <!---->\n\n   5. z\n"), "{md}");
+    }
+    // Elsewhere an empty item is a bare bullet, and plain Markdown has no marker.
+    let doc = node(json!({"type":"doc","version":1,"content":[
+        {"type":"bulletList","content":[{"type":"listItem","content":[p("x")]}, empty]}]}));
+    assert_eq!(round_trip(&doc), "- x\n-\n");
+}

@@ -211,6 +211,21 @@ impl Gen {
                 self.out.push_str(tag);
                 self.out.push('>');
             }
+            // Confluence Cloud's smart link (an `inlineCard`), or a link whose text is its URL.
+            5 if self.rng.chance(30) => {
+                self.out.push_str("<a");
+                let href = format!(
+                    "https://x.atlassian.net/browse/P-{}?a=1&b",
+                    self.rng.below(9)
+                );
+                self.attr("href", &href);
+                if self.rng.chance(80) {
+                    self.attr("data-card-appearance", "inline");
+                }
+                self.out.push('>');
+                self.push_text(&href);
+                self.out.push_str("</a>");
+            }
             5 => {
                 self.out.push_str("<a");
                 let href = format!(
@@ -473,6 +488,22 @@ impl Gen {
                 self.inline(depth, false);
                 self.out.push_str(&format!("</h{level}>"));
             }
+            // Smart links at block level: a block card, an embed card (always with a layout: without one
+            // it is a link, and two links side by side would be one).
+            2 if self.rng.chance(15) => {
+                self.out.push_str("<a");
+                self.attr("href", "https://x.atlassian.net/wiki/spaces/A/pages/1");
+                let appearance = self.rng.pick(&["block", "embed"]);
+                self.attr("data-card-appearance", appearance);
+                if appearance == "embed" || self.rng.chance(50) {
+                    self.attr("data-layout", "center");
+                }
+                if appearance == "embed" && self.rng.chance(50) {
+                    self.attr("data-width", "100.00");
+                }
+                self.out
+                    .push_str(">https://x.atlassian.net/wiki/spaces/A/pages/1</a>");
+            }
             2 => self.out.push_str(if self.fancy && self.rng.chance(50) {
                 "<hr/>"
             } else {
@@ -511,6 +542,10 @@ impl Gen {
             }
             6 => {
                 self.out.push_str("<table");
+                if self.rng.chance(30) {
+                    let width = self.rng.pick(&["760", "1800"]);
+                    self.attr("data-table-width", width);
+                }
                 if self.rng.chance(50) {
                     self.attr("data-layout", "default");
                 }

@@ -27,15 +27,41 @@ pub fn normalise(xml: &str) -> String {
         Some(Tok::Text(s)) => s.push_str(t),
         _ => toks.push(Tok::Text(t.to_string())),
     };
+    // A smart link's block or embed card (`<a href data-card-appearance="block">`, an embed card with a
+    // `data-layout` next) is a block, not an `a`: named `a:card` here.
+    let name_of = |e: &quick_xml::events::BytesStart| {
+        let name = e.name().as_ref().to_string();
+        match attrs_in_order(e).as_slice() {
+            [(h, _), (c, v), rest @ ..]
+                if name == "a"
+                    && h == "href"
+                    && c == "data-card-appearance"
+                    && (v == "block"
+                        || v == "embed"
+                            && rest.first().is_some_and(|(l, _)| l == "data-layout")) =>
+            {
+                "a:card".to_string()
+            }
+            _ => name,
+        }
+    };
+    let mut open: Vec<String> = Vec::new();
     loop {
         match reader.read_event().expect("well-formed XML in a test") {
-            Event::Start(e) => toks.push(Tok::Open(e.name().as_ref().to_string(), attrs(&e))),
+            Event::Start(e) => {
+                let name = name_of(&e);
+                open.push(name.clone());
+                toks.push(Tok::Open(name, attrs(&e)));
+            }
             Event::Empty(e) => {
                 let name = e.name().as_ref().to_string();
                 toks.push(Tok::Open(name.clone(), attrs(&e)));
                 toks.push(Tok::Close(name));
             }
-            Event::End(e) => toks.push(Tok::Close(e.name().as_ref().to_string())),
+            Event::End(e) => {
+                let name = open.pop().unwrap_or_else(|| e.name().as_ref().to_string());
+                toks.push(Tok::Close(name));
+            }
             Event::Text(t) => push_text(&mut toks, &t),
             Event::CData(t) => push_text(&mut toks, &t),
             Event::GeneralRef(r) => {
@@ -208,7 +234,13 @@ pub fn normalise(xml: &str) -> String {
 }
 
 fn attrs(e: &quick_xml::events::BytesStart) -> Vec<(String, String)> {
-    let mut list: Vec<(String, String)> = e
+    let mut list = attrs_in_order(e);
+    list.sort();
+    list
+}
+
+fn attrs_in_order(e: &quick_xml::events::BytesStart) -> Vec<(String, String)> {
+    let list: Vec<(String, String)> = e
         .attributes()
         .map(|a| {
             let a = a.expect("valid attribute");
@@ -220,7 +252,6 @@ fn attrs(e: &quick_xml::events::BytesStart) -> Vec<(String, String)> {
             (a.key.as_ref().to_string(), v)
         })
         .collect();
-    list.sort();
     list
 }
 
