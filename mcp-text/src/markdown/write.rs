@@ -279,8 +279,14 @@ impl<'a> W<'a> {
                 // How many blocks it holds, on both markers: a reader that meets one without the other
                 // (deleted or mangled) still knows where the container ends or began.
                 let count = if inferred { 0 } else { node.children().len() };
+                // Alone on a list item's line, its first block follows with no blank line: a model that
+                // deletes the marker leaves the item's line empty, and a blank line after it would end
+                // the item, the item's other blocks falling out of the list (as in `next_block`).
+                let on_item_line = self.pending > 0;
                 self.open_marker(node.kind.name(), d.as_ref(), count);
-                self.blank();
+                if !on_item_line {
+                    self.blank();
+                }
                 // Its blocks go on the sequence around it: with either of its markers deleted, its
                 // first or last list would otherwise stand right by a list outside with the same
                 // delimiter, and the two read back as one.

@@ -341,6 +341,12 @@ pub(super) fn finish(m: Macro) -> Node {
             return finish_extension(m.attrs, name, params, m.plain, m.rich, m.extra, m.inline);
         }
     };
+    // Confluence Cloud's `ac:local-id` is the node's `localId`, as on an extension.
+    let mut rest_attrs = rest_attrs;
+    if let Some(i) = rest_attrs.iter().position(|(k, _)| k == "ac:local-id") {
+        let (_, id) = rest_attrs.remove(i);
+        attrs.insert("localId", id.into());
+    }
     let mut node = Node::new(kind);
     let mut storage = Map::new();
     if !rest_attrs.is_empty() {
@@ -534,6 +540,15 @@ pub(super) fn write(w: &mut impl Out, node: &Node) {
         .and_then(Value::as_object)
         .map(|m| m.clone().into_iter().collect())
         .unwrap_or_default();
+    // An extension's `localId` is written with its other attributes (below).
+    if !matches!(
+        node.kind,
+        NodeType::Extension | NodeType::BodiedExtension | NodeType::InlineExtension
+    ) {
+        if let Some(id) = node.attr("localId").filter(|v| !v.is_null()) {
+            xml_attrs.insert("ac:local-id".into(), text_of(id));
+        }
+    }
     let simple = |v: &str| serde_json::json!({ "value": v });
     let mut plain: Option<String> = None;
     let mut rich: Option<&[Node]> = None;

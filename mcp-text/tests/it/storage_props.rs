@@ -165,6 +165,14 @@ impl Gen {
         if self.rng.chance(50) {
             self.attr("ac:schema-version", "1");
         }
+        // Confluence Cloud's id of the macro's node (ADF's `localId`), before its macro id.
+        if self.rng.chance(30) {
+            let id = format!(
+                "{:08x}-2c47-4f9e-9a61-7b3d2e8c4f10",
+                self.rng.below(1 << 30)
+            );
+            self.attr("ac:local-id", &id);
+        }
         if inline_id && self.rng.chance(50) {
             let id = format!("m-{}", self.rng.below(1000));
             self.attr("ac:macro-id", &id);
