@@ -826,11 +826,17 @@ pub(super) fn date(list: &AttrList) -> Option<Node> {
     let days = civil_days(when)?;
     let mut node = Node::new(NodeType::Date);
     node.set_attr("timestamp", (days * 86_400_000).to_string());
-    let rest: AttrList = list
+    let mut rest: AttrList = list
         .iter()
         .filter(|(k, _)| k != "datetime")
         .cloned()
         .collect();
+    // Confluence Cloud's `<time datetime="…" local-id="…" />`: the id is ADF's `localId` (written back
+    // right after `datetime`; elsewhere it stays as it came).
+    if matches!(list.as_slice(), [(d, _), (l, _), ..] if d == "datetime" && l == "local-id") {
+        let (_, id) = rest.remove(0);
+        node.set_attr("localId", id);
+    }
     if !rest.is_empty() {
         storage_of(node.attrs.as_mut().expect("set"))
             .insert("attrs".into(), Value::Object(attr_object(rest)));
@@ -847,6 +853,9 @@ pub(super) fn write_date(out: &mut String, node: &Node) {
     out.push_str("<time");
     if let Some(ms) = ms {
         push_attr(out, "datetime", &crate::date::format_day(ms));
+        if let Some(id) = node.attr_str("localId") {
+            push_attr(out, "local-id", id);
+        }
     }
     for (k, v) in attr_list(storage(node.attrs.as_ref()).and_then(|s| s.get("attrs"))) {
         push_attr(out, &k, &v);

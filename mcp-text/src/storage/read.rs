@@ -850,11 +850,11 @@ impl<'a> Parser<'a> {
                 node.attrs = attrs;
                 // An empty paragraph or heading (`<p />`, in every empty cell of a Confluence table) has
                 // no content, as Markdown's empty cell or `##` reads: `content: []` would be a marker.
-                let leaf = matches!(
+                let none_when_empty = matches!(
                     node.kind,
                     NodeType::Rule | NodeType::HardBreak | NodeType::Paragraph | NodeType::Heading
                 );
-                if !(leaf && content.is_empty()) {
+                if !(none_when_empty && content.is_empty()) {
                     content.shrink_to_fit();
                     node.content = Some(content);
                 }

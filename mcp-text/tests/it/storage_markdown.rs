@@ -736,6 +736,26 @@ fn a_macros_local_id_is_its_nodes_local_id() {
 }
 
 #[test]
+fn a_dates_local_id_is_its_nodes_local_id() {
+    // Confluence Cloud's `<time datetime="…" local-id="…" />`: ADF's date has a `localId`; it was storage
+    // JSON in the date's link title. An id in another place stays as it came.
+    let xml = r#"<p>Due <time datetime="2026-10-26" local-id="tm1" /> or <time local-id="x" datetime="2026-10-27" /></p>"#;
+    let md = to_markdown(xml);
+    assert!(
+        md.starts_with("Due [2026-10-26](date:1792972800000 '{\"localId\":\"tm1\"}') or"),
+        "{md}"
+    );
+    assert_eq!(
+        from_markdown(&md),
+        r#"<p>Due <time datetime="2026-10-26" local-id="tm1" /> or <time datetime="2026-10-27" local-id="x" /></p>"#
+    );
+    assert_eq!(
+        read(xml).children()[0].children()[1].attr_str("localId"),
+        Some("tm1")
+    );
+}
+
+#[test]
 fn a_macros_marker_first_in_a_list_item_deleted_keeps_the_items_blocks_in_it() {
     // The storage edit property (seed 403530 of a long run): a macro first in a list item opens with its
     // marker alone on the item's line, and a blank line followed. A model that deleted the marker left

@@ -353,6 +353,7 @@ impl Gen {
                     1 + self.rng.below(28)
                 );
                 self.attr("datetime", &d);
+                self.local_id();
                 self.out.push_str(" />");
             }
             16 => {
