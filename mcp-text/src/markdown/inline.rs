@@ -309,9 +309,7 @@ fn write_shown(
             .filter(|o| o.marks != nodes[k].marks)
         {
             let diff = marker::text_marks(original);
-            scratch.bodies.push_str("<!--adf:text ");
-            marker::push_comment_json(&mut scratch.bodies, &diff);
-            scratch.bodies.push_str("-->");
+            marker::push_inline(&mut scratch.bodies, "text", &diff);
         }
         let s = &scratch.bodies[start..];
         let (first, last) = match kinds[k] {

@@ -147,6 +147,15 @@ pub(super) fn push_comment_json(out: &mut String, d: &Diff) {
     d.write_json::<json::Comment>(out);
 }
 
+/// A marker inside a line: `<!--adf:TYPE {diff}-->`, the diff of the node (or text) it follows or precedes.
+pub(super) fn push_inline(out: &mut String, kind: &str, d: &Diff) {
+    out.push_str("<!--adf:");
+    push_type_name(out, kind);
+    out.push(' ');
+    push_comment_json(out, d);
+    out.push_str("-->");
+}
+
 /// A diff as a link title in single quotes: backslashes, quotes and ampersands escaped for Markdown.
 pub(super) fn push_title_json(out: &mut String, d: &Diff) {
     out.push('\'');

@@ -130,23 +130,13 @@ fn pipe(w: &mut W, table: &Node) {
                 {
                     match d.lone_local_id().filter(|_| cell_id.is_some()) {
                         Some(id) => marker::push_id(&mut line, id),
-                        None => {
-                            line.push_str("<!--adf:tableRow ");
-                            marker::push_comment_json(&mut line, &d);
-                            line.push_str("-->");
-                        }
+                        None => marker::push_inline(&mut line, row.kind.name(), &d),
                     }
                 }
             }
             match (cell_id, &cell_d) {
                 (Some(id), _) => marker::push_id(&mut line, id),
-                (None, Some(d)) => {
-                    line.push_str("<!--adf:");
-                    line.push_str(cell.kind.name());
-                    line.push(' ');
-                    marker::push_comment_json(&mut line, d);
-                    line.push_str("-->");
-                }
+                (None, Some(d)) => marker::push_inline(&mut line, cell.kind.name(), d),
                 (None, None) => {}
             }
             if let Some(id) = para_id {

@@ -341,6 +341,7 @@ impl<'a> W<'a> {
             | NodeType::Heading
             | NodeType::BulletList
             | NodeType::OrderedList
+            | NodeType::TaskList
             | NodeType::CodeBlock
             | NodeType::Blockquote
             | NodeType::Panel => self.pending == 0,
@@ -752,15 +753,19 @@ impl<'a> W<'a> {
             lone_media: matches!(item.children(), [only] if only.kind == NodeType::MediaInline),
             ..Place::default()
         };
+        let d = marker::diff(item, Inferred::new(Some(inf), !item.children().is_empty()))
+            .filter(|_| !self.opts.plain);
+        // A task's id alone is the short marker before its text (`- [ ] <!--#ID-->Text`).
+        let id = d
+            .as_ref()
+            .filter(|_| item.kind == NodeType::TaskItem)
+            .and_then(|d| d.lone_local_id());
+        if let Some(id) = id {
+            marker::push_id(&mut s, id);
+        }
         self.inline_into(&mut s, item.children(), place);
-        if let Some(d) = marker::diff(item, Inferred::new(Some(inf), !item.children().is_empty()))
-            .filter(|_| !self.opts.plain)
-        {
-            s.push_str("<!--adf:");
-            s.push_str(item.kind.name());
-            s.push(' ');
-            marker::push_comment_json(&mut s, &d);
-            s.push_str("-->");
+        if let (Some(d), None) = (&d, id) {
+            marker::push_inline(&mut s, item.kind.name(), d);
         }
         self.lines(&s);
         self.line = s;

@@ -269,7 +269,7 @@ fn attr<'a>(list: &'a AttrList, name: &str) -> Option<&'a str> {
 /// The node a closed macro stands for.
 pub(super) fn finish(m: Macro) -> Node {
     let name = attr(&m.attrs, "ac:name").map(str::to_string);
-    let rest_attrs: AttrList = m
+    let mut rest_attrs: AttrList = m
         .attrs
         .iter()
         .filter(|(k, v)| k != "ac:name" && !(k == "ac:schema-version" && v == SCHEMA_VERSION))
@@ -342,7 +342,6 @@ pub(super) fn finish(m: Macro) -> Node {
         }
     };
     // Confluence Cloud's `ac:local-id` is the node's `localId`, as on an extension.
-    let mut rest_attrs = rest_attrs;
     if let Some(i) = rest_attrs.iter().position(|(k, _)| k == "ac:local-id") {
         let (_, id) = rest_attrs.remove(i);
         attrs.insert("localId", id.into());
@@ -540,14 +539,9 @@ pub(super) fn write(w: &mut impl Out, node: &Node) {
         .and_then(Value::as_object)
         .map(|m| m.clone().into_iter().collect())
         .unwrap_or_default();
-    // An extension's `localId` is written with its other attributes (below).
-    if !matches!(
-        node.kind,
-        NodeType::Extension | NodeType::BodiedExtension | NodeType::InlineExtension
-    ) {
-        if let Some(id) = node.attr("localId").filter(|v| !v.is_null()) {
-            xml_attrs.insert("ac:local-id".into(), text_of(id));
-        }
+    // Confluence Cloud's `ac:local-id`, on every macro.
+    if let Some(id) = node.attr("localId").filter(|v| !v.is_null()) {
+        xml_attrs.insert("ac:local-id".into(), text_of(id));
     }
     let simple = |v: &str| serde_json::json!({ "value": v });
     let mut plain: Option<String> = None;
@@ -607,9 +601,6 @@ pub(super) fn write(w: &mut impl Out, node: &Node) {
             let get = |k: &str| attrs.and_then(|a| a.get(k));
             if let Some(layout) = get("layout") {
                 xml_attrs.insert("data-layout".into(), text_of(layout));
-            }
-            if let Some(id) = get("localId") {
-                xml_attrs.insert("ac:local-id".into(), text_of(id));
             }
             let parameters = get("parameters");
             if let Some(mp) = parameters

@@ -245,7 +245,7 @@ fn a_task_holding_blocks_is_a_task_the_model_reads_not_json() {
         !md.contains("\"type\":\"blockTaskItem\""),
         "no item is JSON:\n{md}"
     );
-    assert!(md.contains("- [ ] plain task"), "{md}");
+    assert!(md.contains("- [ ] <!--#t1-->plain task"), "{md}");
     assert!(
         md.contains(
             "\n- [x] <!--adf:blockTaskItem {\"localId\":\"b1\"}-->Ship the release notes\n"
@@ -1159,6 +1159,80 @@ fn a_blocks_id_alone_is_a_short_marker_that_travels_with_the_block() {
         let r = read(&format!("{comment}\n\nText\n"));
         assert_eq!(r.doc.children()[0].attrs, None, "{comment}");
     }
+}
+
+#[test]
+fn an_empty_containers_close_marker_deleted_keeps_the_blocks_after_it_in_the_outer_one() {
+    // Found by a long storage edit run (seed 529528): a macro inside a macro of the same kind, the inner
+    // one empty. An empty container's markers carry no count, so with its close marker deleted the outer
+    // one's close (`<!--/adf:bodiedExtension 3-->`) closed the inner one, which took the outer one's
+    // blocks, and the outer one took the block after it.
+    let ext = |key: &str, content: Value| json!({"type":"bodiedExtension","attrs":{"extensionKey":key,"extensionType":"com.atlassian.confluence.macro.core"},"content":content});
+    let p = |t: &str| json!({"type":"paragraph","content":[{"type":"text","text":t}]});
+    let doc = node(json!({"type":"doc","version":1,"content":[
+        ext("details", json!([ext("details", json!([{"type":"paragraph"}])), p("inside"), p("also inside")])),
+        p("after")]}));
+    let md = round_trip(&doc);
+    let close = "<!--/adf:bodiedExtension-->\n";
+    assert_eq!(md.matches(close).count(), 1, "{md}");
+    let r = read(&md.replacen(close, "", 1));
+    assert_eq!(r.doc, doc);
+    assert_eq!(r.warnings.len(), 1, "{:?}", r.warnings);
+}
+
+#[test]
+fn a_tasks_id_alone_is_a_short_marker_before_its_text() {
+    // Jira and Confluence give every task list and task a `localId` (Confluence's storage a task id,
+    // `<ac:task-id>1</ac:task-id>`): each task paid `<!--adf:taskItem {"localId":…}-->` at its line's end,
+    // and the list a marker line. The id alone is the short marker: the list's on the line before it, a
+    // task's first in its text.
+    let task = |id: &str, state: &str, t: &str| json!({"type":"taskItem","attrs":{"localId":id,"state":state},"content":[{"type":"text","text":t}]});
+    let doc = node(json!({"type":"doc","version":1,"content":[
+        {"type":"taskList","attrs":{"localId":"7f3e9a1c-2b4d-4e6f-8a0b-1c2d3e4f5a6b"},"content":[
+            task("1", "DONE", "Branch cut"),
+            task("d1e2f3a4-b5c6-4d7e-8f90-a1b2c3d4e5f6", "TODO", "# Notes reviewed"),
+            task("id with spaces", "TODO", "keeps the long form"),
+            {"type":"taskList","attrs":{"localId":"n1"},"content":[task("n2", "TODO", "nested")]}]}]}));
+    let md = round_trip(&doc);
+    assert!(
+        md.starts_with(concat!(
+            "<!--#7f3e9a1c-2b4d-4e6f-8a0b-1c2d3e4f5a6b-->\n",
+            "- [x] <!--#1-->Branch cut\n",
+            "- [ ] <!--#d1e2f3a4-b5c6-4d7e-8f90-a1b2c3d4e5f6-->\\# Notes reviewed\n",
+            "- [ ] keeps the long form<!--adf:taskItem {\"localId\":\"id with spaces\"}-->\n",
+            "  <!--#n1-->\n",
+            "  - [ ] <!--#n2-->nested\n",
+        )),
+        "{md}"
+    );
+    // A model moves a task: its id goes with it. Its id deleted, the task has none and its text stays.
+    let first = "- [x] <!--#1-->Branch cut\n";
+    let second = "- [ ] <!--#d1e2f3a4-b5c6-4d7e-8f90-a1b2c3d4e5f6-->\\# Notes reviewed\n";
+    let moved = read(&md.replacen(&format!("{first}{second}"), &format!("{second}{first}"), 1));
+    assert!(moved.warnings.is_empty(), "{:?}", moved.warnings);
+    let tasks = moved.doc.children()[0].children();
+    assert_eq!(
+        tasks[0].attr_str("localId"),
+        Some("d1e2f3a4-b5c6-4d7e-8f90-a1b2c3d4e5f6")
+    );
+    assert_eq!(
+        tasks[0].children()[0].text.as_deref(),
+        Some("# Notes reviewed")
+    );
+    assert_eq!(tasks[1].attr_str("localId"), Some("1"));
+    let deleted = read(&md.replacen("<!--#1-->", "", 1));
+    let tasks = deleted.doc.children()[0].children();
+    assert_eq!(tasks[0].attr_str("localId"), Some(""));
+    assert_eq!(tasks[0].children()[0].text.as_deref(), Some("Branch cut"));
+    assert_eq!(&tasks[1..], &doc.children()[0].children()[1..]);
+    // Later in a task's text, the short marker is the text the model wrote.
+    let later = read(&md.replacen("Branch cut", "Branch <!--#x-->cut", 1));
+    let text: String = later.doc.children()[0].children()[0]
+        .children()
+        .iter()
+        .filter_map(|n| n.text.as_deref())
+        .collect();
+    assert_eq!(text, "Branch <!--#x-->cut");
 }
 
 #[test]

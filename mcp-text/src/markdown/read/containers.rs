@@ -378,10 +378,17 @@ impl R<'_> {
                     };
                     // A container of the same kind inside another that holds more blocks than its
                     // marker counts lost its own close: it ends at its count, and this close is the outer's.
+                    // The writer gives an empty container's markers no count: a close with a count is
+                    // not its own, and blocks after its open marker are the outer one's.
                     let o = &f.opens[i];
-                    let overfull = o.count.is_some_and(|n| f.children.len() > o.start + n);
+                    let empty = o.count.is_none() && count.is_some();
+                    let overfull = o.count.is_some_and(|n| f.children.len() > o.start + n)
+                        || (empty && f.children.len() > o.start);
                     let opened = o.line;
                     if overfull && matching.next().is_some() {
+                        if empty {
+                            f.opens[i].count = Some(0);
+                        }
                         let name = kind.name().to_string();
                         self.warn(opened, format!("`{name}` is never closed; it ends after the blocks its marker counts"));
                         self.close_unclosed(i, line);

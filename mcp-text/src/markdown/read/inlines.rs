@@ -202,7 +202,7 @@ impl R<'_> {
                     return;
                 }
                 // Before a pipe table cell's text, the ids of its paragraph, the cell and (in the first
-                // cell) the row: up to three there, two in the others.
+                // cell) the row: up to three there, two in the others. Before a task's text, the task's.
                 Ok(Some(Marker::Id(id))) => {
                     let most = match self.frames.last() {
                         Some(Frame {
@@ -213,9 +213,27 @@ impl R<'_> {
                         _ => 2,
                     };
                     let inl = self.inl_mut(line);
-                    if inl.kind == Ik::Cell && inl.nodes.is_empty() && inl.cell_ids.len() < most {
+                    let first = inl.nodes.is_empty() && inl.capture.is_none();
+                    if inl.kind == Ik::Cell && first && inl.cell_ids.len() < most {
                         inl.cell_ids.push(id);
                         return;
+                    }
+                    // First in a task's text: the task's own.
+                    let para = matches!(inl.kind, Ik::Paragraph | Ik::Implicit);
+                    if let Some(Frame {
+                        kind:
+                            Fk::Item {
+                                task: Some(_),
+                                inline_d: inline_d @ None,
+                            },
+                        children,
+                        ..
+                    }) = self.frames.last_mut()
+                    {
+                        if para && first && children.is_empty() {
+                            *inline_d = Some((NodeType::TaskItem, marker::id_diff(id)));
+                            return;
+                        }
                     }
                 }
                 // Anywhere else in a line, `<!--#ID-->` is the text the model wrote.

@@ -260,7 +260,12 @@ impl R<'_> {
             }
             Event::Start(Tag::Paragraph) => Some(NodeType::Paragraph),
             Event::Start(Tag::Heading { .. }) => Some(NodeType::Heading),
-            Event::Start(Tag::List(None)) => Some(NodeType::BulletList),
+            // A list whose first item is a task: a task list (its id a `taskList`'s, as its marker's).
+            Event::Start(Tag::List(None)) => Some(if is_task_line(self.src.get(offset..)) {
+                NodeType::TaskList
+            } else {
+                NodeType::BulletList
+            }),
             Event::Start(Tag::List(Some(_))) => Some(NodeType::OrderedList),
             Event::Start(Tag::CodeBlock(_)) => Some(NodeType::CodeBlock),
             Event::Start(Tag::Table(_)) => Some(NodeType::Table),
@@ -561,4 +566,23 @@ pub(super) fn panel_type(line: &str) -> Option<(&'static str, Option<&str>)> {
         _ => return None,
     };
     Some((kind, title))
+}
+
+/// Whether a bullet list's first line (from its bullet on) is a task's: `- [ ]`, `- [x]`, `- [X]`.
+fn is_task_line(rest: Option<&str>) -> bool {
+    let line = rest
+        .unwrap_or_default()
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .trim_start();
+    let Some(after) = line.strip_prefix(['-', '*', '+']) else {
+        return false;
+    };
+    let box_ = after.trim_start_matches([' ', '\t']);
+    after.len() > box_.len()
+        && ["[ ]", "[x]", "[X]"].iter().any(|b| {
+            box_.strip_prefix(b)
+                .is_some_and(|r| r.is_empty() || r.starts_with([' ', '\t']))
+        })
 }
