@@ -32,6 +32,9 @@ const docs = [
   // A page in the shapes Confluence Cloud's API returns in 2026: UUIDs on rows and cells, a table width,
   // empty cells, smart links.
   ['examples/rich-text/confluence-cloud-page.storage.xml', 'storage'],
+  // A page in the shapes Confluence Server and Data Center store: text bare in cells and list items, page
+  // links with `ri:version-at-save`, users by key, tasks with ids.
+  ['examples/rich-text/confluence-server-page.storage.xml', 'storage'],
   ['target/text-bench/jira.json', 'adf'],
   ['target/text-bench/confluence.xml', 'storage'],
 ];

@@ -19,7 +19,7 @@
 
 use serde_json::{Map, Value};
 
-use super::attrs::storage_of;
+use super::attrs::{is_implicit, storage_of};
 use super::entities;
 use super::links::push_attr;
 use super::xml_out::Out;
@@ -184,20 +184,6 @@ fn plain_text(node: &Node) -> Option<String> {
         },
         _ => None,
     }
-}
-
-fn is_implicit(p: &Node) -> bool {
-    let implicit = p
-        .attrs
-        .as_ref()
-        .and_then(|a| a.get(STORAGE))
-        .and_then(|s| s.as_object())
-        .is_some_and(|s| s.len() == 1 && s.get("implicit") == Some(&Value::Bool(true)));
-    p.kind == NodeType::Paragraph
-        && implicit
-        && p.attrs.as_ref().is_some_and(|a| a.len() == 1)
-        && p.marks.is_none()
-        && p.extra.is_none()
 }
 
 fn adf_node(el: &Node) -> Option<Node> {

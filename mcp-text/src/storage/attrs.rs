@@ -4,7 +4,7 @@
 use serde_json::{Map, Value};
 
 use super::STORAGE;
-use crate::model::{Attrs, Node};
+use crate::model::{Attrs, Node, NodeType};
 
 pub(super) type AttrList = Vec<(String, String)>;
 
@@ -53,4 +53,27 @@ pub(super) fn with_default(attrs: Option<Attrs>, name: &str, value: impl Into<Va
         attrs.insert(name, value.into());
     }
     attrs
+}
+
+/// The attrs of an implicit paragraph: the run of inline content the reader wrapped where a block was due
+/// (`<td>text</td>`), which the writer writes without a `<p>`.
+pub(super) fn implicit_attrs() -> Attrs {
+    let mut attrs = Attrs::new();
+    storage_of(&mut attrs).insert("implicit".into(), Value::Bool(true));
+    attrs
+}
+
+/// Whether `p` is an implicit paragraph and nothing more: the attrs [`implicit_attrs`] gives, no marks.
+pub(super) fn is_implicit(p: &Node) -> bool {
+    let implicit = p
+        .attrs
+        .as_ref()
+        .and_then(|a| a.get(STORAGE))
+        .and_then(|s| s.as_object())
+        .is_some_and(|s| s.len() == 1 && s.get("implicit") == Some(&Value::Bool(true)));
+    p.kind == NodeType::Paragraph
+        && implicit
+        && p.attrs.as_ref().is_some_and(|a| a.len() == 1)
+        && p.marks.is_none()
+        && p.extra.is_none()
 }

@@ -55,6 +55,20 @@ pub(super) struct Image {
     pub extra: Vec<String>,
 }
 
+/// A page link's `ri:version-at-save` (Confluence Server and Data Center write it on every one), kept
+/// under `storage.versionAtSave`: all its mark keeps beside what the `href` says. A link a model retargets
+/// keeps it: dropping it would need the old target, which the Markdown does not hold.
+const VERSION_AT_SAVE: &str = "ri:version-at-save";
+const VERSION: &str = "versionAtSave";
+
+/// The `href` schemes of a user link and the `ri:user` attribute each stands for, in the order a link's
+/// text prefers them.
+const USER_IDS: [(&str, &str); 3] = [
+    ("user", "ri:account-id"),
+    ("userkey", "ri:userkey"),
+    ("username", "ri:username"),
+];
+
 fn get<'a>(list: &'a AttrList, name: &str) -> Option<&'a str> {
     list.iter()
         .find(|(k, _)| k == name)
@@ -120,16 +134,23 @@ impl Ri {
                 }
             }
             "ri:attachment" => format!("attachment:{}", a("ri:filename")),
-            "ri:user" => format!(
-                "user:{}",
-                get(&self.attrs, "ri:account-id")
-                    .or(get(&self.attrs, "ri:userkey"))
-                    .unwrap_or("")
-            ),
+            "ri:user" => {
+                let (scheme, id) = self.user();
+                format!("{scheme}:{id}")
+            }
             "ri:space" => format!("space:{}", a("ri:space-key")),
             "ri:url" => a("ri:value").to_string(),
             other => other.to_string(),
         }
+    }
+
+    /// A user's scheme and id: Cloud's account id (`user:`), else Confluence Server's and Data Center's
+    /// user key (`userkey:`) or, older, user name (`username:`).
+    fn user(&self) -> (&'static str, &str) {
+        USER_IDS
+            .iter()
+            .find_map(|(scheme, attr)| get(&self.attrs, attr).map(|id| (*scheme, id)))
+            .unwrap_or(("user", ""))
     }
 
     /// The text Confluence shows for a link without a body.
@@ -138,10 +159,7 @@ impl Ri {
         match self.name.as_str() {
             "ri:page" | "ri:blog-post" => a("ri:content-title"),
             "ri:attachment" => a("ri:filename"),
-            "ri:user" => get(&self.attrs, "ri:account-id")
-                .or(get(&self.attrs, "ri:userkey"))
-                .unwrap_or("")
-                .to_string(),
+            "ri:user" => self.user().1.to_string(),
             "ri:space" => a("ri:space-key"),
             "ri:url" => a("ri:value"),
             _ => String::new(),
@@ -206,7 +224,10 @@ pub(super) fn implied(href: &str) -> Option<(Ri, AttrList)> {
             }
         }
         "attachment" => ("ri:attachment", vec![attr("ri:filename", rest)]),
-        "user" => ("ri:user", vec![attr("ri:account-id", rest)]),
+        "user" | "userkey" | "username" => {
+            let (_, id) = USER_IDS.iter().find(|(s, _)| *s == scheme)?;
+            ("ri:user", vec![attr(id, rest)])
+        }
         "space" => ("ri:space", vec![attr("ri:space-key", rest)]),
         _ => return None,
     };
@@ -287,15 +308,40 @@ pub(super) fn finish_link(l: Link, prev: Option<&Node>) -> Vec<Node> {
         (Some(ri), Some((imp_ri, _))) => same_ri(ri, imp_ri),
         _ => false,
     };
+    // Server's and Data Center's page links add `ri:version-at-save` to what the `href` says: that alone.
+    let version = match (&l.ri, &imp) {
+        (Some(ri), Some((imp_ri, _))) if !ri_implied => {
+            let (version, rest): (AttrList, AttrList) = ri
+                .attrs
+                .iter()
+                .cloned()
+                .partition(|(k, _)| k == VERSION_AT_SAVE);
+            let rest = Ri {
+                attrs: rest,
+                ..ri.clone()
+            };
+            match version.as_slice() {
+                [(_, v)] if same_ri(&rest, imp_ri) => Some(v.clone()),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
     let link_implied = match &imp {
-        Some((_, imp_link)) if ri_implied => same_attrs(&l.attrs, imp_link),
+        Some((_, imp_link)) if ri_implied || version.is_some() => same_attrs(&l.attrs, imp_link),
         _ => l.ri.is_some() && l.attrs.is_empty(),
     };
     if !link_implied {
         storage.insert("link".into(), Value::Object(attr_object(l.attrs.clone())));
     }
-    if let (Some(ri), false) = (&l.ri, ri_implied) {
-        storage.insert("ri".into(), ri.to_value());
+    match (&l.ri, version) {
+        (_, Some(version)) => {
+            storage.insert(VERSION.into(), version.into());
+        }
+        (Some(ri), None) if !ri_implied => {
+            storage.insert("ri".into(), ri.to_value());
+        }
+        _ => {}
     }
     if !l.extra.is_empty() {
         storage.insert("extra".into(), l.extra.clone().into());
@@ -370,12 +416,16 @@ pub(super) fn open_ac_link(
     let imp = implied(href);
     let kept_ri = st.and_then(|s| s.get("ri"));
     let kept_link = st.and_then(|s| s.get("link"));
-    let (link_attrs, ri) = match (kept_ri, kept_link, &imp) {
+    let (link_attrs, mut ri) = match (kept_ri, kept_link, &imp) {
         (Some(ri), link, _) => (attr_list(link), Ri::from_value(ri)),
         (None, Some(link), imp) => (attr_list(Some(link)), imp.as_ref().map(|(r, _)| r.clone())),
         (None, None, Some((ri, link))) => (link.clone(), Some(ri.clone())),
         (None, None, None) => return None,
     };
+    let version = st.and_then(|s| s.get(VERSION)).map(value_text);
+    if let (None, Some(ri), Some(version)) = (kept_ri, ri.as_mut(), version) {
+        ri.attrs.push((VERSION_AT_SAVE.into(), version));
+    }
     let (link_attrs, ri) = if link_href(ri.as_ref(), &link_attrs) == href {
         (link_attrs, ri)
     } else {

@@ -15,6 +15,7 @@
 
 mod adf_extension;
 mod attrs;
+mod bare;
 mod cards;
 mod elements;
 mod entities;

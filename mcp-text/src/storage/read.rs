@@ -11,15 +11,17 @@
 
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::attrs::{attr_object, put_attrs, storage_attrs, storage_of, with_default, AttrList};
+use super::attrs::{
+    attr_object, implicit_attrs, put_attrs, storage_attrs, storage_of, with_default, AttrList,
+};
 use super::cards;
 use super::elements::{is_inline, mapped_attrs, mark_for};
 use super::entities::{self, text_content};
 use super::links::{self, Image, Link, LinkBody, Ri, Task};
 use super::macros::{self, Macro, Param};
-use super::{ELEMENT, MAX_DEPTH, RAW, STORAGE};
+use super::{ELEMENT, MAX_DEPTH, RAW};
 use crate::error::Error;
 use crate::model::{Attrs, Mark, Node, NodeType};
 use crate::Read;
@@ -304,10 +306,7 @@ impl<'a> Parser<'a> {
     }
 
     fn open_implicit(&mut self) {
-        let mut storage = Map::new();
-        storage.insert("implicit".into(), Value::Bool(true));
-        let mut attrs = Attrs::new();
-        attrs.insert(STORAGE, Value::Object(storage));
+        let attrs = implicit_attrs();
         let start = self.xml.buffer_position() as usize;
         let frame = Frame {
             kind: NodeType::Paragraph,
@@ -858,6 +857,7 @@ impl<'a> Parser<'a> {
                     content.shrink_to_fit();
                     node.content = Some(content);
                 }
+                super::bare::read(&mut node);
                 if self.frame_ref().mode == Mode::Block {
                     let write = |n: &[Node]| super::write::nodes(n);
                     node = super::adf_extension::read(&node, &write).unwrap_or(node);

@@ -5,6 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::adf_extension;
+use super::bare;
 use super::elements::mapped;
 use super::entities;
 use super::links::{self, push_attr, LinkText};
@@ -206,14 +207,26 @@ impl Writer {
                     .clamp(1, 6);
                 self.element(&format!("h{level}"), node);
             }
-            NodeType::BulletList => self.element("ul", node),
-            NodeType::OrderedList => self.element("ol", node),
+            NodeType::BulletList | NodeType::OrderedList => {
+                let tag = if node.kind == NodeType::BulletList {
+                    "ul"
+                } else {
+                    "ol"
+                };
+                match bare::write_form(node) {
+                    Some(bare) => self.element(tag, &bare),
+                    None => self.element(tag, node),
+                }
+            }
             NodeType::ListItem => self.element("li", node),
             NodeType::Blockquote => self.element("blockquote", node),
             NodeType::Rule => self.element("hr", node),
             NodeType::HardBreak => self.element("br", node),
             NodeType::CodeBlock if tag_override == Some("pre") => self.pre(node),
-            NodeType::Table => self.table(node),
+            NodeType::Table => match bare::write_form(node) {
+                Some(bare) => self.table(&bare),
+                None => self.table(node),
+            },
             NodeType::TableRow => self.element("tr", node),
             NodeType::TableHeader => self.element("th", node),
             NodeType::TableCell => self.element("td", node),

@@ -276,8 +276,18 @@ impl Gen {
             8 => self.br(),
             9 => {
                 self.out.push_str("<ac:link><ri:user");
-                let id = format!("557058:{:x}", self.rng.next());
-                self.attr("ri:account-id", &id);
+                // Cloud's account id, Server's and Data Center's user key, older pages' user name.
+                match self.rng.below(6) {
+                    0 => {
+                        let key = format!("{:032x}", self.rng.next());
+                        self.attr("ri:userkey", &key);
+                    }
+                    1 => self.attr("ri:username", "j.doe"),
+                    _ => {
+                        let id = format!("557058:{:x}", self.rng.next());
+                        self.attr("ri:account-id", &id);
+                    }
+                }
                 self.out.push_str(" /></ac:link>");
             }
             10 => {
@@ -290,6 +300,11 @@ impl Gen {
                 self.attr("ri:content-title", &title);
                 if self.rng.chance(50) {
                     self.attr("ri:space-key", "ENG");
+                }
+                // Server and Data Center write it on every page link.
+                if self.rng.chance(30) {
+                    let version = self.rng.below(40).to_string();
+                    self.attr("ri:version-at-save", &version);
                 }
                 self.out.push_str(" />");
                 match self.rng.below(3) {
@@ -529,6 +544,10 @@ impl Gen {
                 for _ in 0..1 + self.rng.below(3) {
                     self.out.push_str("<li");
                     self.local_id();
+                    if self.rng.chance(5) {
+                        self.out.push_str(" />");
+                        continue;
+                    }
                     self.out.push('>');
                     match self.rng.below(3) {
                         0 => self.blocks(depth - 1, false),
@@ -560,6 +579,8 @@ impl Gen {
                 }
                 self.ac_local_id();
                 self.out.push_str("><tbody>");
+                // Cells holding their text bare (`<td>text</td>`, Atlassian's own examples) or nothing.
+                let bare = self.rng.chance(40);
                 for r in 0..1 + self.rng.below(3) {
                     self.out.push_str("<tr");
                     self.ac_local_id();
@@ -577,8 +598,20 @@ impl Gen {
                         // After the spans: the writer's order (XML's attributes have none; see
                         // docs/text-storage.md).
                         self.ac_local_id();
-                        self.out.push('>');
-                        self.blocks(depth - 1, false);
+                        match self.rng.below(10) {
+                            6 if bare => {
+                                self.out.push_str(" />");
+                                continue;
+                            }
+                            0..=5 if bare => {
+                                self.out.push('>');
+                                self.inline(depth - 1, true);
+                            }
+                            _ => {
+                                self.out.push('>');
+                                self.blocks(depth - 1, false);
+                            }
+                        }
                         self.out.push_str(&format!("</{tag}>"));
                     }
                     self.out.push_str("</tr>");
