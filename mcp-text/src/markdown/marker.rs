@@ -328,9 +328,13 @@ pub(super) fn title_diff(title: &str) -> Option<Map<String, Value>> {
 }
 
 /// Writes a type name as markers and link destinations carry it: any byte but letters, digits and `-_.:`
-/// percent-encoded, so that a name holding `/`, a space or `>` cannot end the marker early.
+/// percent-encoded, so that a name holding `/`, a space or `>` cannot end the marker early; the empty
+/// name (off the schema, as any name may be) is a lone `%`, which no other name is written as.
 pub(super) fn push_type_name(out: &mut String, name: &str) {
     let plain = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':');
+    if name.is_empty() {
+        return out.push('%');
+    }
     if name.bytes().all(plain) {
         // Every name the schema defines.
         return out.push_str(name);
@@ -346,6 +350,9 @@ pub(super) fn push_type_name(out: &mut String, name: &str) {
 
 /// The type name [`push_type_name`] wrote.
 pub(super) fn decode_type_name(s: &str) -> String {
+    if s == "%" {
+        return String::new();
+    }
     if !s.contains('%') {
         return s.to_string();
     }

@@ -367,6 +367,22 @@ fn text_on_a_container_is_kept_in_one_marker() {
 }
 
 #[test]
+fn a_node_whose_type_is_empty_comes_back() {
+    // Found by the `text_adf` fuzz target: a node of type `""` was written `<!--adf: {…} /-->`, which the
+    // reader took for a marker without a type and dropped. The empty name is written `%`, which no other
+    // name is (a `%` in a name is `%25`).
+    let p = json!({"type": "paragraph", "content": [{"type": "text", "text": "a"}, {"type": "", "attrs": {"x": 1}}]});
+    for doc in [
+        json!({"type": "doc", "version": 1, "content": [{"type": "", "atsrt": []}]}),
+        json!({"type": "doc", "version": 1, "content": [p, {"type": "", "content": [{"type": "rule"}, {"type": "rule"}]}]}),
+        json!({"type": "doc", "version": 1, "content": [{"type": "%", "content": [{"type": "rule"}]}]}),
+    ] {
+        let (md, back) = markdown_and_back(&doc);
+        assert_eq!(back, doc, "{md}");
+    }
+}
+
+#[test]
 fn an_empty_block_quote_is_a_quote_line_of_its_own() {
     for quote in [
         json!({"type": "blockquote", "content": []}),
