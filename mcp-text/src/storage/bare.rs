@@ -13,6 +13,7 @@
 use serde_json::Value;
 
 use super::attrs::{implicit_attrs, is_implicit, storage_of};
+use super::wrapped;
 use super::STORAGE;
 use crate::model::{Node, NodeType};
 
@@ -129,8 +130,11 @@ fn children_mut(node: &mut Node, shape: Shape) -> impl Iterator<Item = &mut Node
         (Shape::List, NodeType::ListItem) => vec![c],
         _ => Vec::new(),
     });
+    // A wrapped cell's blocks are in their `<div>`: none of them is the cell's text held bare.
     cells.filter(move |c| match shape {
-        Shape::Table => matches!(c.kind, NodeType::TableCell | NodeType::TableHeader),
+        Shape::Table => {
+            matches!(c.kind, NodeType::TableCell | NodeType::TableHeader) && !wrapped::wrapped(c)
+        }
         Shape::List => true,
     })
 }

@@ -24,6 +24,7 @@ mod macros;
 mod pre;
 mod read;
 mod spans;
+mod wrapped;
 mod write;
 mod xml_out;
 

@@ -857,6 +857,9 @@ impl<'a> Parser<'a> {
                     content.shrink_to_fit();
                     node.content = Some(content);
                 }
+                if node.kind == NodeType::Table {
+                    super::wrapped::read(&mut node);
+                }
                 super::bare::read(&mut node);
                 if self.frame_ref().mode == Mode::Block {
                     let write = |n: &[Node]| super::write::nodes(n);

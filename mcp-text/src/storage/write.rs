@@ -12,6 +12,7 @@ use super::links::{self, push_attr, LinkText};
 use super::macros;
 use super::pre;
 use super::spans;
+use super::wrapped;
 use super::xml_out::Out;
 use super::{ELEMENT, RAW, STORAGE};
 use crate::model::{Attrs, Mark, MarkType, Node, NodeType};
@@ -223,10 +224,14 @@ impl Writer {
             NodeType::Rule => self.element("hr", node),
             NodeType::HardBreak => self.element("br", node),
             NodeType::CodeBlock if tag_override == Some("pre") => self.pre(node),
-            NodeType::Table => match bare::write_form(node) {
-                Some(bare) => self.table(&bare),
-                None => self.table(node),
-            },
+            NodeType::Table => {
+                let bare = bare::write_form(node);
+                let node = bare.as_ref().unwrap_or(node);
+                match wrapped::write_form(node) {
+                    Some(wrapped) => self.table(&wrapped),
+                    None => self.table(node),
+                }
+            }
             NodeType::TableRow => self.element("tr", node),
             NodeType::TableHeader => self.element("th", node),
             NodeType::TableCell => self.element("td", node),

@@ -652,6 +652,39 @@ fn a_table_whose_cells_hold_bare_text_stays_a_pipe_table() {
 }
 
 #[test]
+fn a_cells_content_wrapper_is_the_cells_not_an_element() {
+    // Confluence Server's and Data Center's editor wraps the content of a cell holding a macro or an image
+    // in `<div class="content-wrapper">`: an unknown element, two marker lines around the cell's blocks.
+    // The cell says it, and a wrapped cell is none of a bare table's cells held bare.
+    let xml = concat!(
+        "<table><tbody><tr><th>Level</th><th>Example</th></tr>",
+        r#"<tr><td>3</td><td><div class="content-wrapper"><p>Intermediate</p></div></td></tr>"#,
+        "</tbody></table>",
+    );
+    let md = to_markdown(xml);
+    assert_eq!(
+        md,
+        concat!(
+            "<!--adf:table {\"-attrs\":[\"layout\"],\"attrs\":{\"storage\":{\"bare\":true}}}-->\n",
+            "| Level | Example |\n",
+            "| --- | --- |\n",
+            "| 3 | <!--adf:tableCell {\"storage\":{\"wrapper\":true}}-->Intermediate |\n",
+        )
+    );
+    assert_eq!(from_markdown(&md), xml);
+    // An edit of the cell's text stays in its wrapper; a `div` of another class stays an element.
+    assert_eq!(
+        from_markdown(&md.replace("Intermediate", "Advanced")),
+        xml.replace("Intermediate", "Advanced")
+    );
+    let other =
+        r#"<table><tbody><tr><td><div class="other"><p>x</p></div></td></tr></tbody></table>"#;
+    let md = to_markdown(other);
+    assert!(md.contains("adf:storage:element"), "{md}");
+    assert_eq!(from_markdown(&md), other);
+}
+
+#[test]
 fn a_list_whose_items_hold_bare_text_reads_as_a_plain_list() {
     // Confluence Server's and Data Center's editor (and Atlassian's own examples) write a list item's text
     // bare, `<li>one</li>`, a nested list after it: each item was an implicit paragraph with its marker,

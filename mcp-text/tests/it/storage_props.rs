@@ -607,6 +607,12 @@ impl Gen {
                                 self.out.push('>');
                                 self.inline(depth - 1, true);
                             }
+                            // Server's and Data Center's editor wraps a cell holding a macro or an image.
+                            7 => {
+                                self.out.push_str("><div class=\"content-wrapper\">");
+                                self.blocks(depth - 1, false);
+                                self.out.push_str("</div>");
+                            }
                             _ => {
                                 self.out.push('>');
                                 self.blocks(depth - 1, false);
