@@ -55,6 +55,15 @@ pub(super) fn with_default(attrs: Option<Attrs>, name: &str, value: impl Into<Va
     attrs
 }
 
+/// Whether `attrs` say `storage.NAME: true`, a flag the reader set and the writer obeys.
+pub(super) fn storage_flag(attrs: Option<&Attrs>, name: &str) -> bool {
+    attrs
+        .and_then(|a| a.get(STORAGE))
+        .and_then(|s| s.get(name))
+        .and_then(Value::as_bool)
+        == Some(true)
+}
+
 /// The attrs of an implicit paragraph: the run of inline content the reader wrapped where a block was due
 /// (`<td>text</td>`), which the writer writes without a `<p>`.
 pub(super) fn implicit_attrs() -> Attrs {

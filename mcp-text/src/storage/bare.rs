@@ -12,9 +12,8 @@
 
 use serde_json::Value;
 
-use super::attrs::{implicit_attrs, is_implicit, storage_of};
+use super::attrs::{implicit_attrs, is_implicit, storage_flag, storage_of};
 use super::wrapped;
-use super::STORAGE;
 use crate::model::{Node, NodeType};
 
 const BARE: &str = "bare";
@@ -86,14 +85,7 @@ pub(super) fn read(node: &mut Node) {
 /// child's plain paragraph in its place implicit again, or, alone and empty, nothing.
 pub(super) fn write_form(node: &Node) -> Option<Node> {
     let shape = Shape::of(node)?;
-    let bare = node
-        .attrs
-        .as_ref()
-        .and_then(|a| a.get(STORAGE))
-        .and_then(|s| s.get(BARE))
-        .and_then(Value::as_bool)
-        == Some(true);
-    if !bare {
+    if !storage_flag(node.attrs.as_ref(), BARE) {
         return None;
     }
     let mut node = node.clone();

@@ -5,8 +5,8 @@
 
 use serde_json::Value;
 
-use super::attrs::storage_of;
-use super::{ELEMENT, STORAGE};
+use super::attrs::{storage_flag, storage_of};
+use super::ELEMENT;
 use crate::model::{Node, NodeType};
 
 const WRAPPER: &str = "wrapper";
@@ -54,12 +54,7 @@ pub(super) fn write_form(table: &Node) -> Option<Node> {
 
 /// Whether a cell's blocks are in a `<div class="content-wrapper">` (which is no cell's text held bare).
 pub(super) fn wrapped(cell: &Node) -> bool {
-    cell.attrs
-        .as_ref()
-        .and_then(|a| a.get(STORAGE))
-        .and_then(|s| s.get(WRAPPER))
-        .and_then(Value::as_bool)
-        == Some(true)
+    storage_flag(cell.attrs.as_ref(), WRAPPER)
 }
 
 /// `<div class="content-wrapper">` holding blocks: the element's name and that one attribute, nothing

@@ -5,6 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::adf_extension;
+use super::attrs::storage_flag;
 use super::bare;
 use super::elements::mapped;
 use super::entities;
@@ -97,10 +98,7 @@ fn separable(a: &Node, b: &Node) -> bool {
 
 /// Whether a layout section starts an `ac:layout` of its own, even right after another section.
 fn new_layout(node: &Node) -> bool {
-    storage(node.attrs.as_ref())
-        .and_then(|s| s.get("newLayout"))
-        .and_then(Value::as_bool)
-        == Some(true)
+    storage_flag(node.attrs.as_ref(), "newLayout")
 }
 
 pub(super) fn caption(content: &[Node]) -> String {
@@ -194,7 +192,7 @@ impl Writer {
                 }
             }
             NodeType::Paragraph => {
-                if st.and_then(|s| s.get("implicit")).and_then(Value::as_bool) == Some(true) {
+                if storage_flag(node.attrs.as_ref(), "implicit") {
                     self.children(node.children());
                 } else {
                     self.element("p", node);
