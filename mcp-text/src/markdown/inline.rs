@@ -10,7 +10,7 @@
 use super::escape::{self, flanking, Ctx};
 use super::forms::{self, autolink_safe, format_date};
 use super::marker::{self, Inf, Inferred};
-use super::text_form::{marks_apart, plain_form, plain_text};
+use super::text_form::{marks_apart, plain_text, plain_writes_apart, shown_form};
 use super::WriteOptions;
 use crate::model::{Mark, MarkType, Node, NodeType};
 
@@ -138,17 +138,13 @@ pub(super) fn write(
     opts: &WriteOptions,
     scratch: &mut Scratch,
 ) {
-    if opts.plain
-        && nodes
-            .iter()
-            .any(|node| node.kind == NodeType::Text && !plain_text(node))
-    {
+    if opts.plain && nodes.iter().any(plain_writes_apart) {
         // Without markers, a text Markdown cannot hold as it stands is written as near as it can.
         let plain: Vec<Node> = nodes
             .iter()
-            .filter_map(|node| match node.kind {
-                NodeType::Text if !plain_text(node) => plain_form(node),
-                _ => Some(node.clone()),
+            .filter_map(|node| match plain_writes_apart(node) {
+                true => shown_form(node),
+                false => Some(node.clone()),
             })
             .collect();
         return write(out, &plain, place, opts, scratch);

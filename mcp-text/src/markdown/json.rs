@@ -35,8 +35,10 @@ impl Dest for Json {
     }
 }
 
-/// Inside an HTML comment (`<!--adf:… {…}-->`): no `>` (so `-->` cannot end it early), no `<!--` (HTML
-/// forbids it in a comment; editors would see a marker there), no `|` (a table cell would end there).
+/// Inside an HTML comment (`<!--adf:… {…}-->`): no `-->` (which would end it early; nor HTML's `--!>`),
+/// no `<!--` (HTML forbids it in a comment; editors would see a marker there), no `|` (a table cell would
+/// end there). A `>` after anything else is itself (`<colgroup>`, `a -> b`): five bytes and a token or two
+/// less each.
 pub(super) struct Comment;
 
 impl Dest for Comment {
@@ -44,7 +46,8 @@ impl Dest for Comment {
     const BACKSLASH: &'static str = "\\";
     fn extra(out: &mut String, b: u8, rest: &[u8]) {
         out.push_str(match b {
-            b'>' => "\\u003e",
+            b'>' if out.ends_with("--") || out.ends_with("--!") => "\\u003e",
+            b'>' => ">",
             b'|' => "\\u007c",
             _ if rest.starts_with(b"!--") => "\\u003c",
             _ => "<",

@@ -21,6 +21,20 @@ pub(super) use super::diff::{
     diff, inferred_attrs, is_id, mark_diff, text_marks, whole, Diff, Inf, Inferred,
 };
 
+/// The types of the schema a marker pair stands around (when they hold `content`), besides types the
+/// schema does not define: the writer writes no other pair, so the reader takes an open marker of any
+/// other type for a block's marker whose block never came.
+pub(super) fn pair_kind(kind: &NodeType) -> bool {
+    matches!(
+        kind,
+        NodeType::LayoutSection
+            | NodeType::LayoutColumn
+            | NodeType::BodiedExtension
+            | NodeType::BodiedSyncBlock
+            | NodeType::SyncBlock
+    )
+}
+
 /// Whether a container of this type read with no block between its markers holds an empty paragraph
 /// (ADF requires these to hold a block; the writer says `content: []` for one that is really empty),
 /// so that the writer leaves one holding only an empty paragraph with nothing between its markers.

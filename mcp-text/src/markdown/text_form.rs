@@ -5,7 +5,7 @@
 //! text its marks back (`***a***<!--adf:text {"marks":[…]}-->`), so that the text stays text a model reads
 //! and edits; any other such text it puts whole in a marker.
 
-use super::forms::{reserved, singleton};
+use super::forms::{adf_color, reserved, singleton};
 use crate::model::{Mark, MarkType, Node, NodeType};
 
 /// Whether a text node can be written plainly (else it is written whole, as a marker).
@@ -48,9 +48,55 @@ pub(super) fn plain_text(node: &Node) -> bool {
             .all(|m| matches!(m.kind, MarkType::Code | MarkType::Link))
 }
 
-/// The text of `node` as plain Markdown can hold it, for writing without markers: marks in the schema's
-/// order, each once, a link only where its form reads back as one, a code mark with only a link beside
-/// it, no NUL, no attrs; `None` when no text is left.
+/// Whether the plain writer writes `node` as its [`shown_form`]: a text Markdown cannot hold as it
+/// stands, or one with a mark that plain Markdown shows otherwise or not at all.
+pub(super) fn plain_writes_apart(node: &Node) -> bool {
+    node.kind == NodeType::Text
+        && (!plain_text(node)
+            || node
+                .mark_list()
+                .iter()
+                .any(|m| shown_mark(m).as_ref() != Some(m)))
+}
+
+/// A mark as plain Markdown shows it: with only what its Markdown or HTML form says (a link whole; a
+/// colour's `#rrggbb`; `sub` or `sup`), `None` for a mark it does not show (a comment, a highlight, a
+/// border: what a marker carries). `shown_mark` of a shown mark is that mark.
+fn shown_mark(m: &Mark) -> Option<Mark> {
+    let only = |name: &str, keep: bool| {
+        let value = m.attr(name).filter(|_| keep)?;
+        let mut shown = Mark::new(m.kind.clone());
+        shown.attrs = Some(std::iter::once((name, value.clone())).collect());
+        Some(shown)
+    };
+    match m.kind {
+        MarkType::Link => Some(m.clone()),
+        MarkType::Code
+        | MarkType::Strong
+        | MarkType::Em
+        | MarkType::Strike
+        | MarkType::Underline => Some(Mark::new(m.kind.clone())),
+        MarkType::TextColor => only("color", m.attr_str("color").is_some_and(adf_color)),
+        MarkType::Subsup => only("type", matches!(m.attr_str("type"), Some("sub" | "sup"))),
+        _ => None,
+    }
+}
+
+/// The text of `node` as the plain writer writes it: its [`plain_form`], each mark as plain Markdown shows
+/// it (none it does not show).
+pub(super) fn shown_form(node: &Node) -> Option<Node> {
+    let mut shown = node.clone();
+    shown.marks = node
+        .marks
+        .as_ref()
+        .map(|marks| marks.iter().filter_map(shown_mark).collect());
+    plain_form(&shown)
+}
+
+/// The text of `node` as plain Markdown can hold it, the form the lossless writer shows beside a modifier
+/// that gives the text its marks back (and its reader compares with): marks in the schema's order, each
+/// once, a link only where its form reads back as one, a code mark with only a link beside it, no NUL,
+/// no attrs; `None` when no text is left.
 pub(super) fn plain_form(node: &Node) -> Option<Node> {
     let text: String = node
         .text

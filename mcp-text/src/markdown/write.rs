@@ -264,7 +264,7 @@ impl<'a> W<'a> {
             NodeType::MediaSingle if media_single_ok(node) => self.media_single(node),
             NodeType::MediaGroup if media_group_ok(node) => self.media_group(node),
             NodeType::BlockCard | NodeType::EmbedCard if card_ok(node) => self.card(node),
-            kind if (pair_kind(kind) || matches!(kind, NodeType::Other(_)))
+            kind if (marker::pair_kind(kind) || matches!(kind, NodeType::Other(_)))
                 && node.content.is_some()
                 && pair_ok(node)
                 && (self.pairs == 0 || !matches!(node.kind, NodeType::Other(_))) =>
@@ -893,18 +893,6 @@ fn pair_ok(node: &Node) -> bool {
     }
 }
 
-/// The types of the schema a marker pair stands around (when they hold `content`; see [`pair_ok`]).
-fn pair_kind(kind: &NodeType) -> bool {
-    matches!(
-        kind,
-        NodeType::LayoutSection
-            | NodeType::LayoutColumn
-            | NodeType::BodiedExtension
-            | NodeType::BodiedSyncBlock
-            | NodeType::SyncBlock
-    )
-}
-
 /// Whether `node` (of a type the schema does not define) holds blocks alone.
 fn pair_of_blocks(node: &Node) -> bool {
     !node.children().is_empty()
@@ -921,7 +909,7 @@ fn holds_pair(node: &Node) -> bool {
     while let Some(n) = stack.pop() {
         let pair = match n.kind {
             NodeType::Other(_) => pair_of_blocks(n),
-            ref kind => pair_kind(kind) && n.content.is_some(),
+            ref kind => marker::pair_kind(kind) && n.content.is_some(),
         };
         if pair {
             return true;

@@ -71,17 +71,31 @@ impl R<'_> {
     pub(super) fn close_open(&mut self, i: usize, line: usize) {
         // Containers opened inside and never closed end here too (as HTML closes implied end tags):
         // each keeps its wrapper and attrs, so a lost close marker costs only where its content ends.
+        // A block's marker whose block never came (a `mediaSingle`'s before a paragraph: no pair) is
+        // no container: it is lost, as at a frame's end.
         while self.frame().opens.len() > i + 1 {
             let inner = self.frame().opens.len() - 1;
-            let (name, opened) = {
+            let (name, opened, pair) = {
                 let o = &self.frame().opens[inner];
-                (o.kind.name().to_string(), o.line)
+                let pair =
+                    o.html || marker::pair_kind(&o.kind) || matches!(o.kind, NodeType::Other(_));
+                (o.kind.name().to_string(), o.line, pair)
             };
-            self.warn(
-                opened,
-                format!("`{name}` is never closed; it ends where its container ends (line {line})"),
-            );
-            self.close_unclosed(inner, line);
+            if pair {
+                self.warn(
+                    opened,
+                    format!(
+                        "`{name}` is never closed; it ends where its container ends (line {line})"
+                    ),
+                );
+                self.close_unclosed(inner, line);
+            } else {
+                self.warn(
+                    opened,
+                    format!("`{name}` is never closed; its content is kept, its wrapper lost"),
+                );
+                self.frame().opens.pop();
+            }
         }
         let f = self.frame();
         let Some(open) = f.opens.pop() else { return };
