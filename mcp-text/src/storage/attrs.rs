@@ -64,6 +64,23 @@ pub(super) fn storage_flag(attrs: Option<&Attrs>, name: &str) -> bool {
         == Some(true)
 }
 
+/// Removes `storage.NAME` from a node's attrs, and the `storage` object and the attrs with it when
+/// nothing else is in them.
+pub(super) fn remove_storage_key(node: &mut Node, name: &str) {
+    let Some(attrs) = node.attrs.as_mut() else {
+        return;
+    };
+    if let Some(storage) = attrs.get_mut(STORAGE).and_then(Value::as_object_mut) {
+        storage.remove(name);
+        if storage.is_empty() {
+            attrs.remove(STORAGE);
+        }
+    }
+    if attrs.is_empty() {
+        node.attrs = None;
+    }
+}
+
 /// The attrs of an implicit paragraph: the run of inline content the reader wrapped where a block was due
 /// (`<td>text</td>`), which the writer writes without a `<p>`.
 pub(super) fn implicit_attrs() -> Attrs {

@@ -12,8 +12,10 @@
 
 use serde_json::Value;
 
-use super::attrs::{implicit_attrs, is_implicit, storage_flag, storage_of};
+use super::attrs::{implicit_attrs, is_implicit, remove_storage_key, storage_flag, storage_of};
+use super::cells::cells_mut;
 use super::wrapped;
+use super::STORAGE;
 use crate::model::{Node, NodeType};
 
 const BARE: &str = "bare";
@@ -34,12 +36,35 @@ impl Shape {
         }
     }
 
-    /// The paragraph of a child that would be bare: a cell's one block, an item's first.
-    fn slot(self, content: &mut [Node]) -> Option<&mut Node> {
-        match (self, content) {
-            (Shape::Table, [only]) => Some(only),
-            (Shape::List, [first, ..]) => Some(first),
+    /// Where the paragraph of a child that would be bare is among its `len` blocks: a cell's one block, an
+    /// item's first.
+    fn slot(self, len: usize) -> Option<usize> {
+        match (self, len) {
+            (Shape::Table, 1) => Some(0),
+            (Shape::List, 1..) => Some(0),
             _ => None,
+        }
+    }
+}
+
+/// What writing a child bare does to its blocks.
+enum Given {
+    /// Its plain paragraph, with text, is implicit again (`<li>text</li>`).
+    Implicit(usize),
+    /// Its one plain paragraph, empty, is nothing (`<li />`).
+    Nothing,
+}
+
+impl Given {
+    fn to(shape: Shape, content: &[Node]) -> Option<Given> {
+        let at = shape.slot(content.len())?;
+        let p = &content[at];
+        if !is_plain(p) {
+            None
+        } else if !p.children().is_empty() {
+            Some(Given::Implicit(at))
+        } else {
+            (content.len() == 1).then_some(Given::Nothing)
         }
     }
 }
@@ -58,7 +83,7 @@ pub(super) fn read(node: &mut Node) {
             bare = true;
             continue;
         }
-        match shape.slot(content) {
+        match shape.slot(content.len()).map(|at| &content[at]) {
             Some(p) if is_implicit(p) => bare = true,
             Some(p) if is_plain(p) => return,
             _ => {}
@@ -73,12 +98,44 @@ pub(super) fn read(node: &mut Node) {
         };
         if content.is_empty() {
             content.push(Node::new(NodeType::Paragraph));
-        } else if let Some(p) = shape.slot(content).filter(|p| is_implicit(p)) {
-            p.attrs = None;
+        } else if let Some(at) = shape.slot(content.len()) {
+            if is_implicit(&content[at]) {
+                content[at].attrs = None;
+            }
+        }
+        if let Shape::List = shape {
+            nested_lists_mut(content).for_each(inherit);
         }
     }
     let attrs = node.attrs.get_or_insert_with(Default::default);
     storage_of(attrs).insert(BARE.into(), Value::Bool(true));
+}
+
+/// A list in a bare list's item is bare as its list is (Server's editor writes every list bare), so
+/// it says nothing; one that is not says so (`storage.bare: false`) when writing it bare would change
+/// it. One that writing bare leaves as it is says nothing either, so the lists in its items inherit
+/// too.
+fn inherit(list: &mut Node) {
+    if storage_flag(list.attrs.as_ref(), BARE) {
+        // Read bare itself: the lists in its items have inherited from it already.
+        remove_storage_key(list, BARE);
+    } else if children_mut(list, Shape::List)
+        .any(|item| Given::to(Shape::List, item.children()).is_some())
+    {
+        let attrs = list.attrs.get_or_insert_with(Default::default);
+        storage_of(attrs).insert(BARE.into(), Value::Bool(false));
+    } else {
+        for item in children_mut(list, Shape::List) {
+            nested_lists_mut(item.content.as_deref_mut().unwrap_or_default()).for_each(inherit);
+        }
+    }
+}
+
+/// The lists among an item's blocks.
+fn nested_lists_mut(content: &mut [Node]) -> impl Iterator<Item = &mut Node> {
+    content
+        .iter_mut()
+        .filter(|b| Shape::of(b).is_some_and(|s| matches!(s, Shape::List)))
 }
 
 /// The node the writer writes for a bare table or list (`None`: not bare, written as it is): each
@@ -93,14 +150,20 @@ pub(super) fn write_form(node: &Node) -> Option<Node> {
         let Some(content) = child.content.as_mut() else {
             continue;
         };
-        let alone = content.len() == 1;
-        let Some(p) = shape.slot(content).filter(|p| is_plain(p)) else {
-            continue;
-        };
-        if p.children().is_empty() && alone {
-            content.clear();
-        } else if !p.children().is_empty() {
-            p.attrs = Some(implicit_attrs());
+        match Given::to(shape, content) {
+            Some(Given::Implicit(at)) => content[at].attrs = Some(implicit_attrs()),
+            Some(Given::Nothing) => content.clear(),
+            None => {}
+        }
+        // Bare as its list is, unless it says it is not (see `inherit`).
+        if let Shape::List = shape {
+            for list in nested_lists_mut(content) {
+                let says = list.attrs.as_ref().and_then(|a| a.get(STORAGE)?.get(BARE));
+                if says.is_none() {
+                    let attrs = list.attrs.get_or_insert_with(Default::default);
+                    storage_of(attrs).insert(BARE.into(), Value::Bool(true));
+                }
+            }
         }
     }
     Some(node)
@@ -115,18 +178,15 @@ fn is_plain(p: &Node) -> bool {
         && p.text.is_none()
 }
 
-fn children_mut(node: &mut Node, shape: Shape) -> impl Iterator<Item = &mut Node> {
-    let children = node.content.iter_mut().flatten();
-    let cells = children.flat_map(move |c| match (shape, c.kind.clone()) {
-        (Shape::Table, NodeType::TableRow) => c.content.iter_mut().flatten().collect::<Vec<_>>(),
-        (Shape::List, NodeType::ListItem) => vec![c],
-        _ => Vec::new(),
-    });
-    // A wrapped cell's blocks are in their `<div>`: none of them is the cell's text held bare.
-    cells.filter(move |c| match shape {
-        Shape::Table => {
-            matches!(c.kind, NodeType::TableCell | NodeType::TableHeader) && !wrapped::wrapped(c)
-        }
-        Shape::List => true,
-    })
+fn children_mut(node: &mut Node, shape: Shape) -> Box<dyn Iterator<Item = &mut Node> + '_> {
+    match shape {
+        // A wrapped cell's blocks are in their `<div>`: none of them is the cell's text held bare.
+        Shape::Table => Box::new(cells_mut(node).filter(|c| !wrapped::wrapped(c))),
+        Shape::List => Box::new(
+            node.content
+                .iter_mut()
+                .flatten()
+                .filter(|c| c.kind == NodeType::ListItem),
+        ),
+    }
 }

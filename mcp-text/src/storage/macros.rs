@@ -42,6 +42,8 @@ const NOFORMAT: &str = "noformat";
 /// unless the node says `storage.noSchemaVersion`, and another version is kept as it was).
 const SCHEMA_VERSION: &str = "1";
 const NO_VERSION: &str = "noSchemaVersion";
+/// A macro's `ac:macro-id`, under `storage` (an extension's is ADF's `macroMetadata.macroId`).
+const MACRO_ID: &str = "macroId";
 
 /// Parameters that name a user (`<ri:user ri:account-id="…" />`), by macro: the account id as the
 /// `value` says it all, and a plain-text value says so with an empty `storage`.
@@ -348,6 +350,11 @@ pub(super) fn finish(m: Macro) -> Node {
     }
     let mut node = Node::new(kind);
     let mut storage = Map::new();
+    // Every macro's id (Server's, Data Center's and Cloud's), said as briefly as JSON says it.
+    if let Some(i) = rest_attrs.iter().position(|(k, _)| k == "ac:macro-id") {
+        let (_, id) = rest_attrs.remove(i);
+        storage.insert(MACRO_ID.into(), id.into());
+    }
     if !rest_attrs.is_empty() {
         storage.insert("attrs".into(), Value::Object(attr_object(rest_attrs)));
     }
@@ -542,6 +549,11 @@ pub(super) fn write(w: &mut impl Out, node: &Node) {
     // Confluence Cloud's `ac:local-id`, on every macro.
     if let Some(id) = node.attr("localId").filter(|v| !v.is_null()) {
         xml_attrs.insert("ac:local-id".into(), text_of(id));
+    }
+    if let Some(id) = st.and_then(|s| s.get(MACRO_ID)) {
+        xml_attrs
+            .entry("ac:macro-id".into())
+            .or_insert_with(|| text_of(id));
     }
     let simple = |v: &str| serde_json::json!({ "value": v });
     let mut plain: Option<String> = None;

@@ -17,6 +17,8 @@ mod adf_extension;
 mod attrs;
 mod bare;
 mod cards;
+mod cells;
+mod columns;
 mod elements;
 mod entities;
 mod links;

@@ -772,10 +772,13 @@ impl<'a> Parser<'a> {
                 let (raw, _) = self.capture(e, empty, pos)?;
                 let frame = self.frame();
                 let storage = storage_of(frame.attrs.get_or_insert_with(Attrs::new));
-                if storage.contains_key("colgroup") {
-                    return Err(self.error(pos, "a second <colgroup> in one table"));
+                // A table may have several: kept one after the other, as they were.
+                match storage.get_mut("colgroup") {
+                    Some(Value::String(kept)) => kept.push_str(raw),
+                    _ => {
+                        storage.insert("colgroup".into(), raw.into());
+                    }
                 }
-                storage.insert("colgroup".into(), raw.into());
             }
             _ => return Ok(false),
         }
@@ -859,6 +862,7 @@ impl<'a> Parser<'a> {
                 }
                 if node.kind == NodeType::Table {
                     super::wrapped::read(&mut node);
+                    super::columns::read(&mut node);
                 }
                 super::bare::read(&mut node);
                 if self.frame_ref().mode == Mode::Block {

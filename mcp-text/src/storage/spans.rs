@@ -1,9 +1,11 @@
 //! `<span style="…">` standing for a mark, both ways: one CSS declaration and no other attribute.
 //! `color` is `textColor`, `background-color` `backgroundColor` (ADF wants `#rrggbb`: `rgb(…)` and `#abc`
 //! are converted), `text-decoration: line-through` is `strike` (Confluence's own strikethrough) and
-//! `text-decoration: underline` `underline`. A style written otherwise than the writer would write it
-//! (`rgb(…)`; any span for `strike` and `underline`, whose usual elements are `<s>` and `<u>`) is kept in
-//! the mark's `storage.style`, which the writer puts back while it still says the mark's value.
+//! `text-decoration: underline` `underline`. The writer writes a text colour as Atlassian's storage
+//! format documents it and Confluence Server and Data Center store it, `color: rgb(255,0,0);`, and a
+//! highlight `background-color: #rrggbb;`. A style written otherwise (`color: #ff0000;`, `rgb` with
+//! spaces; any span for `strike` and `underline`, whose usual elements are `<s>` and `<u>`) is kept in the
+//! mark's `storage.style`, which the writer puts back while it still says the mark's value.
 
 use super::attrs::{storage_of, AttrList};
 use super::links;
@@ -75,11 +77,21 @@ impl Style {
     /// The style the writer writes for it, when it is written as a span of its own accord.
     fn canonical(&self) -> Option<String> {
         match self {
-            Style::Color(c) => Some(format!("color: {c};")),
+            Style::Color(c) => Some(match rgb(c) {
+                Some([r, g, b]) => format!("color: rgb({r},{g},{b});"),
+                None => format!("color: {c};"),
+            }),
             Style::Background(c) => Some(format!("background-color: {c};")),
             Style::LineThrough | Style::Underline => None,
         }
     }
+}
+
+/// The red, green and blue of a `#rrggbb` colour.
+fn rgb(color: &str) -> Option<[u8; 3]> {
+    let hex = color.strip_prefix('#').filter(|h| h.len() == 6)?;
+    let part = |at: usize| u8::from_str_radix(hex.get(at..at + 2)?, 16).ok();
+    Some([part(0)?, part(2)?, part(4)?])
 }
 
 /// The mark a `<span>` with these attributes stands for.

@@ -6,6 +6,7 @@
 use serde_json::Value;
 
 use super::attrs::{storage_flag, storage_of};
+use super::cells::{cells_mut, row_cells, rows};
 use super::ELEMENT;
 use crate::model::{Node, NodeType};
 
@@ -15,7 +16,7 @@ const CLASS: &str = "content-wrapper";
 /// Unwraps the content of each cell of a table just read that is one `<div class="content-wrapper">`
 /// holding blocks, and nothing else.
 pub(super) fn read(table: &mut Node) {
-    for cell in cells(table) {
+    for cell in cells_mut(table) {
         let Some([div]) = cell.content.as_deref() else {
             continue;
         };
@@ -35,12 +36,11 @@ pub(super) fn read(table: &mut Node) {
 /// The table the writer writes (`None`: no cell of it is wrapped): each wrapped cell's blocks in their
 /// `<div class="content-wrapper">` again.
 pub(super) fn write_form(table: &Node) -> Option<Node> {
-    let rows = table.children().iter();
-    if !rows.flat_map(Node::children).any(wrapped) {
+    if !rows(table).flat_map(row_cells).any(wrapped) {
         return None;
     }
     let mut table = table.clone();
-    for cell in cells(&mut table) {
+    for cell in cells_mut(&mut table) {
         if wrapped(cell) {
             let blocks = cell.content.take().unwrap_or_default();
             let mut div = Node::with_content(NodeType::Other(ELEMENT.into()), blocks);
@@ -77,11 +77,4 @@ fn is_wrapper(node: &Node) -> bool {
         && node.extra.is_none()
         && node.text.is_none()
         && node.content.as_ref().is_some_and(|c| !c.is_empty())
-}
-
-fn cells(table: &mut Node) -> impl Iterator<Item = &mut Node> {
-    let rows = table.content.iter_mut().flatten();
-    rows.filter(|r| r.kind == NodeType::TableRow)
-        .flat_map(|r| r.content.iter_mut().flatten())
-        .filter(|c| matches!(c.kind, NodeType::TableCell | NodeType::TableHeader))
 }

@@ -2,11 +2,14 @@
 //! its `storage` attribute kept (another element name, unknown attributes, a macro's ids) put back; marks
 //! on a run of siblings become nested mark elements, opened and closed as the marks change.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use super::adf_extension;
 use super::attrs::storage_flag;
 use super::bare;
+use super::columns;
 use super::elements::mapped;
 use super::entities;
 use super::links::{self, push_attr, LinkText};
@@ -223,12 +226,14 @@ impl Writer {
             NodeType::HardBreak => self.element("br", node),
             NodeType::CodeBlock if tag_override == Some("pre") => self.pre(node),
             NodeType::Table => {
-                let bare = bare::write_form(node);
-                let node = bare.as_ref().unwrap_or(node);
-                match wrapped::write_form(node) {
-                    Some(wrapped) => self.table(&wrapped),
-                    None => self.table(node),
+                // What the table says of its cells, given back to them (each its own, see each).
+                let mut form = Cow::Borrowed(node);
+                for given in [bare::write_form, columns::write_form, wrapped::write_form] {
+                    if let Some(table) = given(&form) {
+                        form = Cow::Owned(table);
+                    }
                 }
+                self.table(&form)
             }
             NodeType::TableRow => self.element("tr", node),
             NodeType::TableHeader => self.element("th", node),
@@ -365,16 +370,14 @@ impl Writer {
     fn table(&mut self, node: &Node) {
         self.out.push_str("<table");
         self.attrs_of("table", node);
-        let colgroup = storage(node.attrs.as_ref())
-            .and_then(|s| s.get("colgroup"))
-            .and_then(Value::as_str);
+        let colgroup = columns::colgroup(node);
         if node.children().is_empty() && colgroup.is_none() {
             self.out.push_str(" />");
             return;
         }
         self.out.push('>');
-        if let Some(raw) = colgroup {
-            self.out.push_str(raw);
+        if let Some(colgroup) = colgroup {
+            self.out.push_str(&colgroup);
         }
         let mut section: Option<&str> = None;
         for child in node.children() {

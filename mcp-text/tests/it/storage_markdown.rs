@@ -702,7 +702,7 @@ fn a_list_whose_items_hold_bare_text_reads_as_a_plain_list() {
             "- one\n",
             "- two **bold**\n",
             "- three\n",
-            "  <!--adf:bulletList {\"storage\":{\"bare\":true}}-->\n",
+            // A list in a bare list's item is bare as its list is.
             "  - nested\n",
             "-\n",
             "\n",
@@ -875,9 +875,7 @@ fn a_macros_local_id_is_its_nodes_local_id() {
         "{md}"
     );
     assert!(
-        md.contains(
-            "'{\"localId\":\"s1\",\"storage\":{\"attrs\":{\"ac:macro-id\":\"e1f2a3b4c5d6\"}"
-        ),
+        md.contains("'{\"localId\":\"s1\",\"storage\":{\"macroId\":\"e1f2a3b4c5d6\","),
         "{md}"
     );
     assert!(md.contains("<!--#c1-->\n```\nx = 1\n```"), "{md}");
@@ -932,5 +930,119 @@ fn a_macros_marker_first_in_a_list_item_deleted_keeps_the_items_blocks_in_it() {
     assert_eq!(
         storage::write(&deleted.doc),
         r#"<ul><li><p>para</p><ol start="9"><li><p>x</p></li></ol></li></ul><ol start="1"><li><p>y</p></li></ol>"#
+    );
+}
+
+#[test]
+fn a_server_tables_columns_and_colgroup_are_said_once_for_the_table() {
+    // Confluence Server's and Data Center's editor gives every cell of a column added to a table
+    // `colspan="1"`, and every table a colgroup of empty `<col />`: each such cell paid a marker,
+    // `<!--adf:tableCell {"colspan":1}-->`, and the colgroup was its XML in the table's marker.
+    let xml = concat!(
+        r#"<table class="wrapped"><colgroup><col /><col /><col /></colgroup><tbody>"#,
+        r#"<tr><th>Step</th><th>Who</th><th colspan="1">Done</th></tr>"#,
+        r#"<tr><td>Tag the build</td><td>Release lead</td><td colspan="1">yes</td></tr>"#,
+        r#"<tr><td>Run the smoke suite</td><td>QA</td><td colspan="1" /></tr>"#,
+        "</tbody></table>",
+    );
+    let md = to_markdown(xml);
+    assert_eq!(
+        md,
+        concat!(
+            "<!--adf:table {\"-attrs\":[\"layout\"],\"attrs\":{\"storage\":{\"attrs\":{\"class\":\"wrapped\"},",
+            "\"bare\":true,\"colgroup\":3,\"colspanOne\":[2]}}}-->\n",
+            "| Step | Who | Done |\n",
+            "| --- | --- | --- |\n",
+            "| Tag the build | Release lead | yes |\n",
+            "| Run the smoke suite | QA |  |\n",
+        )
+    );
+    assert_eq!(from_markdown(&md), xml);
+    // A row a model adds is written as the editor writes its rows.
+    assert_eq!(
+        from_markdown(&format!("{md}| Publish | Docs | no |\n")),
+        xml.replace(
+            "</tbody>",
+            r#"<tr><td>Publish</td><td>Docs</td><td colspan="1">no</td></tr></tbody>"#
+        )
+    );
+    // A column one of whose cells says another span: each cell says its own, as before.
+    let mixed = concat!(
+        r#"<table><tbody><tr><td colspan="1"><p>a</p></td><td><p>b</p></td></tr>"#,
+        r#"<tr><td colspan="2"><p>c</p></td></tr></tbody></table>"#,
+    );
+    let md = to_markdown(mixed);
+    assert!(
+        !md.contains("colspanOne") && md.contains(r#"<td colspan="1">"#),
+        "{md}"
+    );
+    assert_eq!(from_markdown(&md), mixed);
+    // A colgroup that says more than its columns stays as it was.
+    let widths = r#"<table><colgroup><col style="width: 10px;" /></colgroup><tbody><tr><td><p>a</p></td></tr></tbody></table>"#;
+    let md = to_markdown(widths);
+    assert!(md.contains(r#""colgroup":"<colgroup"#), "{md}");
+    assert_eq!(from_markdown(&md), widths);
+}
+
+#[test]
+fn a_list_in_a_bare_lists_item_that_holds_paragraphs_says_so() {
+    // A list in a bare list's item is bare without saying it (see
+    // `a_list_whose_items_hold_bare_text_reads_as_a_plain_list`); one whose items hold `<p>` says it is
+    // not, and one that writing bare would not change says nothing, nor do the lists in its items.
+    let xml = concat!(
+        "<ul><li>one<ul><li><p>a paragraph</p></li></ul></li>",
+        "<li>two<ul><li><ac:task-list><ac:task><ac:task-id>1</ac:task-id><ac:task-status>complete</ac:task-status>",
+        "<ac:task-body>t</ac:task-body></ac:task></ac:task-list><ol><li>deep</li></ol></li></ul></li></ul>",
+    );
+    let md = to_markdown(xml);
+    assert!(
+        md.contains(r#"<!--adf:bulletList {"storage":{"bare":false}}-->"#),
+        "{md}"
+    );
+    assert_eq!(md.matches("bare").count(), 2, "{md}");
+    assert_eq!(from_markdown(&md), xml);
+}
+
+#[test]
+fn a_colour_as_atlassian_stores_it_is_a_plain_span() {
+    // Atlassian's storage format (Server, Data Center, its documentation) says a text colour
+    // `color: rgb(255,0,0);`, which the writer wrote `color: #ff0000;`: every coloured span kept its style
+    // as JSON, `<span data-mark='{"attrs":{"color":"#ff0000","storage":{"style":…}},…}'>`.
+    let xml = r#"<p><span style="color: rgb(255,0,0);">Do not</span> deploy, <span style="color: #00ff00;">go</span>.</p>"#;
+    let md = to_markdown(xml);
+    assert!(
+        md.starts_with(r#"<span style="color:#ff0000">Do not</span> deploy, <span data-mark="#),
+        "{md}"
+    );
+    assert_eq!(from_markdown(&md), xml);
+    // A colour a model writes is written as Atlassian's.
+    assert_eq!(
+        from_markdown(r#"<span style="color:#0000ff">blue</span>"#),
+        r#"<p><span style="color: rgb(0,0,255);">blue</span></p>"#
+    );
+}
+
+#[test]
+fn a_macros_id_is_said_briefly() {
+    // Confluence Server and Data Center give every macro an `ac:macro-id` (Cloud too, beside its
+    // `ac:local-id`): on a panel, code block, expand or status it was `{"storage":{"attrs":{"ac:macro-id":…}}}`.
+    let xml = concat!(
+        r#"<ac:structured-macro ac:name="info" ac:schema-version="1" ac:macro-id="3f0c2b6e"><ac:rich-text-body><p>Freeze starts.</p></ac:rich-text-body></ac:structured-macro>"#,
+        r#"<ac:structured-macro ac:name="code" ac:schema-version="1" ac:macro-id="b2d94e71" data-other="x"><ac:plain-text-body><![CDATA[make]]></ac:plain-text-body></ac:structured-macro>"#,
+    );
+    let md = to_markdown(xml);
+    assert!(
+        md.starts_with("<!--adf:panel {\"storage\":{\"macroId\":\"3f0c2b6e\"}}-->\n> [!INFO]\n> Freeze starts.\n"),
+        "{md}"
+    );
+    assert!(
+        md.contains(r#"{"storage":{"attrs":{"data-other":"x"},"macroId":"b2d94e71"}}"#),
+        "{md}"
+    );
+    assert_eq!(from_markdown(&md), xml);
+    // The panel's text edited, its id stays.
+    assert_eq!(
+        from_markdown(&md.replace("Freeze starts.", "Freeze starts Monday.")),
+        xml.replace("Freeze starts.", "Freeze starts Monday.")
     );
 }

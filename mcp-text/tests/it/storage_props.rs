@@ -258,6 +258,13 @@ impl Gen {
                     1 => "text-decoration: underline;".to_string(),
                     2 => format!("background-color: #{:06x};", n & 0xff_ffff),
                     3 => format!("background-color: rgb({}, 0, 0);", n & 0xff),
+                    // Atlassian's form (Server, Data Center, the storage format's documentation).
+                    4 | 5 => format!(
+                        "color: rgb({},{},{});",
+                        n & 0xff,
+                        n >> 8 & 0xff,
+                        n >> 16 & 0xff
+                    ),
                     _ => format!("color: #{:06x};", n & 0xff_ffff),
                 };
                 self.attr("style", &c);
@@ -554,9 +561,27 @@ impl Gen {
                         1 => self.inline(depth - 1, true),
                         _ => {
                             self.inline(depth - 1, true);
-                            self.out.push_str("<ul><li><p>");
-                            self.inline(depth - 1, false);
-                            self.out.push_str("</p></li></ul>");
+                            // A nested list holding paragraphs, its text bare (as Server's editor
+                            // writes every list), or blocks.
+                            match self.rng.below(3) {
+                                0 => {
+                                    self.out.push_str("<ul><li><p>");
+                                    self.inline(depth - 1, false);
+                                    self.out.push_str("</p></li></ul>");
+                                }
+                                1 => {
+                                    self.out.push_str("<ul><li>");
+                                    self.inline(depth - 1, true);
+                                    self.out.push_str("</li><li>");
+                                    self.inline(depth - 1, true);
+                                    self.out.push_str("</li></ul>");
+                                }
+                                _ => {
+                                    self.out.push_str("<ol><li>");
+                                    self.blocks(depth - 1, false);
+                                    self.out.push_str("</li></ol>");
+                                }
+                            }
                         }
                     }
                     self.out.push_str("</li>");
@@ -578,22 +603,53 @@ impl Gen {
                     self.attr("data-layout", "default");
                 }
                 self.ac_local_id();
-                self.out.push_str("><tbody>");
+                self.out.push('>');
+                // Server's and Data Center's colgroup: an empty `<col />` a column, or widths.
+                match self.rng.below(6) {
+                    0 | 1 => {
+                        self.out.push_str("<colgroup>");
+                        for _ in 0..1 + self.rng.below(3) {
+                            self.out.push_str("<col />");
+                        }
+                        self.out.push_str("</colgroup>");
+                    }
+                    2 => self
+                        .out
+                        .push_str(r#"<colgroup><col style="width: 80.0px;" /></colgroup>"#),
+                    _ => {}
+                }
+                self.out.push_str("<tbody>");
                 // Cells holding their text bare (`<td>text</td>`, Atlassian's own examples) or nothing.
                 let bare = self.rng.chance(40);
+                // The column whose cells say `colspan="1"` (or `rowspan="1"`), as a column the editor
+                // added does.
+                let one = self.rng.below(4);
+                let one_span = if self.rng.chance(70) {
+                    "colspan"
+                } else {
+                    "rowspan"
+                };
                 for r in 0..1 + self.rng.below(3) {
                     self.out.push_str("<tr");
                     self.ac_local_id();
                     self.out.push('>');
-                    for _ in 0..1 + self.rng.below(3) {
+                    for at in 0..1 + self.rng.below(3) {
                         let tag = if r == 0 { "th" } else { "td" };
                         self.out.push('<');
                         self.out.push_str(tag);
-                        if self.rng.chance(20) {
-                            self.attr("colspan", "2");
+                        let colspan = if self.rng.chance(20) {
+                            Some("2")
+                        } else {
+                            (at == one && one_span == "colspan" && self.rng.chance(90))
+                                .then_some("1")
+                        };
+                        if let Some(n) = colspan {
+                            self.attr("colspan", n);
                         }
                         if self.rng.chance(10) {
                             self.attr("rowspan", "3");
+                        } else if at == one && one_span == "rowspan" && self.rng.chance(90) {
+                            self.attr("rowspan", "1");
                         }
                         // After the spans: the writer's order (XML's attributes have none; see
                         // docs/text-storage.md).
