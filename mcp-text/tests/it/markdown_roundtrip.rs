@@ -1416,3 +1416,18 @@ fn a_blocks_marker_whose_block_never_came_is_lost_at_a_details_close_not_a_wrapp
         schema.check(&adf::to_value(&back.doc)).unwrap();
     }
 }
+
+#[test]
+fn a_warning_inside_an_html_block_names_its_own_line() {
+    // A marker inside an HTML block (`<details>` and the lines up to a blank one) was warned of at the
+    // block's first line, whatever line it stood on.
+    let md = concat!(
+        "<details>\n",
+        "<summary>Notes</summary>\n",
+        "<!--adf:mediaSingle {\"layout\":\"center\"}-->\n",
+        "<!--adf:panel {broken-->\n",
+        "</details>\n",
+    );
+    let lines: Vec<usize> = read(md).warnings.iter().map(|w| w.line).collect();
+    assert_eq!(lines, [4, 3], "{:?}", read(md).warnings);
+}

@@ -438,7 +438,10 @@ impl R<'_> {
         if let Some(toks) = html::tokens(trimmed) {
             if toks.iter().all(known_block_tok) {
                 let mut summary: Option<String> = None;
+                let mut lines = Lines::new(trimmed, line);
                 for tok in toks {
+                    // Each token's own line (a warning names it), where the block starts at `line`.
+                    let line = lines.of(&tok);
                     // A short marker names the block after it: an element after it on its line is no block
                     // it can name.
                     let blank = matches!(tok, Tok::Text(t) if t.trim().is_empty());
@@ -609,6 +612,48 @@ pub(super) fn heading_to_paragraph(mut h: Node) -> Node {
         p.content = Some(shrunk(content));
     }
     p
+}
+
+/// The lines of an HTML block's tokens: a comment or text at the line it starts on, a tag at the line
+/// the text or comment before it ended on (a tag's own text is not kept). Counted forward once.
+struct Lines<'a> {
+    text: &'a str,
+    counted: usize,
+    line: usize,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str, line: usize) -> Self {
+        Lines {
+            text,
+            counted: 0,
+            line,
+        }
+    }
+
+    fn of(&mut self, tok: &Tok<'_>) -> usize {
+        match tok {
+            Tok::Comment(piece) | Tok::Text(piece) => {
+                let at = self.line_at(piece.as_ptr());
+                // What follows it starts where it ends.
+                self.line_at(piece.as_ptr().wrapping_add(piece.len()));
+                at
+            }
+            Tok::Open { .. } | Tok::Close { .. } => self.line,
+        }
+    }
+
+    /// The line of the byte at `ptr`, a place in `text` at or after the last one asked.
+    fn line_at(&mut self, ptr: *const u8) -> usize {
+        let start = self.text.as_ptr() as usize;
+        let at = (ptr as usize).saturating_sub(start).min(self.text.len());
+        if at > self.counted {
+            let between = &self.text.as_bytes()[self.counted..at];
+            self.line += memchr::memchr_iter(b'\n', between).count();
+            self.counted = at;
+        }
+        self.line
+    }
 }
 
 pub(super) fn first_inline(item: &mut Node) -> Option<Vec<Node>> {
