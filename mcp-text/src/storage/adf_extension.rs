@@ -290,7 +290,7 @@ fn written_order<'a>(known: &[&'a str], keys: &'a [String]) -> Vec<&'a str> {
 // ---- writing ----
 
 fn storage(node: &Node) -> Option<&Map<String, Value>> {
-    node.attrs.as_ref()?.get(STORAGE)?.as_object()
+    super::attrs::storage(node.attrs.as_ref())
 }
 
 /// Whether a node was read from an `ac:adf-extension` (and is written as one).

@@ -55,10 +55,14 @@ pub(super) fn with_default(attrs: Option<Attrs>, name: &str, value: impl Into<Va
     attrs
 }
 
+/// The `storage` object of `attrs`, if they have one.
+pub(super) fn storage(attrs: Option<&Attrs>) -> Option<&Map<String, Value>> {
+    attrs?.get(STORAGE)?.as_object()
+}
+
 /// Whether `attrs` say `storage.NAME: true`, a flag the reader set and the writer obeys.
 pub(super) fn storage_flag(attrs: Option<&Attrs>, name: &str) -> bool {
-    attrs
-        .and_then(|a| a.get(STORAGE))
+    storage(attrs)
         .and_then(|s| s.get(name))
         .and_then(Value::as_bool)
         == Some(true)

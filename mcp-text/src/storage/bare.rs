@@ -12,10 +12,11 @@
 
 use serde_json::Value;
 
-use super::attrs::{implicit_attrs, is_implicit, remove_storage_key, storage_flag, storage_of};
+use super::attrs::{
+    implicit_attrs, is_implicit, remove_storage_key, storage, storage_flag, storage_of,
+};
 use super::cells::cells_mut;
 use super::wrapped;
-use super::STORAGE;
 use crate::model::{Node, NodeType};
 
 const BARE: &str = "bare";
@@ -158,7 +159,7 @@ pub(super) fn write_form(node: &Node) -> Option<Node> {
         // Bare as its list is, unless it says it is not (see `inherit`).
         if let Shape::List = shape {
             for list in nested_lists_mut(content) {
-                let says = list.attrs.as_ref().and_then(|a| a.get(STORAGE)?.get(BARE));
+                let says = storage(list.attrs.as_ref()).and_then(|s| s.get(BARE));
                 if says.is_none() {
                     let attrs = list.attrs.get_or_insert_with(Default::default);
                     storage_of(attrs).insert(BARE.into(), Value::Bool(true));

@@ -12,7 +12,7 @@
 
 use serde_json::Value;
 
-use super::attrs::storage_of;
+use super::attrs::{storage, storage_of};
 use super::cells::{row_cells, row_cells_mut, rows, rows_mut};
 use super::STORAGE;
 use crate::model::{Attrs, Node};
@@ -81,7 +81,7 @@ pub(super) fn write_form(table: &Node) -> Option<Node> {
 /// The colgroup the writer writes first in a table, if it has one: kept as it was, or its count of
 /// empty columns.
 pub(super) fn colgroup(table: &Node) -> Option<String> {
-    let kept = table.attrs.as_ref()?.get(STORAGE)?.get(COLGROUP)?;
+    let kept = storage(table.attrs.as_ref())?.get(COLGROUP)?;
     match kept {
         Value::String(raw) => Some(raw.clone()),
         Value::Number(n) => {
@@ -130,7 +130,7 @@ fn columns_saying_one(table: &Node, span: &str) -> Vec<usize> {
 
 /// The columns a table says all say `span` 1 (under `key`), if it says so.
 fn columns_said(table: &Node, key: &str) -> Option<Vec<usize>> {
-    let list = table.attrs.as_ref()?.get(STORAGE)?.get(key)?.as_array()?;
+    let list = storage(table.attrs.as_ref())?.get(key)?.as_array()?;
     let columns: Vec<usize> = list
         .iter()
         .filter_map(|v| usize::try_from(v.as_u64()?).ok())

@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::attrs::{attr_object, exact_int, storage_attrs, storage_of, AttrList};
+use super::attrs::{attr_object, exact_int, storage, storage_attrs, storage_of, AttrList};
 use super::entities;
 use super::xml_out::Out;
 use super::STORAGE;
@@ -386,10 +386,6 @@ pub(super) enum LinkText {
     Cdata,
     /// No body: text equal to this (what Confluence shows) is not written.
     Hidden(String),
-}
-
-fn storage(attrs: Option<&Attrs>) -> Option<&Map<String, Value>> {
-    attrs?.get(STORAGE)?.as_object()
 }
 
 fn attr_list(v: Option<&Value>) -> AttrList {

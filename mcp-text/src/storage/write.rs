@@ -4,10 +4,10 @@
 
 use std::borrow::Cow;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::adf_extension;
-use super::attrs::storage_flag;
+use super::attrs::{storage, storage_flag};
 use super::bare;
 use super::columns;
 use super::elements::mapped;
@@ -18,7 +18,7 @@ use super::pre;
 use super::spans;
 use super::wrapped;
 use super::xml_out::Out;
-use super::{ELEMENT, RAW, STORAGE};
+use super::{ELEMENT, RAW};
 use crate::model::{Attrs, Mark, MarkType, Node, NodeType};
 
 pub(super) fn write(node: &Node) -> String {
@@ -125,10 +125,6 @@ impl Out for Writer {
     fn children(&mut self, nodes: &[Node]) {
         Writer::children(self, nodes)
     }
-}
-
-fn storage(node_attrs: Option<&Attrs>) -> Option<&Map<String, Value>> {
-    node_attrs?.get(STORAGE)?.as_object()
 }
 
 fn text_of(v: &Value) -> String {
