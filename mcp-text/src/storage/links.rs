@@ -1,11 +1,11 @@
-//! Links, mentions, images, tasks, emoticons and dates: the `ac:`/`ri:` elements that are not macros, both
-//! ways. A link to a page (`ac:link` + `ri:page`) is a link mark whose `href` a model can read
-//! (`page:SPACE:Title`) and whose `storage` attr keeps the resource identifier the writer restores; an
-//! `ac:link` to a user with no body is a `mention`.
+//! Links, mentions, tasks, emoticons and dates: the `ac:`/`ri:` elements that are not macros or images
+//! (`images.rs`), both ways. A link to a page (`ac:link` + `ri:page`) is a link mark whose `href` a model
+//! can read (`page:SPACE:Title`) and whose `storage` attr keeps the resource identifier the writer
+//! restores; an `ac:link` to a user with no body is a `mention`.
 
 use serde_json::{Map, Value};
 
-use super::attrs::{attr_object, exact_int, storage, storage_attrs, storage_of, AttrList};
+use super::attrs::{attr_object, storage, storage_of, AttrList};
 use super::entities;
 use super::xml_out::Out;
 use super::STORAGE;
@@ -46,20 +46,11 @@ pub(super) struct Link {
     pub extra: Vec<String>,
 }
 
-#[derive(Default)]
-pub(super) struct Image {
-    pub attrs: AttrList,
-    pub ri: Option<Ri>,
-    pub caption: Option<Vec<Node>>,
-    pub inline: bool,
-    pub extra: Vec<String>,
-}
-
 /// A page link's `ri:version-at-save` (Confluence Server and Data Center write it on every one), kept
 /// under `storage.versionAtSave`: all its mark keeps beside what the `href` says. A link a model retargets
 /// keeps it: dropping it would need the old target, which the Markdown does not hold.
-const VERSION_AT_SAVE: &str = "ri:version-at-save";
-const VERSION: &str = "versionAtSave";
+pub(super) const VERSION_AT_SAVE: &str = "ri:version-at-save";
+pub(super) const VERSION: &str = "versionAtSave";
 
 /// The `href` schemes of a user link and the `ri:user` attribute each stands for, in the order a link's
 /// text prefers them.
@@ -69,14 +60,14 @@ const USER_IDS: [(&str, &str); 3] = [
     ("username", "ri:username"),
 ];
 
-fn get<'a>(list: &'a AttrList, name: &str) -> Option<&'a str> {
+pub(super) fn get<'a>(list: &'a AttrList, name: &str) -> Option<&'a str> {
     list.iter()
         .find(|(k, _)| k == name)
         .map(|(_, v)| v.as_str())
 }
 
 impl Ri {
-    fn to_value(&self) -> Value {
+    pub(super) fn to_value(&self) -> Value {
         let mut m = Map::new();
         m.insert("name".into(), self.name.clone().into());
         m.insert(
@@ -89,7 +80,7 @@ impl Ri {
         Value::Object(m)
     }
 
-    fn from_value(v: &Value) -> Option<Ri> {
+    pub(super) fn from_value(v: &Value) -> Option<Ri> {
         let name = v.get("name")?.as_str()?.to_string();
         let attrs = v
             .get("attrs")
@@ -100,7 +91,7 @@ impl Ri {
         Some(Ri { name, attrs, inner })
     }
 
-    fn write(&self, out: &mut String) {
+    pub(super) fn write(&self, out: &mut String) {
         out.push('<');
         out.push_str(&self.name);
         for (k, v) in &self.attrs {
@@ -167,7 +158,7 @@ impl Ri {
     }
 }
 
-fn value_text(v: &Value) -> String {
+pub(super) fn value_text(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
         other => other.to_string(),
@@ -388,7 +379,7 @@ pub(super) enum LinkText {
     Hidden(String),
 }
 
-fn attr_list(v: Option<&Value>) -> AttrList {
+pub(super) fn attr_list(v: Option<&Value>) -> AttrList {
     v.and_then(Value::as_object)
         .map(|m| m.iter().map(|(k, v)| (k.clone(), value_text(v))).collect())
         .unwrap_or_default()
@@ -491,226 +482,6 @@ pub(super) fn write_mention(out: &mut String, node: &Node) {
         push_attr(out, &k, &v);
     }
     out.push_str(" /></ac:link>");
-}
-
-// ---- images ----
-
-/// An `ac:image`: `mediaSingle` holding a `media` (and a `caption`) in block context, `mediaInline` in text.
-pub(super) fn finish_image(i: Image) -> Node {
-    let mut media = Attrs::new();
-    let mut media_storage = Map::new();
-    match &i.ri {
-        Some(ri) if ri.name == "ri:attachment" => {
-            media.insert("type", "file".into());
-            media.insert("id", get(&ri.attrs, "ri:filename").unwrap_or("").into());
-            if ri.attrs.len() != 1 || get(&ri.attrs, "ri:filename").is_none() || ri.inner.is_some()
-            {
-                media_storage.insert("ri".into(), ri.to_value());
-            }
-        }
-        Some(ri) if ri.name == "ri:url" => {
-            media.insert("type", "external".into());
-            media.insert("url", get(&ri.attrs, "ri:value").unwrap_or("").into());
-            if ri.attrs.len() != 1 || get(&ri.attrs, "ri:value").is_none() || ri.inner.is_some() {
-                media_storage.insert("ri".into(), ri.to_value());
-            }
-        }
-        Some(ri) => {
-            media.insert("type", "file".into());
-            media_storage.insert("ri".into(), ri.to_value());
-        }
-        None => {
-            media.insert("type", "file".into());
-            media_storage.insert("ri".into(), Value::Null);
-        }
-    }
-    let mut rest = AttrList::new();
-    for (k, v) in i.attrs {
-        match (k.as_str(), exact_int(&v)) {
-            ("ac:alt", _) => {
-                media.insert("alt", v.into());
-            }
-            ("ac:width", Some(n)) => {
-                media.insert("width", n.into());
-            }
-            ("ac:height", Some(n)) => {
-                media.insert("height", n.into());
-            }
-            _ => rest.push((k, v)),
-        }
-    }
-    let mut outer = storage_attrs(rest).unwrap_or_default();
-    if !i.extra.is_empty() {
-        storage_of(&mut outer).insert("extra".into(), i.extra.into());
-    }
-    if i.inline && i.caption.is_none() {
-        if !media_storage.is_empty() {
-            storage_of(&mut media).extend(media_storage);
-        }
-        for (k, v) in outer {
-            match (k.as_str(), v) {
-                (STORAGE, Value::Object(s)) => storage_of(&mut media).extend(s),
-                (_, v) => {
-                    media.insert(k, v);
-                }
-            }
-        }
-        let mut node = Node::new(NodeType::MediaInline);
-        node.attrs = Some(media);
-        return node;
-    }
-    if !media_storage.is_empty() {
-        media.insert(STORAGE, Value::Object(media_storage));
-    }
-    let mut media_node = Node::new(NodeType::Media);
-    media_node.attrs = Some(media);
-    let mut content = vec![media_node];
-    if let Some(caption) = i.caption {
-        content.push(caption_node(caption));
-    }
-    let mut node = Node::with_content(NodeType::MediaSingle, content);
-    if !outer.is_empty() {
-        node.attrs = Some(outer);
-    }
-    node
-}
-
-/// A `caption` of what an `ac:caption` holds. ADF's caption holds text, so one `<p>` around it all, as
-/// Confluence writes a caption, is its content with `storage.p` holding the `<p>`'s attributes (`{}`).
-fn caption_node(content: Vec<Node>) -> Node {
-    let one_p = match content.as_slice() {
-        [p] if p.kind == NodeType::Paragraph
-            && p.marks.is_none()
-            && p.text.is_none()
-            && p.extra.is_none()
-            && !p.children().is_empty() =>
-        {
-            match p.attrs.as_ref() {
-                None => Some(Map::new()),
-                Some(a) => match storage(Some(a)) {
-                    Some(s) if a.len() == 1 && s.len() == 1 => {
-                        s.get("attrs").and_then(Value::as_object).cloned()
-                    }
-                    _ => None,
-                },
-            }
-        }
-        _ => None,
-    };
-    let Some(p_attrs) = one_p else {
-        return Node::with_content(NodeType::Caption, content);
-    };
-    let Some(mut p) = content.into_iter().next() else {
-        unreachable!("one paragraph")
-    };
-    let mut caption = Node::with_content(NodeType::Caption, p.content.take().unwrap_or_default());
-    let mut attrs = Attrs::new();
-    storage_of(&mut attrs).insert("p".into(), Value::Object(p_attrs));
-    caption.attrs = Some(attrs);
-    caption
-}
-
-/// Writes `mediaSingle`, `mediaInline` or a lone `media` as an `ac:image`.
-pub(super) fn write_image(w: &mut impl Out, node: &Node) {
-    let (media, outer_st, rest): (Option<&Node>, Option<&Map<String, Value>>, &[Node]) =
-        match node.kind {
-            NodeType::MediaSingle => {
-                let media = node
-                    .children()
-                    .iter()
-                    .position(|c| c.kind == NodeType::Media);
-                let media_node = media.map(|i| &node.children()[i]);
-                (media_node, storage(node.attrs.as_ref()), node.children())
-            }
-            _ => (Some(node), storage(node.attrs.as_ref()), &[]),
-        };
-    let media_attrs = media.and_then(|m| m.attrs.as_ref());
-    let media_st = storage(media_attrs);
-    let out = w.out();
-    out.push_str("<ac:image");
-    let attr = |n: &str| media_attrs.and_then(|a| a.get(n));
-    if let Some(alt) = attr("alt") {
-        push_attr(out, "ac:alt", &value_text(alt));
-    }
-    if let Some(width) = attr("width").filter(|v| v.is_i64()) {
-        push_attr(out, "ac:width", &width.to_string());
-    }
-    if let Some(height) = attr("height").filter(|v| v.is_i64()) {
-        push_attr(out, "ac:height", &height.to_string());
-    }
-    for (k, v) in attr_list(outer_st.and_then(|s| s.get("attrs"))) {
-        push_attr(out, &k, &v);
-    }
-    out.push('>');
-    let kind = attr("type").and_then(Value::as_str).unwrap_or("file");
-    let key = if kind == "external" {
-        attr("url")
-    } else {
-        attr("id")
-    }
-    .map(value_text)
-    .unwrap_or_default();
-    let stored = media_st.and_then(|s| s.get("ri"));
-    match stored {
-        Some(Value::Null) => {}
-        Some(v) => match Ri::from_value(v) {
-            Some(ri)
-                if (ri.name == "ri:attachment"
-                    && get(&ri.attrs, "ri:filename") == Some(key.as_str()))
-                    || (ri.name == "ri:url"
-                        && get(&ri.attrs, "ri:value") == Some(key.as_str()))
-                    || (ri.name != "ri:attachment" && ri.name != "ri:url") =>
-            {
-                ri.write(out)
-            }
-            _ => default_ri(out, kind, &key),
-        },
-        None => default_ri(out, kind, &key),
-    }
-    for child in rest {
-        match child.kind {
-            NodeType::Media => {}
-            NodeType::Caption => {
-                let p = storage(child.attrs.as_ref())
-                    .and_then(|s| s.get("p"))
-                    .and_then(Value::as_object);
-                w.out().push_str("<ac:caption>");
-                if let Some(p) = p {
-                    w.out().push_str("<p");
-                    for (k, v) in attr_list(Some(&Value::Object(p.clone()))) {
-                        push_attr(w.out(), &k, &v);
-                    }
-                    w.out().push('>');
-                }
-                w.children(child.children());
-                if p.is_some() {
-                    w.out().push_str("</p>");
-                }
-                w.out().push_str("</ac:caption>");
-            }
-            _ => w.children(std::slice::from_ref(child)),
-        }
-    }
-    if let Some(extra) = outer_st
-        .and_then(|s| s.get("extra"))
-        .and_then(Value::as_array)
-    {
-        for raw in extra.iter().filter_map(Value::as_str) {
-            w.out().push_str(raw);
-        }
-    }
-    w.out().push_str("</ac:image>");
-}
-
-fn default_ri(out: &mut String, kind: &str, key: &str) {
-    if kind == "external" {
-        out.push_str("<ri:url");
-        push_attr(out, "ri:value", key);
-    } else {
-        out.push_str("<ri:attachment");
-        push_attr(out, "ri:filename", key);
-    }
-    out.push_str(" />");
 }
 
 // ---- tasks ----

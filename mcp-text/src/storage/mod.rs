@@ -21,6 +21,7 @@ mod cells;
 mod columns;
 mod elements;
 mod entities;
+mod images;
 mod links;
 mod macros;
 mod pre;

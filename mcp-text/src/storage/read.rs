@@ -19,7 +19,8 @@ use super::attrs::{
 use super::cards;
 use super::elements::{is_inline, mapped_attrs, mark_for};
 use super::entities::{self, text_content};
-use super::links::{self, Image, Link, LinkBody, Ri, Task};
+use super::images::{self, Image};
+use super::links::{self, Link, LinkBody, Ri, Task};
 use super::macros::{self, Macro, Param};
 use super::{ELEMENT, MAX_DEPTH, RAW};
 use crate::error::Error;
@@ -927,7 +928,7 @@ impl<'a> Parser<'a> {
                         .iter()
                         .map(|n| super::write::nodes(std::slice::from_ref(n))),
                 );
-                self.push_node(links::finish_image(*i));
+                self.push_node(images::finish_image(*i));
             }
             Role::Task(mut t) => {
                 t.extra.extend(

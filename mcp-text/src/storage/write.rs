@@ -12,6 +12,7 @@ use super::bare;
 use super::columns;
 use super::elements::mapped;
 use super::entities;
+use super::images;
 use super::links::{self, push_attr, LinkText};
 use super::macros;
 use super::pre;
@@ -251,7 +252,7 @@ impl Writer {
             NodeType::Emoji => links::write_emoji(&mut self.out, node),
             NodeType::Date => links::write_date(&mut self.out, node),
             NodeType::MediaSingle | NodeType::MediaInline | NodeType::Media => {
-                links::write_image(self, node)
+                images::write_image(self, node)
             }
             NodeType::TaskList | NodeType::DecisionList => self.element("ac:task-list", node),
             NodeType::TaskItem | NodeType::BlockTaskItem | NodeType::DecisionItem => {

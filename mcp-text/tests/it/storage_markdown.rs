@@ -819,8 +819,8 @@ fn a_smart_link_reads_as_its_url_and_comes_back() {
 
 #[test]
 fn the_example_pages_come_back_through_markdown() {
-    // `examples/rich-text`: the pages the docs measure (`mcp-text/bench/marker_cost.mjs`). The Cloud page,
-    // written in the attribute order Confluence Cloud's API returns, comes back byte for byte.
+    // `examples/rich-text`: the pages the docs measure (`mcp-text/bench/marker_cost.mjs`), written in the
+    // attribute order Confluence's API returns: each comes back byte for byte.
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/rich-text");
     let mut pages = 0;
     for entry in std::fs::read_dir(&dir).expect("examples/rich-text") {
@@ -837,20 +837,26 @@ fn the_example_pages_come_back_through_markdown() {
             path.display(),
             diff(&normalise(&back), &normalise(&xml))
         );
+        assert_eq!(back, xml.trim_end(), "{}", path.display());
         if path.ends_with("confluence-server-page.storage.xml") {
             // In Confluence Server's and Data Center's shapes: bare cells, version-at-save, user keys.
-            assert_eq!(back, xml.trim_end());
-            for shape in ["<table>", "\"ri\"", "tableCell {\"content\"", "implicit"] {
+            for shape in [
+                "<table>",
+                "\"ri\"",
+                "tableCell {\"content\"",
+                "implicit",
+                "ac:align",
+            ] {
                 assert!(!md.contains(shape), "{shape}: {md}");
             }
         }
         if path.ends_with("confluence-cloud-page.storage.xml") {
-            assert_eq!(back, xml);
             for shape in [
                 "<table>",
                 "data-card-appearance",
                 "data-table-width",
                 "ac:local-id",
+                "ac:original-width",
             ] {
                 assert!(!md.contains(shape), "{shape}: {md}");
             }
@@ -1045,4 +1051,91 @@ fn a_macros_id_is_said_briefly() {
         from_markdown(&md.replace("Freeze starts.", "Freeze starts Monday.")),
         xml.replace("Freeze starts.", "Freeze starts Monday.")
     );
+}
+
+#[test]
+fn an_image_as_confluence_stores_it_costs_only_what_is_its_own() {
+    // Every image pasted into a Confluence Cloud page: align and layout, the file's size, a width of its
+    // own, the attachment's version. Its markers were the XML attributes as JSON (`"ac:align":"center",
+    // "ac:layout":"center","ac:original-height":"668",…`, `"-attrs":["layout"]`, the whole `ri`), 65 o200k
+    // tokens more than now on the Cloud example page; they are now what Confluence's own ADF says of it,
+    // and the XML comes back byte for byte, its attributes in the order Cloud writes them.
+    let cloud = concat!(
+        "<ac:image ac:align=\"center\" ac:layout=\"center\" ac:original-height=\"668\" ac:original-width=\"1024\" ",
+        "ac:custom-width=\"true\" ac:alt=\"Checkout flow\" ac:width=\"760\">",
+        "<ri:attachment ri:filename=\"flow.png\" ri:version-at-save=\"1\" /></ac:image>"
+    );
+    let md = to_markdown(cloud);
+    assert_eq!(
+        md,
+        concat!(
+            "<!--adf:mediaSingle {\"width\":760,\"widthType\":\"pixel\"}-->\n",
+            "![Checkout flow](media:flow.png '{\"height\":668,\"storage\":{\"versionAtSave\":\"1\"},\"width\":1024}')\n"
+        )
+    );
+    assert_eq!(from_markdown(&md), cloud);
+    // A model that makes it wider changes the width shown, which is what is written.
+    let wider = md.replace("\"width\":760", "\"width\":900");
+    assert!(from_markdown(&wider)
+        .contains("ac:custom-width=\"true\" ac:alt=\"Checkout flow\" ac:width=\"900\">"));
+    // Its ADF is Confluence's: the layout, the width shown, the file's size, and the `collection` the schema
+    // requires of a file.
+    let adf = mcp_text::convert(
+        cloud.replace(" ri:version-at-save=\"1\"", "").as_bytes(),
+        mcp_text::Format::Storage,
+        mcp_text::Format::Adf,
+        &Default::default(),
+    )
+    .unwrap()
+    .text;
+    let adf: serde_json::Value = serde_json::from_str(&adf).unwrap();
+    let single = &adf["content"][0];
+    assert_eq!(
+        single["attrs"],
+        serde_json::json!({"layout": "center", "width": 760, "widthType": "pixel"})
+    );
+    assert_eq!(
+        single["content"][0]["attrs"],
+        serde_json::json!({"alt": "Checkout flow", "collection": "", "height": 668, "id": "flow.png", "type": "file", "width": 1024})
+    );
+    if let Some(schema) = crate::schema::schema() {
+        schema.check(&adf).unwrap();
+    }
+
+    // Data Center's centred image: its lone `ac:align` is the layout, and the marker says only that no
+    // `ac:layout` was written.
+    let server = "<ac:image ac:align=\"center\" ac:height=\"250\"><ri:attachment ri:filename=\"release-flow.png\" ri:version-at-save=\"2\" /></ac:image>";
+    let md = to_markdown(server);
+    assert_eq!(
+        md,
+        concat!(
+            "<!--adf:mediaSingle {\"storage\":{\"layout\":false}}-->\n",
+            "![](media:release-flow.png '{\"height\":250,\"storage\":{\"versionAtSave\":\"2\"}}')\n"
+        )
+    );
+    assert_eq!(from_markdown(&md), server);
+
+    // Alignments Cloud pairs with a layout other than the one given, layouts it does not know, a layout
+    // alone, and other attributes: kept as they were, the attributes in Cloud's order.
+    for (xml, back) in [
+        (
+            "<ac:image ac:align=\"right\" ac:layout=\"center\"><ri:url ri:value=\"https://x/y.png\" /></ac:image>",
+            None,
+        ),
+        (
+            "<ac:image ac:layout=\"wrap-left\" ac:thumbnail=\"true\"><ri:attachment ri:filename=\"a.png\" /></ac:image>",
+            None,
+        ),
+        (
+            "<ac:image ac:align=\"middle\" ac:layout=\"sideways\"><ri:attachment ri:filename=\"a.png\" /></ac:image>",
+            None,
+        ),
+        (
+            "<ac:image ac:width=\"600\" ac:alt=\"x\" ac:align=\"center\"><ri:attachment ri:filename=\"a.png\" /></ac:image>",
+            Some("<ac:image ac:align=\"center\" ac:alt=\"x\" ac:width=\"600\"><ri:attachment ri:filename=\"a.png\" /></ac:image>"),
+        ),
+    ] {
+        let md = to_markdown(xml);
+        assert_eq!(from_markdown(&md), back.unwrap_or(xml), "{md}");
+    }
 }

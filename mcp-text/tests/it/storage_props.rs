@@ -774,20 +774,53 @@ impl Gen {
                 self.out.push_str("</ac:layout>");
             }
             14 => {
+                // In the order Confluence Cloud writes them: an alignment and a layout as Cloud pairs
+                // them, or either alone (Data Center's `ac:align`), or a pair Cloud would not write.
                 self.out.push_str("<ac:image");
+                let (align, layout) = match self.rng.below(6) {
+                    0 => (Some("center"), Some("center")),
+                    1 => (Some("left"), Some("align-start")),
+                    2 => (
+                        Some(self.rng.pick(&["center", "left", "right", "middle"])),
+                        None,
+                    ),
+                    3 => (
+                        None,
+                        Some(self.rng.pick(&["wide", "wrap-right", "sideways"])),
+                    ),
+                    4 => (Some("right"), Some("center")),
+                    _ => (None, None),
+                };
+                if let Some(align) = align {
+                    self.attr("ac:align", align);
+                }
+                if let Some(layout) = layout {
+                    self.attr("ac:layout", layout);
+                }
+                if self.rng.chance(30) {
+                    self.attr("ac:original-height", "668");
+                    self.attr("ac:original-width", "1024");
+                    self.attr("ac:custom-width", "true");
+                }
                 if self.rng.chance(50) {
                     self.attr("ac:alt", "a \"diagram\"");
                 }
                 if self.rng.chance(50) {
                     self.attr("ac:width", "640");
                 }
-                if self.rng.chance(30) {
-                    self.attr("ac:align", "center");
+                if self.rng.chance(20) {
+                    self.attr("ac:height", "480");
+                }
+                if self.rng.chance(20) {
+                    self.attr("ac:thumbnail", "true");
                 }
                 self.out.push('>');
                 if self.rng.chance(50) {
                     self.out.push_str("<ri:attachment");
                     self.attr("ri:filename", "diagram & co.png");
+                    if self.rng.chance(50) {
+                        self.attr("ri:version-at-save", "3");
+                    }
                 } else {
                     self.out.push_str("<ri:url");
                     self.attr("ri:value", "https://example.com/a.png?x=1&y=2");

@@ -1,0 +1,422 @@
+//! Images (`ac:image`) both ways: a `mediaSingle` holding a `media` (and a `caption`) in block context, a
+//! `mediaInline` in text, as Confluence Cloud and Data Center store them costing a model as little as the
+//! node's own attrs allow.
+//!
+//! - `ac:layout` is the `mediaSingle`'s `layout`, and `ac:align` what that layout implies (Cloud writes
+//!   both: `center`/`center`, `left`/`align-start`, ...); Data Center's lone `ac:align` is the layout it
+//!   stands for with `storage.layout: false` (no `ac:layout` was written), Cloud's lone `ac:layout` the same
+//!   with `storage.align: false`. An `ac:align` the layout does not imply is kept as it is.
+//! - An attachment's `ri:version-at-save` is `storage.versionAtSave`, as a page link's is; any other
+//!   resource identifier than the one the image's `id` or `url` implies is kept whole (`storage.ri`).
+//! - Cloud's image of a width of its own (`ac:original-height`, `ac:original-width`, `ac:custom-width`,
+//!   `ac:width`) is what Confluence's ADF makes of it: the file's size on the `media`, the width shown on
+//!   the `mediaSingle` (`widthType: "pixel"`). Any other image's `ac:width` and `ac:height` are the
+//!   `media`'s `width` and `height`.
+//! - A file's `media` has `collection: ""`, which the schema requires and storage has no form for.
+//! - The writer writes the attributes in the order Confluence Cloud does (`ac:align`, `ac:layout`,
+//!   `ac:original-height`, `ac:original-width`, `ac:custom-width`, `ac:alt`, `ac:width`, `ac:height`),
+//!   then any other it kept, by name.
+
+use serde_json::{Map, Value};
+
+use super::attrs::{exact_int, storage, storage_attrs, storage_of, AttrList};
+use super::links::{attr_list, get, push_attr, value_text, Ri, VERSION, VERSION_AT_SAVE};
+use super::xml_out::Out;
+use super::STORAGE;
+use crate::model::{Attrs, Node, NodeType};
+
+/// An `ac:image` while its parts are read.
+#[derive(Default)]
+pub(super) struct Image {
+    pub attrs: AttrList,
+    pub ri: Option<Ri>,
+    pub caption: Option<Vec<Node>>,
+    pub inline: bool,
+    pub extra: Vec<String>,
+}
+
+/// Attributes Cloud writes between the layout and the alt text, which the writer keeps in that place.
+const CLOUD_SIZES: [&str; 3] = ["ac:original-height", "ac:original-width", "ac:custom-width"];
+
+/// The `ac:align` Confluence Cloud writes beside an `ac:layout`.
+fn align_for(layout: &str) -> Option<&'static str> {
+    match layout {
+        "center" | "wide" | "full-width" => Some("center"),
+        "align-start" | "wrap-left" => Some("left"),
+        "align-end" | "wrap-right" => Some("right"),
+        _ => None,
+    }
+}
+
+/// The layout a lone `ac:align` (Confluence Data Center's) stands for.
+fn layout_for(align: &str) -> Option<&'static str> {
+    match align {
+        "center" => Some("center"),
+        "left" => Some("align-start"),
+        "right" => Some("align-end"),
+        _ => None,
+    }
+}
+
+/// Cloud's image of a width of its own (`ac:original-height`, `ac:original-width`, `ac:custom-width="true"`,
+/// `ac:width`, no `ac:height`) as Confluence's ADF has it: the file's size is the `media`'s `width` and
+/// `height`, the width shown the `mediaSingle`'s (`widthType: "pixel"`), returned. `None`, and nothing
+/// changed, for any other image.
+fn cloud_size(media: &mut Attrs, rest: &mut AttrList) -> Option<i64> {
+    let int = |name: &str| get(rest, name).and_then(exact_int);
+    let (Some(height), Some(width)) = (int(CLOUD_SIZES[0]), int(CLOUD_SIZES[1])) else {
+        return None;
+    };
+    let shown = media.get("width").and_then(Value::as_i64)?;
+    if get(rest, CLOUD_SIZES[2]) != Some("true") || media.contains_key("height") {
+        return None;
+    }
+    for name in CLOUD_SIZES {
+        take(rest, name);
+    }
+    media.insert("width", width.into());
+    media.insert("height", height.into());
+    Some(shown)
+}
+
+/// The `ac:` sizes of a `mediaSingle` of a width of its own, in the order they are written (see
+/// [`cloud_size`]): the file's height and width, `ac:custom-width`, then, after `ac:alt`, the width shown.
+fn cloud_sizes(node: &Node, media: Option<&Attrs>) -> Option<[i64; 3]> {
+    if node.kind != NodeType::MediaSingle || node.attr_str("widthType") != Some("pixel") {
+        return None;
+    }
+    let int = |attrs: Option<&Attrs>, name: &str| attrs?.get(name)?.as_i64();
+    Some([
+        int(media, "height")?,
+        int(media, "width")?,
+        int(node.attrs.as_ref(), "width")?,
+    ])
+}
+
+/// Takes the attribute `name` out of `list`.
+fn take(list: &mut AttrList, name: &str) -> Option<String> {
+    let at = list.iter().position(|(k, _)| k == name)?;
+    Some(list.remove(at).1)
+}
+
+/// Whether the storage object says `NAME: false`.
+fn said_no(st: Option<&Map<String, Value>>, name: &str) -> bool {
+    st.and_then(|s| s.get(name)) == Some(&Value::Bool(false))
+}
+
+/// An `ac:image`: `mediaSingle` holding a `media` (and a `caption`) in block context, `mediaInline` in text.
+pub(super) fn finish_image(i: Image) -> Node {
+    let mut media = Attrs::new();
+    let mut media_storage = Map::new();
+    let lone = |ri: &Ri, name: &str| ri.attrs.len() == 1 && get(&ri.attrs, name).is_some();
+    match &i.ri {
+        Some(ri) if ri.name == "ri:attachment" => {
+            media.insert("type", "file".into());
+            media.insert("id", get(&ri.attrs, "ri:filename").unwrap_or("").into());
+            match ri.attrs.as_slice() {
+                _ if ri.inner.is_some() => {
+                    media_storage.insert("ri".into(), ri.to_value());
+                }
+                [(f, _)] if f == "ri:filename" => {}
+                [(f, _), (v, version)] if f == "ri:filename" && v == VERSION_AT_SAVE => {
+                    media_storage.insert(VERSION.into(), version.clone().into());
+                }
+                _ => {
+                    media_storage.insert("ri".into(), ri.to_value());
+                }
+            }
+        }
+        Some(ri) if ri.name == "ri:url" => {
+            media.insert("type", "external".into());
+            media.insert("url", get(&ri.attrs, "ri:value").unwrap_or("").into());
+            if !lone(ri, "ri:value") || ri.inner.is_some() {
+                media_storage.insert("ri".into(), ri.to_value());
+            }
+        }
+        Some(ri) => {
+            media.insert("type", "file".into());
+            media_storage.insert("ri".into(), ri.to_value());
+        }
+        None => {
+            media.insert("type", "file".into());
+            media_storage.insert("ri".into(), Value::Null);
+        }
+    }
+    if media.get("type").and_then(Value::as_str) == Some("file") {
+        media.insert("collection", "".into());
+    }
+    let mut rest = AttrList::new();
+    for (k, v) in i.attrs {
+        match (k.as_str(), exact_int(&v)) {
+            ("ac:alt", _) => {
+                media.insert("alt", v.into());
+            }
+            ("ac:width", Some(n)) => {
+                media.insert("width", n.into());
+            }
+            ("ac:height", Some(n)) => {
+                media.insert("height", n.into());
+            }
+            _ => rest.push((k, v)),
+        }
+    }
+    let block = !(i.inline && i.caption.is_none());
+    let shown_width = if block {
+        cloud_size(&mut media, &mut rest)
+    } else {
+        None
+    };
+    // A block image's layout (see the module's doc); an inline one keeps both attributes as they are.
+    let mut layout = None;
+    let mut said = Map::new();
+    if block {
+        let is_layout = |v: &str| align_for(v).is_some();
+        match (get(&rest, "ac:align"), get(&rest, "ac:layout")) {
+            (align, Some(l)) if is_layout(l) => {
+                let l = l.to_string();
+                match align {
+                    Some(a) if Some(a) == align_for(&l) => {
+                        take(&mut rest, "ac:align");
+                    }
+                    Some(_) => {}
+                    None => {
+                        said.insert("align".into(), false.into());
+                    }
+                }
+                take(&mut rest, "ac:layout");
+                layout = Some(l);
+            }
+            (Some(a), None) if layout_for(a).is_some() => {
+                layout = layout_for(a).map(str::to_string);
+                take(&mut rest, "ac:align");
+                said.insert("layout".into(), false.into());
+            }
+            _ => {}
+        }
+    }
+    let mut outer = storage_attrs(rest).unwrap_or_default();
+    if !said.is_empty() {
+        storage_of(&mut outer).extend(said);
+    }
+    if !i.extra.is_empty() {
+        storage_of(&mut outer).insert("extra".into(), i.extra.into());
+    }
+    if i.inline && i.caption.is_none() {
+        if !media_storage.is_empty() {
+            storage_of(&mut media).extend(media_storage);
+        }
+        for (k, v) in outer {
+            match (k.as_str(), v) {
+                (STORAGE, Value::Object(s)) => storage_of(&mut media).extend(s),
+                (_, v) => {
+                    media.insert(k, v);
+                }
+            }
+        }
+        let mut node = Node::new(NodeType::MediaInline);
+        node.attrs = Some(media);
+        return node;
+    }
+    if !media_storage.is_empty() {
+        media.insert(STORAGE, Value::Object(media_storage));
+    }
+    if let Some(layout) = layout {
+        outer.insert("layout", layout.into());
+    }
+    if let Some(width) = shown_width {
+        outer.insert("width", width.into());
+        outer.insert("widthType", "pixel".into());
+    }
+    let mut media_node = Node::new(NodeType::Media);
+    media_node.attrs = Some(media);
+    let mut content = vec![media_node];
+    if let Some(caption) = i.caption {
+        content.push(caption_node(caption));
+    }
+    let mut node = Node::with_content(NodeType::MediaSingle, content);
+    if !outer.is_empty() {
+        node.attrs = Some(outer);
+    }
+    node
+}
+/// A `caption` of what an `ac:caption` holds. ADF's caption holds text, so one `<p>` around it all, as
+/// Confluence writes a caption, is its content with `storage.p` holding the `<p>`'s attributes (`{}`).
+fn caption_node(content: Vec<Node>) -> Node {
+    let one_p = match content.as_slice() {
+        [p] if p.kind == NodeType::Paragraph
+            && p.marks.is_none()
+            && p.text.is_none()
+            && p.extra.is_none()
+            && !p.children().is_empty() =>
+        {
+            match p.attrs.as_ref() {
+                None => Some(Map::new()),
+                Some(a) => match storage(Some(a)) {
+                    Some(s) if a.len() == 1 && s.len() == 1 => {
+                        s.get("attrs").and_then(Value::as_object).cloned()
+                    }
+                    _ => None,
+                },
+            }
+        }
+        _ => None,
+    };
+    let Some(p_attrs) = one_p else {
+        return Node::with_content(NodeType::Caption, content);
+    };
+    let Some(mut p) = content.into_iter().next() else {
+        unreachable!("one paragraph")
+    };
+    let mut caption = Node::with_content(NodeType::Caption, p.content.take().unwrap_or_default());
+    let mut attrs = Attrs::new();
+    storage_of(&mut attrs).insert("p".into(), Value::Object(p_attrs));
+    caption.attrs = Some(attrs);
+    caption
+}
+
+/// Writes `mediaSingle`, `mediaInline` or a lone `media` as an `ac:image`.
+pub(super) fn write_image(w: &mut impl Out, node: &Node) {
+    let (media, outer_st, rest): (Option<&Node>, Option<&Map<String, Value>>, &[Node]) =
+        match node.kind {
+            NodeType::MediaSingle => {
+                let media = node
+                    .children()
+                    .iter()
+                    .position(|c| c.kind == NodeType::Media);
+                let media_node = media.map(|i| &node.children()[i]);
+                (media_node, storage(node.attrs.as_ref()), node.children())
+            }
+            _ => (Some(node), storage(node.attrs.as_ref()), &[]),
+        };
+    let layout = match node.kind {
+        NodeType::MediaSingle => node.attr_str("layout"),
+        _ => None,
+    };
+    let media_attrs = media.and_then(|m| m.attrs.as_ref());
+    let media_st = storage(media_attrs);
+    let out = w.out();
+    out.push_str("<ac:image");
+    let mut kept = attr_list(outer_st.and_then(|s| s.get("attrs")));
+    let align = take(&mut kept, "ac:align").or_else(|| {
+        let derived = layout
+            .and_then(align_for)
+            .filter(|_| !said_no(outer_st, "align"));
+        derived.map(str::to_string)
+    });
+    let layout = take(&mut kept, "ac:layout").or_else(|| {
+        let written = layout.filter(|_| !said_no(outer_st, "layout"));
+        written.map(str::to_string)
+    });
+    for (name, value) in [("ac:align", align), ("ac:layout", layout)] {
+        if let Some(value) = value {
+            push_attr(out, name, &value);
+        }
+    }
+    let sizes = cloud_sizes(node, media_attrs).filter(|_| {
+        let kept_sizes = |(k, _): &(String, String)| CLOUD_SIZES.contains(&k.as_str());
+        !kept.iter().any(kept_sizes)
+    });
+    if let Some([height, width, _]) = sizes {
+        push_attr(out, CLOUD_SIZES[0], &height.to_string());
+        push_attr(out, CLOUD_SIZES[1], &width.to_string());
+        push_attr(out, CLOUD_SIZES[2], "true");
+    }
+    for name in CLOUD_SIZES {
+        if let Some(value) = take(&mut kept, name) {
+            push_attr(out, name, &value);
+        }
+    }
+    let attr = |n: &str| media_attrs.and_then(|a| a.get(n));
+    if let Some(alt) = attr("alt") {
+        push_attr(out, "ac:alt", &value_text(alt));
+    }
+    match sizes {
+        Some([_, _, shown]) => push_attr(out, "ac:width", &shown.to_string()),
+        None => {
+            if let Some(width) = attr("width").filter(|v| v.is_i64()) {
+                push_attr(out, "ac:width", &width.to_string());
+            }
+            if let Some(height) = attr("height").filter(|v| v.is_i64()) {
+                push_attr(out, "ac:height", &height.to_string());
+            }
+        }
+    }
+    for (k, v) in kept {
+        push_attr(out, &k, &v);
+    }
+    out.push('>');
+    let kind = attr("type").and_then(Value::as_str).unwrap_or("file");
+    let key = if kind == "external" {
+        attr("url")
+    } else {
+        attr("id")
+    }
+    .map(value_text)
+    .unwrap_or_default();
+    let stored = media_st.and_then(|s| s.get("ri"));
+    let version = media_st.and_then(|s| s.get(VERSION)).map(value_text);
+    match stored {
+        Some(Value::Null) => {}
+        Some(v) => match Ri::from_value(v) {
+            Some(ri)
+                if (ri.name == "ri:attachment"
+                    && get(&ri.attrs, "ri:filename") == Some(key.as_str()))
+                    || (ri.name == "ri:url"
+                        && get(&ri.attrs, "ri:value") == Some(key.as_str()))
+                    || (ri.name != "ri:attachment" && ri.name != "ri:url") =>
+            {
+                ri.write(out)
+            }
+            _ => default_ri(out, kind, &key, version.as_deref()),
+        },
+        None => default_ri(out, kind, &key, version.as_deref()),
+    }
+    for child in rest {
+        match child.kind {
+            NodeType::Media => {}
+            NodeType::Caption => {
+                let p = storage(child.attrs.as_ref())
+                    .and_then(|s| s.get("p"))
+                    .and_then(Value::as_object);
+                w.out().push_str("<ac:caption>");
+                if let Some(p) = p {
+                    w.out().push_str("<p");
+                    for (k, v) in attr_list(Some(&Value::Object(p.clone()))) {
+                        push_attr(w.out(), &k, &v);
+                    }
+                    w.out().push('>');
+                }
+                w.children(child.children());
+                if p.is_some() {
+                    w.out().push_str("</p>");
+                }
+                w.out().push_str("</ac:caption>");
+            }
+            _ => w.children(std::slice::from_ref(child)),
+        }
+    }
+    if let Some(extra) = outer_st
+        .and_then(|s| s.get("extra"))
+        .and_then(Value::as_array)
+    {
+        for raw in extra.iter().filter_map(Value::as_str) {
+            w.out().push_str(raw);
+        }
+    }
+    w.out().push_str("</ac:image>");
+}
+
+/// The resource identifier an image's `id` or `url` implies, with the attachment's version if it was kept.
+fn default_ri(out: &mut String, kind: &str, key: &str, version: Option<&str>) {
+    if kind == "external" {
+        out.push_str("<ri:url");
+        push_attr(out, "ri:value", key);
+    } else {
+        out.push_str("<ri:attachment");
+        push_attr(out, "ri:filename", key);
+        if let Some(version) = version {
+            push_attr(out, VERSION_AT_SAVE, version);
+        }
+    }
+    out.push_str(" />");
+}
