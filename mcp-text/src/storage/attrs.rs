@@ -60,6 +60,14 @@ pub(super) fn storage(attrs: Option<&Attrs>) -> Option<&Map<String, Value>> {
     attrs?.get(STORAGE)?.as_object()
 }
 
+/// Whether `attrs` say `storage.NAME: false`: the element lacked what the writer would otherwise write.
+pub(super) fn storage_said_no(attrs: Option<&Attrs>, name: &str) -> bool {
+    storage(attrs)
+        .and_then(|s| s.get(name))
+        .and_then(Value::as_bool)
+        == Some(false)
+}
+
 /// Whether `attrs` say `storage.NAME: true`, a flag the reader set and the writer obeys.
 pub(super) fn storage_flag(attrs: Option<&Attrs>, name: &str) -> bool {
     storage(attrs)

@@ -1,9 +1,9 @@
 //! The HTML elements of storage format that are model nodes or marks: which XML attributes stand for which
 //! ADF attrs (both directions), which elements are marks, and which are inline.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use super::attrs::{attr_object, exact_int, storage_of, AttrList};
+use super::attrs::{attr_object, exact_int, storage_of, storage_said_no, with_default, AttrList};
 use crate::model::{Attrs, Mark, MarkType};
 
 /// The XML attributes an element's ADF attrs stand for: (XML name, ADF name, an integer in ADF).
@@ -56,6 +56,43 @@ pub(super) fn mapped_attrs(tag: &str, list: AttrList) -> Option<Attrs> {
         storage_of(&mut attrs).insert("attrs".into(), Value::Object(attr_object(rest)));
     }
     (!attrs.is_empty()).then_some(attrs)
+}
+
+/// An `<ol>`'s attrs, its `order` 1 without a `start` (as Confluence's ADF has it and the Markdown reader
+/// infers). Confluence Cloud writes `start="1"` with the list's `local-id`, Data Center neither: the writer
+/// writes a `start` of 1 exactly when the list has a `localId`. The other two shapes say so: a `start="1"`
+/// without an id stays the attribute it is (`storage.attrs`), an id without a `start` says
+/// `storage.start: false`.
+pub(super) fn ordered_list_attrs(list: AttrList) -> Attrs {
+    let has = |name: &str| list.iter().any(|(k, _)| k == name);
+    let id = has("local-id");
+    let start_one = list.iter().any(|(k, v)| k == "start" && v == "1");
+    let no_start = id && !has("start");
+    let (kept, list): (AttrList, AttrList) = list
+        .into_iter()
+        .partition(|(k, v)| !id && k == "start" && v == "1");
+    let mut attrs = mapped_attrs("ol", list).unwrap_or_default();
+    if start_one && !id {
+        let rest = storage_of(&mut attrs)
+            .entry("attrs")
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Some(rest) = rest.as_object_mut() {
+            rest.extend(attr_object(kept));
+        }
+    }
+    if no_start {
+        storage_of(&mut attrs).insert("start".into(), false.into());
+    }
+    with_default(Some(attrs), "order", 1)
+}
+
+/// Whether the writer leaves out the XML attribute of `tag` that stands for `adf`, whose value is `v`, of
+/// a node whose attrs are `attrs`: an `<ol>`'s `start` of 1 but with an id (see [`ordered_list_attrs`]).
+pub(super) fn implied(tag: &str, adf: &str, v: &Value, attrs: &Attrs) -> bool {
+    tag == "ol"
+        && adf == "order"
+        && v.as_i64() == Some(1)
+        && (!attrs.contains_key("localId") || storage_said_no(Some(attrs), "start"))
 }
 
 /// The mark an element stands for, if it is a mark element.

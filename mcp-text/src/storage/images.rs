@@ -19,7 +19,7 @@
 
 use serde_json::{Map, Value};
 
-use super::attrs::{exact_int, storage, storage_attrs, storage_of, AttrList};
+use super::attrs::{exact_int, storage, storage_attrs, storage_of, storage_said_no, AttrList};
 use super::links::{attr_list, get, push_attr, value_text, Ri, VERSION, VERSION_AT_SAVE};
 use super::xml_out::Out;
 use super::STORAGE;
@@ -97,11 +97,6 @@ fn cloud_sizes(node: &Node, media: Option<&Attrs>) -> Option<[i64; 3]> {
 fn take(list: &mut AttrList, name: &str) -> Option<String> {
     let at = list.iter().position(|(k, _)| k == name)?;
     Some(list.remove(at).1)
-}
-
-/// Whether the storage object says `NAME: false`.
-fn said_no(st: Option<&Map<String, Value>>, name: &str) -> bool {
-    st.and_then(|s| s.get(name)) == Some(&Value::Bool(false))
 }
 
 /// An `ac:image`: `mediaSingle` holding a `media` (and a `caption`) in block context, `mediaInline` in text.
@@ -300,11 +295,11 @@ pub(super) fn write_image(w: &mut impl Out, node: &Node) {
     let align = take(&mut kept, "ac:align").or_else(|| {
         let derived = layout
             .and_then(align_for)
-            .filter(|_| !said_no(outer_st, "align"));
+            .filter(|_| !storage_said_no(node.attrs.as_ref(), "align"));
         derived.map(str::to_string)
     });
     let layout = take(&mut kept, "ac:layout").or_else(|| {
-        let written = layout.filter(|_| !said_no(outer_st, "layout"));
+        let written = layout.filter(|_| !storage_said_no(node.attrs.as_ref(), "layout"));
         written.map(str::to_string)
     });
     for (name, value) in [("ac:align", align), ("ac:layout", layout)] {

@@ -10,7 +10,7 @@ use super::adf_extension;
 use super::attrs::{storage, storage_flag};
 use super::bare;
 use super::columns;
-use super::elements::mapped;
+use super::elements::{self, mapped};
 use super::entities;
 use super::images;
 use super::links::{self, push_attr, LinkText};
@@ -485,7 +485,10 @@ fn mark_tag<'a>(kind: &MarkType, mark: &'a Mark) -> Option<&'a str> {
 fn write_attrs(out: &mut String, tag: &str, attrs: Option<&Attrs>) {
     let Some(attrs) = attrs else { return };
     for (xml, adf, _) in mapped(tag) {
-        if let Some(v) = attrs.get(adf).filter(|v| !v.is_null()) {
+        if let Some(v) = attrs
+            .get(adf)
+            .filter(|v| !v.is_null() && !elements::implied(tag, adf, v, attrs))
+        {
             push_attr(out, xml, &text_of(v));
         }
     }

@@ -707,7 +707,6 @@ fn a_list_whose_items_hold_bare_text_reads_as_a_plain_list() {
             "-\n",
             "\n",
             // An item holding a `<p>`: the list is as it was read, its bare item's paragraph implicit.
-            "<!--adf:orderedList {\"attrs\":null}-->\n",
             "1. a paragraph\n",
             "2. <!--adf:paragraph {\"storage\":{\"implicit\":true}}-->\n",
             "   bare\n",
@@ -1137,5 +1136,51 @@ fn an_image_as_confluence_stores_it_costs_only_what_is_its_own() {
     ] {
         let md = to_markdown(xml);
         assert_eq!(from_markdown(&md), back.unwrap_or(xml), "{md}");
+    }
+}
+
+#[test]
+fn an_ordered_list_as_confluence_stores_it_needs_no_marker() {
+    // Data Center writes a numbered list `<ol>`, Cloud `<ol start="1" local-id="…">`. The first read as a
+    // list without attrs, where the Markdown reader infers `order: 1`: every such list paid
+    // `<!--adf:orderedList {"attrs":null}-->`. Both are now a plain list (Cloud's with its short id), and
+    // come back as each was written; a list a model adds is written as the page's others are.
+    let server = "<ol><li><p>Tag</p></li><li><p>Ship</p></li></ol>";
+    let md = to_markdown(server);
+    assert_eq!(md, "1. Tag\n2. Ship\n");
+    assert_eq!(from_markdown(&md), server);
+    let cloud = "<ol start=\"1\" local-id=\"0e6b2c8f4a19\"><li><p>Tag</p></li></ol>";
+    let md = to_markdown(cloud);
+    assert_eq!(md, "<!--#0e6b2c8f4a19-->\n1. Tag\n");
+    assert_eq!(from_markdown(&md), cloud);
+    assert_eq!(from_markdown("1. Tag\n"), "<ol><li><p>Tag</p></li></ol>");
+    // Its order is 1 in ADF, as Confluence's own ADF has it.
+    let adf = mcp_text::convert(
+        server.as_bytes(),
+        mcp_text::Format::Storage,
+        mcp_text::Format::Adf,
+        &Default::default(),
+    )
+    .unwrap()
+    .text;
+    assert!(
+        adf.contains("\"type\":\"orderedList\",\"attrs\":{\"order\":1}"),
+        "{adf}"
+    );
+    // The shapes neither writes say so, and come back too.
+    for (xml, marker) in [
+        (
+            "<ol start=\"1\"><li><p>Tag</p></li></ol>",
+            "{\"storage\":{\"attrs\":{\"start\":\"1\"}}}",
+        ),
+        (
+            "<ol local-id=\"0e6b2c8f4a19\"><li><p>Tag</p></li></ol>",
+            "{\"localId\":\"0e6b2c8f4a19\",\"storage\":{\"start\":false}}",
+        ),
+        ("<ol start=\"4\"><li><p>Tag</p></li></ol>", ""),
+    ] {
+        let md = to_markdown(xml);
+        assert!(md.contains(marker), "{md}");
+        assert_eq!(from_markdown(&md), xml);
     }
 }

@@ -543,10 +543,13 @@ impl Gen {
             3 | 4 => {
                 let ordered = self.rng.chance(50);
                 self.out.push_str(if ordered { "<ol" } else { "<ul" });
+                // Data Center's `<ol>`, Cloud's `<ol start="1" local-id>`, and the other shapes.
                 if ordered && self.rng.chance(50) {
-                    let start = (1 + self.rng.below(20)).to_string();
+                    let most = if self.rng.chance(50) { 1 } else { 20 };
+                    let start = (1 + self.rng.below(most)).to_string();
                     self.attr("start", &start);
                 }
+                self.local_id();
                 self.out.push('>');
                 for _ in 0..1 + self.rng.below(3) {
                     self.out.push_str("<li");
