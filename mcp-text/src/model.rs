@@ -115,6 +115,27 @@ names! {
     }
 }
 
+impl NodeType {
+    /// The schema's inline node types (what a paragraph holds), as opposed to blocks.
+    pub const INLINE: &'static [NodeType] = &[
+        NodeType::Text,
+        NodeType::Date,
+        NodeType::Emoji,
+        NodeType::HardBreak,
+        NodeType::InlineCard,
+        NodeType::Mention,
+        NodeType::Placeholder,
+        NodeType::Status,
+        NodeType::InlineExtension,
+        NodeType::MediaInline,
+    ];
+
+    /// Whether the type is one of [`NodeType::INLINE`] (a type the schema does not define is not).
+    pub fn is_inline(&self) -> bool {
+        Self::INLINE.contains(self)
+    }
+}
+
 names! {
     /// Every mark type of the official ADF schema.
     MarkType {

@@ -54,7 +54,7 @@ impl RootRepair {
         let ready = self
             .waiting
             .iter()
-            .rposition(|n| !is_inline(&n.kind))
+            .rposition(|n| !n.kind.is_inline())
             .map_or(0, |i| i + 1);
         let rest = self.waiting.split_off(ready);
         let blocks = std::mem::replace(&mut self.waiting, rest);
@@ -80,18 +80,7 @@ impl RootRepair {
 /// Deeper than this (the reader caps nesting at 512), content is left as it is.
 const MAX_DEPTH: usize = 2048;
 
-const INLINE: &[NodeType] = &[
-    T::Text,
-    T::Date,
-    T::Emoji,
-    T::HardBreak,
-    T::InlineCard,
-    T::Mention,
-    T::Placeholder,
-    T::Status,
-    T::InlineExtension,
-    T::MediaInline,
-];
+const INLINE: &[NodeType] = NodeType::INLINE;
 
 const DOC: &[NodeType] = &[
     T::BlockCard,
@@ -264,10 +253,6 @@ fn allows(parent: &NodeType, child: &NodeType) -> Option<bool> {
     Some(list.contains(child))
 }
 
-fn is_inline(kind: &NodeType) -> bool {
-    INLINE.contains(kind)
-}
-
 /// Containers the schema requires to hold at least one block: given an empty paragraph when empty.
 fn needs_a_block(kind: &NodeType) -> bool {
     matches!(
@@ -341,7 +326,7 @@ fn adapt(mut node: Node, parent: &NodeType) -> Result<Node, Box<Node>> {
                 (_, T::TableRow) => T::Table,
                 (_, T::TableCell | T::TableHeader) => T::TableRow,
                 (_, T::Media) => T::MediaSingle,
-                (_, k) if is_inline(k) => T::Paragraph,
+                (_, k) if k.is_inline() => T::Paragraph,
                 _ => return Err(Box::new(node)),
             };
             // Only a wrapper that holds the node: else it would be hoisted straight back out.
@@ -405,7 +390,7 @@ impl Frame {
         }
         loop {
             match self.queue.next() {
-                Some(child) if self.wraps_inline && is_inline(&child.kind) => self.run.push(child),
+                Some(child) if self.wraps_inline && child.kind.is_inline() => self.run.push(child),
                 Some(child) => {
                     if self.run.is_empty() {
                         return Some((child, true));

@@ -72,23 +72,6 @@ pub(super) struct Scratch {
     link_depth_at: Vec<usize>,
 }
 
-/// Inline node types (content of a paragraph), as opposed to blocks.
-pub(super) fn is_inline(kind: &NodeType) -> bool {
-    matches!(
-        kind,
-        NodeType::Text
-            | NodeType::HardBreak
-            | NodeType::Mention
-            | NodeType::Emoji
-            | NodeType::Date
-            | NodeType::Status
-            | NodeType::InlineCard
-            | NodeType::MediaInline
-            | NodeType::Placeholder
-            | NodeType::InlineExtension
-    )
-}
-
 fn span_marks(node: &Node) -> impl Iterator<Item = &Mark> {
     node.mark_list().iter().filter(|m| m.kind != MarkType::Code)
 }

@@ -135,7 +135,7 @@ pub(super) fn media_single_ok(node: &Node) -> bool {
 fn caption_ok(c: &Node) -> bool {
     c.kind == NodeType::Caption
         && plain_inline_container(c)
-        && c.children().iter().all(|n| inline::is_inline(&n.kind))
+        && c.children().iter().all(|n| n.kind.is_inline())
         && !matches!(c.children(), [only] if only.kind == NodeType::MediaInline)
 }
 

@@ -92,7 +92,7 @@ impl<'a> W<'a> {
             // No markers: the node's content is what a reader can use of it.
             let children = node.children();
             if children.is_empty() {
-            } else if children.iter().all(|c| inline::is_inline(&c.kind)) {
+            } else if children.iter().all(|c| c.kind.is_inline()) {
                 self.inline_line(children, Place::default());
             } else {
                 self.blocks(children, Parent::Other);
@@ -897,8 +897,7 @@ fn pair_ok(node: &Node) -> bool {
 fn pair_of_blocks(node: &Node) -> bool {
     !node.children().is_empty()
         && node.children().iter().all(|c| {
-            c.text.is_none()
-                && (matches!(c.kind, NodeType::Other(_)) || !inline::is_inline(&c.kind))
+            c.text.is_none() && (matches!(c.kind, NodeType::Other(_)) || !c.kind.is_inline())
         })
 }
 

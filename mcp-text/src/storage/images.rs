@@ -13,6 +13,7 @@
 //!   the `mediaSingle` (`widthType: "pixel"`). Any other image's `ac:width` and `ac:height` are the
 //!   `media`'s `width` and `height`.
 //! - A file's `media` has `collection: ""`, which the schema requires and storage has no form for.
+//! - A caption's text is in one `<p>`, as Confluence writes it, unless it says `storage.p: false`.
 //! - The writer writes the attributes in the order Confluence Cloud does (`ac:align`, `ac:layout`,
 //!   `ac:original-height`, `ac:original-width`, `ac:custom-width`, `ac:alt`, `ac:width`, `ac:height`),
 //!   then any other it kept, by name.
@@ -235,7 +236,8 @@ pub(super) fn finish_image(i: Image) -> Node {
     node
 }
 /// A `caption` of what an `ac:caption` holds. ADF's caption holds text, so one `<p>` around it all, as
-/// Confluence writes a caption, is its content with `storage.p` holding the `<p>`'s attributes (`{}`).
+/// Confluence writes a caption, is its content, and the writer writes the `<p>` again (`storage.p` holds
+/// its attributes if it had any); text with no `<p>` around it says `storage.p: false`.
 fn caption_node(content: Vec<Node>) -> Node {
     let one_p = match content.as_slice() {
         [p] if p.kind == NodeType::Paragraph
@@ -257,16 +259,32 @@ fn caption_node(content: Vec<Node>) -> Node {
         _ => None,
     };
     let Some(p_attrs) = one_p else {
-        return Node::with_content(NodeType::Caption, content);
+        let bare_text = wrapped_in_p(&content);
+        let mut caption = Node::with_content(NodeType::Caption, content);
+        if bare_text {
+            let mut attrs = Attrs::new();
+            storage_of(&mut attrs).insert("p".into(), false.into());
+            caption.attrs = Some(attrs);
+        }
+        return caption;
     };
     let Some(mut p) = content.into_iter().next() else {
         unreachable!("one paragraph")
     };
     let mut caption = Node::with_content(NodeType::Caption, p.content.take().unwrap_or_default());
-    let mut attrs = Attrs::new();
-    storage_of(&mut attrs).insert("p".into(), Value::Object(p_attrs));
-    caption.attrs = Some(attrs);
+    // Attributes, or content the writer would not put in a `<p>` by itself (an element of storage's own).
+    if !p_attrs.is_empty() || !wrapped_in_p(caption.children()) {
+        let mut attrs = Attrs::new();
+        storage_of(&mut attrs).insert("p".into(), Value::Object(p_attrs));
+        caption.attrs = Some(attrs);
+    }
     caption
+}
+
+/// Whether the writer puts a caption's content in a `<p>` unless told otherwise: text, as Confluence writes
+/// it (blocks, or nothing, stand as they are).
+fn wrapped_in_p(content: &[Node]) -> bool {
+    !content.is_empty() && content.iter().all(|n| n.kind.is_inline())
 }
 
 /// Writes `mediaSingle`, `mediaInline` or a lone `media` as an `ac:image`.
@@ -370,9 +388,12 @@ pub(super) fn write_image(w: &mut impl Out, node: &Node) {
         match child.kind {
             NodeType::Media => {}
             NodeType::Caption => {
-                let p = storage(child.attrs.as_ref())
-                    .and_then(|s| s.get("p"))
-                    .and_then(Value::as_object);
+                let empty = Map::new();
+                let p = match storage(child.attrs.as_ref()).and_then(|s| s.get("p")) {
+                    Some(Value::Object(p)) => Some(p),
+                    Some(Value::Bool(false)) => None,
+                    _ => wrapped_in_p(child.children()).then_some(&empty),
+                };
                 w.out().push_str("<ac:caption>");
                 if let Some(p) = p {
                     w.out().push_str("<p");

@@ -830,9 +830,16 @@ impl Gen {
                 }
                 self.out.push_str(" />");
                 if self.rng.chance(30) {
-                    self.out.push_str("<ac:caption>");
+                    // Its text in a `<p>` as Confluence writes it, or bare.
+                    let p = self.rng.chance(50);
+                    self.out
+                        .push_str(if p { "<ac:caption><p>" } else { "<ac:caption>" });
                     self.inline(depth - 1, false);
-                    self.out.push_str("</ac:caption>");
+                    self.out.push_str(if p {
+                        "</p></ac:caption>"
+                    } else {
+                        "</ac:caption>"
+                    });
                 }
                 self.out.push_str("</ac:image>");
             }
