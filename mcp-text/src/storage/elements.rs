@@ -3,7 +3,10 @@
 
 use serde_json::{Map, Value};
 
-use super::attrs::{attr_object, exact_int, storage_of, storage_said_no, with_default, AttrList};
+use super::attrs::{
+    attr_object, exact_int, storage, storage_flag, storage_of, storage_said_no, with_default,
+    AttrList,
+};
 use crate::model::{Attrs, Mark, MarkType};
 
 /// The XML attributes an element's ADF attrs stand for: (XML name, ADF name, an integer in ADF).
@@ -86,13 +89,50 @@ pub(super) fn ordered_list_attrs(list: AttrList) -> Attrs {
     with_default(Some(attrs), "order", 1)
 }
 
+/// A `<table>`'s attrs: `isNumberColumnEnabled: false` and `layout: "default"` unless it says otherwise,
+/// as Confluence's ADF has them and the Markdown reader infers (storage has no form for the first). Cloud
+/// writes `data-layout="default"`, Data Center no layout but a `class` (`wrapped`): the writer leaves the
+/// default layout out exactly when the table has a class. The other two shapes say so: no layout and no
+/// class `storage.layout: false`, the default layout beside a class `storage.layout: true`.
+pub(super) fn table_attrs(list: AttrList) -> Attrs {
+    let class = list.iter().any(|(k, _)| k == "class");
+    let layout = list
+        .iter()
+        .find(|(k, _)| k == "data-layout")
+        .map(|(_, v)| v.clone());
+    let mut attrs = with_default(mapped_attrs("table", list), "isNumberColumnEnabled", false);
+    match (layout.as_deref(), class) {
+        (None, false) => {
+            storage_of(&mut attrs).insert("layout".into(), false.into());
+        }
+        (Some("default"), true) => {
+            storage_of(&mut attrs).insert("layout".into(), true.into());
+        }
+        _ => {}
+    }
+    with_default(Some(attrs), "layout", "default")
+}
+
 /// Whether the writer leaves out the XML attribute of `tag` that stands for `adf`, whose value is `v`, of
-/// a node whose attrs are `attrs`: an `<ol>`'s `start` of 1 but with an id (see [`ordered_list_attrs`]).
+/// a node whose attrs are `attrs`: an `<ol>`'s `start` of 1 but with an id (see [`ordered_list_attrs`]), a
+/// `<table>`'s default layout beside a class (see [`table_attrs`]).
 pub(super) fn implied(tag: &str, adf: &str, v: &Value, attrs: &Attrs) -> bool {
-    tag == "ol"
-        && adf == "order"
-        && v.as_i64() == Some(1)
-        && (!attrs.contains_key("localId") || storage_said_no(Some(attrs), "start"))
+    match (tag, adf) {
+        ("ol", "order") => {
+            v.as_i64() == Some(1)
+                && (!attrs.contains_key("localId") || storage_said_no(Some(attrs), "start"))
+        }
+        ("table", "layout") => {
+            let class = storage(Some(attrs))
+                .and_then(|s| s.get("attrs"))
+                .and_then(|a| a.get("class"))
+                .is_some();
+            v.as_str() == Some("default")
+                && ((class && !storage_flag(Some(attrs), "layout"))
+                    || storage_said_no(Some(attrs), "layout"))
+        }
+        _ => false,
+    }
 }
 
 /// The mark an element stands for, if it is a mark element.

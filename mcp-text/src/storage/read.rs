@@ -17,7 +17,7 @@ use super::attrs::{
     attr_object, implicit_attrs, put_attrs, storage_attrs, storage_of, with_default, AttrList,
 };
 use super::cards;
-use super::elements::{is_inline, mapped_attrs, mark_for, ordered_list_attrs};
+use super::elements::{is_inline, mapped_attrs, mark_for, ordered_list_attrs, table_attrs};
 use super::entities::{self, text_content};
 use super::images::{self, Image};
 use super::links::{self, Link, LinkBody, Ri, Task};
@@ -515,11 +515,7 @@ impl<'a> Parser<'a> {
             }
             "table" => (
                 NodeType::Table,
-                Some(with_default(
-                    mapped_attrs("table", attrs),
-                    "isNumberColumnEnabled",
-                    false,
-                )),
+                Some(table_attrs(attrs)),
                 Mode::Elements,
                 Role::Node,
             ),

@@ -636,7 +636,7 @@ fn a_table_whose_cells_hold_bare_text_stays_a_pipe_table() {
     assert_eq!(
         md,
         concat!(
-            "<!--adf:table {\"-attrs\":[\"layout\"],\"attrs\":{\"storage\":{\"bare\":true}}}-->\n",
+            "<!--adf:table {\"storage\":{\"bare\":true,\"layout\":false}}-->\n",
             "| Table Heading Cell 1 | Table Heading Cell 2 |\n",
             "| --- | --- |\n",
             "| Normal **Cell** 1 | <!--adf:tableCell {\"colspan\":1}-->a \\| b |\n",
@@ -672,7 +672,7 @@ fn a_cells_content_wrapper_is_the_cells_not_an_element() {
     assert_eq!(
         md,
         concat!(
-            "<!--adf:table {\"-attrs\":[\"layout\"],\"attrs\":{\"storage\":{\"bare\":true}}}-->\n",
+            "<!--adf:table {\"storage\":{\"bare\":true,\"layout\":false}}-->\n",
             "| Level | Example |\n",
             "| --- | --- |\n",
             "| 3 | <!--adf:tableCell {\"storage\":{\"wrapper\":true}}-->Intermediate |\n",
@@ -961,8 +961,9 @@ fn a_server_tables_columns_and_colgroup_are_said_once_for_the_table() {
     assert_eq!(
         md,
         concat!(
-            "<!--adf:table {\"-attrs\":[\"layout\"],\"attrs\":{\"storage\":{\"attrs\":{\"class\":\"wrapped\"},",
-            "\"bare\":true,\"colgroup\":3,\"colspanOne\":[2]}}}-->\n",
+            // Its class says it is Data Center's: no layout was written, none is said.
+            "<!--adf:table {\"storage\":{\"attrs\":{\"class\":\"wrapped\"},",
+            "\"bare\":true,\"colgroup\":3,\"colspanOne\":[2]}}-->\n",
             "| Step | Who | Done |\n",
             "| --- | --- | --- |\n",
             "| Tag the build | Release lead | yes |\n",
@@ -1188,6 +1189,38 @@ fn an_ordered_list_as_confluence_stores_it_needs_no_marker() {
     ] {
         let md = to_markdown(xml);
         assert!(md.contains(marker), "{md}");
+        assert_eq!(from_markdown(&md), xml);
+    }
+}
+
+#[test]
+fn a_tables_layout_is_said_only_where_confluence_would_not_write_it() {
+    // Cloud writes `<table data-layout="default">`, Data Center `<table class="wrapped">` with no layout,
+    // which paid `"-attrs":["layout"]` on every table (the Markdown reader infers the default layout a
+    // pipe table has in Confluence's ADF). The class says it is Data Center's now; the two other shapes
+    // say so, and each comes back as it was.
+    let cell = "<tbody><tr><th><p>a</p></th></tr><tr><td><p>b</p></td></tr></tbody></table>";
+    for (open, marker) in [
+        ("<table data-layout=\"default\">", None),
+        (
+            "<table class=\"wrapped\">",
+            Some("{\"storage\":{\"attrs\":{\"class\":\"wrapped\"}}}"),
+        ),
+        ("<table>", Some("{\"storage\":{\"layout\":false}}")),
+        (
+            "<table data-layout=\"default\" class=\"wrapped\">",
+            Some("{\"storage\":{\"attrs\":{\"class\":\"wrapped\"},\"layout\":true}}"),
+        ),
+    ] {
+        let xml = format!("{open}{cell}");
+        let md = to_markdown(&xml);
+        match marker {
+            Some(marker) => assert!(
+                md.starts_with(&format!("<!--adf:table {marker}-->\n")),
+                "{md}"
+            ),
+            None => assert!(md.starts_with("| a |"), "{md}"),
+        }
         assert_eq!(from_markdown(&md), xml);
     }
 }

@@ -603,9 +603,14 @@ impl Gen {
                     self.attr("data-table-width", width);
                 }
                 if self.rng.chance(50) {
-                    self.attr("data-layout", "default");
+                    let layout = self.rng.pick(&["default", "default", "wide"]);
+                    self.attr("data-layout", layout);
                 }
                 self.ac_local_id();
+                // Data Center's class, after the attributes the writer maps (as it writes them).
+                if self.rng.chance(30) {
+                    self.attr("class", "wrapped");
+                }
                 self.out.push('>');
                 // Server's and Data Center's colgroup: an empty `<col />` a column, or widths.
                 match self.rng.below(6) {
