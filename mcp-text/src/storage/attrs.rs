@@ -8,6 +8,12 @@ use crate::model::{Attrs, Node, NodeType};
 
 pub(super) type AttrList = Vec<(String, String)>;
 
+/// Takes the attribute `name` out of `list`, with its value.
+pub(super) fn take_attr(list: &mut AttrList, name: &str) -> Option<String> {
+    let at = list.iter().position(|(k, _)| k == name)?;
+    Some(list.remove(at).1)
+}
+
 /// The `storage` object of `attrs`, created if absent.
 pub(super) fn storage_of(attrs: &mut Attrs) -> &mut Map<String, Value> {
     let entry = attrs

@@ -20,7 +20,9 @@
 
 use serde_json::{Map, Value};
 
-use super::attrs::{exact_int, storage, storage_attrs, storage_of, storage_said_no, AttrList};
+use super::attrs::{
+    exact_int, storage, storage_attrs, storage_of, storage_said_no, take_attr, AttrList,
+};
 use super::links::{attr_list, get, push_attr, value_text, Ri, VERSION, VERSION_AT_SAVE};
 use super::xml_out::Out;
 use super::STORAGE;
@@ -73,7 +75,7 @@ fn cloud_size(media: &mut Attrs, rest: &mut AttrList) -> Option<i64> {
         return None;
     }
     for name in CLOUD_SIZES {
-        take(rest, name);
+        take_attr(rest, name);
     }
     media.insert("width", width.into());
     media.insert("height", height.into());
@@ -92,12 +94,6 @@ fn cloud_sizes(node: &Node, media: Option<&Attrs>) -> Option<[i64; 3]> {
         int(media, "width")?,
         int(node.attrs.as_ref(), "width")?,
     ])
-}
-
-/// Takes the attribute `name` out of `list`.
-fn take(list: &mut AttrList, name: &str) -> Option<String> {
-    let at = list.iter().position(|(k, _)| k == name)?;
-    Some(list.remove(at).1)
 }
 
 /// An `ac:image`: `mediaSingle` holding a `media` (and a `caption`) in block context, `mediaInline` in text.
@@ -172,19 +168,19 @@ pub(super) fn finish_image(i: Image) -> Node {
                 let l = l.to_string();
                 match align {
                     Some(a) if Some(a) == align_for(&l) => {
-                        take(&mut rest, "ac:align");
+                        take_attr(&mut rest, "ac:align");
                     }
                     Some(_) => {}
                     None => {
                         said.insert("align".into(), false.into());
                     }
                 }
-                take(&mut rest, "ac:layout");
+                take_attr(&mut rest, "ac:layout");
                 layout = Some(l);
             }
             (Some(a), None) if layout_for(a).is_some() => {
                 layout = layout_for(a).map(str::to_string);
-                take(&mut rest, "ac:align");
+                take_attr(&mut rest, "ac:align");
                 said.insert("layout".into(), false.into());
             }
             _ => {}
@@ -310,13 +306,13 @@ pub(super) fn write_image(w: &mut impl Out, node: &Node) {
     let out = w.out();
     out.push_str("<ac:image");
     let mut kept = attr_list(outer_st.and_then(|s| s.get("attrs")));
-    let align = take(&mut kept, "ac:align").or_else(|| {
+    let align = take_attr(&mut kept, "ac:align").or_else(|| {
         let derived = layout
             .and_then(align_for)
             .filter(|_| !storage_said_no(node.attrs.as_ref(), "align"));
         derived.map(str::to_string)
     });
-    let layout = take(&mut kept, "ac:layout").or_else(|| {
+    let layout = take_attr(&mut kept, "ac:layout").or_else(|| {
         let written = layout.filter(|_| !storage_said_no(node.attrs.as_ref(), "layout"));
         written.map(str::to_string)
     });
@@ -335,7 +331,7 @@ pub(super) fn write_image(w: &mut impl Out, node: &Node) {
         push_attr(out, CLOUD_SIZES[2], "true");
     }
     for name in CLOUD_SIZES {
-        if let Some(value) = take(&mut kept, name) {
+        if let Some(value) = take_attr(&mut kept, name) {
             push_attr(out, name, &value);
         }
     }

@@ -5,7 +5,7 @@
 
 use serde_json::{Map, Value};
 
-use super::attrs::{attr_object, storage, storage_of, AttrList};
+use super::attrs::{attr_object, storage, storage_of, take_attr, AttrList};
 use super::entities;
 use super::xml_out::Out;
 use super::STORAGE;
@@ -612,9 +612,8 @@ pub(super) fn write_emoji(out: &mut String, node: &Node) {
     let short = node.attr_str("shortName");
     let attr_form = st.and_then(|s| s.get("shortnameAttr")).is_some();
     out.push_str("<ac:emoticon");
-    if let Some(i) = rest.iter().position(|(k, _)| k == "ac:name") {
-        let (k, v) = rest.remove(i);
-        push_attr(out, &k, &v);
+    if let Some(name) = take_attr(&mut rest, "ac:name") {
+        push_attr(out, "ac:name", &name);
     } else if let (Some(short), false) = (short, attr_form) {
         push_attr(
             out,

@@ -15,7 +15,7 @@ use quick_xml::events::Event;
 use quick_xml::Reader;
 use serde_json::{Map, Value};
 
-use super::attrs::{attr_object, storage_of, AttrList};
+use super::attrs::{attr_object, storage_of, take_attr, AttrList};
 use super::entities;
 use super::links::push_attr;
 use super::xml_out::Out;
@@ -344,15 +344,13 @@ pub(super) fn finish(m: Macro) -> Node {
         }
     };
     // Confluence Cloud's `ac:local-id` is the node's `localId`, as on an extension.
-    if let Some(i) = rest_attrs.iter().position(|(k, _)| k == "ac:local-id") {
-        let (_, id) = rest_attrs.remove(i);
+    if let Some(id) = take_attr(&mut rest_attrs, "ac:local-id") {
         attrs.insert("localId", id.into());
     }
     let mut node = Node::new(kind);
     let mut storage = Map::new();
     // Every macro's id (Server's, Data Center's and Cloud's), said as briefly as JSON says it.
-    if let Some(i) = rest_attrs.iter().position(|(k, _)| k == "ac:macro-id") {
-        let (_, id) = rest_attrs.remove(i);
+    if let Some(id) = take_attr(&mut rest_attrs, "ac:macro-id") {
         storage.insert(MACRO_ID.into(), id.into());
     }
     if !rest_attrs.is_empty() {
