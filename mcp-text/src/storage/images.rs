@@ -10,8 +10,10 @@
 //!   resource identifier than the one the image's `id` or `url` implies is kept whole (`storage.ri`).
 //! - Cloud's image of a width of its own (`ac:original-height`, `ac:original-width`, `ac:custom-width`,
 //!   `ac:width`) is what Confluence's ADF makes of it: the file's size on the `media`, the width shown on
-//!   the `mediaSingle` (`widthType: "pixel"`). Any other image's `ac:width` and `ac:height` are the
-//!   `media`'s `width` and `height`.
+//!   the `mediaSingle` (`widthType: "pixel"`); Cloud's image at its file's size (`ac:original-height`,
+//!   `ac:original-width` alone) the `media`'s `width` and `height`, as in Confluence's ADF. Any other
+//!   image's `ac:width` and `ac:height` are the `media`'s `width` and `height` too, and where it has both,
+//!   `storage.original: false` says they were not the file's size.
 //! - A file's `media` has `collection: ""`, which the schema requires and storage has no form for.
 //! - A caption's text is in one `<p>`, as Confluence writes it, unless it says `storage.p: false`.
 //! - The writer writes the attributes in the order Confluence Cloud does (`ac:align`, `ac:layout`,
@@ -80,6 +82,56 @@ fn cloud_size(media: &mut Attrs, rest: &mut AttrList) -> Option<i64> {
     media.insert("width", width.into());
     media.insert("height", height.into());
     Some(shown)
+}
+
+/// Cloud's image at its file's size (`ac:original-height` and `ac:original-width`, no other size) as
+/// Confluence's ADF has it: the file's size is the `media`'s `width` and `height`, which the writer writes
+/// back as those two (see [`writes_file_size`]). An image whose `ac:width` and `ac:height` are both the
+/// `media`'s says so instead, `storage.original: false`.
+fn file_size(media: &mut Attrs, rest: &mut AttrList, said: &mut Map<String, Value>) {
+    let has = |name: &str| media.contains_key(name);
+    if has("width") || has("height") {
+        if has("width") && has("height") && !has_original(rest) {
+            said.insert(ORIGINAL.into(), false.into());
+        }
+        return;
+    }
+    let int = |name: &str| get(rest, name).and_then(exact_int);
+    let (Some(height), Some(width)) = (int(CLOUD_SIZES[0]), int(CLOUD_SIZES[1])) else {
+        return;
+    };
+    if get(rest, CLOUD_SIZES[2]).is_some() {
+        return;
+    }
+    take_attr(rest, CLOUD_SIZES[0]);
+    take_attr(rest, CLOUD_SIZES[1]);
+    media.insert("width", width.into());
+    media.insert("height", height.into());
+}
+
+/// The flag of an image whose `media` sizes were not written as the file's (see [`file_size`]).
+const ORIGINAL: &str = "original";
+
+/// Whether `list` keeps either of Cloud's file sizes as it was written.
+fn has_original(list: &AttrList) -> bool {
+    list.iter()
+        .any(|(k, _)| k == CLOUD_SIZES[0] || k == CLOUD_SIZES[1])
+}
+
+/// Whether the writer writes a `mediaSingle`'s `media` `width` and `height` as Cloud's file size
+/// (`ac:original-height`, `ac:original-width`), as Confluence writes the sizes of an image of no width of
+/// its own: both are numbers, the image has no width of its own, no file size was kept as written, and the
+/// `media` does not say `storage.original: false` (its sizes were `ac:width` and `ac:height`).
+fn writes_file_size(node: &Node, media: Option<&Attrs>, kept: &AttrList) -> Option<[i64; 2]> {
+    if node.kind != NodeType::MediaSingle
+        || node.attr_str("widthType") == Some("pixel")
+        || has_original(kept)
+        || storage_said_no(media, ORIGINAL)
+    {
+        return None;
+    }
+    let int = |name: &str| media?.get(name)?.as_i64();
+    Some([int("height")?, int("width")?])
 }
 
 /// The `ac:` sizes of a `mediaSingle` of a width of its own, in the order they are written (see
@@ -158,6 +210,9 @@ pub(super) fn finish_image(i: Image) -> Node {
     } else {
         None
     };
+    if block && shown_width.is_none() {
+        file_size(&mut media, &mut rest, &mut media_storage);
+    }
     // A block image's layout (see the module's doc); an inline one keeps both attributes as they are.
     let mut layout = None;
     let mut said = Map::new();
@@ -325,10 +380,18 @@ pub(super) fn write_image(w: &mut impl Out, node: &Node) {
         let kept_sizes = |(k, _): &(String, String)| CLOUD_SIZES.contains(&k.as_str());
         !kept.iter().any(kept_sizes)
     });
+    let file = match sizes {
+        Some(_) => None,
+        None => writes_file_size(node, media_attrs, &kept),
+    };
     if let Some([height, width, _]) = sizes {
         push_attr(out, CLOUD_SIZES[0], &height.to_string());
         push_attr(out, CLOUD_SIZES[1], &width.to_string());
         push_attr(out, CLOUD_SIZES[2], "true");
+    }
+    if let Some([height, width]) = file {
+        push_attr(out, CLOUD_SIZES[0], &height.to_string());
+        push_attr(out, CLOUD_SIZES[1], &width.to_string());
     }
     for name in CLOUD_SIZES {
         if let Some(value) = take_attr(&mut kept, name) {
@@ -341,6 +404,7 @@ pub(super) fn write_image(w: &mut impl Out, node: &Node) {
     }
     match sizes {
         Some([_, _, shown]) => push_attr(out, "ac:width", &shown.to_string()),
+        None if file.is_some() => {}
         None => {
             if let Some(width) = attr("width").filter(|v| v.is_i64()) {
                 push_attr(out, "ac:width", &width.to_string());

@@ -18,6 +18,19 @@ fn from_markdown(md: &str) -> String {
     storage::write(&back.doc)
 }
 
+/// `from` converted by the CLI's way (`mcp_text::convert`) to `to`.
+fn convert(from: &str, from_format: mcp_text::Format, to: mcp_text::Format) -> String {
+    mcp_text::convert(from.as_bytes(), from_format, to, &Default::default())
+        .unwrap()
+        .text
+}
+
+/// The ADF of storage `xml`, as `mcp_text::convert` gives it.
+fn storage_to_adf(xml: &str) -> serde_json::Value {
+    let adf = convert(xml, mcp_text::Format::Storage, mcp_text::Format::Adf);
+    serde_json::from_str(&adf).unwrap()
+}
+
 #[test]
 fn confluence_page_through_markdown_comes_back() {
     let md = to_markdown(PAGE);
@@ -166,15 +179,7 @@ fn a_task_whose_body_is_paragraphs_keeps_its_task() {
     // Confluence writes a task that holds paragraphs; read as one of text, the repair before ADF took
     // its paragraphs out of it and the task (its state, its id) was lost.
     let xml = "<ac:task-list><ac:task><ac:task-id>7</ac:task-id><ac:task-status>complete</ac:task-status><ac:task-body><p>Ship it</p><p>then tell the team</p></ac:task-body></ac:task></ac:task-list>";
-    let adf = mcp_text::convert(
-        xml.as_bytes(),
-        mcp_text::Format::Storage,
-        mcp_text::Format::Adf,
-        &Default::default(),
-    )
-    .unwrap()
-    .text;
-    let adf: serde_json::Value = serde_json::from_str(&adf).unwrap();
+    let adf = storage_to_adf(xml);
     let item = &adf["content"][0]["content"][0];
     assert_eq!(item["type"], "blockTaskItem", "{adf}");
     assert_eq!(item["attrs"]["state"], "DONE", "{adf}");
@@ -1087,15 +1092,7 @@ fn an_image_as_confluence_stores_it_costs_only_what_is_its_own() {
         .contains("ac:custom-width=\"true\" ac:alt=\"Checkout flow\" ac:width=\"900\">"));
     // Its ADF is Confluence's: the layout, the width shown, the file's size, and the `collection` the schema
     // requires of a file.
-    let adf = mcp_text::convert(
-        cloud.replace(" ri:version-at-save=\"1\"", "").as_bytes(),
-        mcp_text::Format::Storage,
-        mcp_text::Format::Adf,
-        &Default::default(),
-    )
-    .unwrap()
-    .text;
-    let adf: serde_json::Value = serde_json::from_str(&adf).unwrap();
+    let adf = storage_to_adf(&cloud.replace(" ri:version-at-save=\"1\"", ""));
     let single = &adf["content"][0];
     assert_eq!(
         single["attrs"],
@@ -1148,6 +1145,57 @@ fn an_image_as_confluence_stores_it_costs_only_what_is_its_own() {
 }
 
 #[test]
+fn an_image_at_its_files_size_costs_only_its_size() {
+    // Confluence Cloud writes an image it shows at its file's size with that size alone
+    // (`ac:original-height`, `ac:original-width`). Those two were kept as XML attributes in JSON (20 o200k
+    // tokens an image, most screenshots of a Cloud page); they are the `media`'s size now, as Confluence's
+    // ADF has them, and come back as they were.
+    let cloud = concat!(
+        "<ac:image ac:align=\"center\" ac:layout=\"center\" ac:original-height=\"364\" ac:original-width=\"590\">",
+        "<ri:attachment ri:filename=\"image.png\" ri:version-at-save=\"1\" /></ac:image>"
+    );
+    let md = to_markdown(cloud);
+    assert_eq!(
+        md,
+        "![](media:image.png '{\"height\":364,\"storage\":{\"versionAtSave\":\"1\"},\"width\":590}')\n"
+    );
+    assert_eq!(from_markdown(&md), cloud);
+    let adf = storage_to_adf(cloud);
+    let media = &adf["content"][0]["content"][0]["attrs"];
+    assert_eq!(
+        (&media["width"], &media["height"]),
+        (&590.into(), &364.into())
+    );
+    // An image of Jira's or Confluence's ADF with its file's size is written as Cloud writes it.
+    let adf = r#"{"type":"doc","version":1,"content":[{"type":"mediaSingle","attrs":{"layout":"center"},"content":[{"type":"media","attrs":{"type":"file","id":"image.png","collection":"","width":590,"height":364}}]}]}"#;
+    let xml = convert(adf, mcp_text::Format::Adf, mcp_text::Format::Storage);
+    assert_eq!(
+        xml,
+        cloud.replace(" ri:version-at-save=\"1\"", ""),
+        "the file's size, not a width and height of its own"
+    );
+    // Data Center's image of a width and height of its own says that they were not the file's; with one
+    // of them, or with the file's size kept beside them, it needs not.
+    let server = "<ac:image ac:width=\"300\" ac:height=\"200\"><ri:attachment ri:filename=\"a.png\" /></ac:image>";
+    let md = to_markdown(server);
+    assert!(
+        md.contains("'{\"height\":200,\"storage\":{\"original\":false},\"width\":300}'"),
+        "{md}"
+    );
+    assert_eq!(from_markdown(&md), server);
+    for xml in [
+        "<ac:image ac:height=\"200\"><ri:attachment ri:filename=\"a.png\" /></ac:image>",
+        "<ac:image ac:original-height=\"364\" ac:original-width=\"590\" ac:width=\"300\" ac:height=\"200\"><ri:attachment ri:filename=\"a.png\" /></ac:image>",
+        "<ac:image ac:original-height=\"364\" ac:original-width=\"590\" ac:custom-width=\"true\"><ri:attachment ri:filename=\"a.png\" /></ac:image>",
+        "<ac:image ac:original-height=\"364\" ac:original-width=\"590\" ac:height=\"20\"><ri:attachment ri:filename=\"a.png\" /></ac:image>",
+    ] {
+        let md = to_markdown(xml);
+        assert!(!md.contains("original\":false"), "{md}");
+        assert_eq!(from_markdown(&md), xml, "{md}");
+    }
+}
+
+#[test]
 fn an_ordered_list_as_confluence_stores_it_needs_no_marker() {
     // Data Center writes a numbered list `<ol>`, Cloud `<ol start="1" local-id="…">`. The first read as a
     // list without attrs, where the Markdown reader infers `order: 1`: every such list paid
@@ -1163,14 +1211,7 @@ fn an_ordered_list_as_confluence_stores_it_needs_no_marker() {
     assert_eq!(from_markdown(&md), cloud);
     assert_eq!(from_markdown("1. Tag\n"), "<ol><li><p>Tag</p></li></ol>");
     // Its order is 1 in ADF, as Confluence's own ADF has it.
-    let adf = mcp_text::convert(
-        server.as_bytes(),
-        mcp_text::Format::Storage,
-        mcp_text::Format::Adf,
-        &Default::default(),
-    )
-    .unwrap()
-    .text;
+    let adf = convert(server, mcp_text::Format::Storage, mcp_text::Format::Adf);
     assert!(
         adf.contains("\"type\":\"orderedList\",\"attrs\":{\"order\":1}"),
         "{adf}"

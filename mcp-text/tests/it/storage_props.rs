@@ -805,10 +805,14 @@ impl Gen {
                 if let Some(layout) = layout {
                     self.attr("ac:layout", layout);
                 }
-                if self.rng.chance(30) {
+                if self.rng.chance(40) {
+                    // The file's size: with a width of its own (Cloud's resized image) or alone (Cloud's
+                    // image at its file's size).
                     self.attr("ac:original-height", "668");
                     self.attr("ac:original-width", "1024");
-                    self.attr("ac:custom-width", "true");
+                    if self.rng.chance(60) {
+                        self.attr("ac:custom-width", "true");
+                    }
                 }
                 if self.rng.chance(50) {
                     self.attr("ac:alt", "a \"diagram\"");
