@@ -398,14 +398,17 @@ fn parts<'d>(
 
 /// The whole node (but its type) as a diff against an empty node of its type.
 pub(super) fn whole(node: &Node) -> Diff<'_> {
-    let mut d = diff(
-        node,
-        Inferred {
-            attrs: None,
-            content: false,
-        },
-    )
-    .unwrap_or(Diff::EMPTY);
+    whole_against(node, false)
+}
+
+/// [`whole`] but the node's content, which the Markdown shows (the reader gives the node a `content`).
+pub(super) fn whole_but_content(node: &Node) -> Diff<'_> {
+    whole_against(node, true)
+}
+
+fn whole_against(node: &Node, content: bool) -> Diff<'_> {
+    let attrs = None;
+    let mut d = diff(node, Inferred { attrs, content }).unwrap_or(Diff::EMPTY);
     d.text = node.text.as_deref();
     d
 }

@@ -743,7 +743,26 @@ fn texts_within(node: &Node) -> String {
     text
 }
 
-/// The whole node as `[label](adf:TYPE '{…}')` (see `label`; the label may be empty).
+/// Whether an inline node is written with its content as its link's text, which the reader reads back as
+/// the content: a node of a type the schema does not define (a storage element: a `<span style>`, a
+/// `<small>`) holding one text of no marks that its label shows as it is. The model reads the text once and
+/// its edit of it is the node's text; any other content is in the node's JSON.
+pub(super) fn shows_content(node: &Node, label: Option<&str>) -> bool {
+    let [text] = node.children() else {
+        return false;
+    };
+    matches!(node.kind, NodeType::Other(_))
+        && text.kind == NodeType::Text
+        && text.attrs.is_none()
+        && text.marks.is_none()
+        && text.content.is_none()
+        && text.extra.is_none()
+        && text.text.is_some()
+        && text.text.as_deref() == label
+}
+
+/// The whole node as `[label](adf:TYPE '{…}')` (see `label`; the label may be empty), but the content
+/// where the label shows it (see [`shows_content`]).
 pub(super) fn raw(out: &mut String, node: &Node, place: Place, label: Option<&str>) {
     out.push('[');
     if let Some(label) = label {
@@ -755,7 +774,10 @@ pub(super) fn raw(out: &mut String, node: &Node, place: Place, label: Option<&st
     }
     out.push_str("](adf:");
     push_type(out, node.kind.name());
-    let d = marker::whole(node);
+    let d = match shows_content(node, label) {
+        true => marker::whole_but_content(node),
+        false => marker::whole(node),
+    };
     if !d.is_empty() {
         out.push(' ');
         push_title_diff(out, &d, place.in_cell);

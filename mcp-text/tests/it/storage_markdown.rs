@@ -1196,6 +1196,38 @@ fn an_image_at_its_files_size_costs_only_its_size() {
 }
 
 #[test]
+fn an_unknown_inline_elements_text_reads_once_and_an_edit_of_it_is_kept() {
+    // Data Center pages hold spans the writer has no form for (`<span style="color: black;">`, a CSS name
+    // it would write as `rgb()`), kept as inline nodes of their own. Their text was shown as the link's text
+    // and again inside the marker's JSON, which the reader took: a model paid for the text twice, and its
+    // edit of the text it read was lost without a word. The text is the link's alone now.
+    let xml = "<h2><span style=\"color: black;\">Black text</span> and <span style=\"color: rgb(0,0,0);\"><span style=\"color: black;\">nested</span></span></h2>";
+    let md = to_markdown(xml);
+    assert_eq!(
+        md,
+        concat!(
+            "## [Black text](adf:storage:element '{\"attributes\":{\"style\":\"color: black;\"},\"name\":\"span\"}') and ",
+            "[nested](adf:storage:element '{\"attrs\":{\"attributes\":{\"style\":\"color: black;\"},\"name\":\"span\"},",
+            "\"marks\":[{\"attrs\":{\"color\":\"#000000\"},\"type\":\"textColor\"}]}')\n"
+        )
+    );
+    assert_eq!(from_markdown(&md), xml);
+    let edited = md
+        .replace("[Black text]", "[Dark text]")
+        .replace("[nested]", "[inner]");
+    assert_eq!(
+        from_markdown(&edited),
+        xml.replace(">Black text<", ">Dark text<")
+            .replace(">nested<", ">inner<")
+    );
+    // Content of any other shape (marks, more than one node) stays in the marker, as it was.
+    let marked = "<p><small><strong>fine</strong> print</small></p>";
+    let md = to_markdown(marked);
+    assert!(md.contains("\"content\":["), "{md}");
+    assert_eq!(from_markdown(&md), marked);
+}
+
+#[test]
 fn an_ordered_list_as_confluence_stores_it_needs_no_marker() {
     // Data Center writes a numbered list `<ol>`, Cloud `<ol start="1" local-id="…">`. The first read as a
     // list without attrs, where the Markdown reader infers `order: 1`: every such list paid

@@ -98,8 +98,16 @@ impl R<'_> {
                 }
             }
         };
+        // A node of a type the schema does not define shows its one text as the link's (see the writer's
+        // `inline::shows_content`), unless its marker holds its content.
+        let shown = matches!(node.kind, NodeType::Other(_))
+            && !c.text.is_empty()
+            && d.as_ref().is_none_or(|d| !d.contains_key("content"));
         if let Some(d) = d {
             self.apply(&mut node, &d, line);
+        }
+        if shown {
+            node.content = Some(vec![Node::text(c.text)]);
         }
         node
     }
