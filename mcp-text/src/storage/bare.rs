@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::attrs::{
     implicit_attrs, is_implicit, remove_storage_key, storage, storage_flag, storage_of,
 };
-use super::cells::cells_mut;
+use super::cells::{cells_mut, row_cells, rows};
 use super::wrapped;
 use crate::model::{Node, NodeType};
 
@@ -70,42 +70,83 @@ impl Given {
     }
 }
 
-/// Makes a table or list just read bare, when its children say so (see the module).
+/// How a child of a table or list just read holds its text.
+#[derive(Clone, Copy, PartialEq)]
+enum Holds {
+    /// Bare (an implicit paragraph where the writer would write it bare), or nothing at all.
+    Bare,
+    Empty,
+    /// In a plain `<p>` where the writer of a bare container would write it bare.
+    P,
+    /// Any other way, which the writer writes as it is either way.
+    Other,
+}
+
+fn holds(shape: Shape, child: &Node) -> Holds {
+    let Some(content) = child.content.as_ref() else {
+        return Holds::Other;
+    };
+    if content.is_empty() {
+        return Holds::Empty;
+    }
+    match shape.slot(content.len()).map(|at| &content[at]) {
+        Some(p) if is_implicit(p) => Holds::Bare,
+        Some(p) if is_plain(p) && Given::to(shape, content).is_some() => Holds::P,
+        _ => Holds::Other,
+    }
+}
+
+/// Makes a table or list just read bare, when its children say so (see the module): when as many of its
+/// children hold their text bare (or nothing) as hold it in a `<p>`. A child that holds it the other way
+/// than its container says so itself (`storage.bare`), so that a table whose cells a Data Center editor
+/// wrote some one way and some the other stays a pipe table.
 pub(super) fn read(node: &mut Node) {
     let Some(shape) = Shape::of(node) else {
         return;
     };
-    let mut bare = false;
+    let (mut bare, mut p) = (0, 0);
     for child in children_mut(node, shape) {
+        match holds(shape, child) {
+            Holds::Bare | Holds::Empty => bare += 1,
+            Holds::P => p += 1,
+            Holds::Other => {}
+        }
+    }
+    if bare == 0 {
+        return;
+    }
+    let container_bare = bare >= p;
+    for child in children_mut(node, shape) {
+        let held = holds(shape, child);
+        let own = match held {
+            Holds::Bare => true,
+            Holds::Empty if container_bare => true,
+            Holds::P => false,
+            Holds::Empty | Holds::Other => continue,
+        };
+        if own != container_bare {
+            let attrs = child.attrs.get_or_insert_with(Default::default);
+            storage_of(attrs).insert(BARE.into(), Value::Bool(own));
+        }
         let Some(content) = child.content.as_mut() else {
             continue;
         };
-        if content.is_empty() {
-            bare = true;
-            continue;
-        }
-        match shape.slot(content.len()).map(|at| &content[at]) {
-            Some(p) if is_implicit(p) => bare = true,
-            Some(p) if is_plain(p) => return,
+        match held {
+            Holds::Empty => content.push(Node::new(NodeType::Paragraph)),
+            Holds::Bare => {
+                if let Some(at) = shape.slot(content.len()) {
+                    content[at].attrs = None;
+                }
+            }
             _ => {}
         }
     }
-    if !bare {
+    if !container_bare {
         return;
     }
-    for child in children_mut(node, shape) {
-        let Some(content) = child.content.as_mut() else {
-            continue;
-        };
-        if content.is_empty() {
-            content.push(Node::new(NodeType::Paragraph));
-        } else if let Some(at) = shape.slot(content.len()) {
-            if is_implicit(&content[at]) {
-                content[at].attrs = None;
-            }
-        }
-        if let Shape::List = shape {
-            nested_lists_mut(content).for_each(inherit);
+    if let Shape::List = shape {
+        for item in children_mut(node, shape) {
+            nested_lists_mut(item.content.as_deref_mut().unwrap_or_default()).for_each(inherit);
         }
     }
     let attrs = node.attrs.get_or_insert_with(Default::default);
@@ -139,25 +180,32 @@ fn nested_lists_mut(content: &mut [Node]) -> impl Iterator<Item = &mut Node> {
         .filter(|b| Shape::of(b).is_some_and(|s| matches!(s, Shape::List)))
 }
 
-/// The node the writer writes for a bare table or list (`None`: not bare, written as it is): each
-/// child's plain paragraph in its place implicit again, or, alone and empty, nothing.
+/// The node the writer writes for a bare table or list, or one with bare children (`None`: neither,
+/// written as it is): each bare child's plain paragraph in its place implicit again, or, alone and empty,
+/// nothing. A child is bare as its container is unless it says otherwise (see [`read`]).
 pub(super) fn write_form(node: &Node) -> Option<Node> {
     let shape = Shape::of(node)?;
-    if !storage_flag(node.attrs.as_ref(), BARE) {
+    let container_bare = storage_flag(node.attrs.as_ref(), BARE);
+    let own =
+        |child: &Node| -> Option<bool> { storage(child.attrs.as_ref())?.get(BARE)?.as_bool() };
+    if !container_bare && !children(node, shape).any(|c| own(c) == Some(true)) {
         return None;
     }
     let mut node = node.clone();
     for child in children_mut(&mut node, shape) {
+        let child_bare = own(child).unwrap_or(container_bare);
         let Some(content) = child.content.as_mut() else {
             continue;
         };
-        match Given::to(shape, content) {
-            Some(Given::Implicit(at)) => content[at].attrs = Some(implicit_attrs()),
-            Some(Given::Nothing) => content.clear(),
-            None => {}
+        if child_bare {
+            match Given::to(shape, content) {
+                Some(Given::Implicit(at)) => content[at].attrs = Some(implicit_attrs()),
+                Some(Given::Nothing) => content.clear(),
+                None => {}
+            }
         }
         // Bare as its list is, unless it says it is not (see `inherit`).
-        if let Shape::List = shape {
+        if let (Shape::List, true) = (shape, container_bare) {
             for list in nested_lists_mut(content) {
                 let says = storage(list.attrs.as_ref()).and_then(|s| s.get(BARE));
                 if says.is_none() {
@@ -177,6 +225,22 @@ fn is_plain(p: &Node) -> bool {
         && p.marks.as_ref().is_none_or(|m| m.is_empty())
         && p.extra.is_none()
         && p.text.is_none()
+}
+
+/// [`children_mut`], read only.
+fn children(node: &Node, shape: Shape) -> Box<dyn Iterator<Item = &Node> + '_> {
+    match shape {
+        Shape::Table => Box::new(
+            rows(node)
+                .flat_map(row_cells)
+                .filter(|c| !wrapped::wrapped(c)),
+        ),
+        Shape::List => Box::new(
+            node.children()
+                .iter()
+                .filter(|c| c.kind == NodeType::ListItem),
+        ),
+    }
 }
 
 fn children_mut(node: &mut Node, shape: Shape) -> Box<dyn Iterator<Item = &mut Node> + '_> {

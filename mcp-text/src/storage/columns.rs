@@ -9,10 +9,14 @@
 //!
 //! A column is a place in the rows: the third cell of each row, whatever spans come before it. It is one
 //! of those columns when every row's cell there (a shorter row has none) says the span 1.
+//!
+//! A table with numbered rows (Confluence's "Numbered rows") has a first column whose every cell says
+//! `class="numberingColumn"`: a marker on each row's first cell, said once now (`storage.numbered: true`),
+//! and the writer gives each row's first cell of no class of its own the class again.
 
 use serde_json::Value;
 
-use super::attrs::{storage, storage_of};
+use super::attrs::{storage, storage_flag, storage_of};
 use super::cells::{row_cells, row_cells_mut, rows, rows_mut};
 use super::STORAGE;
 use crate::model::{Attrs, Node};
@@ -24,8 +28,21 @@ const OPEN: &str = "<colgroup>";
 const COL: &str = "<col />";
 const CLOSE: &str = "</colgroup>";
 
+/// The class of the cells of a numbered table's first column, and the key that says a table has one.
+const NUMBERING: &str = "numberingColumn";
+const NUMBERED: &str = "numbered";
+
 /// Says it once for a table just read (see the module).
 pub(super) fn read(table: &mut Node) {
+    if is_numbered(table) {
+        for row in rows_mut(table) {
+            if let Some(cell) = row_cells_mut(row).next() {
+                remove_kept_class(cell);
+            }
+        }
+        let attrs = table.attrs.get_or_insert_with(Attrs::new);
+        storage_of(attrs).insert(NUMBERED.into(), Value::Bool(true));
+    }
     for (span, key) in SPANS {
         let columns = columns_saying_one(table, span);
         if columns.is_empty() {
@@ -61,12 +78,22 @@ pub(super) fn write_form(table: &Node) -> Option<Node> {
         .iter()
         .filter_map(|&(span, key)| Some((span, columns_said(table, key)?)))
         .collect();
-    if said.is_empty() {
+    let numbered = storage_flag(table.attrs.as_ref(), NUMBERED);
+    if said.is_empty() && !numbered {
         return None;
     }
     let mut table = table.clone();
     for row in rows_mut(&mut table) {
         for (at, cell) in row_cells_mut(row).enumerate() {
+            if at == 0 && numbered && class(cell).is_none() {
+                let attrs = cell.attrs.get_or_insert_with(Attrs::new);
+                let kept = storage_of(attrs)
+                    .entry("attrs")
+                    .or_insert_with(|| Value::Object(Default::default()));
+                if let Some(kept) = kept.as_object_mut() {
+                    kept.insert("class".into(), NUMBERING.into());
+                }
+            }
             for (span, columns) in &said {
                 if columns.contains(&at) && cell.attr(span).is_none() {
                     let attrs = cell.attrs.get_or_insert_with(Attrs::new);
@@ -136,6 +163,42 @@ fn columns_said(table: &Node, key: &str) -> Option<Vec<usize>> {
         .filter_map(|v| usize::try_from(v.as_u64()?).ok())
         .collect();
     (!columns.is_empty()).then_some(columns)
+}
+
+/// Whether a table just read has rows, each of whose first cell keeps the class of a numbered table's.
+fn is_numbered(table: &Node) -> bool {
+    let mut first_cells = rows(table)
+        .filter_map(|row| row_cells(row).next())
+        .peekable();
+    first_cells.peek().is_some() && first_cells.all(|c| class(c) == Some(NUMBERING))
+}
+
+/// The class a cell keeps (`storage.attrs.class`).
+fn class(cell: &Node) -> Option<&str> {
+    storage(cell.attrs.as_ref())?
+        .get("attrs")?
+        .get("class")?
+        .as_str()
+}
+
+/// Takes the class out of what a cell keeps, and what held it with it when nothing else is in it (the
+/// cell's attrs stay, empty, as a cell's are that kept nothing).
+fn remove_kept_class(cell: &mut Node) {
+    let Some(attrs) = cell.attrs.as_mut() else {
+        return;
+    };
+    let Some(st) = attrs.get_mut(STORAGE).and_then(Value::as_object_mut) else {
+        return;
+    };
+    if let Some(kept) = st.get_mut("attrs").and_then(Value::as_object_mut) {
+        kept.remove("class");
+        if kept.is_empty() {
+            st.remove("attrs");
+        }
+    }
+    if st.is_empty() {
+        attrs.remove(STORAGE);
+    }
 }
 
 fn remove_attr(node: &mut Node, name: &str) {

@@ -656,11 +656,68 @@ fn a_table_whose_cells_hold_bare_text_stays_a_pipe_table() {
         xml.replace("Normal <strong>Cell</strong> 1", "Normal cell one")
             .replace("</tbody>", "<tr><td>new</td><td>row</td></tr></tbody>")
     );
-    // One cell holding a `<p>` keeps the table as it was read: each bare cell its own implicit paragraph.
-    let mixed = "<table><tbody><tr><th>a</th><th><p>b</p></th></tr></tbody></table>";
+    // Cells some bare, some holding a `<p>` (as a Data Center editor leaves a table whose cells were
+    // edited at different times): the table is as most of its cells are, and each other cell says so; it
+    // stays a pipe table (it was an HTML table, a marker on each bare cell's paragraph).
+    let mixed = "<table><tbody><tr><th>a</th><th><p>b</p></th><th>c</th></tr></tbody></table>";
     let md = to_markdown(mixed);
-    assert!(!md.contains("bare") && md.contains("implicit"), "{md}");
+    assert_eq!(
+        md,
+        concat!(
+            "<!--adf:table {\"storage\":{\"bare\":true,\"layout\":false}}-->\n",
+            "| a | <!--adf:tableHeader {\"storage\":{\"bare\":false}}-->b | c |\n",
+            "| --- | --- | --- |\n",
+        )
+    );
     assert_eq!(from_markdown(&md), mixed);
+    let mostly_p =
+        "<table><tbody><tr><th><p>a</p></th><th><p>b</p></th><th>c</th></tr></tbody></table>";
+    let md = to_markdown(mostly_p);
+    assert!(
+        md.contains("| a | b | <!--adf:tableHeader {\"storage\":{\"bare\":true}}-->c |"),
+        "{md}"
+    );
+    assert_eq!(from_markdown(&md), mostly_p);
+}
+
+#[test]
+fn a_numbered_tables_first_column_is_said_once() {
+    // A Data Center table with numbered rows says `class="numberingColumn"` on each row's first cell: a
+    // marker on every row. The table says it once; a row a model adds gets the class as the editor's do.
+    let xml = concat!(
+        r#"<table class="wrapped"><colgroup><col /><col /></colgroup><tbody>"#,
+        r#"<tr><th class="numberingColumn">№</th><th>Step</th></tr>"#,
+        r#"<tr><td class="numberingColumn">1</td><td>Tag</td></tr>"#,
+        r#"<tr><td class="numberingColumn">2</td><td>Ship</td></tr>"#,
+        "</tbody></table>",
+    );
+    let md = to_markdown(xml);
+    assert_eq!(
+        md,
+        concat!(
+            "<!--adf:table {\"storage\":{\"attrs\":{\"class\":\"wrapped\"},\"bare\":true,\"colgroup\":2,\"numbered\":true}}-->\n",
+            "| № | Step |\n",
+            "| --- | --- |\n",
+            "| 1 | Tag |\n",
+            "| 2 | Ship |\n",
+        )
+    );
+    assert_eq!(from_markdown(&md), xml);
+    assert_eq!(
+        from_markdown(&(md.clone() + "| 3 | Announce |\n")),
+        xml.replace(
+            "</tbody>",
+            r#"<tr><td class="numberingColumn">3</td><td>Announce</td></tr></tbody>"#
+        )
+    );
+    // A first column not every cell of which says it keeps the class where it is.
+    let some = xml.replace(r#"<td class="numberingColumn">2</td>"#, "<td>2</td>");
+    let md = to_markdown(&some);
+    assert!(
+        !md.contains("numbered") && md.contains("numberingColumn"),
+        "{md}"
+    );
+    assert_eq!(from_markdown(&md), some);
 }
 
 #[test]
@@ -704,7 +761,7 @@ fn a_list_whose_items_hold_bare_text_reads_as_a_plain_list() {
     // once.
     let xml = concat!(
         "<ul><li>one</li><li>two <strong>bold</strong></li><li>three<ul><li>nested</li></ul></li><li /></ul>",
-        "<ol><li><p>a paragraph</p></li><li>bare</li></ol>",
+        "<ol><li><p>a paragraph</p></li><li><p>another</p></li><li>bare</li></ol>",
     );
     let md = to_markdown(xml);
     assert_eq!(
@@ -718,9 +775,10 @@ fn a_list_whose_items_hold_bare_text_reads_as_a_plain_list() {
             "  - nested\n",
             "-\n",
             "\n",
-            // An item holding a `<p>`: the list is as it was read, its bare item's paragraph implicit.
+            // Most items holding a `<p>`: the list is not bare, and its bare item says it is.
             "1. a paragraph\n",
-            "2. <!--adf:paragraph {\"storage\":{\"implicit\":true}}-->\n",
+            "2. another\n",
+            "3. <!--adf:listItem {\"storage\":{\"bare\":true}}-->\n",
             "   bare\n",
         )
     );

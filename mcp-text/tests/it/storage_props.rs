@@ -637,6 +637,8 @@ impl Gen {
                 } else {
                     "rowspan"
                 };
+                // Numbered rows: the first cell of each row (mostly) says `class="numberingColumn"`.
+                let numbered = self.rng.chance(20);
                 for r in 0..1 + self.rng.below(3) {
                     self.out.push_str("<tr");
                     self.ac_local_id();
@@ -662,6 +664,9 @@ impl Gen {
                         // After the spans: the writer's order (XML's attributes have none; see
                         // docs/text-storage.md).
                         self.ac_local_id();
+                        if at == 0 && numbered && self.rng.chance(90) {
+                            self.attr("class", "numberingColumn");
+                        }
                         match self.rng.below(10) {
                             6 if bare => {
                                 self.out.push_str(" />");

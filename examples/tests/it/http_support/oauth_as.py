@@ -214,4 +214,7 @@ async def lifespan(app):
 app = Starlette(routes=routes, lifespan=lifespan)
 
 if __name__ == "__main__":
-    uvicorn.run(app, host="127.0.0.1", port=PORT, log_level="warning")
+    # Keep-alive beyond any test's length: uvicorn closes a connection idle for 5 s by default, and a
+    # client that sends on a pooled connection as it closes sees "Server disconnected without sending a
+    # response" (the Python SDK's OAuth flow did, once, on a loaded CI host).
+    uvicorn.run(app, host="127.0.0.1", port=PORT, log_level="warning", timeout_keep_alive=300)
