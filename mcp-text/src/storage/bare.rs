@@ -7,8 +7,10 @@
 //!
 //! What goes bare: a cell's one paragraph (a cell holding more blocks is an HTML table's cell anyway), an
 //! item's first block (`<li>three<ul>…</ul></li>`); an empty cell or item holds an empty paragraph, as an
-//! empty pipe cell or `- ` reads. A container goes bare when some child holds its text bare (or nothing) and
-//! none holds a plain `<p>` where the writer would write the text bare.
+//! empty pipe cell or `- ` reads. A container goes bare when at least as many children hold their text bare
+//! (or nothing) as hold it in a plain `<p>` where the writer would write the text bare; a child held the
+//! other way than its container says so itself (`storage.bare: false` in a bare one, `true` in another), as
+//! a Data Center page's tables have it whose cells were edited some one way, some the other.
 
 use serde_json::Value;
 
