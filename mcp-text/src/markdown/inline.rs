@@ -157,15 +157,16 @@ fn write_shown(
     let n = nodes.len();
     let mut kinds = std::mem::take(&mut scratch.kinds);
     kinds.clear();
-    kinds.extend(nodes.iter().enumerate().map(|(i, node)| match node.kind {
+    kinds.extend(nodes.iter().map(|node| match node.kind {
         NodeType::Text if plain_text(node) => Kind::Text,
+        // A break alone in its text has no form (`<br>` alone on a line would be an HTML block).
         NodeType::HardBreak
             if node.attrs.is_none()
                 && node.content.is_none()
                 && node.marks.is_none()
                 && node.text.is_none()
                 && node.extra.is_none()
-                && (place.single_line || i + 1 < n) =>
+                && (place.single_line || n > 1) =>
         {
             Kind::Break
         }
@@ -282,7 +283,14 @@ fn write_shown(
             next: next_char,
         };
         let start = scratch.bodies.len();
-        body(&mut scratch.bodies, &nodes[k], kinds[k], &ctx, place, opts);
+        // A break last in its text, which `\` at a line's end cannot say (a paragraph ends there), is the
+        // HTML's, after what comes before it: `text<br>`, inline HTML the reader reads as a break.
+        let trailing_break = kinds[k] == Kind::Break && next.is_none();
+        if trailing_break {
+            scratch.bodies.push_str("<br>");
+        } else {
+            body(&mut scratch.bodies, &nodes[k], kinds[k], &ctx, place, opts);
+        }
         if let Some(original) = original
             .map(|o| &o[k])
             .filter(|o| o.marks != nodes[k].marks)
@@ -292,7 +300,7 @@ fn write_shown(
         }
         let s = &scratch.bodies[start..];
         let (first, last) = match kinds[k] {
-            Kind::Break if !place.single_line => (Some('\\'), None),
+            Kind::Break if !place.single_line && !trailing_break => (Some('\\'), None),
             _ => (s.chars().next(), s.chars().next_back()),
         };
         pieces.push(Piece {

@@ -12,14 +12,16 @@
 //!
 //! A table with numbered rows (Confluence's "Numbered rows") has a first column whose every cell says
 //! `class="numberingColumn"`: a marker on each row's first cell, said once now (`storage.numbered: true`),
-//! and the writer gives each row's first cell of no class of its own the class again.
+//! and the writer gives each row's first cell of no class of its own the class again. A table pasted from
+//! a rendered page has every header cell say `class="confluenceTh"` and every other `class="confluenceTd"`:
+//! said once too (`storage.classed: true`), and given back to each cell of no class of its own.
 
 use serde_json::Value;
 
 use super::attrs::{storage, storage_flag, storage_of};
-use super::cells::{row_cells, row_cells_mut, rows, rows_mut};
+use super::cells::{cells_mut, row_cells, row_cells_mut, rows, rows_mut};
 use super::STORAGE;
-use crate::model::{Attrs, Node};
+use crate::model::{Attrs, Node, NodeType};
 
 /// The spans a column may say for all its cells, and the key that says which columns do.
 const SPANS: [(&str, &str); 2] = [("colspan", "colspanOne"), ("rowspan", "rowspanOne")];
@@ -31,6 +33,16 @@ const CLOSE: &str = "</colgroup>";
 /// The class of the cells of a numbered table's first column, and the key that says a table has one.
 const NUMBERING: &str = "numberingColumn";
 const NUMBERED: &str = "numbered";
+/// The key that says each cell of a table has its kind's class (see [`kind_class`]).
+const CLASSED: &str = "classed";
+
+/// The class Confluence's rendered tables give a cell of its kind.
+fn kind_class(cell: &Node) -> &'static str {
+    match cell.kind {
+        NodeType::TableHeader => "confluenceTh",
+        _ => "confluenceTd",
+    }
+}
 
 /// Says it once for a table just read (see the module).
 pub(super) fn read(table: &mut Node) {
@@ -42,6 +54,11 @@ pub(super) fn read(table: &mut Node) {
         }
         let attrs = table.attrs.get_or_insert_with(Attrs::new);
         storage_of(attrs).insert(NUMBERED.into(), Value::Bool(true));
+    }
+    if is_classed(table) {
+        cells_mut(table).for_each(remove_kept_class);
+        let attrs = table.attrs.get_or_insert_with(Attrs::new);
+        storage_of(attrs).insert(CLASSED.into(), Value::Bool(true));
     }
     for (span, key) in SPANS {
         let columns = columns_saying_one(table, span);
@@ -79,19 +96,25 @@ pub(super) fn write_form(table: &Node) -> Option<Node> {
         .filter_map(|&(span, key)| Some((span, columns_said(table, key)?)))
         .collect();
     let numbered = storage_flag(table.attrs.as_ref(), NUMBERED);
-    if said.is_empty() && !numbered {
+    let classed = storage_flag(table.attrs.as_ref(), CLASSED);
+    if said.is_empty() && !numbered && !classed {
         return None;
     }
     let mut table = table.clone();
     for row in rows_mut(&mut table) {
         for (at, cell) in row_cells_mut(row).enumerate() {
-            if at == 0 && numbered && class(cell).is_none() {
+            let given = match () {
+                _ if at == 0 && numbered => Some(NUMBERING),
+                _ if classed => Some(kind_class(cell)),
+                _ => None,
+            };
+            if let Some(given) = given.filter(|_| class(cell).is_none()) {
                 let attrs = cell.attrs.get_or_insert_with(Attrs::new);
                 let kept = storage_of(attrs)
                     .entry("attrs")
                     .or_insert_with(|| Value::Object(Default::default()));
                 if let Some(kept) = kept.as_object_mut() {
-                    kept.insert("class".into(), NUMBERING.into());
+                    kept.insert("class".into(), given.into());
                 }
             }
             for (span, columns) in &said {
@@ -171,6 +194,12 @@ fn is_numbered(table: &Node) -> bool {
         .filter_map(|row| row_cells(row).next())
         .peekable();
     first_cells.peek().is_some() && first_cells.all(|c| class(c) == Some(NUMBERING))
+}
+
+/// Whether a table just read has cells, each of which keeps the class of its kind (see [`kind_class`]).
+fn is_classed(table: &Node) -> bool {
+    let mut cells = rows(table).flat_map(row_cells).peekable();
+    cells.peek().is_some() && cells.all(|c| class(c) == Some(kind_class(c)))
 }
 
 /// The class a cell keeps (`storage.attrs.class`).

@@ -19,6 +19,7 @@ mod bare;
 mod cards;
 mod cells;
 mod columns;
+mod cursor;
 mod elements;
 mod entities;
 mod images;

@@ -857,6 +857,7 @@ impl<'a> Parser<'a> {
                     content.shrink_to_fit();
                     node.content = Some(content);
                 }
+                super::cursor::read(&mut node);
                 if node.kind == NodeType::Table {
                     super::wrapped::read(&mut node);
                     super::columns::read(&mut node);

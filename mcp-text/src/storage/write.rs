@@ -10,6 +10,7 @@ use super::adf_extension;
 use super::attrs::{storage, storage_flag};
 use super::bare;
 use super::columns;
+use super::cursor;
 use super::elements::{self, mapped};
 use super::entities;
 use super::images;
@@ -195,7 +196,10 @@ impl Writer {
                 if storage_flag(node.attrs.as_ref(), "implicit") {
                     self.children(node.children());
                 } else {
-                    self.element("p", node);
+                    match cursor::write_form(node) {
+                        Some(p) => self.element("p", &p),
+                        None => self.element("p", node),
+                    }
                 }
             }
             NodeType::Heading => {

@@ -721,6 +721,64 @@ fn a_numbered_tables_first_column_is_said_once() {
 }
 
 #[test]
+fn a_pasted_tables_cell_classes_are_said_once() {
+    // A table pasted from a rendered Confluence page keeps `class="confluenceTh"` on every header cell and
+    // `class="confluenceTd"` on every other: a marker on every cell. The table says it once; a row a model
+    // adds gets the classes.
+    let xml = concat!(
+        r#"<table class="confluenceTable"><tbody><tr><th class="confluenceTh">Key</th><th class="confluenceTh">Value</th></tr>"#,
+        r#"<tr><td class="confluenceTd">size</td><td class="confluenceTd">12</td></tr></tbody></table>"#,
+    );
+    let md = to_markdown(xml);
+    assert_eq!(
+        md,
+        concat!(
+            "<!--adf:table {\"storage\":{\"attrs\":{\"class\":\"confluenceTable\"},\"bare\":true,\"classed\":true}}-->\n",
+            "| Key | Value |\n",
+            "| --- | --- |\n",
+            "| size | 12 |\n",
+        )
+    );
+    assert_eq!(from_markdown(&md), xml);
+    assert_eq!(
+        from_markdown(&(md + "| width | 40 |\n")),
+        xml.replace(
+            "</tbody>",
+            r#"<tr><td class="confluenceTd">width</td><td class="confluenceTd">40</td></tr></tbody>"#
+        )
+    );
+}
+
+#[test]
+fn a_data_center_editors_cursor_paragraphs_cost_one_short_marker() {
+    // The Data Center editor puts `<p class="auto-cursor-target"><br /></p>` before and after tables and
+    // macros. Each was a paragraph marker with the class and a break's marker (26 o200k tokens, nothing a
+    // reader sees); it is one marker of an empty paragraph now, written back as it was.
+    let xml = concat!(
+        r#"<p class="auto-cursor-target"><br /></p>"#,
+        r#"<ac:structured-macro ac:name="info" ac:schema-version="1" ac:macro-id="a1b2"><ac:rich-text-body><p>Note.</p></ac:rich-text-body></ac:structured-macro>"#,
+        r#"<p class="auto-cursor-target"><br /></p>"#,
+    );
+    let md = to_markdown(xml);
+    assert_eq!(
+        md,
+        concat!(
+            "<!--adf:paragraph {\"storage\":{\"cursor\":true}} /-->\n\n",
+            "<!--adf:panel {\"storage\":{\"macroId\":\"a1b2\"}}-->\n",
+            "> [!INFO]\n",
+            "> Note.\n\n",
+            "<!--adf:paragraph {\"storage\":{\"cursor\":true}} /-->\n",
+        )
+    );
+    assert_eq!(from_markdown(&md), xml);
+    // A paragraph of that class holding more is read as it is.
+    let more = r#"<p class="auto-cursor-target">x<br /></p>"#;
+    let md = to_markdown(more);
+    assert!(!md.contains("cursor\":true"), "{md}");
+    assert_eq!(from_markdown(&md), more);
+}
+
+#[test]
 fn a_cells_content_wrapper_is_the_cells_not_an_element() {
     // Confluence Server's and Data Center's editor wraps the content of a cell holding a macro or an image
     // in `<div class="content-wrapper">`: an unknown element, two marker lines around the cell's blocks.
@@ -1283,6 +1341,22 @@ fn an_unknown_inline_elements_text_reads_once_and_an_edit_of_it_is_kept() {
     let md = to_markdown(marked);
     assert!(md.contains("\"content\":["), "{md}");
     assert_eq!(from_markdown(&md), marked);
+}
+
+#[test]
+fn a_break_at_a_paragraphs_end_reads_as_br() {
+    // Confluence's editor leaves `<br />` at the end of many paragraphs (Shift+Enter, then nothing). A
+    // break there has no Markdown form (`\` at a paragraph's end is a backslash), so it was a whole-node
+    // marker, `[](adf:hardBreak)`; it is `<br>`, inline HTML a model reads and CommonMark readers read as
+    // a break. A paragraph of nothing but a break keeps the marker (`<br>` alone would be an HTML block).
+    let xml = "<p>Steps:<br /></p><ul><li><p>one<br /><br /></p></li></ul><p><br /></p>";
+    let md = to_markdown(xml);
+    assert_eq!(md, "Steps:<br>\n\n- one\\\n  <br>\n\n[](adf:hardBreak)\n");
+    assert_eq!(from_markdown(&md), xml);
+    assert_eq!(
+        from_markdown(&md.replace("Steps:<br>", "Steps to ship:<br>")),
+        xml.replace("Steps:", "Steps to ship:")
+    );
 }
 
 #[test]

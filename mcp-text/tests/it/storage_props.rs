@@ -503,6 +503,13 @@ impl Gen {
                 if self.rng.chance(10) {
                     self.out
                         .push_str(if self.fancy { "<p></p>" } else { "<p />" });
+                } else if self.rng.chance(8) {
+                    // The Data Center editor's cursor target, or a paragraph of that class holding more.
+                    self.out.push_str(self.rng.pick(&[
+                        r#"<p class="auto-cursor-target"><br /></p>"#,
+                        r#"<p class="auto-cursor-target"><br /><br /></p>"#,
+                        r#"<p class="auto-cursor-target">x<br /></p>"#,
+                    ]));
                 } else {
                     self.out.push_str("<p");
                     self.local_id();
@@ -639,6 +646,8 @@ impl Gen {
                 };
                 // Numbered rows: the first cell of each row (mostly) says `class="numberingColumn"`.
                 let numbered = self.rng.chance(20);
+                // A table pasted from a rendered page: each cell (mostly) says its kind's class.
+                let classed = self.rng.chance(20);
                 for r in 0..1 + self.rng.below(3) {
                     self.out.push_str("<tr");
                     self.ac_local_id();
@@ -666,6 +675,15 @@ impl Gen {
                         self.ac_local_id();
                         if at == 0 && numbered && self.rng.chance(90) {
                             self.attr("class", "numberingColumn");
+                        } else if classed && self.rng.chance(95) {
+                            self.attr(
+                                "class",
+                                if r == 0 {
+                                    "confluenceTh"
+                                } else {
+                                    "confluenceTd"
+                                },
+                            );
                         }
                         match self.rng.below(10) {
                             6 if bare => {
