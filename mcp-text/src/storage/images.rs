@@ -23,7 +23,8 @@
 use serde_json::{Map, Value};
 
 use super::attrs::{
-    exact_int, storage, storage_attrs, storage_of, storage_said_no, take_attr, AttrList,
+    attr_object, exact_int, storage, storage_attrs, storage_flag, storage_of, storage_said_no,
+    take_attr, AttrList,
 };
 use super::links::{attr_list, get, push_attr, value_text, Ri, VERSION, VERSION_AT_SAVE};
 use super::xml_out::Out;
@@ -31,7 +32,7 @@ use super::STORAGE;
 use crate::model::{Attrs, Node, NodeType};
 
 /// An `ac:image` while its parts are read.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(super) struct Image {
     pub attrs: AttrList,
     pub ri: Option<Ri>,
@@ -157,8 +158,9 @@ pub(super) fn finish_image(i: Image) -> Node {
         Some(ri) if ri.name == "ri:attachment" => {
             media.insert("type", "file".into());
             media.insert("id", get(&ri.attrs, "ri:filename").unwrap_or("").into());
+            let page = ri.inner.as_deref().map(page_of);
             match ri.attrs.as_slice() {
-                _ if ri.inner.is_some() => {
+                _ if matches!(page, Some(None)) => {
                     media_storage.insert("ri".into(), ri.to_value());
                 }
                 [(f, _)] if f == "ri:filename" => {}
@@ -168,6 +170,9 @@ pub(super) fn finish_image(i: Image) -> Node {
                 _ => {
                     media_storage.insert("ri".into(), ri.to_value());
                 }
+            }
+            if let (Some(Some(page)), false) = (page, media_storage.contains_key("ri")) {
+                media_storage.insert(PAGE.into(), Value::Object(attr_object(page)));
             }
         }
         Some(ri) if ri.name == "ri:url" => {
@@ -286,6 +291,52 @@ pub(super) fn finish_image(i: Image) -> Node {
     }
     node
 }
+/// Where an attachment of another page names that page (`<ri:attachment ri:filename="…"><ri:page
+/// ri:content-title="…" ri:space-key="…" /></ri:attachment>`, as Data Center's documentation spaces show
+/// images attached to one page on others): `storage.page`, that element's attributes.
+const PAGE: &str = "page";
+
+/// The attributes of what an attachment holds when it is one `<ri:page … />` the writer writes back
+/// byte for byte (see [`push_page`]); `None` for anything else, which stays verbatim (`storage.ri`).
+fn page_of(inner: &str) -> Option<AttrList> {
+    let mut rest = inner.strip_prefix("<ri:page")?.strip_suffix(" />")?;
+    let mut list = AttrList::new();
+    while !rest.is_empty() {
+        let (name, after) = rest.strip_prefix(' ')?.split_once("=\"")?;
+        let (value, after) = after.split_once('"')?;
+        if value.contains(['&', '<', '>']) || name.is_empty() || name.contains([' ', '"']) {
+            return None;
+        }
+        list.push((name.to_string(), value.to_string()));
+        rest = after;
+    }
+    let mut again = String::new();
+    push_page(&mut again, &list);
+    (again == inner && !list.is_empty()).then_some(list)
+}
+
+/// Writes an attachment's `<ri:page … />` (see [`page_of`]).
+fn push_page(out: &mut String, page: &AttrList) {
+    out.push_str("<ri:page");
+    for (k, v) in page {
+        push_attr(out, k, v);
+    }
+    out.push_str(" />");
+}
+
+/// An `ac:image` that was a `<p>`'s only content, as Confluence Data Center stores a block image: the
+/// block image (`mediaSingle`), saying `storage.p: true`, which the writer writes in a `<p>` again.
+pub(super) fn in_paragraph(mut i: Image) -> Node {
+    i.inline = false;
+    let mut node = finish_image(i);
+    let attrs = node.attrs.get_or_insert_with(Attrs::new);
+    storage_of(attrs).insert(IN_P.into(), true.into());
+    node
+}
+
+/// The flag of a block image written in a `<p>` (see [`in_paragraph`]).
+const IN_P: &str = "p";
+
 /// A `caption` of what an `ac:caption` holds. ADF's caption holds text, so one `<p>` around it all, as
 /// Confluence writes a caption, is its content, and the writer writes the `<p>` again (`storage.p` holds
 /// its attributes if it had any); text with no `<p>` around it says `storage.p: false`.
@@ -358,7 +409,11 @@ pub(super) fn write_image(w: &mut impl Out, node: &Node) {
     };
     let media_attrs = media.and_then(|m| m.attrs.as_ref());
     let media_st = storage(media_attrs);
+    let in_p = node.kind == NodeType::MediaSingle && storage_flag(node.attrs.as_ref(), IN_P);
     let out = w.out();
+    if in_p {
+        out.push_str("<p>");
+    }
     out.push_str("<ac:image");
     let mut kept = attr_list(outer_st.and_then(|s| s.get("attrs")));
     let align = take_attr(&mut kept, "ac:align").or_else(|| {
@@ -428,6 +483,10 @@ pub(super) fn write_image(w: &mut impl Out, node: &Node) {
     .unwrap_or_default();
     let stored = media_st.and_then(|s| s.get("ri"));
     let version = media_st.and_then(|s| s.get(VERSION)).map(value_text);
+    let page = media_st
+        .and_then(|s| s.get(PAGE))
+        .map(|p| attr_list(Some(p)))
+        .filter(|p| !p.is_empty());
     match stored {
         Some(Value::Null) => {}
         Some(v) => match Ri::from_value(v) {
@@ -440,9 +499,9 @@ pub(super) fn write_image(w: &mut impl Out, node: &Node) {
             {
                 ri.write(out)
             }
-            _ => default_ri(out, kind, &key, version.as_deref()),
+            _ => default_ri(out, kind, &key, version.as_deref(), page.as_ref()),
         },
-        None => default_ri(out, kind, &key, version.as_deref()),
+        None => default_ri(out, kind, &key, version.as_deref(), page.as_ref()),
     }
     for child in rest {
         match child.kind {
@@ -480,19 +539,37 @@ pub(super) fn write_image(w: &mut impl Out, node: &Node) {
         }
     }
     w.out().push_str("</ac:image>");
+    if in_p {
+        w.out().push_str("</p>");
+    }
 }
 
-/// The resource identifier an image's `id` or `url` implies, with the attachment's version if it was kept.
-fn default_ri(out: &mut String, kind: &str, key: &str, version: Option<&str>) {
+/// The resource identifier an image's `id` or `url` implies, with the attachment's version and the page
+/// it is attached to if they were kept.
+fn default_ri(
+    out: &mut String,
+    kind: &str,
+    key: &str,
+    version: Option<&str>,
+    page: Option<&AttrList>,
+) {
     if kind == "external" {
         out.push_str("<ri:url");
         push_attr(out, "ri:value", key);
-    } else {
-        out.push_str("<ri:attachment");
-        push_attr(out, "ri:filename", key);
-        if let Some(version) = version {
-            push_attr(out, VERSION_AT_SAVE, version);
-        }
+        out.push_str(" />");
+        return;
     }
-    out.push_str(" />");
+    out.push_str("<ri:attachment");
+    push_attr(out, "ri:filename", key);
+    if let Some(version) = version {
+        push_attr(out, VERSION_AT_SAVE, version);
+    }
+    match page {
+        Some(page) => {
+            out.push('>');
+            push_page(out, page);
+            out.push_str("</ri:attachment>");
+        }
+        None => out.push_str(" />"),
+    }
 }

@@ -25,6 +25,7 @@ mod entities;
 mod images;
 mod links;
 mod macros;
+mod position;
 mod pre;
 mod read;
 mod spans;

@@ -22,6 +22,7 @@ use super::entities::{self, text_content};
 use super::images::{self, Image};
 use super::links::{self, Link, LinkBody, Ri, Task};
 use super::macros::{self, Macro, Param};
+use super::position::{element_name_at, offset_in};
 use super::{ELEMENT, MAX_DEPTH, RAW};
 use crate::error::Error;
 use crate::model::{Attrs, Mark, Node, NodeType};
@@ -83,6 +84,10 @@ struct Parser<'a> {
     /// Content buffers of closed frames, kept for the next frames to fill: a frame's nodes then move
     /// into one vector of their exact number when it closes, instead of growing one of their own.
     spare: Vec<Vec<Node>>,
+    /// An image read as the first thing in a `<p>` (the depth of the paragraph's frame, the image as
+    /// read): if it stays the paragraph's only content, the paragraph is a block image (see
+    /// [`images::in_paragraph`]).
+    lone_image: Option<(usize, Box<Image>)>,
 }
 
 /// Root blocks kept back when the others are handed on: a layout reads the block before it.
@@ -114,6 +119,7 @@ pub(super) fn read(input: &str, each: &mut dyn FnMut(Vec<Node>)) -> Result<Read,
         stack: vec![Open::Frame(doc)],
         text: String::new(),
         spare: Vec::new(),
+        lone_image: None,
     };
     parser.run(each)?;
     let Some(Open::Frame(doc)) = parser.stack.pop() else {
@@ -845,6 +851,18 @@ impl<'a> Parser<'a> {
                     NodeType::CodeBlock => super::pre::read(&mut attrs, content),
                     _ => content,
                 };
+                // A paragraph of nothing but an image (how Data Center stores a block image) is that
+                // image as a block.
+                let lone = match self.lone_image.take() {
+                    Some((depth, i)) if depth == self.stack.len() + 1 => Some(i),
+                    _ => None,
+                };
+                if let Some(i) = lone.filter(|_| {
+                    kind == NodeType::Paragraph && attrs.is_none() && content.len() == 1
+                }) {
+                    self.push_node(images::in_paragraph(*i));
+                    return Ok(());
+                }
                 let mut node = Node::new(kind);
                 node.attrs = attrs;
                 // An empty paragraph or heading (`<p />`, in every empty cell of a Confluence table) has
@@ -925,6 +943,15 @@ impl<'a> Parser<'a> {
                         .iter()
                         .map(|n| super::write::nodes(std::slice::from_ref(n))),
                 );
+                let parent = self.frame_ref();
+                let first_in_p = i.inline
+                    && parent.kind == NodeType::Paragraph
+                    && parent.content.is_empty()
+                    && parent.marks.is_empty()
+                    && parent.attrs.is_none();
+                if first_in_p {
+                    self.lone_image = Some((self.stack.len(), i.clone()));
+                }
                 self.push_node(images::finish_image(*i));
             }
             Role::Task(mut t) => {
@@ -970,20 +997,4 @@ pub(super) fn raw_node(raw: &str) -> Node {
     let mut node = Node::new(NodeType::Other(RAW.into()));
     node.set_attr("xml", raw);
     node
-}
-
-/// The byte offset of `part` (a slice of `input`) in `input`.
-fn offset_in(input: &str, part: &str) -> usize {
-    (part.as_ptr() as usize)
-        .saturating_sub(input.as_ptr() as usize)
-        .min(input.len())
-}
-
-/// The element name of the tag starting at `offset` (for messages).
-fn element_name_at(input: &str, offset: usize) -> &str {
-    let rest = input.get(offset + 1..).unwrap_or("");
-    let end = rest
-        .find(|c: char| c.is_whitespace() || c == '>' || c == '/')
-        .unwrap_or(rest.len());
-    &rest[..end]
 }

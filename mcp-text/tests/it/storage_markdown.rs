@@ -1312,6 +1312,38 @@ fn an_image_at_its_files_size_costs_only_its_size() {
 }
 
 #[test]
+fn a_data_center_image_in_a_paragraph_is_a_block_image() {
+    // Data Center stores a block image as a paragraph's only content, `<p><ac:image …></ac:image></p>`,
+    // often attached to another page of a documentation space. It read as an inline image whose every
+    // attribute and whole `ri` (the page as escaped XML) were JSON, 60 o200k tokens an image; it is the
+    // block image it shows, saying it sits in a `<p>` and which page holds the file.
+    let xml = concat!(
+        r#"<p><ac:image ac:align="center"><ri:attachment ri:filename="dummyClass.png">"#,
+        r#"<ri:page ri:content-title="Composite structure diagrams" ri:space-key="EAI2024xR2" />"#,
+        "</ri:attachment></ac:image></p>",
+    );
+    let md = to_markdown(xml);
+    assert_eq!(
+        md,
+        concat!(
+            "<!--adf:mediaSingle {\"storage\":{\"layout\":false,\"p\":true}}-->\n",
+            "![](media:dummyClass.png '{\"storage\":{\"page\":{\"ri:content-title\":\"Composite structure diagrams\",",
+            "\"ri:space-key\":\"EAI2024xR2\"}}}')\n",
+        )
+    );
+    assert_eq!(from_markdown(&md), xml);
+    // A paragraph holding more than the image keeps it inline; a page element written another way is
+    // kept as it was.
+    for xml in [
+        r#"<p><ac:image><ri:attachment ri:filename="a.png" /></ac:image> and text</p>"#,
+        r#"<p><ac:image><ri:attachment ri:filename="a.png"><ri:page ri:space-key="S" ri:content-title="A &amp; B" /></ri:attachment></ac:image></p>"#,
+    ] {
+        let md = to_markdown(xml);
+        assert_eq!(from_markdown(&md), xml, "{md}");
+    }
+}
+
+#[test]
 fn an_unknown_inline_elements_text_reads_once_and_an_edit_of_it_is_kept() {
     // Data Center pages hold spans the writer has no form for (`<span style="color: black;">`, a CSS name
     // it would write as `rgb()`), kept as inline nodes of their own. Their text was shown as the link's text

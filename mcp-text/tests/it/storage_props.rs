@@ -806,7 +806,12 @@ impl Gen {
             }
             14 => {
                 // In the order Confluence Cloud writes them: an alignment and a layout as Cloud pairs
-                // them, or either alone (Data Center's `ac:align`), or a pair Cloud would not write.
+                // them, or either alone (Data Center's `ac:align`), or a pair Cloud would not write. Data
+                // Center writes a block image as a paragraph's only content.
+                let in_p = self.rng.chance(25);
+                if in_p {
+                    self.out.push_str("<p>");
+                }
                 self.out.push_str("<ac:image");
                 let (align, layout) = match self.rng.below(6) {
                     0 => (Some("center"), Some("center")),
@@ -856,11 +861,21 @@ impl Gen {
                     if self.rng.chance(50) {
                         self.attr("ri:version-at-save", "3");
                     }
+                    // Attached to another page: its title and space, or a form kept as it is.
+                    match self.rng.below(5) {
+                        0 => self.out.push_str(
+                            r#"><ri:page ri:content-title="Other page" ri:space-key="DOC" /></ri:attachment>"#,
+                        ),
+                        1 => self.out.push_str(
+                            r#"><ri:page ri:space-key="DOC" ri:content-title="A &amp; B" /></ri:attachment>"#,
+                        ),
+                        _ => self.out.push_str(" />"),
+                    }
                 } else {
                     self.out.push_str("<ri:url");
                     self.attr("ri:value", "https://example.com/a.png?x=1&y=2");
+                    self.out.push_str(" />");
                 }
-                self.out.push_str(" />");
                 if self.rng.chance(30) {
                     // Its text in a `<p>` as Confluence writes it, or bare.
                     let p = self.rng.chance(50);
@@ -874,6 +889,9 @@ impl Gen {
                     });
                 }
                 self.out.push_str("</ac:image>");
+                if in_p {
+                    self.out.push_str("</p>");
+                }
             }
             15 => {
                 self.out.push_str("<div");
