@@ -310,6 +310,8 @@ fn page_of(inner: &str) -> Option<AttrList> {
         list.push((name.to_string(), value.to_string()));
         rest = after;
     }
+    // Kept as JSON, the attributes come back by name: only an element written so is taken.
+    list.sort_by(|a, b| a.0.cmp(&b.0));
     let mut again = String::new();
     push_page(&mut again, &list);
     (again == inner && !list.is_empty()).then_some(list)

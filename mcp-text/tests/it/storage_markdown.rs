@@ -1337,6 +1337,7 @@ fn a_data_center_image_in_a_paragraph_is_a_block_image() {
     for xml in [
         r#"<p><ac:image><ri:attachment ri:filename="a.png" /></ac:image> and text</p>"#,
         r#"<p><ac:image><ri:attachment ri:filename="a.png"><ri:page ri:space-key="S" ri:content-title="A &amp; B" /></ri:attachment></ac:image></p>"#,
+        r#"<p><ac:image><ri:attachment ri:filename="a.png"><ri:page ri:space-key="S" ri:content-title="T" /></ri:attachment></ac:image></p>"#,
     ] {
         let md = to_markdown(xml);
         assert_eq!(from_markdown(&md), xml, "{md}");

@@ -862,12 +862,15 @@ impl Gen {
                         self.attr("ri:version-at-save", "3");
                     }
                     // Attached to another page: its title and space, or a form kept as it is.
-                    match self.rng.below(5) {
+                    match self.rng.below(6) {
                         0 => self.out.push_str(
                             r#"><ri:page ri:content-title="Other page" ri:space-key="DOC" /></ri:attachment>"#,
                         ),
                         1 => self.out.push_str(
                             r#"><ri:page ri:space-key="DOC" ri:content-title="A &amp; B" /></ri:attachment>"#,
+                        ),
+                        2 => self.out.push_str(
+                            r#"><ri:page ri:space-key="DOC" ri:content-title="Other page" /></ri:attachment>"#,
                         ),
                         _ => self.out.push_str(" />"),
                     }
