@@ -190,16 +190,20 @@ fn columns_said(table: &Node, key: &str) -> Option<Vec<usize>> {
 
 /// Whether a table just read has rows, each of whose first cell keeps the class of a numbered table's.
 fn is_numbered(table: &Node) -> bool {
-    let mut first_cells = rows(table)
-        .filter_map(|row| row_cells(row).next())
-        .peekable();
-    first_cells.peek().is_some() && first_cells.all(|c| class(c) == Some(NUMBERING))
+    all_keep(rows(table).filter_map(|row| row_cells(row).next()), |_| {
+        NUMBERING
+    })
 }
 
 /// Whether a table just read has cells, each of which keeps the class of its kind (see [`kind_class`]).
 fn is_classed(table: &Node) -> bool {
-    let mut cells = rows(table).flat_map(row_cells).peekable();
-    cells.peek().is_some() && cells.all(|c| class(c) == Some(kind_class(c)))
+    all_keep(rows(table).flat_map(row_cells), kind_class)
+}
+
+/// Whether there are `cells`, and each keeps the class `wanted` names for it.
+fn all_keep<'a>(cells: impl Iterator<Item = &'a Node>, wanted: fn(&Node) -> &'static str) -> bool {
+    let mut cells = cells.peekable();
+    cells.peek().is_some() && cells.all(|c| class(c) == Some(wanted(c)))
 }
 
 /// The class a cell keeps (`storage.attrs.class`).

@@ -6,19 +6,15 @@
 
 use serde_json::Value;
 
-use super::attrs::{storage, storage_flag, storage_of};
+use super::attrs::{storage, storage_attrs, storage_flag, storage_of};
 use crate::model::{Attrs, Node, NodeType};
 
 const CLASS: &str = "auto-cursor-target";
 const CURSOR: &str = "cursor";
 
 /// The attrs of such a paragraph as read: its class kept, nothing else.
-fn kept_class() -> Attrs {
-    let mut attrs = Attrs::new();
-    let mut kept = serde_json::Map::new();
-    kept.insert("class".into(), CLASS.into());
-    storage_of(&mut attrs).insert("attrs".into(), Value::Object(kept));
-    attrs
+fn kept_class() -> Option<Attrs> {
+    storage_attrs(vec![("class".into(), CLASS.into())])
 }
 
 /// Makes a paragraph just read that is the editor's cursor target (its class and one break, nothing
@@ -32,7 +28,7 @@ pub(super) fn read(node: &mut Node) {
         || !one_break
         || node.marks.is_some()
         || node.extra.is_some()
-        || node.attrs != Some(kept_class())
+        || node.attrs != kept_class()
     {
         return;
     }
@@ -52,7 +48,7 @@ pub(super) fn write_form(node: &Node) -> Option<Node> {
         return None;
     }
     let mut p = node.clone();
-    p.attrs = Some(kept_class());
+    p.attrs = kept_class();
     p.content = Some(vec![Node::new(NodeType::HardBreak)]);
     Some(p)
 }
