@@ -22,7 +22,9 @@
 //!   reads where it was written (an ordered list split in two keeps its numbering);
 //! - an empty container that must hold a block holds an empty paragraph (list item, cell, block quote,
 //!   panel, expand); an empty list, table or row-less table, and empty text, are dropped (no text in them);
-//! - `code` keeps only the marks ADF combines with it (link, annotation).
+//! - `code` keeps only the marks ADF combines with it (link, annotation);
+//! - a storage format `<span>` (`storage:element`, from a page or a `<span class>` a model wrote) gives its
+//!   content in its place, its texts taking its marks.
 //!
 //! Unknown node types (markers) are left alone, content and all.
 
@@ -505,6 +507,12 @@ fn fix_root(doc: &mut Node) {
             }
             Some((node, false)) => frame.place(node, depth == 1),
             Some((mut node, true)) => {
+                if let Some(content) = span_content(&mut node) {
+                    for n in content.into_iter().rev() {
+                        frame.incoming.push_front((n, true));
+                    }
+                    continue;
+                }
                 if allows(&frame.kind, &node.kind) == Some(false) {
                     node = adapt(node, &frame.kind).unwrap_or_else(|n| *n);
                 }
@@ -526,6 +534,31 @@ fn fix_root(doc: &mut Node) {
             }
         }
     }
+}
+
+/// The content that takes the place of a storage format `<span>` (a `storage:element` named `span`, read
+/// from a storage page or from a `<span class="…">` a model wrote in Markdown), which ADF has no node for:
+/// its children, each text with the span's marks besides its own. `None` for any other node.
+fn span_content(node: &mut Node) -> Option<Vec<Node>> {
+    let T::Other(kind) = &node.kind else {
+        return None;
+    };
+    if &**kind != crate::storage::ELEMENT || node.attr_str("name") != Some("span") {
+        return None;
+    }
+    let marks = node.marks.take().filter(|m| !m.is_empty());
+    let mut content = node.content.take().unwrap_or_default();
+    for text in content.iter_mut().filter(|c| c.kind == T::Text) {
+        let Some(marks) = &marks else { break };
+        let own = text.marks.get_or_insert_with(Vec::new);
+        for mark in marks {
+            if !own.contains(mark) {
+                own.push(mark.clone());
+            }
+        }
+        own.sort_by_key(|m| m.kind.rank());
+    }
+    Some(content)
 }
 
 /// A copy of `node`'s own members without its content.

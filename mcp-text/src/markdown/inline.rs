@@ -7,8 +7,10 @@
 //! space is never broken). The decision is made after the pieces are rendered, on the actual characters
 //! on either side of each delimiter run.
 
+use super::element;
 use super::escape::{self, flanking, Ctx};
 use super::forms::{self, autolink_safe, format_date};
+use super::label::{self, shows_content};
 use super::marker::{self, Inf, Inferred};
 use super::text_form::{marks_apart, plain_text, plain_writes_apart, shown_form};
 use super::WriteOptions;
@@ -24,12 +26,18 @@ pub(super) struct Place {
     /// A `mediaInline` alone in its paragraph: written whole (`[alt](adf:mediaInline '…')`), since an
     /// image alone on its line reads as a block image once the paragraph's marker is lost.
     pub lone_media: bool,
+    /// Between an HTML element's tags (`<span>…</span>`): the content neither starts nor ends a line.
+    pub enclosed: bool,
+    /// Within a link's text (an element's content there): `]` would end it.
+    pub in_link: bool,
 }
 
 #[derive(Clone, Copy, PartialEq)]
 enum Kind {
     Text,
     Break,
+    /// A storage element written as its HTML, marks and all (see `element`).
+    Element,
     Other,
 }
 
@@ -77,7 +85,7 @@ fn span_marks(node: &Node) -> impl Iterator<Item = &Mark> {
 }
 
 fn has_mark(node: &Node, kinds: &[Kind], k: usize, mark: &Mark) -> bool {
-    kinds[k] == Kind::Text && span_marks(node).any(|m| m == mark)
+    matches!(kinds[k], Kind::Text | Kind::Element) && span_marks(node).any(|m| m == mark)
 }
 
 /// Whether the span open at `stack[p]` may stay open around `node`: the node has its mark, and every mark
@@ -170,6 +178,7 @@ fn write_shown(
         {
             Kind::Break
         }
+        NodeType::Other(_) if !opts.plain && element::element_form(node) => Kind::Element,
         _ => Kind::Other,
     }));
 
@@ -182,12 +191,15 @@ fn write_shown(
     for k in 0..n {
         let node = &nodes[k];
         let keep = (0..stack.len())
-            .position(|p| kinds[k] != Kind::Text || !stays_open(node, &segs, &stack, p))
+            .position(|p| {
+                !matches!(kinds[k], Kind::Text | Kind::Element)
+                    || !stays_open(node, &segs, &stack, p)
+            })
             .unwrap_or(stack.len());
         while stack.len() > keep {
             toks.push(Tok::Close(stack.pop().unwrap_or_default()));
         }
-        if kinds[k] == Kind::Text {
+        if matches!(kinds[k], Kind::Text | Kind::Element) {
             let mut new: Vec<(&Mark, usize)> = span_marks(node)
                 .filter(|m| !stack.iter().any(|&s| segs[s].mark == *m))
                 .map(|m| {
@@ -200,6 +212,7 @@ fn write_shown(
             new.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.kind.rank().cmp(&b.0.kind.rank())));
             in_list_order_by_rank(node, &mut new);
             if new.is_empty()
+                && kinds[k] == Kind::Text
                 && k > 0
                 && kinds[k - 1] == Kind::Text
                 && matches!(toks.last(), Some(Tok::Body(_)))
@@ -262,21 +275,23 @@ fn write_shown(
         let next = toks.get(t + 1).copied();
         let after_break = |p: Option<Tok>| matches!(p, Some(Tok::Body(j)) if kinds[j] == Kind::Break && !place.single_line);
         let prev_char = match prev {
+            None if place.enclosed => Some('>'),
             None => None,
             Some(Tok::Body(j)) => pieces[j].last,
             Some(_) => Some('*'),
         };
         let next_char = match next {
+            None if place.enclosed => Some('<'),
             None => None,
             Some(Tok::Body(j)) => first_char(&nodes[j], kinds[j], place),
             Some(_) => Some('*'),
         };
         let ctx = Ctx {
-            line_start: prev.is_none() || after_break(prev),
-            line_end: next.is_none() || after_break(next),
+            line_start: (prev.is_none() && !place.enclosed) || after_break(prev),
+            line_end: (next.is_none() && !place.enclosed) || after_break(next),
             keep_lead: matches!(prev, Some(Tok::Open(_))),
             keep_trail: matches!(next, Some(Tok::Close(_))),
-            in_link: link_depth_at[k] > 0,
+            in_link: place.in_link || link_depth_at[k] > 0,
             in_cell: place.in_cell,
             in_heading: place.in_heading,
             prev: prev_char,
@@ -466,6 +481,7 @@ fn first_char(node: &Node, kind: Kind, place: Place) -> Option<char> {
         Kind::Break => Some('\\'),
         Kind::Text if node.mark_list().iter().any(|m| m.kind == MarkType::Code) => Some('`'),
         Kind::Text => node.text.as_deref().and_then(|t| t.chars().next()),
+        Kind::Element => Some('<'),
         Kind::Other => Some('['),
     }
 }
@@ -635,9 +651,21 @@ fn body(out: &mut String, node: &Node, kind: Kind, ctx: &Ctx, place: Place, opts
                 out.push_str("<!--adf:text {\"marks\":[]}-->");
             }
         }
+        Kind::Element => {
+            let attributes = element::span_attributes(node).unwrap_or_default();
+            element::open_tag(out, &attributes);
+            let inner = Place {
+                enclosed: true,
+                in_link: ctx.in_link,
+                lone_media: false,
+                ..place
+            };
+            write(out, node.children(), inner, opts, &mut Scratch::default());
+            out.push_str("</span>");
+        }
         Kind::Other => {
             if !atom(out, node, place, opts) {
-                let label = label(node, opts);
+                let label = label::label(node, opts);
                 if opts.plain {
                     // No markers: an inline node without a form shows its label, else its content.
                     if let Some(label) = &label {
@@ -704,69 +732,6 @@ fn code_span(out: &mut String, text: &str, ctx: &Ctx, place: Place) {
     for _ in 0..fence {
         out.push('`');
     }
-}
-
-/// What a model reads of an inline node with no Markdown form: the text of its `[…](adf:TYPE '{…}')`,
-/// which the reader ignores (the node is the marker's). A macro's name and main parameter, the profile
-/// macro's user (`@Name` through the resolver), a placeholder's text, a mention's name, a status's text.
-fn label(node: &Node, opts: &WriteOptions) -> Option<String> {
-    let one_line = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-    let label = match &node.kind {
-        NodeType::InlineExtension | NodeType::Extension | NodeType::BodiedExtension => {
-            crate::storage::macro_label(node, opts.mentions)?
-        }
-        NodeType::Mention => match node.attr_str("text") {
-            Some(text) => one_line(text),
-            None => {
-                let id = node.attr_str("id")?;
-                let name = opts.mentions.and_then(|r| r.display_name(id));
-                one_line(&format!("@{}", name.as_deref().unwrap_or(id)))
-            }
-        },
-        NodeType::Placeholder | NodeType::Status => one_line(node.attr_str("text")?),
-        NodeType::Emoji => one_line(node.attr_str("text").or(node.attr_str("shortName"))?),
-        NodeType::MediaInline => one_line(node.attr_str("alt").or(node.attr_str("id"))?),
-        // An inline node of a type the schema does not define (a storage element ADF has no node for: a
-        // `<small>`, a `<cite>`, a `<span class>`) shows the text it holds.
-        NodeType::Other(_) if !node.children().is_empty() => one_line(&texts_within(node)),
-        _ => return None,
-    };
-    (!label.is_empty()).then_some(label)
-}
-
-/// The text of the texts within `node`, in reading order (a loop, not recursion: no depth is too deep).
-fn texts_within(node: &Node) -> String {
-    let mut text = String::new();
-    let mut stack: Vec<&[Node]> = vec![node.children()];
-    while let Some(nodes) = stack.pop() {
-        let Some((first, rest)) = nodes.split_first() else {
-            continue;
-        };
-        stack.push(rest);
-        match &first.text {
-            Some(t) => text.push_str(t),
-            None => stack.push(first.children()),
-        }
-    }
-    text
-}
-
-/// Whether an inline node is written with its content as its link's text, which the reader reads back as
-/// the content: a node of a type the schema does not define (a storage element: a `<span style>`, a
-/// `<small>`) holding one text of no marks that its label shows as it is. The model reads the text once and
-/// its edit of it is the node's text; any other content is in the node's JSON.
-pub(super) fn shows_content(node: &Node, label: Option<&str>) -> bool {
-    let [text] = node.children() else {
-        return false;
-    };
-    matches!(node.kind, NodeType::Other(_))
-        && text.kind == NodeType::Text
-        && text.attrs.is_none()
-        && text.marks.is_none()
-        && text.content.is_none()
-        && text.extra.is_none()
-        && text.text.is_some()
-        && text.text.as_deref() == label
 }
 
 /// The whole node as `[label](adf:TYPE '{…}')` (see `label`; the label may be empty), but the content

@@ -9,11 +9,13 @@
 
 mod autolink;
 mod diff;
+mod element;
 mod escape;
 mod forms;
 mod html;
 mod inline;
 mod json;
+mod label;
 mod marker;
 mod media;
 mod read;

@@ -28,5 +28,6 @@ mod storage_markdown;
 mod storage_off_schema;
 mod storage_props;
 mod storage_read;
+mod storage_spans;
 mod storage_stream;
 mod streaming;

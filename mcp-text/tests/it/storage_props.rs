@@ -385,8 +385,20 @@ impl Gen {
                 self.out.push_str("</ac:placeholder>");
             }
             17 => {
+                // Spans that say no mark, as the editor leaves them around pasted text (written as their
+                // HTML), and spans the HTML would not give back as they are (kept whole).
                 self.out.push_str("<span");
-                self.attr("class", "odd one");
+                match self.rng.below(8) {
+                    0 | 1 => self.attr("class", "odd one"),
+                    2 | 3 => {}
+                    4 => self.attr("style", "font-size: 14.0px;"),
+                    5 => {
+                        self.attr("class", "a");
+                        self.attr("data-x", "1 > 0");
+                    }
+                    6 => self.attr("style", "color: black;"),
+                    _ => self.attr("title", "a \"b\" | c"),
+                }
                 self.out.push('>');
                 self.inline(depth, false);
                 self.out.push_str("</span>");

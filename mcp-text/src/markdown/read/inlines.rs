@@ -2,6 +2,7 @@
 //! paragraph, heading or cell it makes.
 
 use super::super::autolink;
+use super::super::element::{self, SpanTag};
 use super::super::forms;
 use super::super::html::{self, Tok};
 use super::super::marker::{self, Marker};
@@ -39,14 +40,57 @@ impl R<'_> {
 
     pub(super) fn pop_mark(&mut self, closer: Closer, line: usize) -> bool {
         let inl = self.inl_mut(line);
-        if let Some(i) = inl.active.iter().rposition(|(_, c)| *c == closer) {
-            inl.active.remove(i);
-            inl.marks = None;
-            inl.split = true;
-            true
-        } else {
-            false
+        let Some(i) = inl.active.iter().rposition(|(_, c)| *c == closer) else {
+            return false;
+        };
+        let (mark, _) = inl.active.remove(i);
+        inl.marks = None;
+        inl.split = true;
+        if is_element_open(&mark) {
+            // The innermost element's: an inner one would have been found first.
+            if let Some(mut inl) = self.inl.take() {
+                self.close_element(&mut inl);
+                self.inl = Some(inl);
+            }
         }
+        true
+    }
+
+    /// A storage element's open tag (`<span class="…">`, see `element`): the marks open around it are
+    /// the element's, and what follows is its content until its close tag (or the run's end). In an
+    /// atom's label (whose text alone counts) it is nothing.
+    pub(super) fn open_element(&mut self, attributes: &[(String, String)], line: usize) {
+        let inl = self.inl_mut(line);
+        if inl.capture.is_some() {
+            return;
+        }
+        let mut node = element::element(attributes);
+        let marks = marks_of(&inl.active);
+        if !marks.is_empty() {
+            node.marks = Some(marks);
+        }
+        let start = inl.nodes.len();
+        inl.elements.push(OpenElement { node, start });
+        inl.active.push((
+            Mark::new(MarkType::Other(ELEMENT_OPEN.into())),
+            Closer::Html("span"),
+        ));
+        inl.marks = None;
+        inl.split = true;
+    }
+
+    /// The innermost open element of `inl` takes the nodes read since its open tag as its content.
+    pub(super) fn close_element(&mut self, inl: &mut Inl) {
+        let Some(open) = inl.elements.pop() else {
+            return;
+        };
+        let mut content = inl.nodes.split_off(open.start.min(inl.nodes.len()));
+        self.finish_images(&mut content, inl.line);
+        let mut node = open.node;
+        node.content = Some(content);
+        inl.nodes.push(node);
+        inl.marks = None;
+        inl.split = true;
     }
 
     pub(super) fn end_mark(&mut self, closer: Closer, line: usize) {
@@ -82,10 +126,14 @@ impl R<'_> {
             inl.split = true;
             return;
         }
-        let start = inl.link_starts.pop().unwrap_or(inl.nodes.len());
+        // An element closed inside the link may have taken nodes from where it started.
+        let start = inl
+            .link_starts
+            .pop()
+            .map_or(inl.nodes.len(), |s| s.min(inl.nodes.len()));
         let has_text = inl.nodes[start..]
             .iter()
-            .any(|n| n.kind == NodeType::Text || is_image(n));
+            .any(|n| n.kind == NodeType::Text || is_image(n) || element::is_element(n));
         if !has_text {
             // A link with no text would vanish: its destination becomes its text.
             let href = inl
@@ -433,8 +481,8 @@ impl R<'_> {
                         );
                         (m, if name == "sub" { "sub" } else { "sup" })
                     }
-                    "span" => {
-                        if let Some(json) = get("data-mark") {
+                    "span" => match element::span_tag(get) {
+                        SpanTag::Mark(json) => {
                             let probe = serde_json::json!({"type": "text", "text": "x", "marks": [serde_json::from_str::<Value>(json).unwrap_or(Value::Null)]});
                             match crate::adf::from_value(probe) {
                                 Ok(n) if n.mark_list().len() == 1 => {
@@ -445,35 +493,37 @@ impl R<'_> {
                                     (Mark::new(MarkType::Other("\u{0}none".into())), "span")
                                 }
                             }
-                        } else if let Some(color) = get("style")
-                            .and_then(|s| s.trim().strip_prefix("color:"))
-                            .map(|c| c.trim().trim_end_matches(';').trim())
-                        {
-                            match forms::css_color(color) {
-                                Some(hex) => {
-                                    let mut m = Mark::new(MarkType::TextColor);
-                                    m.attrs = Some(
-                                        [("color".to_string(), Value::from(hex))]
-                                            .into_iter()
-                                            .collect(),
-                                    );
-                                    (m, "span")
-                                }
-                                None => {
-                                    self.warn(line, format!("`{color}` is no colour ADF can hold (it takes `#rrggbb`; a CSS 2.1 name, `#rgb` and `rgb()` are converted); its text is kept without it"));
-                                    (Mark::new(MarkType::Other("\u{0}none".into())), "span")
-                                }
-                            }
-                        } else {
-                            (Mark::new(MarkType::Other("\u{0}none".into())), "span")
                         }
-                    }
+                        SpanTag::Color(color) => match forms::css_color(color) {
+                            Some(hex) => {
+                                let mut m = Mark::new(MarkType::TextColor);
+                                m.attrs = Some(
+                                    [("color".to_string(), Value::from(hex))]
+                                        .into_iter()
+                                        .collect(),
+                                );
+                                (m, "span")
+                            }
+                            None => {
+                                self.warn(line, format!("`{color}` is no colour ADF can hold (it takes `#rrggbb`; a CSS 2.1 name, `#rgb` and `rgb()` are converted); its text is kept without it"));
+                                (Mark::new(MarkType::Other("\u{0}none".into())), "span")
+                            }
+                        },
+                        SpanTag::Element => {
+                            self.open_element(attrs, line);
+                            return true;
+                        }
+                    },
                     _ => return false,
                 };
                 self.push_mark(mark.0, Closer::Html(mark.1), line);
                 true
             }
             Tok::Close { name } => {
+                if self.inl.as_ref().is_some_and(|i| i.capture.is_some()) {
+                    // In an atom's label, whose text alone counts: no mark outside it closes here.
+                    return true;
+                }
                 let key = match name.as_str() {
                     "strong" | "b" => "strong",
                     "em" | "i" => "em",
@@ -551,6 +601,10 @@ impl R<'_> {
         if let Some(c) = inl.capture.take() {
             let node = self.atom(c);
             inl.nodes.push(node);
+        }
+        // An element whose close tag never came ends with the run, as in HTML.
+        while !inl.elements.is_empty() {
+            self.close_element(&mut inl);
         }
         let pending = self
             .frames

@@ -116,6 +116,22 @@ pub(super) struct Capture {
     pub(super) line: usize,
 }
 
+/// An element whose open tag was read: the node but its content, and where its content starts among the
+/// run's nodes. Its place among the open marks is an [`ELEMENT_OPEN`] entry.
+pub(super) struct OpenElement {
+    pub(super) node: Node,
+    pub(super) start: usize,
+}
+
+/// The entry of an open element among the open marks: the marks before it are the element's, those after
+/// it its content's.
+pub(super) const ELEMENT_OPEN: &str = "\u{0}element";
+
+/// Whether an open mark is an element's entry.
+pub(super) fn is_element_open(mark: &Mark) -> bool {
+    matches!(&mark.kind, MarkType::Other(n) if &**n == ELEMENT_OPEN)
+}
+
 pub(super) struct Inl {
     pub(super) kind: Ik,
     pub(super) nodes: Vec<Node>,
@@ -128,6 +144,8 @@ pub(super) struct Inl {
     /// The paragraph so far is only a task item's `blockTaskItem` marker: no paragraph if nothing follows.
     pub(super) item_marker: bool,
     pub(super) link_starts: Vec<usize>,
+    /// The storage elements open (`<span class="…">`, see `element`), innermost last.
+    pub(super) elements: Vec<OpenElement>,
     pub(super) cell_d: Option<(NodeType, Map<String, Value>)>,
     /// The short markers `<!--#ID-->` before a pipe table cell's text: from the last, the `localId` of
     /// the cell's paragraph, of the cell, of the row (in its first cell).
@@ -213,6 +231,7 @@ pub(super) fn new_inl(kind: Ik, line: usize) -> Inl {
         skip_line: false,
         item_marker: false,
         link_starts: Vec::new(),
+        elements: Vec::new(),
         cell_d: None,
         cell_ids: Vec::new(),
         line,
@@ -226,6 +245,12 @@ pub(super) fn is_image(n: &Node) -> bool {
 /// The marks a text gets from the open spans: one of each kind (annotations may repeat), in the
 /// schema's order; code keeps only links (ADF allows no other mark with code).
 pub(super) fn marks_of(active: &[(Mark, Closer)]) -> Vec<Mark> {
+    // Inside an element, the marks opened within it (those outside are the element's own).
+    let within = active
+        .iter()
+        .rposition(|(m, _)| is_element_open(m))
+        .map_or(0, |i| i + 1);
+    let active = &active[within..];
     let mut marks: Vec<Mark> = Vec::with_capacity(active.len());
     for (m, _) in active {
         if matches!(&m.kind, MarkType::Other(n) if &**n == "\u{0}none") {
