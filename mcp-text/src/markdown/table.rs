@@ -1,5 +1,6 @@
-//! Tables: a GFM pipe table when every cell is one line of inline content under a header row, else an
-//! HTML `<table>` whose cells hold Markdown (blank lines around it, so that it is read as Markdown).
+//! Tables: a GFM pipe table when every cell is one line of inline content under a header row (a cell of
+//! plain paragraphs `a<p>b`, as HTML writes them), else an HTML `<table>` whose cells hold Markdown
+//! (blank lines around it, so that it is read as Markdown).
 
 use serde_json::Value;
 
@@ -52,7 +53,18 @@ fn pipe_cell(cell: &Node) -> bool {
                     && plain_inline_container(p)
                     && !matches!(p.children(), [only] if only.kind == NodeType::MediaInline)
             }
-            _ => false,
+            // Paragraphs of nothing but their text, one after the other: `a<p>b`.
+            ps => {
+                ps.len() > 1
+                    && ps.iter().all(|p| {
+                        p.kind == NodeType::Paragraph
+                            && p.attrs.is_none()
+                            && p.marks.is_none()
+                            && p.extra.is_none()
+                            && plain_inline_container(p)
+                            && !matches!(p.children(), [only] if only.kind == NodeType::MediaInline)
+                    })
+            }
         }
 }
 
@@ -144,6 +156,14 @@ fn pipe(w: &mut W, table: &Node) {
             }
             if let Some(p) = para.filter(|p| !is_empty_paragraph(p)) {
                 w.inline_into(&mut line, p.children(), place);
+            } else if para.is_none() {
+                // Paragraphs (see `pipe_cell`), each after the `<p>` that starts it but the first.
+                for (k, p) in cell.children().iter().enumerate() {
+                    if k > 0 {
+                        line.push_str("<p>");
+                    }
+                    w.inline_into(&mut line, p.children(), place);
+                }
             }
             line.push_str(" |");
         }

@@ -3,6 +3,7 @@
 mod adf_off_schema;
 mod adf_properties;
 mod adf_readers;
+mod cell_paragraphs;
 mod cli_inputs;
 mod cli_split;
 mod commonmark_adf;

@@ -706,6 +706,15 @@ impl Gen {
                                 self.out.push('>');
                                 self.inline(depth - 1, true);
                             }
+                            // Paragraphs of text alone, as documentation tables hold them.
+                            8 => {
+                                self.out.push('>');
+                                for _ in 0..2 + self.rng.below(2) {
+                                    self.out.push_str("<p>");
+                                    self.inline(depth - 1, true);
+                                    self.out.push_str("</p>");
+                                }
+                            }
                             // Server's and Data Center's editor wraps a cell holding a macro or an image.
                             7 => {
                                 self.out.push_str("><div class=\"content-wrapper\">");

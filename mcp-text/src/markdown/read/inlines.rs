@@ -79,6 +79,28 @@ impl R<'_> {
         inl.split = true;
     }
 
+    /// Whether inline content is a pipe table cell's (outside an atom's label).
+    fn in_cell_text(&self) -> bool {
+        self.inl
+            .as_ref()
+            .is_some_and(|i| i.kind == Ik::Cell && i.capture.is_none())
+    }
+
+    /// `<p>` in a pipe table cell: the next of the cell's paragraphs starts here (elements still open end
+    /// with the paragraph before, as they would at the cell's end).
+    fn cell_paragraph(&mut self) {
+        if let Some(mut inl) = self.inl.take() {
+            while !inl.elements.is_empty() {
+                self.close_element(&mut inl);
+            }
+            inl.active.retain(|(m, _)| !is_element_open(m));
+            inl.marks = None;
+            inl.split = true;
+            inl.paragraph_starts.push(inl.nodes.len());
+            self.inl = Some(inl);
+        }
+    }
+
     /// The innermost open element of `inl` takes the nodes read since its open tag as its content.
     pub(super) fn close_element(&mut self, inl: &mut Inl) {
         let Some(open) = inl.elements.pop() else {
@@ -460,6 +482,10 @@ impl R<'_> {
                         return true;
                     }
                     _ if *self_closing => return false,
+                    "p" if self.in_cell_text() => {
+                        self.cell_paragraph();
+                        return true;
+                    }
                     "strong" | "b" => (Mark::new(MarkType::Strong), "strong"),
                     "em" | "i" => (Mark::new(MarkType::Em), "em"),
                     "del" | "s" | "strike" => (Mark::new(MarkType::Strike), "del"),
@@ -524,6 +550,10 @@ impl R<'_> {
                     // In an atom's label, whose text alone counts: no mark outside it closes here.
                     return true;
                 }
+                if name == "p" && self.in_cell_text() {
+                    // A paragraph of a cell ends where the next starts, or with the cell.
+                    return true;
+                }
                 let key = match name.as_str() {
                     "strong" | "b" => "strong",
                     "em" | "i" => "em",
@@ -557,6 +587,7 @@ impl R<'_> {
         ) && self.frames.len() >= 2
             && self.frames[self.frames.len() - 2].children.is_empty()
             && self.frames.last().is_some_and(|_| self.in_head());
+        let starts = std::mem::take(&mut inl.paragraph_starts);
         let mut para = self
             .finish_paragraph(inl)
             .unwrap_or_else(|| Node::new(NodeType::Paragraph));
@@ -569,7 +600,7 @@ impl R<'_> {
             } else {
                 NodeType::TableCell
             },
-            vec![para],
+            split_paragraphs(para, &starts),
         );
         cell.attrs = Some(marker::inferred_attrs(&forms::CELL));
         if let Some((kind, d)) = cell_d {
@@ -679,6 +710,37 @@ impl R<'_> {
         }
         Some(p)
     }
+}
+
+/// A pipe table cell's paragraph split where `<p>` tags started the next ones (`starts`, among its
+/// nodes): nothing before the first `<p>` is no paragraph (`<p>a</p><p>b</p>` is two), and the first
+/// keeps what the cell's paragraph has besides its content (its id).
+fn split_paragraphs(mut para: Node, starts: &[usize]) -> Vec<Node> {
+    if starts.is_empty() {
+        return vec![para];
+    }
+    let mut nodes = para.content.take().unwrap_or_default();
+    let mut parts = Vec::with_capacity(starts.len() + 1);
+    for &start in starts.iter().rev() {
+        parts.push(nodes.split_off(start.min(nodes.len())));
+    }
+    if !nodes.is_empty() {
+        parts.push(nodes);
+    }
+    let mut first = Some(para);
+    parts
+        .into_iter()
+        .rev()
+        .map(|part| {
+            let mut p = first
+                .take()
+                .unwrap_or_else(|| Node::new(NodeType::Paragraph));
+            if !part.is_empty() {
+                p.content = Some(part);
+            }
+            p
+        })
+        .collect()
 }
 
 /// A node that stands only among blocks, never in text or in a container of its own kind (items, rows,

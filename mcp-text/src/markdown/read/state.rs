@@ -146,6 +146,8 @@ pub(super) struct Inl {
     pub(super) link_starts: Vec<usize>,
     /// The storage elements open (`<span class="…">`, see `element`), innermost last.
     pub(super) elements: Vec<OpenElement>,
+    /// In a pipe table cell, where each paragraph after the first starts among `nodes` (a `<p>`).
+    pub(super) paragraph_starts: Vec<usize>,
     pub(super) cell_d: Option<(NodeType, Map<String, Value>)>,
     /// The short markers `<!--#ID-->` before a pipe table cell's text: from the last, the `localId` of
     /// the cell's paragraph, of the cell, of the row (in its first cell).
@@ -232,6 +234,7 @@ pub(super) fn new_inl(kind: Ik, line: usize) -> Inl {
         item_marker: false,
         link_starts: Vec::new(),
         elements: Vec::new(),
+        paragraph_starts: Vec::new(),
         cell_d: None,
         cell_ids: Vec::new(),
         line,
