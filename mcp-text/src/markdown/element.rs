@@ -97,13 +97,22 @@ pub(super) fn element_form(node: &Node) -> bool {
     if marks.is_empty() || marks.iter().any(|m| m.kind == MarkType::Code) || !plain_text(&probe) {
         return false;
     }
-    // Within a link's text, no other link (Markdown's links do not nest, and an inline node's form is
-    // one): texts written as text and spans written as HTML alone, none linked.
-    let linked = |n: &Node| n.mark_list().iter().any(|m| m.kind == MarkType::Link);
-    !linked(node)
+    // No mark of the same kind within (`~~a<span>~~b~~</span>~~` pairs its delimiters otherwise), and
+    // within a link's text no inline node of a form of its own (a link too: Markdown's links do not
+    // nest): texts written as text and spans written as HTML alone.
+    let kinds = |n: &Node| {
+        n.mark_list()
+            .iter()
+            .any(|m| marks.iter().any(|e| e.kind == m.kind))
+    };
+    if any_within(node, kinds) {
+        return false;
+    }
+    let linked = marks.iter().any(|m| m.kind == MarkType::Link);
+    !linked
         || !any_within(node, |n| {
             let text = n.kind == NodeType::Text && (plain_text(n) || marks_apart(n).is_some());
-            linked(n) || !(text || element_form(n))
+            !(text || element_form(n))
         })
 }
 

@@ -56,8 +56,8 @@ fn a_span_that_says_no_mark_reads_as_its_html_and_comes_back_the_same() {
 #[test]
 fn a_span_the_html_would_not_give_back_stays_whole() {
     // A colour by name is a text colour to a model that writes it as HTML; an attribute whose value holds
-    // a quote or a pipe, or a name in capitals, would not come back as it is: each stays the element's
-    // marker, and comes back the same.
+    // a quote or a pipe, a name in capitals, marks Markdown cannot nest, would not come back as they are:
+    // each stays the element's marker, and comes back the same.
     for xml in [
         r#"<p><span style="color: black;">dark</span></p>"#,
         r#"<p><span title="a &quot;b&quot;">q</span></p>"#,
@@ -65,6 +65,8 @@ fn a_span_the_html_would_not_give_back_stays_whole() {
         r#"<p><span Class="x">c</span></p>"#,
         // A code span holds no HTML.
         r#"<p><code>a<span class="x">b</span></code></p>"#,
+        // Strikethrough in a struck span: `~~a<span>b~~c~~</span>~~` would pair its delimiters otherwise.
+        r#"<p><s>a<span class="x">b<s>c</s>d</span>e</s></p>"#,
     ] {
         let md = to_markdown(xml);
         assert!(md.contains("adf:storage:element"), "{xml}: {md}");
