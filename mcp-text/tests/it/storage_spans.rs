@@ -141,3 +141,21 @@ fn a_span_whose_close_tag_was_lost_ends_with_its_paragraph() {
         assert!(xml.contains('y') || xml.contains(" c"), "{md}: {xml}");
     }
 }
+
+#[test]
+fn spans_nested_at_the_readers_cap_read_and_write_through_markdown() {
+    // Each span's content is written by the inline writer inside the span's tags: a recursion as deep as
+    // the spans, which the storage reader caps. On a test thread's stack (2 MiB), in a debug build too.
+    let n = mcp_text::storage::MAX_DEPTH - 2;
+    let xml = format!(
+        "<p>{}x{}</p>",
+        "<span class=\"x\">".repeat(n),
+        "</span>".repeat(n)
+    );
+    let md = to_markdown(&xml);
+    assert!(
+        md.starts_with("<span class=\"x\"><span class=\"x\">"),
+        "{md}"
+    );
+    assert_eq!(from_markdown(&md), xml);
+}
