@@ -197,7 +197,12 @@ impl ReasonSource {
             let why = tokio::select! {
                 why = &mut read => why,
                 wrote = &mut writer => match wrote {
-                    Ok(Some(e)) => format!("output closed: {e}"),
+                    // The child stopped reading, most often because it exited: what it wrote before
+                    // going is still in the pipe, and answers to requests already sent are delivered.
+                    Ok(Some(e)) => {
+                        let _ = tokio::time::timeout(SETTLE, &mut read).await;
+                        format!("output closed: {e}")
+                    }
                     // Every sender is gone: the input ends when the child has answered and gone.
                     _ => read.await,
                 },
