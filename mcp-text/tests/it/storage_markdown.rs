@@ -8,11 +8,11 @@ use mcp_text::storage;
 use crate::storage_props::{diff, document};
 use crate::storage_read::{normalise, read, PAGE};
 
-fn to_markdown(xml: &str) -> String {
+pub(crate) fn to_markdown(xml: &str) -> String {
     markdown::write(&read(xml), &WriteOptions::default())
 }
 
-fn from_markdown(md: &str) -> String {
+pub(crate) fn from_markdown(md: &str) -> String {
     let back = markdown::read(md);
     assert!(back.warnings.is_empty(), "{:?}\n{md}", back.warnings);
     storage::write(&back.doc)

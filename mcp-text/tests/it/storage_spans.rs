@@ -1,20 +1,10 @@
 //! Storage format's `<span>`s that say no mark (what Confluence's editor leaves around pasted text, a
 //! `class`, a `font-size`): read as the inline HTML they are, written back as the same element.
 
-use mcp_text::markdown::{self, WriteOptions};
+use mcp_text::markdown;
 use mcp_text::{convert, Format};
 
-use crate::storage_read::read;
-
-fn to_markdown(xml: &str) -> String {
-    markdown::write(&read(xml), &WriteOptions::default())
-}
-
-fn from_markdown(md: &str) -> String {
-    let back = markdown::read(md);
-    assert!(back.warnings.is_empty(), "{:?}\n{md}", back.warnings);
-    mcp_text::storage::write(&back.doc)
-}
+use crate::storage_markdown::{from_markdown, to_markdown};
 
 fn converted(text: &str, from: Format, to: Format) -> String {
     convert(text.as_bytes(), from, to, &Default::default())

@@ -90,9 +90,7 @@ impl R<'_> {
     /// with the paragraph before, as they would at the cell's end).
     fn cell_paragraph(&mut self) {
         if let Some(mut inl) = self.inl.take() {
-            while !inl.elements.is_empty() {
-                self.close_element(&mut inl);
-            }
+            self.close_elements(&mut inl);
             inl.active.retain(|(m, _)| !is_element_open(m));
             inl.marks = None;
             inl.split = true;
@@ -113,6 +111,13 @@ impl R<'_> {
         inl.nodes.push(node);
         inl.marks = None;
         inl.split = true;
+    }
+
+    /// Every element still open in `inl` ends here, innermost first.
+    fn close_elements(&mut self, inl: &mut Inl) {
+        while !inl.elements.is_empty() {
+            self.close_element(inl);
+        }
     }
 
     pub(super) fn end_mark(&mut self, closer: Closer, line: usize) {
@@ -634,9 +639,7 @@ impl R<'_> {
             inl.nodes.push(node);
         }
         // An element whose close tag never came ends with the run, as in HTML.
-        while !inl.elements.is_empty() {
-            self.close_element(&mut inl);
-        }
+        self.close_elements(&mut inl);
         let pending = self
             .frames
             .last()
