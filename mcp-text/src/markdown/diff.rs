@@ -398,17 +398,21 @@ fn parts<'d>(
 
 /// The whole node (but its type) as a diff against an empty node of its type.
 pub(super) fn whole(node: &Node) -> Diff<'_> {
-    whole_against(node, false)
+    whole_against(node, Inferred::new(None, false))
 }
 
 /// [`whole`] but the node's content, which the Markdown shows (the reader gives the node a `content`).
 pub(super) fn whole_but_content(node: &Node) -> Diff<'_> {
-    whole_against(node, true)
+    whole_against(node, Inferred::new(None, true))
 }
 
-fn whole_against(node: &Node, content: bool) -> Diff<'_> {
-    let attrs = None;
-    let mut d = diff(node, Inferred { attrs, content }).unwrap_or(Diff::EMPTY);
+/// [`whole`] but the attrs `inf`, which the reader gives every node of its type.
+pub(super) fn whole_but<'d>(node: &'d Node, inf: &'d [(&'d str, Inf<'d>)]) -> Diff<'d> {
+    whole_against(node, Inferred::new(Some(inf), false))
+}
+
+fn whole_against<'d>(node: &'d Node, inf: Inferred<'d, 'd>) -> Diff<'d> {
+    let mut d = diff(node, inf).unwrap_or(Diff::EMPTY);
     d.text = node.text.as_deref();
     d
 }

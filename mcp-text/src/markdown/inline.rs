@@ -747,9 +747,20 @@ pub(super) fn raw(out: &mut String, node: &Node, place: Place, label: Option<&st
     }
     out.push_str("](adf:");
     push_type(out, node.kind.name());
-    let d = match shows_content(node, label) {
-        true => marker::whole_but_content(node),
-        false => marker::whole(node),
+    let bare;
+    let d = if node.kind == NodeType::InlineExtension {
+        let node = match label.and_then(|l| label::macro_without_label(node, l)) {
+            Some(n) => {
+                bare = n;
+                &bare
+            }
+            None => node,
+        };
+        marker::whole_but(node, &forms::MACRO_TYPE)
+    } else if shows_content(node, label) {
+        marker::whole_but_content(node)
+    } else {
+        marker::whole(node)
     };
     if !d.is_empty() {
         out.push(' ');

@@ -1,6 +1,8 @@
 //! An inline node's label: what a model reads of an inline node that has no Markdown form of its own, the
 //! text of its `[…](adf:TYPE '{…}')`, and whether that text is the node's content.
 
+use serde_json::Value;
+
 use super::WriteOptions;
 use crate::model::{Node, NodeType};
 
@@ -65,4 +67,37 @@ pub(super) fn shows_content(node: &Node, label: Option<&str>) -> bool {
         && text.extra.is_none()
         && text.text.is_some()
         && text.text.as_deref() == label
+}
+
+/// An inline macro as its marker needs to say it when its label gives back its name and main parameter
+/// (`[anchor: top](adf:inlineExtension …)`, `[toc](…)`; see `storage::macro_from_label`): the node without
+/// its `extensionKey` and the parameter the label shows. `None` when the label would not give them back
+/// as they are (a shortened or re-spaced value, a number, a parameter of another name, a `profile`
+/// macro's `@Name`): the marker says the whole node.
+pub(super) fn macro_without_label(node: &Node, label: &str) -> Option<Node> {
+    if node.kind != NodeType::InlineExtension {
+        return None;
+    }
+    let mut bare = node.clone();
+    let attrs = bare.attrs.as_mut()?;
+    attrs.remove("extensionKey")?;
+    if let Some(parameters) = attrs.get_mut("parameters").and_then(Value::as_object_mut) {
+        if let Some(params) = parameters
+            .get_mut("macroParams")
+            .and_then(Value::as_object_mut)
+        {
+            if label.contains(": ") {
+                params.remove(crate::storage::main_param(params)?);
+            }
+            if params.is_empty() {
+                parameters.remove("macroParams");
+            }
+        }
+        if parameters.is_empty() {
+            attrs.remove("parameters");
+        }
+    }
+    let mut back = bare.clone();
+    crate::storage::macro_from_label(&mut back, label);
+    (back == *node).then_some(bare)
 }

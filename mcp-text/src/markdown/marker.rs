@@ -18,8 +18,8 @@ use crate::adf;
 use crate::model::{Attrs, Mark, Node, NodeType};
 
 pub(super) use super::diff::{
-    diff, inferred_attrs, is_id, mark_diff, text_marks, whole, whole_but_content, Diff, Inf,
-    Inferred,
+    diff, inferred_attrs, is_id, mark_diff, text_marks, whole, whole_but, whole_but_content, Diff,
+    Inf, Inferred,
 };
 
 /// The types of the schema a marker pair stands around (when they hold `content`), besides types the

@@ -42,6 +42,10 @@ const NOFORMAT: &str = "noformat";
 /// unless the node says `storage.noSchemaVersion`, and another version is kept as it was).
 const SCHEMA_VERSION: &str = "1";
 const NO_VERSION: &str = "noSchemaVersion";
+/// A macro with nothing inside is one empty tag, as Confluence writes it (`<ac:structured-macro
+/// ac:name="children" … />`); one written as an open and a close tag with nothing between says
+/// `storage.pair`.
+const PAIR: &str = "pair";
 /// A macro's `ac:macro-id`, under `storage` (an extension's is ADF's `macroMetadata.macroId`).
 const MACRO_ID: &str = "macroId";
 
@@ -91,6 +95,20 @@ pub(super) struct Macro {
     pub rich: Option<Vec<Node>>,
     pub extra: Vec<String>,
     pub inline: bool,
+    /// Read from one empty tag (`<ac:structured-macro … />`).
+    pub empty_tag: bool,
+}
+
+impl Macro {
+    /// A macro as its open tag (or its one empty tag, `empty_tag`) starts it; `inline` in text.
+    pub fn open(attrs: AttrList, inline: bool, empty_tag: bool) -> Macro {
+        Macro {
+            attrs,
+            inline,
+            empty_tag,
+            ..Default::default()
+        }
+    }
 }
 
 pub(super) struct Param {
@@ -270,6 +288,19 @@ fn attr<'a>(list: &'a AttrList, name: &str) -> Option<&'a str> {
 
 /// The node a closed macro stands for.
 pub(super) fn finish(m: Macro) -> Node {
+    let pair = !m.empty_tag
+        && m.params.is_empty()
+        && m.plain.is_none()
+        && m.rich.is_none()
+        && m.extra.is_empty();
+    let mut node = macro_node(m);
+    if pair {
+        storage_of(node.attrs.get_or_insert_with(Attrs::new)).insert(PAIR.into(), true.into());
+    }
+    node
+}
+
+fn macro_node(m: Macro) -> Node {
     let name = attr(&m.attrs, "ac:name").map(str::to_string);
     let mut rest_attrs: AttrList = m
         .attrs
@@ -475,17 +506,7 @@ pub fn macro_label(node: &Node, mentions: Option<&dyn MentionResolver>) -> Optio
         .attr("parameters")
         .and_then(|p| p.get("macroParams"))
         .and_then(Value::as_object);
-    let param = |name: &str| {
-        let v = params?.get(name)?;
-        let v = v.get("value").unwrap_or(v);
-        let text = match v {
-            Value::String(s) => s.clone(),
-            Value::Number(_) | Value::Bool(_) => v.to_string(),
-            _ => return None,
-        };
-        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        (!text.is_empty()).then_some(text)
-    };
+    let param = |name: &str| shown_param(params?.get(name)?);
     let short = |s: String| match s.char_indices().nth(LABEL_MAX) {
         Some((i, _)) => format!("{}…", &s[..i]),
         None => s,
@@ -497,10 +518,81 @@ pub fn macro_label(node: &Node, mentions: Option<&dyn MentionResolver>) -> Optio
         }
     }
     let key = short(key.split_whitespace().collect::<Vec<_>>().join(" "));
-    Some(match MAIN_PARAMS.iter().find_map(|p| param(p)) {
+    Some(match params.and_then(main_param).and_then(param) {
         Some(main) => format!("{key}: {}", short(main)),
         None => key,
     })
+}
+
+/// A parameter as a label shows it: its value (a string, number or boolean) on one line; `None` when
+/// that is empty.
+fn shown_param(v: &Value) -> Option<String> {
+    let v = v.get("value").unwrap_or(v);
+    let text = match v {
+        Value::String(s) => s.clone(),
+        Value::Number(_) | Value::Bool(_) => v.to_string(),
+        _ => return None,
+    };
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!text.is_empty()).then_some(text)
+}
+
+/// The name of the parameter a [`macro_label`] shows after the macro's name: the first of
+/// [`MAIN_PARAMS`] that shows a value.
+pub(crate) fn main_param(params: &Map<String, Value>) -> Option<&'static str> {
+    MAIN_PARAMS
+        .into_iter()
+        .find(|name| params.get(*name).and_then(shown_param).is_some())
+}
+
+/// A macro whose main parameter is not the first of [`MAIN_PARAMS`] it may hold: its name and that
+/// parameter's (`jira` holds `key` and never Confluence's unnamed one).
+const NAMED_MAIN: [(&str, &str); 1] = [("jira", "key")];
+
+/// The macro a [`macro_label`] names, given back to `node` (an extension its Markdown marker says without
+/// them): `anchor: top` sets `extensionKey` to `anchor` and the main parameter to `top`, under the name
+/// the macro's main parameter has (`jira`'s `key`, else the first of [`MAIN_PARAMS`] it does not hold);
+/// `toc` sets the name alone. `parameters.macroParams` is there in both cases, as the storage reader gives
+/// every macro. Nothing when the node names its macro itself or the label is empty. The Markdown writer
+/// leaves out of a marker only what this gives back as it was.
+pub(crate) fn macro_from_label(node: &mut Node, label: &str) {
+    if label.is_empty() || node.attr("extensionKey").is_some() {
+        return;
+    }
+    let (key, main) = match label.split_once(": ") {
+        Some((key, main)) => (key, Some(main)),
+        None => (label, None),
+    };
+    node.set_attr("extensionKey", key);
+    let attrs = node.attrs.get_or_insert_with(Attrs::new);
+    let Value::Object(parameters) = attrs
+        .entry("parameters")
+        .or_insert_with(|| Value::Object(Map::new()))
+    else {
+        return;
+    };
+    let Value::Object(params) = parameters
+        .entry("macroParams")
+        .or_insert_with(|| Value::Object(Map::new()))
+    else {
+        return;
+    };
+    let Some(main) = main else {
+        return;
+    };
+    let named = NAMED_MAIN
+        .iter()
+        .find(|(k, _)| *k == key)
+        .map(|(_, name)| *name);
+    let name = named
+        .into_iter()
+        .chain(MAIN_PARAMS)
+        .find(|name| !params.contains_key(*name));
+    if let Some(name) = name {
+        let mut value = Map::new();
+        value.insert("value".into(), Value::from(main));
+        params.insert(name.into(), Value::Object(value));
+    }
 }
 
 /// ADF's status colour for Confluence's `colour` parameter.
@@ -661,10 +753,6 @@ pub(super) fn write(w: &mut impl Out, node: &Node) {
     for (k, v) in &xml_attrs {
         push_attr(out, k, v);
     }
-    out.push('>');
-
-    // Parameters: in their stored order (repeated names from `dups`), then any others by name.
-    let order = st.and_then(|s| s.get("order")).and_then(Value::as_array);
     let mut dups: BTreeMap<String, Vec<Value>> = st
         .and_then(|s| s.get("dups"))
         .and_then(Value::as_object)
@@ -674,6 +762,20 @@ pub(super) fn write(w: &mut impl Out, node: &Node) {
                 .collect()
         })
         .unwrap_or_default();
+    let extra = st.and_then(|s| s.get("extra")).and_then(Value::as_array);
+    let inside = !params.is_empty()
+        || dups.values().any(|l| !l.is_empty())
+        || plain.is_some()
+        || rich.is_some()
+        || extra.is_some_and(|e| e.iter().any(Value::is_string));
+    if !inside && st.and_then(|s| s.get(PAIR)) != Some(&Value::Bool(true)) {
+        out.push_str(" />");
+        return;
+    }
+    out.push('>');
+
+    // Parameters: in their stored order (repeated names from `dups`), then any others by name.
+    let order = st.and_then(|s| s.get("order")).and_then(Value::as_array);
     if let Some(order) = order {
         for name in order.iter().filter_map(Value::as_str) {
             if let Some(v) = params.remove(name) {
@@ -710,7 +812,7 @@ pub(super) fn write(w: &mut impl Out, node: &Node) {
             w.out().push_str("</ac:rich-text-body>");
         }
     }
-    if let Some(extra) = st.and_then(|s| s.get("extra")).and_then(Value::as_array) {
+    if let Some(extra) = extra {
         for raw in extra.iter().filter_map(Value::as_str) {
             w.out().push_str(raw);
         }

@@ -38,6 +38,7 @@ use crate::model::Node;
 use crate::Read;
 
 pub use macros::macro_label;
+pub(crate) use macros::{macro_from_label, main_param, MACRO_EXTENSION_TYPE};
 pub use write::BlockWriter;
 
 /// The attribute under which a node keeps what the storage element said that ADF does not.

@@ -554,11 +554,7 @@ impl<'a> Parser<'a> {
                 Role::Node,
             ),
             "ac:structured-macro" => {
-                let m = Macro {
-                    attrs,
-                    inline: !block_context,
-                    ..Default::default()
-                };
+                let m = Macro::open(attrs, !block_context, empty);
                 (
                     NodeType::Extension,
                     None,

@@ -142,13 +142,25 @@ impl Writer {
     pub fn children(&mut self, nodes: &[Node]) {
         let mut open: Vec<(&Mark, Option<LinkText>)> = Vec::new();
         let mut in_layout = false;
+        let mut prev: Option<&Node> = None;
         for node in nodes {
             let marks = node.mark_list();
-            let common = open
+            let mut common = open
                 .iter()
                 .zip(marks)
                 .take_while(|((a, _), b)| *a == *b)
                 .count();
+            // Two texts of the same marks are two elements of the innermost one (`<span style="…">a</span>
+            // <span style="…">b</span>`, as editors leave them): the reader gives one text per element
+            // and joins what one element holds, so only a page that closed and reopened it gives two.
+            if common > 0
+                && common == marks.len()
+                && node.kind == NodeType::Text
+                && prev.is_some_and(|p| p.kind == NodeType::Text && p.mark_list() == marks)
+            {
+                common -= 1;
+            }
+            prev = Some(node);
             while open.len() > common {
                 let (mark, how) = open.pop().expect("longer than common");
                 self.close_mark(mark, how.as_ref());

@@ -13,6 +13,7 @@ mod html_cli;
 mod html_markdown;
 mod html_pieces;
 mod html_reader;
+mod macro_labels;
 mod markdown_corpus;
 mod markdown_failures;
 mod markdown_roundtrip;

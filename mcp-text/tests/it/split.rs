@@ -78,7 +78,10 @@ fn every_cut_is_whole(text: &str, what: &dyn Fn() -> String) {
         for (i, &a) in starts.iter().enumerate().take(12) {
             cuts.extend(starts[i + 1..].iter().take(12).map(|&b| vec![a, b]));
         }
-        cuts.push(starts.clone());
+        // All the starts at once (none when the document has no block: three empty documents drawn).
+        if !starts.is_empty() {
+            cuts.push(starts.clone());
+        }
         for cut in cuts {
             let joined = in_stretches(text, &cut, &options)
                 .unwrap_or_else(|| panic!("cut at {cut:?} does not join: {}", what()));

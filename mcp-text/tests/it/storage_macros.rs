@@ -59,3 +59,32 @@ fn an_edited_user_is_written_as_that_user() {
     );
     assert!(storage::write(&doc).contains(r#"<ri:user ri:account-id="b" />"#));
 }
+
+#[test]
+fn a_macro_with_nothing_inside_is_one_empty_tag_as_confluence_writes_it() {
+    let empty = r#"<p><ac:structured-macro ac:name="children" ac:schema-version="2" ac:macro-id="9a1" /></p>"#;
+    let doc = round_trip(empty);
+    assert!(doc.children()[0].children()[0].attr(STORAGE).is_none());
+    // Through Markdown and through ADF, the same bytes.
+    let md = mcp_text::markdown::write(&doc, &Default::default());
+    assert_eq!(md, "[children](adf:inlineExtension '{\"parameters\":{\"macroMetadata\":{\"macroId\":{\"value\":\"9a1\"},\"schemaVersion\":{\"value\":\"2\"}}}}')\n");
+    assert_eq!(storage::write(&mcp_text::markdown::read(&md).doc), empty);
+    let adf = mcp_text::adf::write(&doc);
+    assert_eq!(
+        storage::write(&mcp_text::adf::read(adf.as_bytes()).unwrap()),
+        empty
+    );
+    // An open and a close tag with nothing between say so, and come back as they were.
+    let pair = r#"<ac:structured-macro ac:name="toc" ac:schema-version="1"></ac:structured-macro>"#;
+    let doc = round_trip(pair);
+    assert_eq!(
+        doc.children()[0].attr(STORAGE),
+        Some(&serde_json::json!({"pair": true}))
+    );
+    // A macro an ADF document or a model gives with no parameter is Confluence's empty tag.
+    let md = mcp_text::markdown::read("[toc](adf:inlineExtension)").doc;
+    assert_eq!(
+        storage::write(&md),
+        r#"<p><ac:structured-macro ac:name="toc" ac:schema-version="1" /></p>"#
+    );
+}

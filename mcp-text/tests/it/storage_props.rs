@@ -211,6 +211,21 @@ impl Gen {
                 let tag = self.rng.pick(&[
                     "strong", "em", "u", "s", "code", "sub", "sup", "b", "i", "del",
                 ]);
+                if self.rng.chance(15) {
+                    // The same element twice side by side, each holding a text (as editors leave
+                    // `<span style>`s): two elements again, not one.
+                    for _ in 0..2 {
+                        let t = self.text_value(true);
+                        self.out.push('<');
+                        self.out.push_str(tag);
+                        self.out.push('>');
+                        self.push_text(&t);
+                        self.out.push_str("</");
+                        self.out.push_str(tag);
+                        self.out.push('>');
+                    }
+                    return;
+                }
                 self.out.push('<');
                 self.out.push_str(tag);
                 self.out.push('>');
@@ -346,9 +361,33 @@ impl Gen {
                 self.out.push_str("</ac:structured-macro>");
             }
             13 => {
-                self.open_macro("jira", true);
-                self.param("key", "ENG-42");
-                self.param("serverId", "abc & def");
+                // Macros whose label (`jira: ENG-42`, `anchor: top`, `anchor`) gives back their name and
+                // main parameter, and ones whose label would not: a value shortened, re-spaced or empty,
+                // the main parameter under another name than the reader would give it, a value holding
+                // `: `. (Macros the reader reads inline in any context: others in a bare table cell are
+                // blocks, and blank text after a block is formatting.)
+                let long = "a long anchor name ".repeat(4);
+                let (name, params): (&str, &[(&str, &str)]) = match self.rng.below(9) {
+                    0 => ("jira", &[("key", "ENG-42"), ("serverId", "abc & def")]),
+                    1 => ("jira", &[("key", "ENG-42")]),
+                    2 => ("anchor", &[("", "install-steps")]),
+                    3 => ("anchor", &[("", long.trim_end())]),
+                    4 => ("anchor", &[("", " two  spaces ")]),
+                    5 => ("anchor", &[]),
+                    6 => ("jira", &[("", "ENG-1")]),
+                    7 => ("anchor", &[("title", "Board"), ("url", "x")]),
+                    _ => ("anchor", &[("", ""), ("name", "Plan: Q3")]),
+                };
+                self.open_macro(name, true);
+                if params.is_empty() && self.rng.chance(50) {
+                    // Nothing inside: one empty tag, as Confluence writes it.
+                    self.out.pop();
+                    self.out.push_str(" />");
+                    return;
+                }
+                for (k, v) in params {
+                    self.param(k, v);
+                }
                 self.out.push_str("</ac:structured-macro>");
             }
             14 => {

@@ -149,3 +149,20 @@ fn spans_nested_at_the_readers_cap_read_and_write_through_markdown() {
     );
     assert_eq!(from_markdown(&md), xml);
 }
+
+#[test]
+fn two_spans_of_one_style_side_by_side_stay_two() {
+    // A public Data Center documentation page's first paragraph, as its editor left it.
+    let xml = concat!(
+        "<p><strong>Welcome!</strong><span style=\"color: rgb(62,63,64);\"> This guide walks you through ",
+        "the basics</span><span style=\"color: rgb(62,63,64);\">, defining elements and more.</span></p>",
+        "<p><span style=\"color: #010203;\"><em>a</em><em>b</em></span><strong>c</strong>d<strong>e</strong></p>"
+    );
+    assert_eq!(
+        mcp_text::storage::write(&crate::storage_read::read(xml)),
+        xml
+    );
+    let md = to_markdown(xml);
+    assert!(md.contains("the basics<!---->, defining"), "{md}");
+    assert_eq!(from_markdown(&md), xml, "{md}");
+}

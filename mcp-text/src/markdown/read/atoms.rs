@@ -94,7 +94,14 @@ impl R<'_> {
                         n.set_attr(name, "");
                         n
                     }
-                    _ => Node::new(NodeType::from_name(&marker::decode_type_name(value))),
+                    _ => {
+                        let mut n =
+                            Node::new(NodeType::from_name(&marker::decode_type_name(value)));
+                        if n.kind == NodeType::InlineExtension {
+                            n.attrs = Some(marker::inferred_attrs(&forms::MACRO_TYPE));
+                        }
+                        n
+                    }
                 }
             }
         };
@@ -105,6 +112,11 @@ impl R<'_> {
             && d.as_ref().is_none_or(|d| !d.contains_key("content"));
         if let Some(d) = d {
             self.apply(&mut node, &d, line);
+        }
+        if node.kind == NodeType::InlineExtension {
+            // `[anchor: top](adf:inlineExtension)`: the macro's name and main parameter, where the marker
+            // does not say them.
+            crate::storage::macro_from_label(&mut node, &c.text);
         }
         if shown {
             node.content = Some(vec![Node::text(c.text)]);
