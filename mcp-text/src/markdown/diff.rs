@@ -10,7 +10,7 @@
 use serde_json::Value;
 
 use super::json::{self, Dest};
-use crate::model::{Attrs, Key, Mark, Node};
+use crate::model::{Attrs, Key, Mark, Node, NodeType};
 
 /// The members of a diff.
 const MEMBERS: [&str; 6] = ["attrs", "-attrs", "marks", "content", "text", "extra"];
@@ -71,6 +71,24 @@ pub(super) fn inferred_attrs(inf: &[(&str, Inf)]) -> Attrs {
 
 /// The attrs a reader infers: `None` for no attrs, else the listed members.
 pub(super) type InfAttrs<'a, 'b> = Option<&'b [(&'a str, Inf<'a>)]>;
+
+/// Confluence's own macros' type (`extensionType`), which the reader gives every extension it builds from
+/// a marker or a link, so that a real page's macros cost a marker only for their name and parameters.
+pub(super) const MACRO_TYPE: [(&str, Inf<'static>); 1] = [(
+    "extensionType",
+    Inf::Str(crate::storage::MACRO_EXTENSION_TYPE),
+)];
+
+/// The attrs the reader gives a node of this type that it builds from its marker alone, whichever form
+/// carries the marker (a leaf, a pair, a marker over a fence, a link): the inferred attrs of every diff of
+/// such a node that names none of its own (`marker::apply` starts from them).
+pub(super) fn implied(kind: &NodeType) -> InfAttrs<'static, 'static> {
+    matches!(
+        kind,
+        NodeType::Extension | NodeType::BodiedExtension | NodeType::InlineExtension
+    )
+    .then_some(&MACRO_TYPE[..])
+}
 
 /// What the reader infers about a node besides its attrs.
 #[derive(Clone, Copy)]
@@ -340,14 +358,15 @@ fn patched<'d>(
 }
 
 /// The diff of `node` against what the reader infers, or `None` when there is none. Marks, text and
-/// extra members are never inferred (the writer shows text and text marks itself).
+/// extra members are never inferred (the writer shows text and text marks itself). A type the reader
+/// gives attrs of its own ([`implied`]) is diffed against those where `inf` names none.
 pub(super) fn diff<'d>(node: &'d Node, inf: Inferred<'d, 'd>) -> Option<Diff<'d>> {
     parts(
         node.attrs.as_ref(),
         node.extra.as_deref(),
         Some((node.content.as_deref(), inf.content)),
         node.marks.as_deref(),
-        inf.attrs,
+        inf.attrs.or(implied(&node.kind)),
     )
 }
 
@@ -404,11 +423,6 @@ pub(super) fn whole(node: &Node) -> Diff<'_> {
 /// [`whole`] but the node's content, which the Markdown shows (the reader gives the node a `content`).
 pub(super) fn whole_but_content(node: &Node) -> Diff<'_> {
     whole_against(node, Inferred::new(None, true))
-}
-
-/// [`whole`] but the attrs `inf`, which the reader gives every node of its type.
-pub(super) fn whole_but<'d>(node: &'d Node, inf: &'d [(&'d str, Inf<'d>)]) -> Diff<'d> {
-    whole_against(node, Inferred::new(Some(inf), false))
 }
 
 fn whole_against<'d>(node: &'d Node, inf: Inferred<'d, 'd>) -> Diff<'d> {

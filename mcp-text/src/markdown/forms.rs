@@ -27,13 +27,6 @@ pub(super) const MENTION_ACCESS: (&str, Inf<'static>) = ("accessLevel", Inf::Str
 /// is lost and the images are read as inline ones.
 pub(super) const MEDIA_INLINE_COLLECTION: (&str, Inf<'static>) = ("collection", Inf::Str(""));
 
-/// An inline extension (`[anchor: top](adf:inlineExtension …)`): Confluence's own macros' type. Its label
-/// gives its name and main parameter (`label::macro_without_label`).
-pub(super) const MACRO_TYPE: [(&str, Inf<'static>); 1] = [(
-    "extensionType",
-    Inf::Str(crate::storage::MACRO_EXTENSION_TYPE),
-)];
-
 /// A status: `style: ""` (besides `text` and `color`).
 pub(super) const STATUS_STYLE: (&str, Inf<'static>) = ("style", Inf::Str(""));
 

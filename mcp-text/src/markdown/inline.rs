@@ -756,7 +756,8 @@ pub(super) fn raw(out: &mut String, node: &Node, place: Place, label: Option<&st
             }
             None => node,
         };
-        marker::whole_but(node, &forms::MACRO_TYPE)
+        // Its type is implied (`marker::implied`); its label gives its name and main parameter.
+        marker::whole(node)
     } else if shows_content(node, label) {
         marker::whole_but_content(node)
     } else {

@@ -18,7 +18,7 @@ use crate::adf;
 use crate::model::{Attrs, Mark, Node, NodeType};
 
 pub(super) use super::diff::{
-    diff, inferred_attrs, is_id, mark_diff, text_marks, whole, whole_but, whole_but_content, Diff,
+    diff, implied, inferred_attrs, is_id, mark_diff, text_marks, whole, whole_but_content, Diff,
     Inf, Inferred,
 };
 
@@ -64,8 +64,17 @@ fn long(d: Map<String, Value>, root: bool) -> Map<String, Value> {
     full
 }
 
+/// A node of `kind` as the reader builds it from its marker alone, before the marker's diff: no member,
+/// but the attrs its type implies (`implied`).
+pub(super) fn empty_node(kind: NodeType) -> Node {
+    let mut node = Node::new(kind);
+    node.attrs = implied(&node.kind).map(inferred_attrs);
+    node
+}
+
 /// Applies a diff to a node the reader built. Errors name the member that could not be used (the
-/// node is then left as the plain Markdown made it).
+/// node is then left as the plain Markdown made it). A node without attrs of a type that implies some
+/// (`implied`) was built from its marker alone (no Markdown builds one): the diff is against those.
 pub(super) fn apply(node: &mut Node, d: &Map<String, Value>) -> Result<(), String> {
     for key in d.keys() {
         if !is_member(key, false) {
@@ -74,7 +83,10 @@ pub(super) fn apply(node: &mut Node, d: &Map<String, Value>) -> Result<(), Strin
     }
     // Nothing of `node` changes until every member has been checked: a bad member costs only the diff.
     let mut out = Node::new(node.kind.clone());
-    out.attrs = node.attrs.clone();
+    out.attrs = match &node.attrs {
+        None => implied(&node.kind).map(inferred_attrs),
+        attrs => attrs.clone(),
+    };
     match d.get("attrs") {
         None => {}
         Some(Value::Null) => out.attrs = None,

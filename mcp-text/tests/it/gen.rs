@@ -564,6 +564,18 @@ impl<'s> Gen<'s> {
                     "00000000-0000-4000-8000-000000000000",
                 ])
                 .to_string(),
+            // Confluence's own macros' type most often, as real pages hold (the Markdown writer leaves it
+            // out of their markers), else another app's or none the reader would infer.
+            "extensionType" => self
+                .rng
+                .one(&[
+                    "com.atlassian.confluence.macro.core",
+                    "com.atlassian.confluence.macro.core",
+                    "com.atlassian.ecosystem",
+                    "",
+                    "com.atlassian.confluence.macro.core ",
+                ])
+                .to_string(),
             "timestamp" => self
                 .rng
                 .one(&["1705276800000", "0", "-1", "not a number", "1e3"])

@@ -14,6 +14,7 @@ mod html_markdown;
 mod html_pieces;
 mod html_reader;
 mod macro_labels;
+mod macro_types;
 mod markdown_corpus;
 mod markdown_failures;
 mod markdown_roundtrip;

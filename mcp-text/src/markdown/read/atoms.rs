@@ -94,14 +94,7 @@ impl R<'_> {
                         n.set_attr(name, "");
                         n
                     }
-                    _ => {
-                        let mut n =
-                            Node::new(NodeType::from_name(&marker::decode_type_name(value)));
-                        if n.kind == NodeType::InlineExtension {
-                            n.attrs = Some(marker::inferred_attrs(&forms::MACRO_TYPE));
-                        }
-                        n
-                    }
+                    _ => marker::empty_node(NodeType::from_name(&marker::decode_type_name(value))),
                 }
             }
         };
