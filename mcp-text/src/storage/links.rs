@@ -42,6 +42,8 @@ pub(super) enum LinkBody {
 pub(super) struct Link {
     pub attrs: AttrList,
     pub ri: Option<Ri>,
+    /// The `ri` came after the body (`<ac:link><ac:link-body>…</ac:link-body><ri:page … /></ac:link>`).
+    pub ri_last: bool,
     pub body: LinkBody,
     pub extra: Vec<String>,
 }
@@ -231,6 +233,18 @@ pub(super) fn implied(href: &str) -> Option<(Ri, AttrList)> {
     Some((ri, link))
 }
 
+/// `list` with the names in `first` first, in that order, and the rest after them in theirs (a stable sort:
+/// a target a model changed keeps the order of the names it does not share).
+fn in_order<T>(mut list: Vec<T>, first: &[&str], name: impl Fn(&T) -> &str) -> Vec<T> {
+    list.sort_by_key(|k| {
+        first
+            .iter()
+            .position(|f| *f == name(k))
+            .unwrap_or(usize::MAX)
+    });
+    list
+}
+
 /// Two attribute lists that say the same (order is insignificant in XML).
 fn same_attrs(a: &AttrList, b: &AttrList) -> bool {
     let sorted = |l: &AttrList| {
@@ -318,6 +332,31 @@ pub(super) fn finish_link(l: Link, prev: Option<&Node>) -> Vec<Node> {
         }
         _ => None,
     };
+    // The attributes' order where the writer would give another (Confluence Cloud writes a page's space
+    // key before its title, Data Center after it): the fewest of their first names that put them in order.
+    let order = l.ri.as_ref().and_then(|ri| {
+        let names: Vec<&str> = ri.attrs.iter().map(|(k, _)| k.as_str()).collect();
+        // The names in the order the writer gives them: the `href`'s, then the version; a kept `ri`'s
+        // by name (a JSON object's).
+        let written: Vec<&str> = match &imp {
+            Some((imp_ri, _)) if ri_implied || version.is_some() => imp_ri
+                .attrs
+                .iter()
+                .map(|(k, _)| k.as_str())
+                .chain(version.is_some().then_some(VERSION_AT_SAVE))
+                .collect(),
+            _ => {
+                let mut sorted = names.clone();
+                sorted.sort_unstable();
+                sorted
+            }
+        };
+        (1..names.len())
+            .map(|n| &names[..n])
+            .find(|first| in_order(written.clone(), first, |k| k) == names)
+            .filter(|_| written != names)
+            .map(Value::from)
+    });
     let link_implied = match &imp {
         Some((_, imp_link)) if ri_implied || version.is_some() => same_attrs(&l.attrs, imp_link),
         _ => l.ri.is_some() && l.attrs.is_empty(),
@@ -333,6 +372,12 @@ pub(super) fn finish_link(l: Link, prev: Option<&Node>) -> Vec<Node> {
             storage.insert("ri".into(), ri.to_value());
         }
         _ => {}
+    }
+    if let Some(order) = order {
+        storage.insert("order".into(), order);
+    }
+    if l.ri_last {
+        storage.insert(RI_LAST.into(), true.into());
     }
     if !l.extra.is_empty() {
         storage.insert("extra".into(), l.extra.clone().into());
@@ -370,6 +415,16 @@ pub(super) fn finish_link(l: Link, prev: Option<&Node>) -> Vec<Node> {
         .collect()
 }
 
+/// `storage.riLast`: the link's `ri` follows its body.
+const RI_LAST: &str = "riLast";
+
+/// An `ac:link` the writer opened: how the text under it is written, and its `ri` when that follows the
+/// body (written at its close).
+pub(super) struct OpenLink {
+    pub text: LinkText,
+    ri_last: Option<Ri>,
+}
+
 /// How the text under an open `ac:link` mark is written.
 #[derive(Clone, Debug, PartialEq)]
 pub(super) enum LinkText {
@@ -393,7 +448,7 @@ pub(super) fn open_ac_link(
     mark: &Mark,
     first: &Node,
     at: usize,
-) -> Option<LinkText> {
+) -> Option<OpenLink> {
     let st = storage(mark.attrs.as_ref());
     if st.and_then(|s| s.get("tag")).is_some() {
         // An `<a>` (the reader says so when its `href` would imply an `ac:link`).
@@ -420,12 +475,24 @@ pub(super) fn open_ac_link(
         let (ri, link) = imp?;
         (link, Some(ri))
     };
+    let mut ri = ri;
+    if let (Some(ri), Some(order)) = (
+        ri.as_mut(),
+        st.and_then(|s| s.get("order")).and_then(Value::as_array),
+    ) {
+        let first: Vec<&str> = order.iter().filter_map(Value::as_str).collect();
+        ri.attrs = in_order(std::mem::take(&mut ri.attrs), &first, |(k, _)| k);
+    }
     out.push_str("<ac:link");
     for (k, v) in &link_attrs {
         push_attr(out, k, v);
     }
     out.push('>');
-    if let Some(ri) = &ri {
+    let ri_last = st
+        .and_then(|s| s.get(RI_LAST))
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    if let (Some(ri), false) = (&ri, ri_last) {
         ri.write(out);
     }
     let title = link_title(ri.as_ref(), &link_attrs);
@@ -440,7 +507,7 @@ pub(super) fn open_ac_link(
             )
         });
     let hidden = first.kind == NodeType::Text && first.text.as_deref() == Some(title.as_str());
-    Some(match body {
+    let text = match body {
         "none" if hidden => LinkText::Hidden(title),
         "none" | "plain" => {
             out.push_str("<ac:plain-text-link-body>");
@@ -450,14 +517,21 @@ pub(super) fn open_ac_link(
             out.push_str("<ac:link-body>");
             LinkText::Escaped
         }
+    };
+    Some(OpenLink {
+        text,
+        ri_last: ri.filter(|_| ri_last),
     })
 }
 
-pub(super) fn close_ac_link(out: &mut String, mark: &Mark, how: &LinkText) {
-    match how {
+pub(super) fn close_ac_link(out: &mut String, mark: &Mark, how: &OpenLink) {
+    match how.text {
         LinkText::Hidden(_) => {}
         LinkText::Cdata => out.push_str("</ac:plain-text-link-body>"),
         LinkText::Escaped => out.push_str("</ac:link-body>"),
+    }
+    if let Some(ri) = &how.ri_last {
+        ri.write(out);
     }
     if let Some(extra) = storage(mark.attrs.as_ref())
         .and_then(|s| s.get("extra"))

@@ -702,7 +702,10 @@ impl<'a> Parser<'a> {
                     inner: (!empty).then(|| inner.to_string()),
                 };
                 match self.frame().role {
-                    Role::Link(ref mut l) => l.ri = Some(ri),
+                    Role::Link(ref mut l) => {
+                        l.ri_last = !matches!(l.body, LinkBody::None);
+                        l.ri = Some(ri);
+                    }
                     Role::Image(ref mut i) => i.ri = Some(ri),
                     _ => unreachable!(),
                 }
@@ -793,7 +796,8 @@ impl<'a> Parser<'a> {
 
     fn ri_free(&self) -> bool {
         match &self.frame_ref().role {
-            Role::Link(l) => l.ri.is_none() && matches!(l.body, LinkBody::None),
+            // Before the body or after it (some pages' links hold them the other way round).
+            Role::Link(l) => l.ri.is_none() && l.extra.is_empty(),
             Role::Image(i) => i.ri.is_none(),
             _ => false,
         }

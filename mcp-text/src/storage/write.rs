@@ -14,7 +14,7 @@ use super::cursor;
 use super::elements::{self, mapped};
 use super::entities;
 use super::images;
-use super::links::{self, push_attr, LinkText};
+use super::links::{self, push_attr, LinkText, OpenLink};
 use super::macros;
 use super::pre;
 use super::spans;
@@ -140,7 +140,7 @@ impl Writer {
     /// Siblings: marks opened and closed as they change from one node to the next, consecutive layout
     /// sections inside one `ac:layout`.
     pub fn children(&mut self, nodes: &[Node]) {
-        let mut open: Vec<(&Mark, Option<LinkText>)> = Vec::new();
+        let mut open: Vec<(&Mark, Option<OpenLink>)> = Vec::new();
         let mut in_layout = false;
         let mut prev: Option<&Node> = None;
         for node in nodes {
@@ -179,7 +179,9 @@ impl Writer {
                 self.out.push_str("<ac:layout>");
                 in_layout = true;
             }
-            let how = open.last().and_then(|(_, how)| how.clone());
+            let how = open
+                .last()
+                .and_then(|(_, how)| how.as_ref().map(|h| h.text.clone()));
             self.node(node, how.as_ref());
         }
         if in_layout {
@@ -425,7 +427,7 @@ impl Writer {
         self.out.push_str("</table>");
     }
 
-    fn open_mark(&mut self, mark: &Mark, first: &Node, at: usize) -> Option<LinkText> {
+    fn open_mark(&mut self, mark: &Mark, first: &Node, at: usize) -> Option<OpenLink> {
         let st = storage(mark.attrs.as_ref());
         let tag_override = st.and_then(|s| s.get("tag")).and_then(Value::as_str);
         if let Some(style) = spans::style(mark) {
@@ -451,7 +453,7 @@ impl Writer {
         None
     }
 
-    fn close_mark(&mut self, mark: &Mark, how: Option<&LinkText>) {
+    fn close_mark(&mut self, mark: &Mark, how: Option<&OpenLink>) {
         if let Some(how) = how {
             links::close_ac_link(&mut self.out, mark, how);
             return;

@@ -93,3 +93,58 @@ fn an_href_names_its_link() {
         r#"<p><a href="https://example.com">x</a></p>"#
     );
 }
+
+#[test]
+fn a_page_links_space_key_before_its_title_comes_back_in_that_order() {
+    // Confluence Cloud writes a page's space key before its title, Data Center after it; both come back
+    // as they were, the order the writer would not give said by the fewest names that give it.
+    let xml = concat!(
+        r#"<p><ac:link><ri:page ri:space-key="ENG" ri:content-title="Runbook" ri:version-at-save="3" /></ac:link>"#,
+        r#"<ac:link><ri:page ri:content-title="Runbook" ri:space-key="ENG" /></ac:link>"#,
+        r#"<ac:link><ri:page ri:version-at-save="1" ri:space-key="ENG" ri:content-title="Runbook" /></ac:link></p>"#,
+    );
+    let doc = round_trip(xml);
+    let order = |v: &Option<Value>| v.as_ref().and_then(|s| s.get("order")).cloned();
+    let found = link_storage(&doc);
+    assert_eq!(order(&found[0]), Some(serde_json::json!(["ri:space-key"])));
+    assert_eq!(order(&found[1]), None);
+    assert_eq!(
+        order(&found[2]),
+        Some(serde_json::json!(["ri:version-at-save", "ri:space-key"]))
+    );
+    // Retargeted by a model, the link keeps the order its target's attributes had.
+    let md = crate::storage_markdown::to_markdown(xml).replacen("Runbook", "Rota", 2);
+    assert!(
+        crate::storage_markdown::from_markdown(&md).starts_with(
+            r#"<p><ac:link><ri:page ri:space-key="ENG" ri:content-title="Rota" ri:version-at-save="3" /></ac:link>"#
+        ),
+        "{md}"
+    );
+}
+
+#[test]
+fn a_link_whose_page_follows_its_body_reads_as_the_page_and_comes_back_the_same() {
+    // The link's target was kept as raw XML, `[the page](<> '{"storage":{"extra":["<ri:page …"]…}}')`: a
+    // model read a link to nothing.
+    let xml = concat!(
+        r#"<p>See <ac:link><ac:plain-text-link-body><![CDATA[the page]]></ac:plain-text-link-body>"#,
+        r#"<ri:page ri:content-title="Other" ri:space-key="ENG" /></ac:link> and "#,
+        r#"<ac:link><ac:link-body>bold <strong>b</strong></ac:link-body><ri:attachment ri:filename="a.pdf" /></ac:link>.</p>"#,
+    );
+    round_trip(xml);
+    let md = crate::storage_markdown::to_markdown(xml);
+    assert_eq!(
+        md,
+        concat!(
+            "See [the page](page:ENG:Other '{\"storage\":{\"riLast\":true}}') and ",
+            "[bold **b**](attachment:a.pdf '{\"storage\":{\"body\":\"rich\",\"riLast\":true}}').\n"
+        )
+    );
+    assert_eq!(crate::storage_markdown::from_markdown(&md), xml);
+    // A model's new target for it is written where the old one stood.
+    let edited = md.replace("page:ENG:Other", "page:ENG:Third");
+    assert_eq!(
+        crate::storage_markdown::from_markdown(&edited),
+        xml.replace("\"Other\"", "\"Third\"")
+    );
+}

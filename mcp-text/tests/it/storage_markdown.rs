@@ -866,14 +866,13 @@ fn a_server_pages_links_and_users_read_without_json() {
         md,
         concat!(
             "See [Release runbook](<page:Release runbook> '{\"storage\":{\"versionAtSave\":\"7\"}}'), ",
-            "[the rota](<page:OPS:On call> '{\"storage\":{\"versionAtSave\":\"12\"}}'); ",
+            "[the rota](<page:OPS:On call> '{\"storage\":{\"order\":[\"ri:space-key\"],\"versionAtSave\":\"12\"}}'); ",
             "ask [8a7f808a6b1e2c3d016b1e2c9f2a0001](userkey:8a7f808a6b1e2c3d016b1e2c9f2a0001) or ",
             "[jdoe](username:jdoe).\n",
         )
     );
-    // Attribute order is XML's to choose: the writer's is the `href`'s, then the version.
-    let back = from_markdown(&md);
-    assert_eq!(normalise(&back), normalise(xml));
+    // The space key before the title (as Confluence Cloud writes it) says so, in the fewest names.
+    assert_eq!(from_markdown(&md), xml);
     // A link a model writes to a user key is that user.
     assert_eq!(
         from_markdown("Ask [Ana](userkey:k1).\n"),

@@ -317,10 +317,17 @@ impl Gen {
                 if self.rng.chance(20) {
                     self.attr("ac:anchor", "sec 1");
                 }
-                self.out.push_str("><ri:page");
+                self.out.push('>');
+                let start = self.out.len();
+                self.out.push_str("<ri:page");
                 let title = self.text_value(true);
+                // Cloud writes the space key before the title, Data Center after it.
+                let space = self.rng.below(4);
+                if space == 0 {
+                    self.attr("ri:space-key", "ENG");
+                }
                 self.attr("ri:content-title", &title);
-                if self.rng.chance(50) {
+                if space == 1 {
                     self.attr("ri:space-key", "ENG");
                 }
                 // Server and Data Center write it on every page link.
@@ -329,6 +336,12 @@ impl Gen {
                     self.attr("ri:version-at-save", &version);
                 }
                 self.out.push_str(" />");
+                // Some pages' links hold the target after the body.
+                let ri = self.out.split_off(start);
+                let ri_last = self.rng.chance(15);
+                if !ri_last {
+                    self.out.push_str(&ri);
+                }
                 match self.rng.below(3) {
                     0 => {
                         self.out.push_str("<ac:plain-text-link-body>");
@@ -342,6 +355,9 @@ impl Gen {
                         self.out.push_str("</ac:link-body>");
                     }
                     _ => {}
+                }
+                if ri_last {
+                    self.out.push_str(&ri);
                 }
                 self.out.push_str("</ac:link>");
             }
