@@ -8,6 +8,44 @@ use crate::model::{Attrs, Node, NodeType};
 
 pub(super) type AttrList = Vec<(String, String)>;
 
+/// `storage.order`: the order of an element's attributes where the writer's is another ([`order_said`]).
+pub(super) const ORDER: &str = "order";
+
+/// `list` in the order `order` says ([`order_said`]): `"name"`, by name; an array, its names first, in its
+/// order, and the rest after them in theirs (a stable sort: a target or image a model changed keeps the
+/// order of the names it does not share); anything else, as it is.
+pub(super) fn in_order<T>(
+    mut list: Vec<T>,
+    order: Option<&Value>,
+    name: impl Fn(&T) -> &str,
+) -> Vec<T> {
+    match order {
+        Some(Value::String(by)) if by == "name" => list.sort_by(|a, b| name(a).cmp(name(b))),
+        Some(Value::Array(first)) => list.sort_by_key(|k| {
+            first
+                .iter()
+                .position(|f| f.as_str() == Some(name(k)))
+                .unwrap_or(usize::MAX)
+        }),
+        _ => {}
+    }
+    list
+}
+
+/// `storage.order` for an element whose attributes `names` stand in another order than the writer's
+/// (`written`, the same names): `"name"` where they are in name order (as Confluence Cloud writes an image
+/// with an id) and that is shorter, else the fewest of their first names that give it back.
+pub(super) fn order_said(written: Vec<&str>, names: &[&str]) -> Option<Value> {
+    if written == names {
+        return None;
+    }
+    let first = (1..names.len())
+        .map(|n| Value::from(&names[..n]))
+        .find(|first| in_order(written.clone(), Some(first), |k| k) == names)?;
+    let by_name = names.is_sorted() && first.as_array().is_some_and(|f| f.len() > 1);
+    Some(if by_name { "name".into() } else { first })
+}
+
 /// Takes the attribute `name` out of `list`, with its value.
 pub(super) fn take_attr(list: &mut AttrList, name: &str) -> Option<String> {
     let at = list.iter().position(|(k, _)| k == name)?;

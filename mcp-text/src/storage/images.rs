@@ -18,13 +18,15 @@
 //! - A caption's text is in one `<p>`, as Confluence writes it, unless it says `storage.p: false`.
 //! - The writer writes the attributes in the order Confluence Cloud does (`ac:align`, `ac:layout`,
 //!   `ac:original-height`, `ac:original-width`, `ac:custom-width`, `ac:alt`, `ac:width`, `ac:height`),
-//!   then any other it kept, by name.
+//!   then any other it kept, by name; an image whose attributes stood in another order (Cloud writes an
+//!   image with an `ac:local-id` by name) says it (`storage.order`, found by running the writer's
+//!   [`image_attrs`] on what the reader made).
 
 use serde_json::{Map, Value};
 
 use super::attrs::{
-    attr_object, exact_int, storage, storage_attrs, storage_flag, storage_of, storage_said_no,
-    take_attr, AttrList,
+    attr_object, exact_int, in_order, order_said, storage, storage_attrs, storage_flag, storage_of,
+    storage_said_no, take_attr, AttrList, ORDER,
 };
 use super::links::{attr_list, get, push_attr, value_text, Ri, VERSION, VERSION_AT_SAVE};
 use super::xml_out::Out;
@@ -151,6 +153,18 @@ fn cloud_sizes(node: &Node, media: Option<&Attrs>) -> Option<[i64; 3]> {
 
 /// An `ac:image`: `mediaSingle` holding a `media` (and a `caption`) in block context, `mediaInline` in text.
 pub(super) fn finish_image(i: Image) -> Node {
+    let names: Vec<String> = i.attrs.iter().map(|(k, _)| k.clone()).collect();
+    let mut node = image_node(i);
+    // Cloud writes an image's attributes in one order, and by name on images with an id (`ac:local-id`).
+    let written = image_attrs(&node);
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    if let Some(order) = order_said(written.iter().map(|(k, _)| k.as_str()).collect(), &names) {
+        storage_of(node.attrs.get_or_insert_with(Attrs::new)).insert(ORDER.into(), order);
+    }
+    node
+}
+
+fn image_node(i: Image) -> Node {
     let mut media = Attrs::new();
     let mut media_storage = Map::new();
     let lone = |ri: &Ri, name: &str| ri.attrs.len() == 1 && get(&ri.attrs, name).is_some();
@@ -405,10 +419,6 @@ pub(super) fn write_image(w: &mut impl Out, node: &Node) {
             }
             _ => (Some(node), storage(node.attrs.as_ref()), &[]),
         };
-    let layout = match node.kind {
-        NodeType::MediaSingle => node.attr_str("layout"),
-        _ => None,
-    };
     let media_attrs = media.and_then(|m| m.attrs.as_ref());
     let media_st = storage(media_attrs);
     let in_p = node.kind == NodeType::MediaSingle && storage_flag(node.attrs.as_ref(), IN_P);
@@ -417,63 +427,15 @@ pub(super) fn write_image(w: &mut impl Out, node: &Node) {
         out.push_str("<p>");
     }
     out.push_str("<ac:image");
-    let mut kept = attr_list(outer_st.and_then(|s| s.get("attrs")));
-    let align = take_attr(&mut kept, "ac:align").or_else(|| {
-        let derived = layout
-            .and_then(align_for)
-            .filter(|_| !storage_said_no(node.attrs.as_ref(), "align"));
-        derived.map(str::to_string)
-    });
-    let layout = take_attr(&mut kept, "ac:layout").or_else(|| {
-        let written = layout.filter(|_| !storage_said_no(node.attrs.as_ref(), "layout"));
-        written.map(str::to_string)
-    });
-    for (name, value) in [("ac:align", align), ("ac:layout", layout)] {
-        if let Some(value) = value {
-            push_attr(out, name, &value);
-        }
-    }
-    let sizes = cloud_sizes(node, media_attrs).filter(|_| {
-        let kept_sizes = |(k, _): &(String, String)| CLOUD_SIZES.contains(&k.as_str());
-        !kept.iter().any(kept_sizes)
-    });
-    let file = match sizes {
-        Some(_) => None,
-        None => writes_file_size(node, media_attrs, &kept),
-    };
-    if let Some([height, width, _]) = sizes {
-        push_attr(out, CLOUD_SIZES[0], &height.to_string());
-        push_attr(out, CLOUD_SIZES[1], &width.to_string());
-        push_attr(out, CLOUD_SIZES[2], "true");
-    }
-    if let Some([height, width]) = file {
-        push_attr(out, CLOUD_SIZES[0], &height.to_string());
-        push_attr(out, CLOUD_SIZES[1], &width.to_string());
-    }
-    for name in CLOUD_SIZES {
-        if let Some(value) = take_attr(&mut kept, name) {
-            push_attr(out, name, &value);
-        }
+    let list = in_order(
+        image_attrs(node),
+        outer_st.and_then(|s| s.get(ORDER)),
+        |(k, _)| k,
+    );
+    for (k, v) in &list {
+        push_attr(out, k, v);
     }
     let attr = |n: &str| media_attrs.and_then(|a| a.get(n));
-    if let Some(alt) = attr("alt") {
-        push_attr(out, "ac:alt", &value_text(alt));
-    }
-    match sizes {
-        Some([_, _, shown]) => push_attr(out, "ac:width", &shown.to_string()),
-        None if file.is_some() => {}
-        None => {
-            if let Some(width) = attr("width").filter(|v| v.is_i64()) {
-                push_attr(out, "ac:width", &width.to_string());
-            }
-            if let Some(height) = attr("height").filter(|v| v.is_i64()) {
-                push_attr(out, "ac:height", &height.to_string());
-            }
-        }
-    }
-    for (k, v) in kept {
-        push_attr(out, &k, &v);
-    }
     out.push('>');
     let kind = attr("type").and_then(Value::as_str).unwrap_or("file");
     let key = if kind == "external" {
@@ -544,6 +506,80 @@ pub(super) fn write_image(w: &mut impl Out, node: &Node) {
     if in_p {
         w.out().push_str("</p>");
     }
+}
+
+/// The attributes the writer gives the `ac:image` of `node` (a `mediaSingle` or a `mediaInline`), in the
+/// order Confluence Cloud writes them, before the order the node says (`storage.order`).
+fn image_attrs(node: &Node) -> AttrList {
+    let (media, outer_st) = match node.kind {
+        NodeType::MediaSingle => (
+            node.children().iter().find(|c| c.kind == NodeType::Media),
+            storage(node.attrs.as_ref()),
+        ),
+        _ => (Some(node), storage(node.attrs.as_ref())),
+    };
+    let layout = match node.kind {
+        NodeType::MediaSingle => node.attr_str("layout"),
+        _ => None,
+    };
+    let media_attrs = media.and_then(|m| m.attrs.as_ref());
+    let mut list = AttrList::new();
+    let mut kept = attr_list(outer_st.and_then(|s| s.get("attrs")));
+    let align = take_attr(&mut kept, "ac:align").or_else(|| {
+        let derived = layout
+            .and_then(align_for)
+            .filter(|_| !storage_said_no(node.attrs.as_ref(), "align"));
+        derived.map(str::to_string)
+    });
+    let layout = take_attr(&mut kept, "ac:layout").or_else(|| {
+        let written = layout.filter(|_| !storage_said_no(node.attrs.as_ref(), "layout"));
+        written.map(str::to_string)
+    });
+    for (name, value) in [("ac:align", align), ("ac:layout", layout)] {
+        if let Some(value) = value {
+            list.push((name.to_string(), value));
+        }
+    }
+    let sizes = cloud_sizes(node, media_attrs).filter(|_| {
+        let kept_sizes = |(k, _): &(String, String)| CLOUD_SIZES.contains(&k.as_str());
+        !kept.iter().any(kept_sizes)
+    });
+    let file = match sizes {
+        Some(_) => None,
+        None => writes_file_size(node, media_attrs, &kept),
+    };
+    if let Some([height, width, _]) = sizes {
+        list.push((CLOUD_SIZES[0].into(), height.to_string()));
+        list.push((CLOUD_SIZES[1].into(), width.to_string()));
+        list.push((CLOUD_SIZES[2].into(), "true".into()));
+    }
+    if let Some([height, width]) = file {
+        list.push((CLOUD_SIZES[0].into(), height.to_string()));
+        list.push((CLOUD_SIZES[1].into(), width.to_string()));
+    }
+    for name in CLOUD_SIZES {
+        if let Some(value) = take_attr(&mut kept, name) {
+            list.push((name.to_string(), value));
+        }
+    }
+    let attr = |n: &str| media_attrs.and_then(|a| a.get(n));
+    if let Some(alt) = attr("alt") {
+        list.push(("ac:alt".into(), value_text(alt)));
+    }
+    match sizes {
+        Some([_, _, shown]) => list.push(("ac:width".into(), shown.to_string())),
+        None if file.is_some() => {}
+        None => {
+            if let Some(width) = attr("width").filter(|v| v.is_i64()) {
+                list.push(("ac:width".into(), width.to_string()));
+            }
+            if let Some(height) = attr("height").filter(|v| v.is_i64()) {
+                list.push(("ac:height".into(), height.to_string()));
+            }
+        }
+    }
+    list.extend(kept);
+    list
 }
 
 /// The resource identifier an image's `id` or `url` implies, with the attachment's version and the page

@@ -5,7 +5,9 @@
 
 use serde_json::{Map, Value};
 
-use super::attrs::{attr_object, storage, storage_of, take_attr, AttrList};
+use super::attrs::{
+    attr_object, in_order, order_said, storage, storage_of, take_attr, AttrList, ORDER,
+};
 use super::entities;
 use super::xml_out::Out;
 use super::STORAGE;
@@ -233,18 +235,6 @@ pub(super) fn implied(href: &str) -> Option<(Ri, AttrList)> {
     Some((ri, link))
 }
 
-/// `list` with the names in `first` first, in that order, and the rest after them in theirs (a stable sort:
-/// a target a model changed keeps the order of the names it does not share).
-fn in_order<T>(mut list: Vec<T>, first: &[&str], name: impl Fn(&T) -> &str) -> Vec<T> {
-    list.sort_by_key(|k| {
-        first
-            .iter()
-            .position(|f| *f == name(k))
-            .unwrap_or(usize::MAX)
-    });
-    list
-}
-
 /// Two attribute lists that say the same (order is insignificant in XML).
 fn same_attrs(a: &AttrList, b: &AttrList) -> bool {
     let sorted = |l: &AttrList| {
@@ -351,11 +341,7 @@ pub(super) fn finish_link(l: Link, prev: Option<&Node>) -> Vec<Node> {
                 sorted
             }
         };
-        (1..names.len())
-            .map(|n| &names[..n])
-            .find(|first| in_order(written.clone(), first, |k| k) == names)
-            .filter(|_| written != names)
-            .map(Value::from)
+        order_said(written, &names)
     });
     let link_implied = match &imp {
         Some((_, imp_link)) if ri_implied || version.is_some() => same_attrs(&l.attrs, imp_link),
@@ -374,7 +360,7 @@ pub(super) fn finish_link(l: Link, prev: Option<&Node>) -> Vec<Node> {
         _ => {}
     }
     if let Some(order) = order {
-        storage.insert("order".into(), order);
+        storage.insert(ORDER.into(), order);
     }
     if l.ri_last {
         storage.insert(RI_LAST.into(), true.into());
@@ -475,14 +461,10 @@ pub(super) fn open_ac_link(
         let (ri, link) = imp?;
         (link, Some(ri))
     };
-    let mut ri = ri;
-    if let (Some(ri), Some(order)) = (
-        ri.as_mut(),
-        st.and_then(|s| s.get("order")).and_then(Value::as_array),
-    ) {
-        let first: Vec<&str> = order.iter().filter_map(Value::as_str).collect();
-        ri.attrs = in_order(std::mem::take(&mut ri.attrs), &first, |(k, _)| k);
-    }
+    let ri = ri.map(|ri| Ri {
+        attrs: in_order(ri.attrs, st.and_then(|s| s.get(ORDER)), |(k, _)| k),
+        ..ri
+    });
     out.push_str("<ac:link");
     for (k, v) in &link_attrs {
         push_attr(out, k, v);

@@ -889,6 +889,7 @@ impl Gen {
                     self.out.push_str("<p>");
                 }
                 self.out.push_str("<ac:image");
+                let mut attrs: Vec<(&str, &str)> = Vec::new();
                 let (align, layout) = match self.rng.below(6) {
                     0 => (Some("center"), Some("center")),
                     1 => (Some("left"), Some("align-start")),
@@ -904,31 +905,45 @@ impl Gen {
                     _ => (None, None),
                 };
                 if let Some(align) = align {
-                    self.attr("ac:align", align);
+                    attrs.push(("ac:align", align));
                 }
                 if let Some(layout) = layout {
-                    self.attr("ac:layout", layout);
+                    attrs.push(("ac:layout", layout));
                 }
                 if self.rng.chance(40) {
                     // The file's size: with a width of its own (Cloud's resized image) or alone (Cloud's
                     // image at its file's size).
-                    self.attr("ac:original-height", "668");
-                    self.attr("ac:original-width", "1024");
+                    attrs.push(("ac:original-height", "668"));
+                    attrs.push(("ac:original-width", "1024"));
                     if self.rng.chance(60) {
-                        self.attr("ac:custom-width", "true");
+                        attrs.push(("ac:custom-width", "true"));
                     }
                 }
                 if self.rng.chance(50) {
-                    self.attr("ac:alt", "a \"diagram\"");
+                    attrs.push(("ac:alt", "a \"diagram\""));
                 }
                 if self.rng.chance(50) {
-                    self.attr("ac:width", "640");
+                    attrs.push(("ac:width", "640"));
                 }
                 if self.rng.chance(20) {
-                    self.attr("ac:height", "480");
+                    attrs.push(("ac:height", "480"));
                 }
                 if self.rng.chance(20) {
-                    self.attr("ac:thumbnail", "true");
+                    attrs.push(("ac:thumbnail", "true"));
+                }
+                if self.rng.chance(30) {
+                    // Cloud's image with an id writes its attributes by name; others write them in
+                    // another order still.
+                    attrs.push(("ac:local-id", "8bfbff4b9417"));
+                    if self.rng.chance(70) {
+                        attrs.sort();
+                    }
+                }
+                if self.rng.chance(10) {
+                    attrs.reverse();
+                }
+                for (k, v) in attrs {
+                    self.attr(k, v);
                 }
                 self.out.push('>');
                 if self.rng.chance(50) {
