@@ -15,7 +15,7 @@ use quick_xml::events::Event;
 use quick_xml::Reader;
 use serde_json::{Map, Value};
 
-use super::attrs::{attr_object, storage_of, take_attr, AttrList};
+use super::attrs::{attr_object, order_said, storage_of, take_attr, AttrList};
 use super::entities;
 use super::links::push_attr;
 use super::xml_out::Out;
@@ -198,6 +198,27 @@ impl Params {
     fn new(list: Vec<Param>) -> Params {
         let names: Vec<String> = list.iter().map(|p| p.name.clone()).collect();
         let canonical = names.windows(2).all(|w| w[0] < w[1]);
+        // The writer writes the names the order holds, then the rest by name: without repeated names, the
+        // fewest first names that give the order (`["title"]` for a status's title before its colour).
+        let order = match canonical {
+            true => None,
+            false => {
+                let mut sorted: Vec<&str> = names.iter().map(String::as_str).collect();
+                sorted.sort_unstable();
+                let unique = sorted.windows(2).all(|w| w[0] < w[1]);
+                let names_str: Vec<&str> = names.iter().map(String::as_str).collect();
+                match order_said(sorted, &names_str).filter(|_| unique) {
+                    Some(Value::Array(first)) => Some(
+                        first
+                            .iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_string)
+                            .collect(),
+                    ),
+                    _ => Some(names.clone()),
+                }
+            }
+        };
         let mut map = BTreeMap::new();
         let mut dups = Map::new();
         for p in list {
@@ -210,11 +231,7 @@ impl Params {
                 map.insert(p.name.clone(), p);
             }
         }
-        Params {
-            map,
-            order: (!canonical).then_some(names),
-            dups,
-        }
+        Params { map, order, dups }
     }
 
     /// The `profile` macro's `user`: elements that only name the account id go (the writer rebuilds

@@ -88,3 +88,32 @@ fn a_macro_with_nothing_inside_is_one_empty_tag_as_confluence_writes_it() {
         r#"<p><ac:structured-macro ac:name="toc" ac:schema-version="1" /></p>"#
     );
 }
+
+#[test]
+fn a_macros_parameters_out_of_name_order_say_the_fewest_names_that_order_them() {
+    // Confluence writes a status's title before its colour, a panel's icon parameters before its
+    // colour: the whole order was kept on each (`"order":["title","colour"]`); the writer writes the
+    // names the order holds, then the rest by name, so the first names that give the order suffice.
+    let xml = concat!(
+        "<p><ac:structured-macro ac:name=\"status\" ac:schema-version=\"1\">",
+        "<ac:parameter ac:name=\"title\">Done</ac:parameter><ac:parameter ac:name=\"colour\">Green</ac:parameter>",
+        "</ac:structured-macro></p>",
+        "<ac:structured-macro ac:name=\"panel\" ac:schema-version=\"1\">",
+        "<ac:parameter ac:name=\"panelIcon\">:x:</ac:parameter><ac:parameter ac:name=\"panelIconId\">1f922</ac:parameter>",
+        "<ac:parameter ac:name=\"bgColor\">#E3FCEF</ac:parameter>",
+        "<ac:rich-text-body><p>x</p></ac:rich-text-body></ac:structured-macro>",
+        // A repeated name keeps the whole order.
+        "<ac:structured-macro ac:name=\"x\" ac:schema-version=\"1\">",
+        "<ac:parameter ac:name=\"b\">1</ac:parameter><ac:parameter ac:name=\"a\">2</ac:parameter>",
+        "<ac:parameter ac:name=\"b\">3</ac:parameter></ac:structured-macro>",
+    );
+    let md = crate::storage_markdown::to_markdown(xml);
+    assert!(md.contains(r#""order":["title"]"#), "{md}");
+    assert!(
+        md.contains(r#""order":["panelIcon","panelIconId"]"#),
+        "{md}"
+    );
+    assert!(md.contains(r#""order":["b","a","b"]"#), "{md}");
+    assert_eq!(crate::storage_markdown::from_markdown(&md), xml);
+    round_trip(xml);
+}
