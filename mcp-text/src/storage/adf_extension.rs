@@ -19,7 +19,7 @@
 
 use serde_json::{Map, Value};
 
-use super::attrs::{is_implicit, storage_of};
+use super::attrs::{in_order, is_implicit, order_said, storage_of, ORDER};
 use super::entities;
 use super::links::push_attr;
 use super::xml_out::Out;
@@ -227,12 +227,9 @@ fn adf_node(el: &Node) -> Option<Node> {
             return None;
         }
     }
-    if keys
-        .iter()
-        .map(String::as_str)
-        .ne(written_order(order, &keys))
-    {
-        storage_of(&mut node_attrs).insert("order".into(), keys.into());
+    let names: Vec<&str> = keys.iter().map(String::as_str).collect();
+    if let Some(order) = order_said(written_order(order, &keys), &names) {
+        storage_of(&mut node_attrs).insert(ORDER.into(), order);
     }
     node.attrs = (!node_attrs.is_empty()).then_some(node_attrs);
     node.content = content;
@@ -327,18 +324,12 @@ fn write_node(w: &mut impl Out, node: &Node) {
         .map(|(k, v)| (kebab(k), v))
         .collect();
     let keys: Vec<String> = attrs.iter().map(|(k, _)| k.clone()).collect();
-    let stored: Vec<&str> = storage(node)
-        .and_then(|s| s.get("order"))
-        .and_then(Value::as_array)
-        .map(|o| o.iter().filter_map(Value::as_str).collect())
-        .unwrap_or_default();
-    let mut done: Vec<&str> = Vec::new();
-    let stored = stored.into_iter().filter(|k| keys.iter().any(|x| x == k));
-    for key in stored.chain(written_order(known, &keys)) {
-        if done.contains(&key) {
-            continue;
-        }
-        done.push(key);
+    let order = in_order(
+        written_order(known, &keys),
+        storage(node).and_then(|s| s.get(ORDER)),
+        |k| k,
+    );
+    for key in order {
         let Some((_, v)) = attrs.iter().find(|(k, _)| k == key) else {
             continue;
         };

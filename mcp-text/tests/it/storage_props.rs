@@ -506,10 +506,20 @@ impl Gen {
         let mut fallback = String::new();
         self.out.push_str("<ac:adf-extension>");
         if panel {
-            self.out
-                .push_str("<ac:adf-node type=\"panel\"><ac:adf-attribute key=\"panel-type\">");
-            self.out.push_str(self.rng.pick(&["note", "custom"]));
-            self.out.push_str("</ac:adf-attribute><ac:adf-content>");
+            self.out.push_str("<ac:adf-node type=\"panel\">");
+            let ty = format!(
+                "<ac:adf-attribute key=\"panel-type\">{}</ac:adf-attribute>",
+                self.rng.pick(&["note", "custom"])
+            );
+            // A custom panel's icon and colour, before or after its type (the writer's order is type,
+            // icon, colour).
+            let extra = "<ac:adf-attribute key=\"panel-icon-id\">1f922</ac:adf-attribute><ac:adf-attribute key=\"panel-color\">#E3FCEF</ac:adf-attribute>";
+            match self.rng.below(4) {
+                0 => self.out.push_str(&format!("{extra}{ty}")),
+                1 => self.out.push_str(&format!("{ty}{extra}")),
+                _ => self.out.push_str(&ty),
+            }
+            self.out.push_str("<ac:adf-content>");
             let start = self.out.len();
             if self.rng.chance(50) {
                 // Confluence's fallback has no `local-id`s.
@@ -529,12 +539,15 @@ impl Gen {
             self.out.push_str("<ac:adf-node type=\"decision-list\">");
             fallback.push_str("<ul class=\"decision-list\">");
             for i in 0..1 + self.rng.below(3) {
-                self.out.push_str(&format!(
-                    "<ac:adf-node type=\"decision-item\"><ac:adf-attribute key=\"local-id\">i{i}</ac:adf-attribute>"
-                ));
-                self.out.push_str(
-                    "<ac:adf-attribute key=\"state\">DECIDED</ac:adf-attribute><ac:adf-content>",
-                );
+                let id = format!("<ac:adf-attribute key=\"local-id\">i{i}</ac:adf-attribute>");
+                let state = "<ac:adf-attribute key=\"state\">DECIDED</ac:adf-attribute>";
+                self.out.push_str("<ac:adf-node type=\"decision-item\">");
+                if self.rng.chance(25) {
+                    self.out.push_str(&format!("{state}{id}"));
+                } else {
+                    self.out.push_str(&format!("{id}{state}"));
+                }
+                self.out.push_str("<ac:adf-content>");
                 let text = self.out.len();
                 // Not whitespace alone, which block context reads as none.
                 self.out.push_str("We ");
