@@ -8,6 +8,23 @@ use crate::model::{Attrs, Node, NodeType};
 
 pub(super) type AttrList = Vec<(String, String)>;
 
+/// The attrs of an element the model has no node for (a `storage:element`): its name, its attributes
+/// (`attributes`, written back by name) and, where they stood in another order, that order (`order`).
+pub(super) fn element_attrs(name: &str, list: AttrList) -> Attrs {
+    let mut a = Attrs::new();
+    a.insert("name", name.into());
+    if !list.is_empty() {
+        let names: Vec<&str> = list.iter().map(|(k, _)| k.as_str()).collect();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        if let Some(order) = order_said(sorted, &names) {
+            a.insert(ORDER, order);
+        }
+        a.insert("attributes", Value::Object(attr_object(list)));
+    }
+    a
+}
+
 /// `storage.order`: the order of an element's attributes where the writer's is another ([`order_said`]).
 pub(super) const ORDER: &str = "order";
 

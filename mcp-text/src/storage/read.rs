@@ -14,7 +14,7 @@ use quick_xml::Reader;
 use serde_json::Value;
 
 use super::attrs::{
-    attr_object, implicit_attrs, put_attrs, storage_attrs, storage_of, with_default, AttrList,
+    element_attrs, implicit_attrs, put_attrs, storage_attrs, storage_of, with_default, AttrList,
 };
 use super::cards;
 use super::elements::{is_inline, mapped_attrs, mark_for, ordered_list_attrs, table_attrs};
@@ -620,11 +620,7 @@ impl<'a> Parser<'a> {
                 } else {
                     Mode::Inline
                 };
-                let mut a = Attrs::new();
-                a.insert("name", name.into());
-                if !attrs.is_empty() {
-                    a.insert("attributes", Value::Object(attr_object(attrs)));
-                }
+                let a = element_attrs(name, attrs);
                 (NodeType::Other(ELEMENT.into()), Some(a), mode, Role::Node)
             }
         };

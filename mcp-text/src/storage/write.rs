@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::adf_extension;
-use super::attrs::{storage, storage_flag};
+use super::attrs::{in_order, storage, storage_flag, ORDER};
 use super::bare;
 use super::columns;
 use super::cursor;
@@ -310,7 +310,8 @@ impl Writer {
                 self.out.push('<');
                 self.out.push_str(&tag);
                 if let Some(attributes) = node.attr("attributes").and_then(Value::as_object) {
-                    for (k, v) in attributes {
+                    let list = in_order(attributes.iter().collect(), node.attr(ORDER), |(k, _)| k);
+                    for (k, v) in list {
                         push_attr(&mut self.out, k, &text_of(v));
                     }
                 }

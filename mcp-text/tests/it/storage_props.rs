@@ -451,6 +451,12 @@ impl Gen {
                         self.attr("class", "a");
                         self.attr("data-x", "1 > 0");
                     }
+                    // Attributes out of name order come back in theirs.
+                    6 if self.rng.chance(50) => {
+                        self.attr("style", "color: black;");
+                        self.attr("class", "a");
+                        self.attr("aria-label", "x");
+                    }
                     6 => self.attr("style", "color: black;"),
                     _ => self.attr("title", "a \"b\" | c"),
                 }
@@ -1003,6 +1009,9 @@ impl Gen {
             15 => {
                 self.out.push_str("<div");
                 self.attr("class", "wrap");
+                if self.rng.chance(30) {
+                    self.attr("align", "center");
+                }
                 self.out.push('>');
                 self.blocks(depth - 1, false);
                 self.out.push_str("</div>");

@@ -166,3 +166,17 @@ fn two_spans_of_one_style_side_by_side_stay_two() {
     assert!(md.contains("the basics<!---->, defining"), "{md}");
     assert_eq!(from_markdown(&md), xml, "{md}");
 }
+
+#[test]
+fn an_unknown_elements_attributes_come_back_in_their_order() {
+    // An element the model has no node for kept its attributes by name, and came back with them so
+    // (`<span style="…" data-x="1">` as `<span data-x="1" style="…">`): the same XML, not the same bytes.
+    let xml = concat!(
+        "<p><span style=\"color: rgb(255,0,0);\" data-x=\"1\">red</span> and ",
+        "<span class=\"a\" data-x=\"1\">sorted</span></p>",
+        "<div class=\"wrap\" align=\"center\"><p>x</p></div>",
+    );
+    let md = to_markdown(xml);
+    assert_eq!(md.matches("\"order\":[").count(), 2, "{md}");
+    assert_eq!(from_markdown(&md), xml);
+}
