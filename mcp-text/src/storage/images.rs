@@ -407,18 +407,12 @@ fn wrapped_in_p(content: &[Node]) -> bool {
 
 /// Writes `mediaSingle`, `mediaInline` or a lone `media` as an `ac:image`.
 pub(super) fn write_image(w: &mut impl Out, node: &Node) {
-    let (media, outer_st, rest): (Option<&Node>, Option<&Map<String, Value>>, &[Node]) =
-        match node.kind {
-            NodeType::MediaSingle => {
-                let media = node
-                    .children()
-                    .iter()
-                    .position(|c| c.kind == NodeType::Media);
-                let media_node = media.map(|i| &node.children()[i]);
-                (media_node, storage(node.attrs.as_ref()), node.children())
-            }
-            _ => (Some(node), storage(node.attrs.as_ref()), &[]),
-        };
+    let media = media_of(node);
+    let outer_st = storage(node.attrs.as_ref());
+    let rest = match node.kind {
+        NodeType::MediaSingle => node.children(),
+        _ => &[],
+    };
     let media_attrs = media.and_then(|m| m.attrs.as_ref());
     let media_st = storage(media_attrs);
     let in_p = node.kind == NodeType::MediaSingle && storage_flag(node.attrs.as_ref(), IN_P);
@@ -508,16 +502,19 @@ pub(super) fn write_image(w: &mut impl Out, node: &Node) {
     }
 }
 
+/// The node holding the image's own attrs: a `mediaSingle`'s `media`, else the node itself.
+fn media_of(node: &Node) -> Option<&Node> {
+    match node.kind {
+        NodeType::MediaSingle => node.children().iter().find(|c| c.kind == NodeType::Media),
+        _ => Some(node),
+    }
+}
+
 /// The attributes the writer gives the `ac:image` of `node` (a `mediaSingle` or a `mediaInline`), in the
 /// order Confluence Cloud writes them, before the order the node says (`storage.order`).
 fn image_attrs(node: &Node) -> AttrList {
-    let (media, outer_st) = match node.kind {
-        NodeType::MediaSingle => (
-            node.children().iter().find(|c| c.kind == NodeType::Media),
-            storage(node.attrs.as_ref()),
-        ),
-        _ => (Some(node), storage(node.attrs.as_ref())),
-    };
+    let media = media_of(node);
+    let outer_st = storage(node.attrs.as_ref());
     let layout = match node.kind {
         NodeType::MediaSingle => node.attr_str("layout"),
         _ => None,

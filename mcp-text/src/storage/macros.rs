@@ -15,7 +15,7 @@ use quick_xml::events::Event;
 use quick_xml::Reader;
 use serde_json::{Map, Value};
 
-use super::attrs::{attr_object, order_said, storage_of, take_attr, AttrList};
+use super::attrs::{attr_object, order_said, storage_of, take_attr, AttrList, ORDER};
 use super::entities;
 use super::links::push_attr;
 use super::xml_out::Out;
@@ -190,34 +190,22 @@ pub(super) fn derived_value(inner: &str) -> String {
 /// in their order.
 struct Params {
     map: BTreeMap<String, Param>,
-    order: Option<Vec<String>>,
+    order: Option<Value>,
     dups: Map<String, Value>,
 }
 
 impl Params {
     fn new(list: Vec<Param>) -> Params {
-        let names: Vec<String> = list.iter().map(|p| p.name.clone()).collect();
-        let canonical = names.windows(2).all(|w| w[0] < w[1]);
-        // The writer writes the names the order holds, then the rest by name: without repeated names, the
-        // fewest first names that give the order (`["title"]` for a status's title before its colour).
-        let order = match canonical {
-            true => None,
-            false => {
-                let mut sorted: Vec<&str> = names.iter().map(String::as_str).collect();
-                sorted.sort_unstable();
-                let unique = sorted.windows(2).all(|w| w[0] < w[1]);
-                let names_str: Vec<&str> = names.iter().map(String::as_str).collect();
-                match order_said(sorted, &names_str).filter(|_| unique) {
-                    Some(Value::Array(first)) => Some(
-                        first
-                            .iter()
-                            .filter_map(Value::as_str)
-                            .map(str::to_string)
-                            .collect(),
-                    ),
-                    _ => Some(names.clone()),
-                }
-            }
+        let names: Vec<&str> = list.iter().map(|p| p.name.as_str()).collect();
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        // The writer writes the names the order holds, then the rest by name, then the repeated ones: without
+        // repeated names, the fewest first names that give the order (`["title"]` for a status's title
+        // before its colour); with them, every name.
+        let order = if sorted.windows(2).all(|w| w[0] < w[1]) {
+            order_said(sorted, &names)
+        } else {
+            Some(Value::from(names))
         };
         let mut map = BTreeMap::new();
         let mut dups = Map::new();
@@ -289,7 +277,7 @@ impl Params {
 
     fn keep_order(&mut self, storage: &mut Map<String, Value>) {
         if let Some(order) = self.order.take() {
-            storage.insert("order".into(), order.into());
+            storage.insert(ORDER.into(), order);
         }
         if !self.dups.is_empty() {
             storage.insert("dups".into(), Value::Object(std::mem::take(&mut self.dups)));
