@@ -137,6 +137,26 @@ pub(super) fn storage_flag(attrs: Option<&Attrs>, name: &str) -> bool {
         == Some(true)
 }
 
+/// Takes `storage.attrs.NAME` (an attribute the node keeps) out of a node's attrs, and each object that
+/// held it when nothing else is in it; the attrs themselves stay, empty or not.
+pub(super) fn remove_kept_attr(node: &mut Node, name: &str) {
+    let Some(attrs) = node.attrs.as_mut() else {
+        return;
+    };
+    let Some(st) = attrs.get_mut(STORAGE).and_then(Value::as_object_mut) else {
+        return;
+    };
+    if let Some(kept) = st.get_mut("attrs").and_then(Value::as_object_mut) {
+        kept.remove(name);
+        if kept.is_empty() {
+            st.remove("attrs");
+        }
+    }
+    if st.is_empty() {
+        attrs.remove(STORAGE);
+    }
+}
+
 /// Removes `storage.NAME` from a node's attrs, and the `storage` object and the attrs with it when
 /// nothing else is in them.
 pub(super) fn remove_storage_key(node: &mut Node, name: &str) {

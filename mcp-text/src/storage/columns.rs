@@ -18,7 +18,7 @@
 
 use serde_json::Value;
 
-use super::attrs::{storage, storage_flag, storage_of};
+use super::attrs::{remove_kept_attr, storage, storage_flag, storage_of};
 use super::cells::{cells_mut, row_cells, row_cells_mut, rows, rows_mut};
 use super::STORAGE;
 use crate::model::{Attrs, Node, NodeType};
@@ -49,14 +49,14 @@ pub(super) fn read(table: &mut Node) {
     if is_numbered(table) {
         for row in rows_mut(table) {
             if let Some(cell) = row_cells_mut(row).next() {
-                remove_kept_class(cell);
+                remove_kept_attr(cell, "class");
             }
         }
         let attrs = table.attrs.get_or_insert_with(Attrs::new);
         storage_of(attrs).insert(NUMBERED.into(), Value::Bool(true));
     }
     if is_classed(table) {
-        cells_mut(table).for_each(remove_kept_class);
+        cells_mut(table).for_each(|cell| remove_kept_attr(cell, "class"));
         let attrs = table.attrs.get_or_insert_with(Attrs::new);
         storage_of(attrs).insert(CLASSED.into(), Value::Bool(true));
     }
@@ -212,26 +212,6 @@ fn class(cell: &Node) -> Option<&str> {
         .get("attrs")?
         .get("class")?
         .as_str()
-}
-
-/// Takes the class out of what a cell keeps, and what held it with it when nothing else is in it (the
-/// cell's attrs stay, empty, as a cell's are that kept nothing).
-fn remove_kept_class(cell: &mut Node) {
-    let Some(attrs) = cell.attrs.as_mut() else {
-        return;
-    };
-    let Some(st) = attrs.get_mut(STORAGE).and_then(Value::as_object_mut) else {
-        return;
-    };
-    if let Some(kept) = st.get_mut("attrs").and_then(Value::as_object_mut) {
-        kept.remove("class");
-        if kept.is_empty() {
-            st.remove("attrs");
-        }
-    }
-    if st.is_empty() {
-        attrs.remove(STORAGE);
-    }
 }
 
 fn remove_attr(node: &mut Node, name: &str) {

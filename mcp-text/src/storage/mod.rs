@@ -16,6 +16,7 @@
 mod adf_extension;
 mod attrs;
 mod bare;
+mod block_marks;
 mod cards;
 mod cells;
 mod columns;

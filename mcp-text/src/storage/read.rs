@@ -872,6 +872,7 @@ impl<'a> Parser<'a> {
                     node.content = Some(content);
                 }
                 super::cursor::read(&mut node);
+                super::block_marks::read(&mut node, &self.frame_ref().kind);
                 if node.kind == NodeType::Table {
                     super::wrapped::read(&mut node);
                     super::columns::read(&mut node);

@@ -24,17 +24,7 @@ enum Style {
 impl Style {
     /// A `style` attribute of one declaration (a `;` after it or not), if it says a mark.
     fn parse(style: &str) -> Option<Style> {
-        let declaration = style.trim();
-        let declaration = declaration
-            .strip_suffix(';')
-            .unwrap_or(declaration)
-            .trim_end();
-        let (property, value) = declaration.split_once(':')?;
-        let value = value.trim();
-        if value.contains(';') {
-            return None;
-        }
-        let property = property.trim().to_ascii_lowercase();
+        let (property, value) = one_declaration(style)?;
         match property.as_str() {
             "color" => links::css_color_hex(value).map(Style::Color),
             "background-color" => links::css_color_hex(value).map(Style::Background),
@@ -85,6 +75,22 @@ impl Style {
             Style::LineThrough | Style::Underline => None,
         }
     }
+}
+
+/// The property (in lower case) and the value of a `style` attribute of one CSS declaration, a `;` after it
+/// or not, spaces around its parts or not (`None`: not one declaration).
+pub(super) fn one_declaration(style: &str) -> Option<(String, &str)> {
+    let declaration = style.trim();
+    let declaration = declaration
+        .strip_suffix(';')
+        .unwrap_or(declaration)
+        .trim_end();
+    let (property, value) = declaration.split_once(':')?;
+    let value = value.trim();
+    if value.contains(';') {
+        return None;
+    }
+    Some((property.trim().to_ascii_lowercase(), value))
 }
 
 /// The red, green and blue of a `#rrggbb` colour.

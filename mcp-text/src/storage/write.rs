@@ -9,6 +9,7 @@ use serde_json::Value;
 use super::adf_extension;
 use super::attrs::{in_order, storage, storage_flag, ORDER};
 use super::bare;
+use super::block_marks;
 use super::columns;
 use super::cursor;
 use super::elements::{self, mapped};
@@ -380,7 +381,8 @@ impl Writer {
 
     /// The element's attributes: those its ADF attrs stand for, then those kept under `storage.attrs`.
     fn attrs_of(&mut self, tag: &str, node: &Node) {
-        write_attrs(&mut self.out, tag, node.attrs.as_ref());
+        let style = block_marks::style(node);
+        write_attrs(&mut self.out, tag, node.attrs.as_ref(), style.as_deref());
     }
 
     fn table(&mut self, node: &Node) {
@@ -449,7 +451,7 @@ impl Writer {
         let tag = tag_override.unwrap_or(tag);
         self.out.push('<');
         self.out.push_str(tag);
-        write_attrs(&mut self.out, tag, mark.attrs.as_ref());
+        write_attrs(&mut self.out, tag, mark.attrs.as_ref(), None);
         self.out.push('>');
         None
     }
@@ -481,7 +483,8 @@ impl Writer {
     }
 }
 
-/// The element of a mark (`None`: a mark storage format cannot say, such as alignment, written as nothing).
+/// The element of a mark (`None`: a mark that is no element: alignment and indentation are the style of the
+/// paragraph or heading they mark (`block_marks`), and storage format cannot say the others, such as breakout).
 fn mark_tag<'a>(kind: &MarkType, mark: &'a Mark) -> Option<&'a str> {
     Some(match kind {
         MarkType::Strong => "strong",
@@ -501,22 +504,36 @@ fn mark_tag<'a>(kind: &MarkType, mark: &'a Mark) -> Option<&'a str> {
     })
 }
 
-fn write_attrs(out: &mut String, tag: &str, attrs: Option<&Attrs>) {
-    let Some(attrs) = attrs else { return };
-    for (xml, adf, _) in mapped(tag) {
-        if let Some(v) = attrs
-            .get(adf)
-            .filter(|v| !v.is_null() && !elements::implied(tag, adf, v, attrs))
-        {
-            push_attr(out, xml, &text_of(v));
+/// An element's attributes: those its ADF attrs stand for, then those kept under `storage.attrs`, among
+/// which the `style` its block marks say (`style`: see `block_marks`), before a kept style if there is one.
+fn write_attrs(out: &mut String, tag: &str, attrs: Option<&Attrs>, style: Option<&str>) {
+    if let Some(attrs) = attrs {
+        for (xml, adf, _) in mapped(tag) {
+            if let Some(v) = attrs
+                .get(adf)
+                .filter(|v| !v.is_null() && !elements::implied(tag, adf, v, attrs))
+            {
+                push_attr(out, xml, &text_of(v));
+            }
         }
     }
-    if let Some(rest) = storage(Some(attrs))
+    let rest = storage(attrs)
         .and_then(|s| s.get("attrs"))
-        .and_then(Value::as_object)
-    {
-        for (k, v) in rest {
-            push_attr(out, k, &text_of(v));
+        .and_then(Value::as_object);
+    let mut style = style;
+    for (k, v) in rest.into_iter().flatten() {
+        let v = text_of(v);
+        match style.take() {
+            Some(marks) if k == "style" => {
+                push_attr(out, k, &format!("{marks} {v}"));
+                continue;
+            }
+            Some(marks) if k.as_str() > "style" => push_attr(out, "style", marks),
+            other => style = other,
         }
+        push_attr(out, k, &v);
+    }
+    if let Some(marks) = style {
+        push_attr(out, "style", marks);
     }
 }

@@ -24,6 +24,7 @@ mod real_markdown;
 mod schema;
 mod split;
 mod storage_bad_input;
+mod storage_block_marks;
 mod storage_edits;
 mod storage_links;
 mod storage_macros;

@@ -497,6 +497,37 @@ impl Gen {
         }
     }
 
+    /// A paragraph's or heading's style, on some: the styles of the block marks as Confluence writes them
+    /// and as others do, and styles that say no mark; at times between other attributes.
+    fn block_style(&mut self) {
+        if !self.rng.chance(12) {
+            return;
+        }
+        if self.rng.chance(20) {
+            self.attr("class", "x");
+        }
+        let style = self.rng.pick(&[
+            "text-align: center;",
+            "text-align: right;",
+            "margin-left: 30.0px;",
+            "margin-left: 90.0px;",
+            "margin-left: 180.0px;",
+            "text-align:center",
+            "TEXT-ALIGN: Right",
+            "margin-left: 60px;",
+            "text-align: left;",
+            "text-align: justify;",
+            "margin-left: 45.0px;",
+            "margin-left: 210.0px;",
+            "text-align: center; margin-left: 30.0px;",
+            "margin-left: 30.5px;",
+        ]);
+        self.attr("style", style);
+        if self.rng.chance(20) {
+            self.attr("title", "t");
+        }
+    }
+
     /// The id Confluence Cloud gives a table, its rows and cells (`ac:local-id`), on some.
     fn ac_local_id(&mut self) {
         if self.rng.chance(30) {
@@ -599,6 +630,7 @@ impl Gen {
                 } else {
                     self.out.push_str("<p");
                     self.local_id();
+                    self.block_style();
                     self.out.push('>');
                     self.inline(depth, false);
                     self.out.push_str("</p>");
@@ -608,6 +640,7 @@ impl Gen {
                 let level = 1 + self.rng.below(6);
                 self.out.push_str(&format!("<h{level}"));
                 self.local_id();
+                self.block_style();
                 self.out.push('>');
                 self.inline(depth, false);
                 self.out.push_str(&format!("</h{level}>"));
