@@ -24,6 +24,7 @@ mod cursor;
 mod elements;
 mod entities;
 mod images;
+mod layouts;
 mod links;
 mod macros;
 mod position;

@@ -604,7 +604,7 @@ impl<'a> Parser<'a> {
             }
             "ac:layout-section" => (
                 NodeType::LayoutSection,
-                storage_attrs(attrs),
+                super::layouts::open_attrs(attrs),
                 Mode::Elements,
                 Role::Node,
             ),
@@ -878,6 +878,9 @@ impl<'a> Parser<'a> {
                     super::columns::read(&mut node);
                 }
                 super::bare::read(&mut node);
+                if node.kind == NodeType::LayoutSection {
+                    super::layouts::read(&mut node);
+                }
                 if self.frame_ref().mode == Mode::Block {
                     let write = |n: &[Node]| super::write::nodes(n);
                     node = super::adf_extension::read(&node, &write).unwrap_or(node);
@@ -960,28 +963,9 @@ impl<'a> Parser<'a> {
                 self.push_node(links::finish_task(*t));
             }
             Role::Layout => {
-                let sections = !content.is_empty()
-                    && content.iter().all(|n| n.kind == NodeType::LayoutSection);
-                if sections {
-                    // The sections stand in the parent; a section that follows another section starts a new
-                    // `ac:layout` only when it says so.
-                    let follows_section =
-                        self.frame_ref().content.last().is_some_and(|n| {
-                            n.kind == NodeType::LayoutSection && n.marks.is_none()
-                        });
-                    let mut content = content;
-                    if follows_section {
-                        storage_of(content[0].attrs.get_or_insert_with(Attrs::new))
-                            .insert("newLayout".into(), true.into());
-                    }
-                    for node in content {
-                        self.push_node(node);
-                    }
-                } else {
-                    let mut a = Attrs::new();
-                    a.insert("name", "ac:layout".into());
-                    let mut node = Node::with_content(NodeType::Other(ELEMENT.into()), content);
-                    node.attrs = Some(a);
+                let after = self.frame_ref().content.last();
+                let follows_section = after.is_some_and(super::layouts::section_without_elements);
+                for node in super::layouts::layout(content, follows_section) {
                     self.push_node(node);
                 }
             }

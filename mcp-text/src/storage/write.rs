@@ -15,6 +15,7 @@ use super::cursor;
 use super::elements::{self, mapped};
 use super::entities;
 use super::images;
+use super::layouts;
 use super::links::{self, push_attr, LinkText, OpenLink};
 use super::macros;
 use super::pre;
@@ -94,12 +95,29 @@ impl BlockWriter {
 /// after the other: no mark stays open from one into the next, no `ac:layout` holds both, and an
 /// `ac:layout` around `a` is not closed before marks that close after it.
 fn separable(a: &Node, b: &Node) -> bool {
-    let (a_marks, b_marks) = (a.mark_list(), b.mark_list());
-    if a_marks.first().is_some_and(|m| b_marks.first() == Some(m)) {
+    let (a_marks, b_marks) = (element_marks(a), element_marks(b));
+    if a_marks
+        .first()
+        .is_some_and(|(_, m)| b_marks.first().is_some_and(|(_, n)| n == m))
+    {
         return false;
     }
     let section = |n: &Node| n.kind == NodeType::LayoutSection;
     !(section(a) && (!a_marks.is_empty() || section(b) && b_marks.is_empty() && !new_layout(b)))
+}
+
+/// The marks of a node written as elements around it, with their places in its marks: not those written
+/// as nothing or in the node's own element (alignment, indentation, breakout), so that they neither
+/// close and open the elements of the marks around them nor part an `ac:layout`.
+fn element_marks(node: &Node) -> Vec<(usize, &Mark)> {
+    let element = |m: &Mark| {
+        m.kind == MarkType::Link || spans::style(m).is_some() || mark_tag(&m.kind, m).is_some()
+    };
+    node.mark_list()
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| element(m))
+        .collect()
 }
 
 /// Whether a layout section starts an `ac:layout` of its own, even right after another section.
@@ -145,11 +163,11 @@ impl Writer {
         let mut in_layout = false;
         let mut prev: Option<&Node> = None;
         for node in nodes {
-            let marks = node.mark_list();
+            let marks = element_marks(node);
             let mut common = open
                 .iter()
-                .zip(marks)
-                .take_while(|((a, _), b)| *a == *b)
+                .zip(&marks)
+                .take_while(|((a, _), (_, b))| *a == *b)
                 .count();
             // Two texts of the same marks are two elements of the innermost one (`<span style="…">a</span>
             // <span style="…">b</span>`, as editors leave them): the reader gives one text per element
@@ -157,7 +175,8 @@ impl Writer {
             if common > 0
                 && common == marks.len()
                 && node.kind == NodeType::Text
-                && prev.is_some_and(|p| p.kind == NodeType::Text && p.mark_list() == marks)
+                && prev
+                    .is_some_and(|p| p.kind == NodeType::Text && p.mark_list() == node.mark_list())
             {
                 common -= 1;
             }
@@ -172,7 +191,7 @@ impl Writer {
                 self.out.push_str("</ac:layout>");
                 in_layout = false;
             }
-            for (at, mark) in marks.iter().enumerate().skip(common) {
+            for &(at, mark) in marks.iter().skip(common) {
                 let how = self.open_mark(mark, node, at);
                 open.push((mark, how));
             }
@@ -277,7 +296,13 @@ impl Writer {
             NodeType::TaskItem | NodeType::BlockTaskItem | NodeType::DecisionItem => {
                 links::write_task(self, node)
             }
-            NodeType::LayoutSection => self.element("ac:layout-section", node),
+            NodeType::LayoutSection => {
+                self.out.push_str("<ac:layout-section");
+                for (k, v) in layouts::section_attrs(node) {
+                    push_attr(&mut self.out, &k, &v);
+                }
+                self.close_start("ac:layout-section", node.content.as_deref());
+            }
             NodeType::LayoutColumn => self.element("ac:layout-cell", node),
             NodeType::Placeholder => {
                 self.out.push_str("<ac:placeholder");

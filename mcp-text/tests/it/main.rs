@@ -26,6 +26,7 @@ mod split;
 mod storage_bad_input;
 mod storage_block_marks;
 mod storage_edits;
+mod storage_layouts;
 mod storage_links;
 mod storage_macros;
 mod storage_markdown;

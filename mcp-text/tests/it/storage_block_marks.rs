@@ -70,7 +70,7 @@ fn alignment_and_indentation_from_adf_are_written_to_storage() {
          "content": [{"type": "text", "text": "One"}]},
         {"type": "heading", "attrs": {"level": 1}, "marks": [{"type": "alignment", "attrs": {"align": "end"}}],
          "content": [{"type": "text", "text": "Two"}]},
-        {"type": "layoutSection", "content": [{"type": "layoutColumn", "content": [
+        {"type": "layoutSection", "content": [{"type": "layoutColumn", "attrs": {"width": 100}, "content": [
             {"type": "paragraph", "marks": [{"type": "alignment", "attrs": {"align": "center"}}],
              "content": [{"type": "text", "text": "Three"}]}]}]},
     ]});

@@ -917,13 +917,48 @@ impl Gen {
             13 if top => {
                 self.out.push_str("<ac:layout>");
                 for _ in 0..1 + self.rng.below(2) {
-                    let kind = self
-                        .rng
-                        .pick(&["two_equal", "single", "three_with_sidebars"]);
+                    // Atlassian's presets (their cells most often their number), Cloud's breakout (none,
+                    // as Data Center; `default`; `wide` or `full-width` with a width or not; another),
+                    // in Cloud's order or another, at times with an attribute of no meaning here.
+                    let (kind, count) = [
+                        ("single", 1),
+                        ("two_equal", 2),
+                        ("two_left_sidebar", 2),
+                        ("two_right_sidebar", 2),
+                        ("three_equal", 3),
+                        ("three_with_sidebars", 3),
+                        ("fixed-width", 1),
+                    ][self.rng.below(7)];
+                    let count = if self.rng.chance(80) {
+                        count
+                    } else {
+                        1 + self.rng.below(3)
+                    };
+                    let mut attrs = vec![("ac:type", kind)];
+                    match self.rng.below(10) {
+                        0..3 => {}
+                        3..7 => attrs.push(("ac:breakout-mode", "default")),
+                        7 | 8 => {
+                            let mode = self.rng.pick(&["wide", "full-width"]);
+                            attrs.push(("ac:breakout-mode", mode));
+                            if self.rng.chance(50) {
+                                attrs.push(("ac:breakout-width", "1800"));
+                            }
+                        }
+                        _ => attrs.push(("ac:breakout-mode", "center")),
+                    }
+                    if self.rng.chance(10) {
+                        attrs.push(("data-x", "1"));
+                    }
+                    if self.rng.chance(15) {
+                        attrs.reverse();
+                    }
                     self.out.push_str("<ac:layout-section");
-                    self.attr("ac:type", kind);
+                    for (k, v) in attrs {
+                        self.attr(k, v);
+                    }
                     self.out.push('>');
-                    for _ in 0..1 + self.rng.below(3) {
+                    for _ in 0..count {
                         self.out.push_str("<ac:layout-cell>");
                         self.blocks(depth - 1, false);
                         self.out.push_str("</ac:layout-cell>");
