@@ -38,6 +38,8 @@ pub(super) fn is_id(id: &str) -> bool {
 pub(super) enum Inf<'a> {
     Str(&'a str),
     Int(u64),
+    /// A number with a fraction (`33.33`), as serde_json reads it: a float.
+    Num(f64),
     Bool(bool),
 }
 
@@ -48,6 +50,7 @@ impl Inf<'_> {
                 .as_str()
                 .is_some_and(|v| crate::scan::same(v.as_bytes(), s.as_bytes())),
             Inf::Int(n) => v.as_u64() == Some(*n) && v.is_u64(),
+            Inf::Num(x) => v.is_f64() && v.as_f64() == Some(*x),
             Inf::Bool(b) => v.as_bool() == Some(*b),
         }
     }
@@ -57,6 +60,7 @@ impl Inf<'_> {
         match self {
             Inf::Str(s) => Value::from(*s),
             Inf::Int(n) => Value::from(*n),
+            Inf::Num(x) => Value::from(*x),
             Inf::Bool(b) => Value::from(*b),
         }
     }

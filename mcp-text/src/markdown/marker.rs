@@ -36,6 +36,23 @@ pub(super) fn pair_kind(kind: &NodeType) -> bool {
     )
 }
 
+/// The width of each of a layout section's `count` columns that the reader gives a column whose marker
+/// names none: an equal share, as Atlassian's editor gives it (100; 50; 33.33), for one to three columns.
+/// The writer diffs each column of a section against it, so a page's columns cost no marker JSON.
+pub(super) fn column_width(count: usize) -> Option<Inf<'static>> {
+    // (A column in no section has all the width: `LONE_COLUMN_WIDTH`.)
+    match count {
+        1 => Some(Inf::Int(100)),
+        2 => Some(Inf::Int(50)),
+        3 => Some(Inf::Num(33.33)),
+        _ => None,
+    }
+}
+
+/// The width the reader gives a column whose marker names none in no section (off the schema, or its
+/// section's open marker lost): all of it, so that ADF stays valid.
+pub(super) const LONE_COLUMN_WIDTH: Inf<'static> = Inf::Int(100);
+
 /// Whether a container of this type read with no block between its markers holds an empty paragraph
 /// (ADF requires these to hold a block; the writer says `content: []` for one that is really empty),
 /// so that the writer leaves one holding only an empty paragraph with nothing between its markers.

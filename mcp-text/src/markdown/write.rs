@@ -269,7 +269,17 @@ impl<'a> W<'a> {
                 && pair_ok(node)
                 && (self.pairs == 0 || !matches!(node.kind, NodeType::Other(_))) =>
             {
-                let mut d = marker::diff(node, Inferred::new(None, true));
+                // A column has the width the reader gives it from its section's count, or all of it.
+                let width = self
+                    .column_width
+                    .take()
+                    .unwrap_or(Some(marker::LONE_COLUMN_WIDTH))
+                    .map(|w| [("width", w)]);
+                let inferred_attrs = match node.kind {
+                    NodeType::LayoutColumn => width.as_ref().map(|w| &w[..]),
+                    _ => None,
+                };
+                let mut d = marker::diff(node, Inferred::new(inferred_attrs, true));
                 if node.children().is_empty() && marker::filled_when_empty(&node.kind) {
                     // The reader gives an empty one an empty paragraph (ADF requires a block).
                     d.get_or_insert_with(marker::Diff::default)
@@ -295,8 +305,14 @@ impl<'a> W<'a> {
                 if !node.children().is_empty() && !inferred {
                     let mut seq = Sequence::within(prev_bullet, prev_ordered);
                     self.pairs += 1;
+                    let width = match node.kind {
+                        NodeType::LayoutSection => Some(marker::column_width(count)),
+                        _ => None,
+                    };
                     for child in node.children() {
+                        self.column_width = width;
                         self.next_block(&mut seq, child, Parent::Other);
+                        self.column_width = None;
                     }
                     self.pairs -= 1;
                     used = seq.delimiters();

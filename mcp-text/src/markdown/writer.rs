@@ -4,7 +4,7 @@
 
 use super::inline::{self, Place, Scratch};
 use super::json;
-use super::marker::{self, Diff};
+use super::marker::{self, Diff, Inf};
 use super::WriteOptions;
 use crate::model::{Node, NodeType};
 
@@ -38,6 +38,10 @@ pub(super) struct W<'a> {
     pub(super) body_at: usize,
     /// How many marker pairs (`<!--adf:TYPE N-->` … `<!--/adf:TYPE N-->`) are open around what is written.
     pub(super) pairs: usize,
+    /// The width a layout section gives the column written next, its child (`marker::column_width`;
+    /// `Some(None)`: none, the section has more columns than shares). A column no section writes has
+    /// `marker::LONE_COLUMN_WIDTH`.
+    pub(super) column_width: Option<Option<Inf<'static>>>,
 }
 
 impl<'a> W<'a> {
@@ -53,6 +57,7 @@ impl<'a> W<'a> {
             depth: 0,
             body_at: 0,
             pairs: 0,
+            column_width: None,
         }
     }
 

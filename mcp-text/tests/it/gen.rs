@@ -633,6 +633,13 @@ impl<'s> Gen<'s> {
             (None, None, "colspan" | "rowspan") => (1.0, 3.0),
             (lo, hi, _) => (lo.unwrap_or(0.0), hi.unwrap_or(lo.unwrap_or(0.0) + 1000.0)),
         };
+        if name == "width" && ctx.def.starts_with("layoutColumn") && self.rng.chance(0.5) {
+            // The widths of Atlassian's presets, which a section's columns in Markdown say only when
+            // they are not its equal share.
+            return [json!(100), json!(50), json!(33.33), json!(66.66), json!(25)]
+                [self.rng.below(5)]
+            .clone();
+        }
         if self.rng.chance(0.15) && hi - lo >= 1.0 {
             // A fraction: widths are often 33.33.
             let v = lo + (self.rng.below(((hi - lo) * 4.0) as usize) as f64) / 4.0 + 0.25;

@@ -1,5 +1,5 @@
 //! Page layouts: a section's `ac:type` is its columns' widths, Confluence Cloud's breakout its `breakout`
-//! mark, as Confluence's ADF has them.
+//! mark, as Confluence's ADF has them; in Markdown, columns of equal width say none.
 
 use mcp_text::{adf, convert, storage, Format};
 use serde_json::{json, Value};
@@ -65,7 +65,15 @@ fn a_cloud_pages_layout_gives_adfs_column_widths_and_breakout_and_comes_back_the
     let node = adf::from_value(doc).unwrap();
     assert_eq!(storage::write(&node), xml);
     let md = to_markdown(xml);
-    assert!(md.starts_with("<!--adf:layoutSection 2-->"), "{md}");
+    // Equal columns say no width; a sidebar's columns say theirs.
+    assert!(
+        md.starts_with("<!--adf:layoutSection 2-->\n\n<!--adf:layoutColumn 1-->\n\nleft"),
+        "{md}"
+    );
+    assert!(
+        md.contains(r#"<!--adf:layoutColumn {"width":66.66} 1-->"#),
+        "{md}"
+    );
     assert!(!md.contains("ac:type"), "{md}");
     assert_eq!(from_markdown(&md), xml);
     // A model that edits a column's text keeps the layout.
@@ -131,5 +139,51 @@ fn a_section_of_another_type_or_count_keeps_what_it_says() {
         assert_eq!(from_markdown(&to_markdown(xml)), xml);
         let node = adf::from_value(to_adf(xml)).unwrap();
         assert_eq!(storage::write(&node), xml);
+    }
+}
+
+#[test]
+fn columns_of_equal_width_say_no_width_in_markdown() {
+    // Each column of a layout said `{"width":50}` (5 o200k tokens), the share every one of Confluence's
+    // equal columns has. The reader gives a column whose marker names no width its section's equal share;
+    // any other width, or none, is said.
+    let column = |attrs: Value, text: &str| {
+        json!({"type": "layoutColumn", "attrs": attrs,
+               "content": [{"type": "paragraph", "content": [{"type": "text", "text": text}]}]})
+    };
+    let section = |columns: Vec<Value>| json!({"type": "layoutSection", "content": columns});
+    let doc = json!({"type": "doc", "version": 1, "content": [
+        section(vec![column(json!({"width": 50}), "a"), column(json!({"width": 50}), "b")]),
+        section(vec![column(json!({"width": 33.33}), "c"), column(json!({"width": 33.33, "localId": "x"}), "d"),
+                     column(json!({}), "e")]),
+        section(vec![column(json!({"width": 100}), "f")]),
+        section(vec![column(json!({"width": 25}), "g"), column(json!({"width": 25}), "h"),
+                     column(json!({"width": 25}), "i"), column(json!({"width": 25}), "j")]),
+        section(vec![column(json!({"width": 40}), "k"), column(json!({"width": 60}), "l")]),
+    ]});
+    let md = crate::adf_properties::to_markdown(&doc).unwrap();
+    assert_eq!(md.matches("<!--adf:layoutColumn 1-->").count(), 4, "{md}");
+    for said in [
+        r#"<!--adf:layoutColumn {"localId":"x"} 1-->"#,
+        r#"<!--adf:layoutColumn {"-attrs":["width"]} 1-->"#,
+        r#"<!--adf:layoutColumn {"width":25} 1-->"#,
+        r#"<!--adf:layoutColumn {"width":40} 1-->"#,
+        r#"<!--adf:layoutColumn {"width":60} 1-->"#,
+    ] {
+        assert!(md.contains(said), "{said}\nnot in:\n{md}");
+    }
+    let back = mcp_text::markdown::read(&md);
+    assert!(back.warnings.is_empty(), "{:?}", back.warnings);
+    assert_eq!(back.doc, adf::from_value(doc).unwrap());
+    // A model that deletes a section's open marker loses the section's count: its columns, which say no
+    // width, have all of it, and the ADF stays valid.
+    let lost = md.replacen("<!--adf:layoutSection 2-->\n\n", "", 1);
+    let back = mcp_text::markdown::read(&lost);
+    assert!(!back.warnings.is_empty());
+    let json: Value = serde_json::from_str(&adf::write(&back.doc)).unwrap();
+    assert_eq!(widths(&json["content"][0]), [json!(100), json!(100)]);
+    if let Some(schema) = schema() {
+        let first = json!({"type": "doc", "version": 1, "content": [json["content"][0].clone()]});
+        schema.check(&first).unwrap();
     }
 }

@@ -99,6 +99,16 @@ impl R<'_> {
         }
         let f = self.frame();
         let Some(open) = f.opens.pop() else { return };
+        // A column whose marker names no width: in a section, the share of the section's count; in no
+        // section (off the schema, or the section's open marker lost), all the width.
+        let column = open.kind == NodeType::LayoutColumn && !open.html && open.attrs.is_none();
+        let width = match f.opens.last() {
+            _ if !column => None,
+            Some(s) if !s.html && s.kind == NodeType::LayoutSection => {
+                s.count.and_then(marker::column_width)
+            }
+            _ => Some(marker::LONE_COLUMN_WIDTH),
+        };
         let mut content: Vec<Node> = f
             .children
             .drain(open.start.min(f.children.len())..)
@@ -113,6 +123,9 @@ impl R<'_> {
         }
         let mut node = Node::new(open.kind.clone());
         node.attrs = open.attrs;
+        if let Some(width) = width {
+            node.attrs = Some(marker::inferred_attrs(&[("width", width)]));
+        }
         if node.kind == NodeType::NestedExpand && node.attrs.is_none() {
             // ADF requires a nested expand's attrs (an expand's are optional).
             node.attrs = Some(Attrs::new());
