@@ -509,7 +509,8 @@ impl Writer {
 }
 
 /// The element of a mark (`None`: a mark that is no element: alignment and indentation are the style of the
-/// paragraph or heading they mark (`block_marks`), and storage format cannot say the others, such as breakout).
+/// paragraph or heading they mark (`block_marks`), a section's breakout its attributes (`layouts`), and
+/// storage format cannot say the others, such as a code block's breakout).
 fn mark_tag<'a>(kind: &MarkType, mark: &'a Mark) -> Option<&'a str> {
     Some(match kind {
         MarkType::Strong => "strong",
