@@ -1,16 +1,10 @@
 //! A paragraph's or heading's alignment and indentation: storage's `style`, ADF's block marks, both ways.
 
-use mcp_text::{adf, convert, storage, Format};
+use mcp_text::{adf, storage, Format};
 use serde_json::{json, Value};
 
 use crate::schema::schema;
-use crate::storage_markdown::{from_markdown, to_markdown};
-
-fn converted(text: &str, from: Format, to: Format) -> String {
-    convert(text.as_bytes(), from, to, &Default::default())
-        .unwrap()
-        .text
-}
+use crate::storage_markdown::{convert, from_markdown, to_markdown};
 
 #[test]
 fn a_centred_paragraph_is_adfs_alignment_mark_and_comes_back_the_same() {
@@ -23,7 +17,7 @@ fn a_centred_paragraph_is_adfs_alignment_mark_and_comes_back_the_same() {
         r#"<p style="margin-left: 60.0px;">Indented</p>"#,
         r#"<table data-layout="default"><tbody><tr><td><h3 style="text-align: center;">Cell</h3></td></tr></tbody></table>"#,
     );
-    let json = converted(xml, Format::Storage, Format::Adf);
+    let json = convert(xml, Format::Storage, Format::Adf);
     let doc: Value = serde_json::from_str(&json).unwrap();
     let marks = |node: &Value| node["marks"].clone();
     assert_eq!(
@@ -46,7 +40,7 @@ fn a_centred_paragraph_is_adfs_alignment_mark_and_comes_back_the_same() {
     if let Some(schema) = schema() {
         schema.check(&doc).unwrap();
     }
-    assert_eq!(converted(&json, Format::Adf, Format::Storage), xml);
+    assert_eq!(convert(&json, Format::Adf, Format::Storage), xml);
     let md = to_markdown(xml);
     assert!(
         md.contains(
@@ -99,11 +93,11 @@ fn a_style_that_is_no_mark_there_stays_the_elements_attribute() {
         r#"<p style="margin-left: 210.0px;">seven steps</p>"#,
         r#"<p style="text-align: center; margin-left: 30.0px;">both</p>"#,
     ] {
-        let json = converted(xml, Format::Storage, Format::Adf);
+        let json = convert(xml, Format::Storage, Format::Adf);
         assert!(!json.contains("\"marks\":[{\"type\":\"a"), "{json}");
         assert!(!json.contains("indentation"), "{json}");
         assert!(json.contains(r#""storage":{"attrs":{"style":"#), "{json}");
-        assert_eq!(converted(&json, Format::Adf, Format::Storage), xml);
+        assert_eq!(convert(&json, Format::Adf, Format::Storage), xml);
         assert_eq!(from_markdown(&to_markdown(xml)), xml);
     }
 }

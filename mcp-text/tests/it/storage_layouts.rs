@@ -1,23 +1,11 @@
 //! Page layouts: a section's `ac:type` is its columns' widths, Confluence Cloud's breakout its `breakout`
 //! mark, as Confluence's ADF has them; in Markdown, columns of equal width say none.
 
-use mcp_text::{adf, convert, storage, Format};
+use mcp_text::{adf, storage};
 use serde_json::{json, Value};
 
 use crate::schema::schema;
-use crate::storage_markdown::{from_markdown, to_markdown};
-
-fn to_adf(xml: &str) -> Value {
-    let json = convert(
-        xml.as_bytes(),
-        Format::Storage,
-        Format::Adf,
-        &Default::default(),
-    )
-    .unwrap()
-    .text;
-    serde_json::from_str(&json).unwrap()
-}
+use crate::storage_markdown::{from_markdown, storage_to_adf, to_markdown};
 
 fn widths(section: &Value) -> Vec<Value> {
     section["content"]
@@ -44,7 +32,7 @@ fn a_cloud_pages_layout_gives_adfs_column_widths_and_breakout_and_comes_back_the
         "<ac:layout-cell><p>a</p></ac:layout-cell><ac:layout-cell><p>b</p></ac:layout-cell>",
         "<ac:layout-cell><p>c</p></ac:layout-cell></ac:layout-section></ac:layout>",
     );
-    let doc = to_adf(xml);
+    let doc = storage_to_adf(xml);
     let sections = doc["content"].as_array().unwrap();
     assert_eq!(widths(&sections[0]), [json!(50), json!(50)]);
     assert_eq!(sections[0].get("marks"), None);
@@ -92,7 +80,7 @@ fn a_data_center_layout_without_breakout_comes_back_without_it() {
         r#"<ac:layout><ac:layout-section ac:type="two_right_sidebar"><ac:layout-cell><p>a</p></ac:layout-cell>"#,
         "<ac:layout-cell><p>b</p></ac:layout-cell></ac:layout-section></ac:layout>",
     );
-    let doc = to_adf(xml);
+    let doc = storage_to_adf(xml);
     assert_eq!(widths(&doc["content"][1]), [json!(66.66), json!(33.33)]);
     assert_eq!(from_markdown(&to_markdown(xml)), xml);
     let node = adf::from_value(doc).unwrap();
@@ -137,7 +125,7 @@ fn a_section_of_another_type_or_count_keeps_what_it_says() {
         r#"<ac:layout><ac:layout-section ac:breakout-mode="default" ac:type="single"><ac:layout-cell><p>x</p></ac:layout-cell></ac:layout-section></ac:layout>"#,
     ] {
         assert_eq!(from_markdown(&to_markdown(xml)), xml);
-        let node = adf::from_value(to_adf(xml)).unwrap();
+        let node = adf::from_value(storage_to_adf(xml)).unwrap();
         assert_eq!(storage::write(&node), xml);
     }
 }

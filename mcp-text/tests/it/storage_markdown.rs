@@ -19,14 +19,14 @@ pub(crate) fn from_markdown(md: &str) -> String {
 }
 
 /// `from` converted by the CLI's way (`mcp_text::convert`) to `to`.
-fn convert(from: &str, from_format: mcp_text::Format, to: mcp_text::Format) -> String {
+pub(crate) fn convert(from: &str, from_format: mcp_text::Format, to: mcp_text::Format) -> String {
     mcp_text::convert(from.as_bytes(), from_format, to, &Default::default())
         .unwrap()
         .text
 }
 
 /// The ADF of storage `xml`, as `mcp_text::convert` gives it.
-fn storage_to_adf(xml: &str) -> serde_json::Value {
+pub(crate) fn storage_to_adf(xml: &str) -> serde_json::Value {
     let adf = convert(xml, mcp_text::Format::Storage, mcp_text::Format::Adf);
     serde_json::from_str(&adf).unwrap()
 }

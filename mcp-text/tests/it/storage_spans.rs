@@ -2,15 +2,9 @@
 //! `class`, a `font-size`): read as the inline HTML they are, written back as the same element.
 
 use mcp_text::markdown;
-use mcp_text::{convert, Format};
+use mcp_text::Format;
 
-use crate::storage_markdown::{from_markdown, to_markdown};
-
-fn converted(text: &str, from: Format, to: Format) -> String {
-    convert(text.as_bytes(), from, to, &Default::default())
-        .unwrap()
-        .text
-}
+use crate::storage_markdown::{convert, from_markdown, to_markdown};
 
 #[test]
 fn a_span_that_says_no_mark_reads_as_its_html_and_comes_back_the_same() {
@@ -67,7 +61,7 @@ fn a_span_the_html_would_not_give_back_stays_whole() {
 #[test]
 fn a_span_a_model_writes_is_its_text_in_adf_and_its_element_in_storage() {
     let md = "A <span class=\"x\">b **c**</span> d and **<span>e</span>** f\n";
-    let adf = converted(md, Format::Markdown, Format::Adf);
+    let adf = convert(md, Format::Markdown, Format::Adf);
     assert!(!adf.contains("storage:element"), "{adf}");
     let adf: serde_json::Value = serde_json::from_str(&adf).unwrap();
     if let Some(schema) = crate::schema::schema() {
@@ -94,11 +88,11 @@ fn a_span_a_model_writes_is_its_text_in_adf_and_its_element_in_storage() {
         ]
     );
     assert_eq!(
-        converted(md, Format::Markdown, Format::Storage),
+        convert(md, Format::Markdown, Format::Storage),
         "<p>A <span class=\"x\">b <strong>c</strong></span> d and <strong><span>e</span></strong> f</p>"
     );
     // A storage page's span written as ADF gives its text, its marks on it.
-    let adf = converted(
+    let adf = convert(
         r#"<p><strong><span class="x">bold</span></strong></p>"#,
         Format::Storage,
         Format::Adf,
